@@ -1,0 +1,38 @@
+//! `stackbench serve`: start a reference contestant and print where it listens.
+
+use std::io::Write as _;
+
+use anyhow::Context as _;
+use stackbench_serve::{axum_stack, server};
+
+use crate::cli::{Listen, ServeCommand};
+
+pub fn run(cmd: ServeCommand) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(async {
+        match cmd {
+            ServeCommand::Dummy(listen) => {
+                let listener = bind(&listen, "dummy", "axum").await?;
+                server::serve_axum(listener, axum_stack::dummy_router()).await?;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Binds and announces `listening on http://ADDR` on stdout (the line
+/// orchestrators and tests read to learn a port chosen with `--port 0`).
+async fn bind(listen: &Listen, scenario: &str, stack: &str) -> anyhow::Result<tokio::net::TcpListener> {
+    let listener = server::bind(listen.bind, listen.port).await?;
+    let addr = listener.local_addr().context("cannot read the bound address")?;
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "stackbench serve {scenario} ({stack}): listening on http://{addr}; Ctrl-C or SIGTERM stops"
+    )?;
+    out.flush()?;
+    Ok(listener)
+}

@@ -1,0 +1,315 @@
+//! The `RunRecord`: the serializable result of one measured run, and the
+//! contract between the load engine (which produces it), the orchestrator
+//! (which labels it, adds the contestant's samples and stores it) and the
+//! reports (which read it). Its JSON schema is documented in
+//! `docs/run-record.md`; change both together and bump [`SCHEMA_VERSION`] on
+//! any change that is not a new optional field.
+//!
+//! Units are in the names: `_us` microseconds, `_ms` milliseconds, `_s`
+//! seconds, `_bytes` bytes. Latency histograms hold microseconds (1 µs to
+//! 60 s, 3 significant digits) and travel as HdrHistogram V2 compressed,
+//! base64 (the format of HdrHistogram's interval logs).
+//!
+//! This crate is the one place where the shape of results lives; it also owns
+//! the result-store layout ([`store`]) and the one percentile routine used for
+//! sample summaries ([`quantiles`]).
+
+pub mod env;
+pub mod histogram;
+pub mod quantiles;
+pub mod store;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+pub use env::Environment;
+pub use histogram::{HistogramError, Latency, decode_histogram, encode_histogram, new_histogram};
+pub use quantiles::Quantiles;
+
+/// Version of the record format written by this build.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The result of one measured run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    /// [`SCHEMA_VERSION`] of the writer.
+    pub schema: u32,
+    /// `stackbench` version that measured it.
+    pub tool_version: String,
+    /// Wall-clock start of the measured phase (after warm-up), ms since the Unix epoch.
+    pub started_at_ms: u64,
+    /// Who and what was measured; set by the orchestrator, empty for a bare `stackbench load`.
+    #[serde(default)]
+    pub label: Label,
+    pub params: LoadParams,
+    pub environment: Environment,
+    pub summary: Summary,
+    /// Latency of every completed request, µs, HdrHistogram V2 compressed base64.
+    /// Open model: measured from the intended send time (corrected for
+    /// coordinated omission). Closed model: from the actual send.
+    pub histogram: String,
+    /// Open model only: latency from the actual send (the "service time").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_histogram: Option<String>,
+    /// Errors by kind (see [`ErrorKind`] for the names), over the whole measured run.
+    pub errors: BTreeMap<String, u64>,
+    /// One entry per second of the measured run.
+    pub timeline: Vec<Second>,
+    pub generator: GeneratorUsage,
+    /// The contestant's process tree, sampled while the run lasted (orchestrator only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub samples: Option<ProcessSamples>,
+    /// `--threshold` outcomes, in the order given.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub thresholds: Vec<ThresholdOutcome>,
+    /// The run was stopped early (Ctrl-C, SIGTERM); the record covers what ran.
+    #[serde(default)]
+    pub interrupted: bool,
+}
+
+/// Who and what a run measured.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Label {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contestant: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenario: Option<String>,
+    /// 1-based repetition number within the plan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repetition: Option<u32>,
+}
+
+/// What the load engine was asked to do.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoadParams {
+    pub url: String,
+    /// `http1`, `h2c` or `grpc`.
+    pub transport: String,
+    pub model: Model,
+    /// `--stages`, empty when the load is constant.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stages: Vec<Stage>,
+    /// Measured duration asked for (`-d`), if bounded by time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    /// Request count asked for (`-n`), if bounded by count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<u64>,
+    pub warmup_ms: u64,
+    pub timeout_ms: u64,
+    /// Generator worker threads.
+    pub threads: u32,
+    /// Scenario whose generator and checker were used, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenario: Option<String>,
+    pub seed: u64,
+    /// Every K-th response was checked (1 = all); 0 when nothing was checked.
+    pub check_every: u32,
+    /// Anything else the engine wants to keep (e.g. `keepalive`, `streams`, method, headers).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub extra: BTreeMap<String, serde_json::Value>,
+}
+
+/// The load model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Model {
+    /// `connections` virtual users; each sends, waits, thinks, repeats.
+    Closed { connections: u32, think_ms: u64, ramp_up_ms: u64 },
+    /// Requests due at `rate` per second; at most `max_in_flight` outstanding.
+    Open { rate: f64, max_in_flight: u64 },
+}
+
+/// One stage of `--stages`: move linearly to `target` (users, or requests/s
+/// in the open model) over `duration_ms`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Stage {
+    pub duration_ms: u64,
+    pub target: f64,
+}
+
+/// The run in the seeds' terms.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Measured wall time, seconds.
+    pub duration_s: f64,
+    /// Requests that completed with any outcome (answered, failed, timed out).
+    pub requests: u64,
+    /// Requests answered correctly (right status, and the check passed when checked).
+    pub ok: u64,
+    /// `requests - ok`; the breakdown is [`RunRecord::errors`].
+    pub errors: u64,
+    /// `requests / duration_s`.
+    pub rps: f64,
+    /// `ok / duration_s`: the throughput reports compare.
+    pub ok_rps: f64,
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+    /// Latency of completed requests (see [`RunRecord::histogram`]).
+    pub latency: Latency,
+    /// Open model: latency from the actual send.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_latency: Option<Latency>,
+    /// Open model: requests that were due but could not be sent on time
+    /// (`--max-in-flight` reached); each is also counted as an error `late`.
+    #[serde(default)]
+    pub late: u64,
+    /// Responses checked against the scenario, and how many failed.
+    pub checks: Checks,
+    /// Whether [`Summary::latency`] is measured from the intended send time.
+    pub corrected_for_coordinated_omission: bool,
+}
+
+/// Response checks of a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Checks {
+    pub performed: u64,
+    pub failed: u64,
+}
+
+/// One second of a run's timeline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Second {
+    /// Seconds since the start of the measured run (0-based).
+    pub t: u32,
+    /// Requests completed in this second, any outcome.
+    pub completed: u64,
+    /// Of which failed, by kind.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub errors: BTreeMap<String, u64>,
+    pub p50_us: u64,
+    pub p90_us: u64,
+    pub p99_us: u64,
+    pub max_us: u64,
+    /// Requests outstanding at the end of the second.
+    pub in_flight: u64,
+    pub bytes_received: u64,
+}
+
+/// Error kinds, as the keys of [`RunRecord::errors`] spell them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ErrorKind {
+    /// Connection refused or could not be made.
+    Connect,
+    /// Connection reset or closed mid-request.
+    Reset,
+    /// No answer within `--timeout`.
+    Timeout,
+    /// An HTTP status other than the expected one (`http_503`).
+    Http(u16),
+    /// A gRPC status other than OK (`grpc_3`).
+    Grpc(u16),
+    /// Answered, but the answer was wrong for the request.
+    Check,
+    /// Open model: due but not sent on time.
+    Late,
+    /// Anything else the transport reported (malformed response, protocol error).
+    Protocol,
+}
+
+impl ErrorKind {
+    /// The key used in records and reports.
+    pub fn key(self) -> String {
+        match self {
+            ErrorKind::Connect => "connect".into(),
+            ErrorKind::Reset => "reset".into(),
+            ErrorKind::Timeout => "timeout".into(),
+            ErrorKind::Http(code) => format!("http_{code}"),
+            ErrorKind::Grpc(code) => format!("grpc_{code}"),
+            ErrorKind::Check => "check".into(),
+            ErrorKind::Late => "late".into(),
+            ErrorKind::Protocol => "protocol".into(),
+        }
+    }
+
+    /// Parses a key written by [`ErrorKind::key`].
+    pub fn from_key(key: &str) -> Option<ErrorKind> {
+        Some(match key {
+            "connect" => ErrorKind::Connect,
+            "reset" => ErrorKind::Reset,
+            "timeout" => ErrorKind::Timeout,
+            "check" => ErrorKind::Check,
+            "late" => ErrorKind::Late,
+            "protocol" => ErrorKind::Protocol,
+            _ => {
+                if let Some(code) = key.strip_prefix("http_") {
+                    ErrorKind::Http(code.parse().ok()?)
+                } else {
+                    ErrorKind::Grpc(key.strip_prefix("grpc_")?.parse().ok()?)
+                }
+            }
+        })
+    }
+}
+
+/// The load generator's own cost.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct GeneratorUsage {
+    /// User CPU seconds of the generator process during the measured run.
+    pub cpu_user_s: f64,
+    /// System CPU seconds.
+    pub cpu_system_s: f64,
+    /// Cores the generator could run on.
+    pub cores: u32,
+    /// `(user + system) / (duration * cores)`, 0..=1.
+    pub utilization: f64,
+    /// The generator used (nearly) all its cores: the result may measure the generator.
+    pub saturated: bool,
+}
+
+/// A contestant's process tree sampled over a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProcessSamples {
+    pub interval_ms: u64,
+    pub points: Vec<Sample>,
+    pub cpu_percent: Quantiles,
+    pub rss_bytes: Quantiles,
+    pub threads_max: u64,
+    pub fds_max: u64,
+}
+
+/// One sample of a process tree.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Sample {
+    /// Since the start of the measured run.
+    pub t_ms: u64,
+    /// CPU used since the previous sample, percent of one core (200 = two cores busy).
+    pub cpu_percent: f64,
+    pub rss_bytes: u64,
+    pub threads: u64,
+    pub fds: u64,
+}
+
+/// One `--threshold` and whether the run met it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThresholdOutcome {
+    /// As given, e.g. `p99<50ms`.
+    pub expression: String,
+    /// The measured value, in the expression's unit.
+    pub actual: f64,
+    pub passed: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_keys_round_trip() {
+        for k in [
+            ErrorKind::Connect,
+            ErrorKind::Reset,
+            ErrorKind::Timeout,
+            ErrorKind::Http(503),
+            ErrorKind::Grpc(3),
+            ErrorKind::Check,
+            ErrorKind::Late,
+            ErrorKind::Protocol,
+        ] {
+            assert_eq!(ErrorKind::from_key(&k.key()), Some(k));
+        }
+        assert_eq!(ErrorKind::from_key("http_x"), None);
+        assert_eq!(ErrorKind::from_key("nope"), None);
+    }
+}

@@ -1,0 +1,285 @@
+//! The result store: one directory per plan execution,
+//!
+//! ```text
+//! results/<id>/
+//!   manifest.json                 Manifest: plan, environment, status
+//!   contestants/<name>.json       ContestantRecord: artifact, build, cold starts, verification, incidents
+//!   runs/<seq>-<name>-r<k>.json   RunRecord of one measured run
+//! ```
+//!
+//! Every file is written atomically (temporary file, fsync, rename, fsync of
+//! the directory), so a crash or Ctrl-C at any moment leaves every earlier file
+//! whole. The orchestrator writes; reports and `--resume` read with
+//! [`ResultSet::load`].
+
+use std::fs::{self, File};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::{Environment, Quantiles, RunRecord};
+
+pub const MANIFEST: &str = "manifest.json";
+pub const RUNS_DIR: &str = "runs";
+pub const CONTESTANTS_DIR: &str = "contestants";
+
+/// What a result directory is about.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub schema: u32,
+    pub tool_version: String,
+    pub created_at_ms: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished_at_ms: Option<u64>,
+    /// Path of the plan file as given, if it came from a file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan_path: Option<String>,
+    /// The plan's full TOML text, so the directory is self-describing.
+    pub plan_text: String,
+    pub environment: Environment,
+    /// `git rev-parse HEAD` of the repository holding the plan, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_commit: Option<String>,
+    pub status: Status,
+}
+
+/// Where a plan execution stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Running,
+    Complete,
+    Interrupted,
+}
+
+/// Everything about one contestant that is not a measured run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContestantRecord {
+    pub name: String,
+    pub scenario: String,
+    /// A server stackbench did not start (`url = ...`): no cold start, no sampling.
+    #[serde(default)]
+    pub external: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub artifact_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build_s: Option<f64>,
+    /// Exec to first verified answer, ms, one per successful trial.
+    #[serde(default)]
+    pub cold_start_ms: Vec<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cold_start: Option<Quantiles>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verification: Option<Verification>,
+    /// What went wrong, in order (crash, never ready, failed verification, ...).
+    #[serde(default)]
+    pub incidents: Vec<Incident>,
+}
+
+/// The outcome of contract verification.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verification {
+    pub passed: bool,
+    /// Number of cases run.
+    pub cases: u32,
+    pub failures: Vec<VerifyFailure>,
+}
+
+/// One contract rule a contestant broke.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VerifyFailure {
+    /// The rule, in the contract's words (e.g. "malformed JSON gets 400").
+    pub rule: String,
+    /// What happened instead.
+    pub detail: String,
+}
+
+/// Something that went wrong with a contestant.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Incident {
+    /// `build`, `start`, `cold_start`, `verify`, `reset`, `warmup`, `run`, `stop`.
+    pub phase: String,
+    /// `crashed`, `never_ready`, `wrong_answer`, `failed`, `timeout`, ...
+    pub kind: String,
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repetition: Option<u32>,
+}
+
+/// A whole result directory, read back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResultSet {
+    pub dir: PathBuf,
+    pub manifest: Manifest,
+    /// Sorted by name.
+    pub contestants: Vec<ContestantRecord>,
+    /// In file order (the order they were measured).
+    pub runs: Vec<RunRecord>,
+}
+
+/// Why a result directory cannot be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{path}: not a valid stackbench file ({source}); was it written by another version?")]
+    Json { path: PathBuf, source: serde_json::Error },
+    #[error("{0} is not a stackbench result directory (no manifest.json)")]
+    NotAResultDir(PathBuf),
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
+    move |source| StoreError::Io { path: path.to_owned(), source }
+}
+
+/// Writes `value` as pretty JSON to `path` atomically.
+pub fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> Result<(), StoreError> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    fs::create_dir_all(dir).map_err(io(dir))?;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let mut text = serde_json::to_vec_pretty(value)
+        .map_err(|source| StoreError::Json { path: path.to_owned(), source })?;
+    text.push(b'\n');
+    let write = || -> std::io::Result<()> {
+        let mut f = File::create(&tmp)?;
+        f.write_all(&text)?;
+        f.sync_all()?;
+        fs::rename(&tmp, path)?;
+        // Make the rename itself durable.
+        File::open(dir)?.sync_all()
+    };
+    write().map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        io(path)(e)
+    })
+}
+
+/// Reads one JSON file.
+pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, StoreError> {
+    let text = fs::read(path).map_err(io(path))?;
+    serde_json::from_slice(&text).map_err(|source| StoreError::Json { path: path.to_owned(), source })
+}
+
+/// A name made safe for a file name: `[A-Za-z0-9_.-]`, everything else `_`.
+pub fn file_safe(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') { c } else { '_' })
+        .collect();
+    if s.is_empty() || s.starts_with('.') { format!("_{s}") } else { s }
+}
+
+/// The file name of the `seq`-th measured run (1-based) of `contestant`, repetition `rep`.
+pub fn run_file_name(seq: u32, contestant: &str, rep: u32) -> String {
+    format!("{seq:04}-{}-r{rep}.json", file_safe(contestant))
+}
+
+/// The file of a contestant's record.
+pub fn contestant_path(dir: &Path, name: &str) -> PathBuf {
+    dir.join(CONTESTANTS_DIR).join(format!("{}.json", file_safe(name)))
+}
+
+impl ResultSet {
+    /// Reads a result directory. Temporary files of interrupted writes are ignored.
+    pub fn load(dir: &Path) -> Result<ResultSet, StoreError> {
+        let manifest_path = dir.join(MANIFEST);
+        if !manifest_path.exists() {
+            return Err(StoreError::NotAResultDir(dir.to_owned()));
+        }
+        let manifest = read_json(&manifest_path)?;
+        let mut contestants: Vec<ContestantRecord> =
+            json_files(&dir.join(CONTESTANTS_DIR))?.iter().map(|p| read_json(p)).collect::<Result<_, _>>()?;
+        contestants.sort_by(|a, b| a.name.cmp(&b.name));
+        let runs = json_files(&dir.join(RUNS_DIR))?.iter().map(|p| read_json(p)).collect::<Result<_, _>>()?;
+        Ok(ResultSet { dir: dir.to_owned(), manifest, contestants, runs })
+    }
+}
+
+/// The `*.json` files of a directory (not temporaries), sorted; none if it does not exist.
+fn json_files(dir: &Path) -> Result<Vec<PathBuf>, StoreError> {
+    let entries = match fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io(dir)(e)),
+    };
+    let mut files = Vec::new();
+    for entry in entries {
+        let path = entry.map_err(io(dir))?.path();
+        let hidden = path.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'));
+        if path.extension().is_some_and(|e| e == "json") && !hidden {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tempdir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("stackbench-store-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&d);
+        d
+    }
+
+    fn manifest() -> Manifest {
+        Manifest {
+            schema: crate::SCHEMA_VERSION,
+            tool_version: "0.1.0".into(),
+            created_at_ms: 1,
+            finished_at_ms: None,
+            plan_path: Some("plans/quick.toml".into()),
+            plan_text: "[defaults]\n".into(),
+            environment: Environment::default(),
+            git_commit: None,
+            status: Status::Running,
+        }
+    }
+
+    #[test]
+    fn writes_and_reads_back() {
+        let dir = tempdir("rw");
+        write_json_atomic(&dir.join(MANIFEST), &manifest()).unwrap();
+        let c = ContestantRecord {
+            name: "axum/dummy".into(),
+            scenario: "dummy".into(),
+            external: false,
+            artifact_bytes: Some(10),
+            build_s: None,
+            cold_start_ms: vec![3.0, 4.0],
+            cold_start: Some(Quantiles::of(&[3.0, 4.0])),
+            verification: Some(Verification { passed: true, cases: 9, failures: vec![] }),
+            incidents: vec![],
+        };
+        write_json_atomic(&contestant_path(&dir, &c.name), &c).unwrap();
+        fs::write(dir.join(CONTESTANTS_DIR).join(".x.json.tmp-1"), "garbage").unwrap();
+        let set = ResultSet::load(&dir).unwrap();
+        assert_eq!(set.manifest, manifest());
+        assert_eq!(set.contestants, vec![c]);
+        assert!(set.runs.is_empty());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn missing_and_broken_dirs_say_so() {
+        let dir = tempdir("broken");
+        assert!(matches!(ResultSet::load(&dir), Err(StoreError::NotAResultDir(_))));
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(dir.join(MANIFEST), "{").unwrap();
+        let e = ResultSet::load(&dir).unwrap_err().to_string();
+        assert!(e.contains("manifest.json"), "{e}");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn names_are_file_safe() {
+        assert_eq!(file_safe("axum/dummy x"), "axum_dummy_x");
+        assert_eq!(file_safe(".."), "_..");
+        assert_eq!(run_file_name(7, "a b", 2), "0007-a_b-r2.json");
+    }
+}

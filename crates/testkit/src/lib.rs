@@ -1,0 +1,49 @@
+//! Helpers for the workspace's tests (a dev-dependency only).
+//!
+//! - [`database_url`]: tests that need a database read its URL from an
+//!   environment variable (`STACKBENCH_TEST_POSTGRES`, `_MYSQL`, `_REDIS`,
+//!   `_INFLUXDB`). Without it they skip with a line on the terminal; under
+//!   `CI=true` a missing database fails the test instead, so CI never passes by
+//!   skipping.
+//! - [`http`]: a tiny blocking HTTP/1.1 client, so tests of real servers need
+//!   no client stack of their own (and do not test ours with ours).
+
+pub mod http;
+
+use std::io::Write as _;
+
+pub const POSTGRES: &str = "STACKBENCH_TEST_POSTGRES";
+pub const MYSQL: &str = "STACKBENCH_TEST_MYSQL";
+pub const REDIS: &str = "STACKBENCH_TEST_REDIS";
+pub const INFLUXDB: &str = "STACKBENCH_TEST_INFLUXDB";
+
+/// Is this a CI run (`CI=true` or `CI=1`)?
+pub fn in_ci() -> bool {
+    matches!(std::env::var("CI").as_deref(), Ok("true" | "1"))
+}
+
+/// The URL of a test database, or `None` after printing a visible skip line.
+///
+/// # Panics
+/// Under `CI=true` when the variable is not set: CI must test every store.
+pub fn database_url(var: &str) -> Option<String> {
+    match std::env::var(var) {
+        Ok(url) if !url.trim().is_empty() => Some(url),
+        _ => {
+            assert!(
+                !in_ci(),
+                "{var} is not set, and CI=true: this test needs its database in CI (see .ci/run)"
+            );
+            skip(&format!("{var} is not set; set it to run this test against a real database"));
+            None
+        }
+    }
+}
+
+/// Prints `SKIPPED <test>: <why>` straight to the terminal. The test harness
+/// captures `println!`/`eprintln!` of passing tests; a direct write to the
+/// stderr handle is not captured, so the skip is always visible.
+pub fn skip(why: &str) {
+    let name = std::thread::current().name().unwrap_or("test").to_owned();
+    let _ = writeln!(std::io::stderr().lock(), "SKIPPED {name}: {why}");
+}
