@@ -267,6 +267,30 @@ pub struct ProcessSamples {
     pub rss_bytes: Quantiles,
     pub threads_max: u64,
     pub fds_max: u64,
+    /// The contestant's cgroup over the run, when CPU or memory limits applied.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cgroup: Option<CgroupUsage>,
+}
+
+/// Counters of a contestant's cgroup over one run (limits applied).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct CgroupUsage {
+    /// The CPU limit, in cores (1.0 = one core), if one applied.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_quota: Option<f64>,
+    /// The memory limit, if one applied.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_limit_bytes: Option<u64>,
+    /// CPU time the cgroup used during the run, seconds.
+    pub cpu_s: f64,
+    /// Scheduler periods in which the cgroup was throttled by its quota.
+    pub throttled_periods: u64,
+    /// Time spent throttled, seconds.
+    pub throttled_s: f64,
+    /// Highest memory use seen (the cgroup's own peak counter when it has one).
+    pub memory_peak_bytes: u64,
+    /// Processes the kernel's OOM killer ended in the cgroup during the run.
+    pub oom_kills: u64,
 }
 
 /// One sample of a process tree.
