@@ -1,6 +1,12 @@
-//! The reports of stackbench (to be built, issue "Statistics and reports").
-//!
-//! It will own the statistics over run records (bootstrap confidence
-//! intervals, ratios with their uncertainty, ties, outliers), kept pure, and
-//! one exporter per format: terminal, Markdown, CSV, JSON and a self-contained
-//! HTML page with inline SVG charts.
+//! The reports of stackbench: statistics over run records (bootstrap
+//! confidence intervals, ratios with their uncertainty, ties, outliers), kept
+//! pure in [`stats`]; [`Analysis`] turns a result store into what a report
+//! says; one exporter per format renders it ([`export`]); [`compare()`]
+//! measures the change between two result stores.
+
+pub mod analysis;
+pub mod fmt;
+pub mod stats;
+
+pub use analysis::{Analysis, AnalysisOptions};
+pub mod synthetic;

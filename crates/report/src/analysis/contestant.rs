@@ -1,0 +1,339 @@
+//! One contestant in one scenario: its usable runs turned into a
+//! [`ContestantReport`] (or, with no usable run, a [`FailedContestant`] that
+//! says why). Latency percentiles come from the runs' HdrHistograms merged
+//! (lossless), resource quantiles from the record crate's one routine.
+
+use std::collections::BTreeMap;
+
+use hdrhistogram::Histogram;
+use stackbench_record::store::ContestantRecord;
+use stackbench_record::{Latency, Quantiles, RunRecord, decode_histogram, new_histogram};
+
+use super::{
+    ContestantReport, Errors, FailedContestant, LatencyReport, Resources, RunPoint, RunSeries, Series,
+    Spread, Throughput,
+};
+use crate::fmt;
+use crate::stats::{Estimate, estimate, rng::seed_from, sample};
+
+/// Analyses one contestant, or says why it has nothing to analyse.
+pub(super) fn analyse(
+    scenario: &str,
+    name: &str,
+    runs: &[&RunRecord],
+    record: Option<&ContestantRecord>,
+    seed: u64,
+) -> Result<(ContestantReport, Estimate), FailedContestant> {
+    let mut warnings = Vec::new();
+    let complete: Vec<&RunRecord> = runs.iter().copied().filter(|r| !r.interrupted).collect();
+    let used: Vec<&RunRecord> = if complete.is_empty() {
+        if !runs.is_empty() {
+            warnings.push(format!(
+                "every run was interrupted; the {} partial run(s) are used as they are",
+                runs.len()
+            ));
+        }
+        runs.to_vec()
+    } else {
+        for r in runs.iter().filter(|r| r.interrupted) {
+            warnings.push(format!("{} was interrupted and is left out", run_name(r)));
+        }
+        complete
+    };
+    if used.is_empty() {
+        return Err(failed(name, record));
+    }
+
+    let rps: Vec<f64> = used.iter().map(|r| r.summary.ok_rps).collect();
+    let est = estimate(&rps, seed_from(seed, &[scenario, name]));
+    let points = run_points(&used, &rps, &est, &mut warnings);
+
+    let (merged, bad) = merge_histograms(&used);
+    for r in bad {
+        warnings.push(format!("{}: its latency histogram cannot be read and is left out", run_name(r)));
+    }
+    let latency = LatencyReport {
+        merged: Latency::from_histogram(&merged),
+        spread: spread(&used),
+        corrected_for_coordinated_omission: used.iter().all(|r| r.summary.corrected_for_coordinated_omission),
+    };
+
+    let errors = errors(&used);
+    let saturated = used.iter().filter(|r| r.generator.saturated).count();
+    if saturated > 0 {
+        warnings.push(format!(
+            "the load generator saturated its cores in {saturated} of {} runs: these numbers may \
+             measure the generator, not '{name}'",
+            used.len()
+        ));
+    }
+    if let Some(rec) = record {
+        if let Some(v) = rec.verification.as_ref().filter(|v| !v.passed) {
+            warnings.push(format!("measured although it failed contract verification: {}", verify_reason(v)));
+        }
+        for i in &rec.incidents {
+            warnings.push(incident_line(i));
+        }
+    }
+    let external = record.is_some_and(|r| r.external);
+    if external {
+        warnings.push("external server: no cold start and no resource sampling".to_owned());
+    }
+
+    let resources = resources(&used);
+    if let Some(r) = &resources {
+        if r.oom_kills > 0 {
+            warnings.push(format!(
+                "the OOM killer ended {} process(es) of '{name}' under its memory limit{}",
+                r.oom_kills,
+                r.memory_limit_bytes.map(|b| format!(" of {}", fmt::bytes(b as f64))).unwrap_or_default()
+            ));
+        }
+        let measured_s: f64 = used.iter().map(|r| r.summary.duration_s).sum();
+        if r.throttled_s > 0.05 * measured_s {
+            warnings.push(format!(
+                "throttled by its CPU limit{} for {} of the measured time",
+                r.cpu_limit_cores.map(|c| format!(" of {c} core(s)")).unwrap_or_default(),
+                fmt::percent(100.0 * r.throttled_s / measured_s)
+            ));
+        }
+    }
+    let report = ContestantReport {
+        name: name.to_owned(),
+        rank: 0,
+        tied: false,
+        runs: used.len(),
+        throughput: Throughput {
+            mean: est.mean,
+            median: est.median,
+            stdev: est.stdev,
+            mean_ci: est.mean_ci,
+            median_ci: est.median_ci,
+            per_minute: est.mean * 60.0,
+            runs: points,
+        },
+        ratio_to_baseline: None,
+        latency,
+        errors,
+        resources,
+        cold_start_ms: record.and_then(|r| {
+            r.cold_start.or_else(|| (!r.cold_start_ms.is_empty()).then(|| Quantiles::of(&r.cold_start_ms)))
+        }),
+        external,
+        artifact_bytes: record.and_then(|r| r.artifact_bytes),
+        build_s: record.and_then(|r| r.build_s),
+        generator_saturated_runs: saturated,
+        warnings,
+        series: series(&used, &merged),
+    };
+    Ok((report, est))
+}
+
+/// Each run's throughput with its modified z-score; outliers get a warning.
+fn run_points(used: &[&RunRecord], rps: &[f64], est: &Estimate, warnings: &mut Vec<String>) -> Vec<RunPoint> {
+    let z = sample::modified_z_scores(rps);
+    let points: Vec<RunPoint> = used
+        .iter()
+        .zip(&z)
+        .map(|(r, &z)| RunPoint {
+            repetition: r.label.repetition,
+            ok_rps: r.summary.ok_rps,
+            modified_z: z,
+            outlier: z.abs() > sample::OUTLIER_Z,
+        })
+        .collect();
+    for p in points.iter().filter(|p| p.outlier) {
+        warnings.push(format!(
+            "{} is an outlier: {} req/s against a median of {} (modified z-score {:.1}); look for \
+             interference on the machine during it",
+            p.repetition.map_or("a run".to_owned(), |k| format!("run {k}")),
+            fmt::rate(p.ok_rps),
+            fmt::rate(est.median),
+            p.modified_z
+        ));
+    }
+
+    points
+}
+
+/// Requests and errors by kind over the runs.
+fn errors(used: &[&RunRecord]) -> Errors {
+    let mut errors = Errors { requests: 0, errors: 0, rate: 0.0, by_kind: BTreeMap::new() };
+    for r in used {
+        errors.requests += r.summary.requests;
+        errors.errors += r.summary.errors;
+        for (k, v) in &r.errors {
+            *errors.by_kind.entry(k.clone()).or_default() += v;
+        }
+    }
+    errors.rate = if errors.requests == 0 { 0.0 } else { errors.errors as f64 / errors.requests as f64 };
+
+    errors
+}
+
+/// What the charts draw.
+fn series(used: &[&RunRecord], merged: &Histogram<u64>) -> Series {
+    Series {
+        percentiles: percentile_curve(merged),
+        signatures: used
+            .iter()
+            .map(|r| RunSeries {
+                repetition: r.label.repetition,
+                points: r
+                    .timeline
+                    .iter()
+                    .filter(|s| s.completed > 0)
+                    .map(|s| (s.t, s.p50_us, s.p99_us))
+                    .collect(),
+            })
+            .collect(),
+        resources: used
+            .iter()
+            .filter_map(|r| {
+                let s = r.samples.as_ref()?;
+                Some(RunSeries {
+                    repetition: r.label.repetition,
+                    points: s
+                        .points
+                        .iter()
+                        .map(|p| (p.t_ms as f64 / 1e3, p.cpu_percent, p.rss_bytes))
+                        .collect(),
+                })
+            })
+            .collect(),
+    }
+}
+
+fn run_name(r: &RunRecord) -> String {
+    r.label.repetition.map_or("a run".to_owned(), |k| format!("run {k}"))
+}
+
+/// The merged histogram of the runs, and the runs whose histogram is unreadable.
+fn merge_histograms<'a>(runs: &[&'a RunRecord]) -> (Histogram<u64>, Vec<&'a RunRecord>) {
+    let mut merged = new_histogram();
+    let mut bad = Vec::new();
+    for r in runs {
+        match decode_histogram(&r.histogram).ok().and_then(|h| merged.add(&h).ok()) {
+            Some(()) => {}
+            None => bad.push(*r),
+        }
+    }
+    (merged, bad)
+}
+
+/// A percentile's name and how to read it from a summary.
+type Field = (&'static str, fn(&Latency) -> f64);
+
+/// Per-percentile range across runs that completed requests.
+fn spread(runs: &[&RunRecord]) -> BTreeMap<String, Spread> {
+    let mut out = BTreeMap::new();
+    let lat: Vec<&Latency> = runs.iter().map(|r| &r.summary.latency).filter(|l| l.count > 0).collect();
+    if lat.is_empty() {
+        return out;
+    }
+    let fields: [Field; 7] = [
+        ("mean_us", |l| l.mean_us),
+        ("p50_us", |l| l.p50_us as f64),
+        ("p90_us", |l| l.p90_us as f64),
+        ("p95_us", |l| l.p95_us as f64),
+        ("p99_us", |l| l.p99_us as f64),
+        ("p999_us", |l| l.p999_us as f64),
+        ("max_us", |l| l.max_us as f64),
+    ];
+    for (key, get) in fields {
+        let values = lat.iter().map(|l| get(l));
+        let min = values.clone().fold(f64::INFINITY, f64::min);
+        let max = values.fold(f64::NEG_INFINITY, f64::max);
+        out.insert(key.to_owned(), Spread { min, max });
+    }
+    out
+}
+
+/// CPU and RSS quantiles over every sample of every run (the record crate's
+/// nearest-rank routine); a run with a summary but no points contributes its
+/// summary's worst values.
+fn resources(runs: &[&RunRecord]) -> Option<Resources> {
+    let sampled: Vec<_> = runs.iter().filter_map(|r| r.samples.as_ref()).collect();
+    if sampled.is_empty() {
+        return None;
+    }
+    let cpu: Vec<f64> = sampled.iter().flat_map(|s| s.points.iter().map(|p| p.cpu_percent)).collect();
+    let rss: Vec<f64> = sampled.iter().flat_map(|s| s.points.iter().map(|p| p.rss_bytes as f64)).collect();
+    let threads_max = sampled.iter().map(|s| s.threads_max).max().unwrap_or(0);
+    let cgroups: Vec<_> = sampled.iter().filter_map(|s| s.cgroup.as_ref()).collect();
+    let limits = Resources {
+        cpu_percent: Quantiles::default(),
+        rss_bytes: Quantiles::default(),
+        threads_max,
+        cpu_limit_cores: cgroups.iter().find_map(|c| c.cpu_quota),
+        memory_limit_bytes: cgroups.iter().find_map(|c| c.memory_limit_bytes),
+        throttled_s: cgroups.iter().map(|c| c.throttled_s).sum(),
+        oom_kills: cgroups.iter().map(|c| c.oom_kills).sum(),
+    };
+    if cpu.is_empty() {
+        let worst = |get: fn(&stackbench_record::ProcessSamples) -> Quantiles| {
+            let qs: Vec<Quantiles> = sampled.iter().map(|s| get(s)).collect();
+            Quantiles {
+                n: qs.iter().map(|q| q.n).sum(),
+                p50: qs.iter().map(|q| q.p50).fold(0.0, f64::max),
+                p95: qs.iter().map(|q| q.p95).fold(0.0, f64::max),
+                p99: qs.iter().map(|q| q.p99).fold(0.0, f64::max),
+                max: qs.iter().map(|q| q.max).fold(0.0, f64::max),
+            }
+        };
+        return Some(Resources {
+            cpu_percent: worst(|s| s.cpu_percent),
+            rss_bytes: worst(|s| s.rss_bytes),
+            ..limits
+        });
+    }
+    Some(Resources { cpu_percent: Quantiles::of(&cpu), rss_bytes: Quantiles::of(&rss), ..limits })
+}
+
+/// Points of the latency-by-percentile curve (HdrHistogram's plots): evenly
+/// spaced on the axis `log10(1 / (1 − p))`, from p = 0 to the last percentile
+/// the count supports (1 − 1/count), as (percentile 0..100, latency µs).
+pub fn percentile_curve(h: &Histogram<u64>) -> Vec<(f64, f64)> {
+    if h.is_empty() {
+        return Vec::new();
+    }
+    let top = (h.len() as f64).log10().max(1.0);
+    let steps = (top * 20.0).ceil() as usize;
+    (0..=steps)
+        .map(|i| {
+            let x = top * i as f64 / steps as f64;
+            let q = 1.0 - 10f64.powf(-x);
+            (q * 100.0, h.value_at_quantile(q) as f64)
+        })
+        .collect()
+}
+
+fn failed(name: &str, record: Option<&ContestantRecord>) -> FailedContestant {
+    let reason = match record {
+        Some(r) => match (&r.verification, r.incidents.last()) {
+            (Some(v), _) if !v.passed => format!("failed contract verification: {}", verify_reason(v)),
+            (_, Some(i)) => incident_line(i),
+            _ => "no measured run".to_owned(),
+        },
+        None => "no measured run".to_owned(),
+    };
+    FailedContestant {
+        name: name.to_owned(),
+        reason,
+        verification: record.and_then(|r| r.verification.clone()),
+        incidents: record.map(|r| r.incidents.clone()).unwrap_or_default(),
+    }
+}
+
+fn verify_reason(v: &stackbench_record::store::Verification) -> String {
+    match v.failures.as_slice() {
+        [] => format!("{} case(s) run, none reported", v.cases),
+        [f] => format!("{} ({})", f.rule, f.detail),
+        [f, rest @ ..] => format!("{} ({}), and {} more rule(s)", f.rule, f.detail, rest.len()),
+    }
+}
+
+fn incident_line(i: &stackbench_record::store::Incident) -> String {
+    let rep = i.repetition.map(|k| format!(" in run {k}")).unwrap_or_default();
+    format!("{} {}{rep}: {}", i.phase, i.kind.replace('_', " "), i.message)
+}

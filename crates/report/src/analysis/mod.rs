@@ -1,0 +1,357 @@
+//! From a result store to what a report says: contestants grouped by
+//! scenario, each with its throughput estimate (mean, median, 95% bootstrap
+//! intervals), merged latency percentiles and their spread across
+//! repetitions, errors, resources, cold start and artifact size; then ranks
+//! (ties when the ratio's interval includes 1) and the comparison sentences.
+//!
+//! Everything here is computed once; the exporters only format it. The
+//! serialized form of [`Analysis`] is the JSON report (`docs/report-json.md`).
+
+mod contestant;
+mod rank;
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use stackbench_record::store::{ContestantRecord, Incident, ResultSet, Status, Verification};
+use stackbench_record::{Environment, Latency, Quantiles, RunRecord};
+
+use crate::stats::{CONFIDENCE, Interval, MIN_RUNS, Ratio};
+
+pub use contestant::percentile_curve;
+
+/// Version of the JSON report's shape; bumped on any change that is not a new field.
+pub const REPORT_SCHEMA: u32 = 1;
+
+/// How to analyse a result set.
+#[derive(Debug, Clone, Default)]
+pub struct AnalysisOptions {
+    /// Compare every contestant with this one (in the scenarios where it
+    /// runs) instead of the best.
+    pub reference: Option<String>,
+    /// Seed of the bootstrap; the same records and seed give the same report.
+    pub seed: u64,
+}
+
+/// Everything a report says about a result set.
+#[derive(Debug, Clone, Serialize)]
+pub struct Analysis {
+    /// [`REPORT_SCHEMA`].
+    pub schema: u32,
+    pub source: Source,
+    /// Confidence level of every interval (0.95).
+    pub confidence: f64,
+    /// Fewest runs for which an interval is given.
+    pub min_runs_for_interval: usize,
+    /// `--reference`, when given.
+    pub reference: Option<String>,
+    pub scenarios: Vec<ScenarioReport>,
+    /// About the whole result set (incomplete, frequency governor, ...).
+    pub notes: Vec<String>,
+}
+
+/// Where the numbers come from.
+#[derive(Debug, Clone, Serialize)]
+pub struct Source {
+    pub dir: String,
+    pub tool_version: String,
+    pub created_at_ms: u64,
+    pub finished_at_ms: Option<u64>,
+    /// `running`, `complete` or `interrupted`.
+    pub status: String,
+    pub plan_path: Option<String>,
+    pub git_commit: Option<String>,
+    pub environment: Environment,
+    /// The plan's TOML (shown folded in the HTML report, not in the JSON).
+    #[serde(skip)]
+    pub plan_text: String,
+}
+
+/// One scenario: its contestants, ranked.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScenarioReport {
+    pub name: String,
+    /// The contestant every ratio is relative to.
+    pub baseline: Option<String>,
+    /// `best` (the highest mean throughput) or `reference` (`--reference`).
+    pub baseline_kind: BaselineKind,
+    /// Contestants with measured runs, by rank then mean throughput.
+    pub contestants: Vec<ContestantReport>,
+    /// Contestants without a usable run, and why.
+    pub failed: Vec<FailedContestant>,
+    /// The comparison sentences, with their numbers.
+    pub statements: Vec<Statement>,
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BaselineKind {
+    Best,
+    Reference,
+}
+
+/// One contestant's numbers in one scenario.
+#[derive(Debug, Clone, Serialize)]
+pub struct ContestantReport {
+    pub name: String,
+    /// 1 + the number of contestants significantly faster (or, without an
+    /// interval, with a higher mean); equal ranks are statistical ties.
+    pub rank: usize,
+    /// Another contestant shares this rank.
+    pub tied: bool,
+    /// Runs used.
+    pub runs: usize,
+    pub throughput: Throughput,
+    /// This contestant's mean throughput over the baseline's.
+    pub ratio_to_baseline: Option<Ratio>,
+    pub latency: LatencyReport,
+    pub errors: Errors,
+    /// CPU and RSS of the contestant's process tree; `None` when not sampled.
+    pub resources: Option<Resources>,
+    /// Exec to first verified answer.
+    pub cold_start_ms: Option<Quantiles>,
+    /// A server stackbench did not start.
+    pub external: bool,
+    pub artifact_bytes: Option<u64>,
+    pub build_s: Option<f64>,
+    /// Runs in which the load generator saturated its cores.
+    pub generator_saturated_runs: usize,
+    pub warnings: Vec<String>,
+    /// What the charts draw (not part of the JSON report: the run records have it).
+    #[serde(skip)]
+    pub series: Series,
+}
+
+/// Correct answers per second across repetitions.
+#[derive(Debug, Clone, Serialize)]
+pub struct Throughput {
+    pub mean: f64,
+    pub median: f64,
+    pub stdev: f64,
+    /// 95% interval of the mean; `None` with fewer than 3 runs.
+    pub mean_ci: Option<Interval>,
+    pub median_ci: Option<Interval>,
+    /// `mean * 60`, the seeds' RPM.
+    pub per_minute: f64,
+    pub runs: Vec<RunPoint>,
+}
+
+/// One repetition's throughput.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunPoint {
+    pub repetition: Option<u32>,
+    pub ok_rps: f64,
+    /// Modified z-score against the other repetitions.
+    pub modified_z: f64,
+    pub outlier: bool,
+}
+
+/// Latency of every correct and failed request of all runs together.
+#[derive(Debug, Clone, Serialize)]
+pub struct LatencyReport {
+    /// From the merged histograms of every run.
+    pub merged: Latency,
+    /// Lowest and highest per-run value of each percentile.
+    pub spread: BTreeMap<String, Spread>,
+    /// From the intended send time (open model) rather than the actual send.
+    pub corrected_for_coordinated_omission: bool,
+}
+
+/// The range of a value across repetitions.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Spread {
+    pub min: f64,
+    pub max: f64,
+}
+
+/// Requests that failed, over all runs.
+#[derive(Debug, Clone, Serialize)]
+pub struct Errors {
+    pub requests: u64,
+    pub errors: u64,
+    /// `errors / requests`, 0..=1.
+    pub rate: f64,
+    pub by_kind: BTreeMap<String, u64>,
+}
+
+/// The contestant's process tree over all sampled runs.
+#[derive(Debug, Clone, Serialize)]
+pub struct Resources {
+    /// Percent of one core (200 = two cores busy).
+    pub cpu_percent: Quantiles,
+    pub rss_bytes: Quantiles,
+    pub threads_max: u64,
+    /// CPU limit (cores) applied through a cgroup, if any.
+    pub cpu_limit_cores: Option<f64>,
+    /// Memory limit applied through a cgroup, if any.
+    pub memory_limit_bytes: Option<u64>,
+    /// Time throttled by the CPU limit, seconds, over all runs.
+    pub throttled_s: f64,
+    /// Processes the OOM killer ended, over all runs.
+    pub oom_kills: u64,
+}
+
+/// A contestant that was not measured.
+#[derive(Debug, Clone, Serialize)]
+pub struct FailedContestant {
+    pub name: String,
+    /// One line: what went wrong.
+    pub reason: String,
+    pub verification: Option<Verification>,
+    pub incidents: Vec<Incident>,
+}
+
+/// One comparison: `faster` ran `ratio` times the requests of `slower`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Statement {
+    pub faster: String,
+    pub slower: String,
+    /// `faster / slower`, at least 1.
+    pub ratio: Option<Ratio>,
+    pub verdict: Verdict,
+    /// The sentence, as the terminal and Markdown print it.
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The interval of the ratio excludes 1.
+    Faster,
+    /// The interval includes 1: no ranking between the two.
+    Tied,
+    /// Too few runs for an interval: the ratio is a point estimate only.
+    NoInterval,
+    /// `slower` answered no request correctly.
+    NothingAnswered,
+}
+
+/// Time series for the charts.
+#[derive(Debug, Clone, Default)]
+pub struct Series {
+    /// (percentile 0..100, latency µs) from the merged histogram.
+    pub percentiles: Vec<(f64, f64)>,
+    /// Per run: (second, p50 µs, p99 µs).
+    pub signatures: Vec<RunSeries<(u32, u64, u64)>>,
+    /// Per run: (seconds since start, CPU %, RSS bytes).
+    pub resources: Vec<RunSeries<(f64, f64, u64)>>,
+}
+
+/// One repetition's points.
+#[derive(Debug, Clone)]
+pub struct RunSeries<T> {
+    pub repetition: Option<u32>,
+    pub points: Vec<T>,
+}
+
+impl Analysis {
+    /// Analyses a whole result store.
+    pub fn from_results(results: &ResultSet, options: &AnalysisOptions) -> Analysis {
+        let mut groups: Vec<(String, Vec<Group>)> = Vec::new();
+        for run in &results.runs {
+            let scenario = scenario_of(run);
+            let contestant = run.label.contestant.clone().unwrap_or_else(|| run.params.url.clone());
+            let idx = position_or_push(&mut groups, &scenario);
+            let contestants = &mut groups[idx].1;
+            let c = contestants.iter().position(|(n, _)| *n == contestant).unwrap_or_else(|| {
+                contestants.push((contestant, Vec::new()));
+                contestants.len() - 1
+            });
+            contestants[c].1.push(run);
+        }
+        for record in &results.contestants {
+            let idx = position_or_push(&mut groups, &record.scenario);
+            if !groups[idx].1.iter().any(|(n, _)| *n == record.name) {
+                groups[idx].1.push((record.name.clone(), Vec::new()));
+            }
+        }
+        let record_of = |scenario: &str, name: &str| -> Option<&ContestantRecord> {
+            results.contestants.iter().find(|c| c.name == name && c.scenario == scenario)
+        };
+        let scenarios: Vec<ScenarioReport> = groups
+            .iter()
+            .map(|(scenario, contestants)| {
+                let mut measured = Vec::new();
+                let mut failed = Vec::new();
+                for (name, runs) in contestants {
+                    match contestant::analyse(scenario, name, runs, record_of(scenario, name), options.seed) {
+                        Ok(pair) => measured.push(pair),
+                        Err(f) => failed.push(f),
+                    }
+                }
+                rank::scenario(scenario, measured, failed, options.reference.as_deref())
+            })
+            .collect();
+        let mut notes = Vec::new();
+        match results.manifest.status {
+            Status::Complete => {}
+            Status::Running => notes.push(
+                "This result set is still being written (or its run was killed): contestants not yet \
+                 measured are missing."
+                    .to_owned(),
+            ),
+            Status::Interrupted => {
+                notes.push("This plan was interrupted: contestants not yet measured are missing.".to_owned());
+            }
+        }
+        if let Some(reference) = &options.reference
+            && !scenarios.iter().any(|s| s.baseline.as_deref() == Some(reference.as_str()))
+        {
+            notes.push(format!(
+                "--reference '{reference}' has no measured run here; ratios are to the best of each scenario."
+            ));
+        }
+        let env = &results.manifest.environment;
+        if let Some(g) = env.governor.as_deref().filter(|g| *g != "performance") {
+            notes.push(format!(
+                "The CPU frequency governor was '{g}', not 'performance': clock speed may have varied between runs."
+            ));
+        }
+        let m = &results.manifest;
+        Analysis {
+            schema: REPORT_SCHEMA,
+            source: Source {
+                dir: results.dir.display().to_string(),
+                tool_version: m.tool_version.clone(),
+                created_at_ms: m.created_at_ms,
+                finished_at_ms: m.finished_at_ms,
+                status: match m.status {
+                    Status::Running => "running",
+                    Status::Complete => "complete",
+                    Status::Interrupted => "interrupted",
+                }
+                .to_owned(),
+                plan_path: m.plan_path.clone(),
+                git_commit: m.git_commit.clone(),
+                environment: m.environment.clone(),
+                plan_text: m.plan_text.clone(),
+            },
+            confidence: CONFIDENCE,
+            min_runs_for_interval: MIN_RUNS,
+            reference: options.reference.clone(),
+            scenarios,
+            notes,
+        }
+    }
+
+    /// Every contestant name that has a measured run, in report order.
+    pub fn contestant_names(&self) -> Vec<&str> {
+        self.scenarios.iter().flat_map(|s| s.contestants.iter().map(|c| c.name.as_str())).collect()
+    }
+}
+
+/// A contestant's name and runs.
+type Group<'a> = (String, Vec<&'a RunRecord>);
+
+/// The scenario a run belongs to: its label, else the generator's scenario.
+fn scenario_of(run: &RunRecord) -> String {
+    run.label.scenario.clone().or_else(|| run.params.scenario.clone()).unwrap_or_else(|| "(none)".to_owned())
+}
+
+fn position_or_push<T: Default>(groups: &mut Vec<(String, T)>, key: &str) -> usize {
+    groups.iter().position(|(k, _)| k == key).unwrap_or_else(|| {
+        groups.push((key.to_owned(), T::default()));
+        groups.len() - 1
+    })
+}

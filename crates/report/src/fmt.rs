@@ -1,0 +1,161 @@
+//! How numbers read in every report: throughput with thousands separators,
+//! latencies and sizes with a unit chosen for 3 significant digits (µs, ms,
+//! s; B, KiB, MiB, GiB), compact per-minute counts (the seeds' "~10k RPM").
+//! One place, so the terminal, Markdown and HTML say the same thing.
+
+/// `12,345` for large values, `45.3` and `3.14` for small ones.
+pub fn rate(x: f64) -> String {
+    if !x.is_finite() {
+        return "–".into();
+    }
+    if x.abs() >= 100.0 {
+        thousands(x.round() as i64)
+    } else if x.abs() >= 10.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+/// `1,234,567`.
+pub fn thousands(v: i64) -> String {
+    let digits = v.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if v < 0 { format!("-{out}") } else { out }
+}
+
+/// `950`, `10.2k`, `2.89M`: counts such as requests per minute.
+pub fn compact(x: f64) -> String {
+    let a = x.abs();
+    if a >= 1e9 {
+        format!("{}G", sig3(x / 1e9))
+    } else if a >= 1e6 {
+        format!("{}M", sig3(x / 1e6))
+    } else if a >= 1e3 {
+        format!("{}k", sig3(x / 1e3))
+    } else {
+        format!("{}", x.round())
+    }
+}
+
+/// 3 significant digits, no exponent: `1.23`, `12.3`, `123`, `1230`.
+pub fn sig3(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return if x.is_finite() { "0".into() } else { "–".into() };
+    }
+    let magnitude = x.abs().log10().floor() as i32;
+    let decimals = (2 - magnitude).max(0) as usize;
+    let s = format!("{x:.decimals$}");
+    // Rounding may have added a digit (9.996 -> 10.00): one decimal fewer.
+    if decimals > 0 && s.trim_start_matches('-').len() > 5 && s.trim_start_matches('-').starts_with("10") {
+        format!("{x:.prec$}", prec = decimals - 1)
+    } else {
+        s
+    }
+}
+
+/// A latency in microseconds: `812 µs`, `1.23 ms`, `123 ms`, `1.23 s`.
+pub fn micros(us: f64) -> String {
+    if !us.is_finite() {
+        return "–".into();
+    }
+    if us < 999.5 {
+        format!("{} µs", sig3(us.round()))
+    } else if us < 999_500.0 {
+        format!("{} ms", sig3(us / 1e3))
+    } else {
+        format!("{} s", sig3(us / 1e6))
+    }
+}
+
+/// A duration in milliseconds, as [`micros`] would say it.
+pub fn millis(ms: f64) -> String {
+    micros(ms * 1e3)
+}
+
+/// A size: `512 B`, `812 KiB`, `12.3 MiB`, `1.50 GiB`.
+pub fn bytes(b: f64) -> String {
+    const K: f64 = 1024.0;
+    if b < K {
+        format!("{} B", b.round())
+    } else if b < K * K {
+        format!("{} KiB", sig3(b / K))
+    } else if b < K * K * K {
+        format!("{} MiB", sig3(b / (K * K)))
+    } else {
+        format!("{} GiB", sig3(b / (K * K * K)))
+    }
+}
+
+/// A percentage: `99%`, `12.5%`, `1.25%`, `0.012%`, `0`.
+pub fn percent(p: f64) -> String {
+    if p == 0.0 {
+        "0".into()
+    } else if p.abs() >= 99.95 {
+        format!("{p:.0}%")
+    } else {
+        format!("{}%", sig3(p))
+    }
+}
+
+/// A ratio with two decimals: `1.74`.
+pub fn ratio(r: f64) -> String {
+    if r.is_finite() { format!("{r:.2}") } else { "∞".into() }
+}
+
+/// A signed change in percent: `+3.8%`, `−12%`.
+pub fn change(fraction: f64) -> String {
+    let p = fraction * 100.0;
+    let body = if p.abs() < 0.005 { "0.00".to_owned() } else { sig3(p.abs()) };
+    match p {
+        p if p >= 0.005 => format!("+{body}%"),
+        p if p <= -0.005 => format!("−{body}%"),
+        _ => format!("±{body}%"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_read_well() {
+        assert_eq!(rate(12_345.4), "12,345");
+        assert_eq!(rate(1_234_567.0), "1,234,567");
+        assert_eq!(rate(45.26), "45.3");
+        assert_eq!(rate(3.046), "3.05");
+        assert_eq!(thousands(-1000), "-1,000");
+        assert_eq!(compact(10_200.0), "10.2k");
+        assert_eq!(compact(2_890_000.0), "2.89M");
+        assert_eq!(compact(950.0), "950");
+        assert_eq!(sig3(9.996), "10.0");
+        assert_eq!(sig3(0.012_34), "0.0123");
+        assert_eq!(sig3(1234.0), "1234");
+    }
+
+    #[test]
+    fn units_are_chosen_for_three_digits() {
+        assert_eq!(micros(812.0), "812 µs");
+        assert_eq!(micros(999.7), "1.00 ms");
+        assert_eq!(micros(1_234.0), "1.23 ms");
+        assert_eq!(micros(559_000.0), "559 ms");
+        assert_eq!(micros(1_144_000.0), "1.14 s");
+        assert_eq!(millis(166.56), "167 ms");
+        assert_eq!(bytes(512.0), "512 B");
+        assert_eq!(bytes(2.1 * 1024.0 * 1024.0), "2.10 MiB");
+        assert_eq!(bytes(45.5e6), "43.4 MiB");
+        assert_eq!(bytes(1023.9 * 1024.0), "1024 KiB");
+        assert_eq!(percent(99.96), "100%");
+        assert_eq!(percent(12.5), "12.5%");
+        assert_eq!(percent(0.0), "0");
+        assert_eq!(change(0.038), "+3.80%");
+        assert_eq!(change(-0.12), "−12.0%");
+        assert_eq!(ratio(f64::INFINITY), "∞");
+    }
+}
