@@ -1,0 +1,141 @@
+//! Sending single requests to a contestant: the verification cases and the
+//! readiness probe. Behind [`Prober`] so the lifecycle's tests need no socket;
+//! [`HyperProber`] is the real one (hyper over HTTP/1.1, or HTTP/2 prior
+//! knowledge for gRPC, one fresh connection per request so a probe never
+//! rides a connection that an earlier, broken answer left behind).
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt as _, Full};
+use hyper_util::rt::TokioIo;
+use stackbench_scenarios::verify::{Request, Transport};
+
+/// An answer as the verifier needs it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reply {
+    pub status: u16,
+    pub content_type: Option<Vec<u8>>,
+    /// Header names lower-cased.
+    pub headers: Vec<(String, Vec<u8>)>,
+    /// `grpc-status` (trailer, or header of a trailers-only answer).
+    pub grpc_status: Option<u32>,
+    /// The body; for gRPC the unframed message.
+    pub body: Vec<u8>,
+}
+
+impl Reply {
+    pub fn header(&self, name: &str) -> Option<&[u8]> {
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_slice())
+    }
+}
+
+/// Why a request got no answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProbeError {
+    #[error("connection refused")]
+    Refused,
+    #[error("no answer within {0:?}")]
+    Timeout(Duration),
+    #[error("{0}")]
+    Other(String),
+}
+
+/// Sends one request to `base` (`http://host:port`).
+pub trait Prober: Send + Sync {
+    fn send(&self, base: &str, req: &Request, timeout: Duration) -> Result<Reply, ProbeError>;
+}
+
+/// The real prober.
+pub struct HyperProber {
+    rt: tokio::runtime::Runtime,
+}
+
+impl HyperProber {
+    pub fn new() -> std::io::Result<HyperProber> {
+        Ok(HyperProber { rt: tokio::runtime::Builder::new_current_thread().enable_all().build()? })
+    }
+}
+
+impl Prober for HyperProber {
+    fn send(&self, base: &str, req: &Request, timeout: Duration) -> Result<Reply, ProbeError> {
+        self.rt.block_on(async {
+            match tokio::time::timeout(timeout, send(base, req)).await {
+                Ok(r) => r,
+                Err(_) => Err(ProbeError::Timeout(timeout)),
+            }
+        })
+    }
+}
+
+fn other(e: impl std::fmt::Display) -> ProbeError {
+    ProbeError::Other(e.to_string())
+}
+
+async fn send(base: &str, req: &Request) -> Result<Reply, ProbeError> {
+    let uri: http::Uri = format!("{}{}", base.trim_end_matches('/'), req.path).parse().map_err(other)?;
+    let authority = uri.authority().ok_or_else(|| other("the URL has no host"))?.clone();
+    let port = authority.port_u16().unwrap_or(80);
+    let host = authority.host().trim_start_matches('[').trim_end_matches(']');
+    let stream = tokio::net::TcpStream::connect((host, port)).await.map_err(|e| {
+        if e.kind() == std::io::ErrorKind::ConnectionRefused { ProbeError::Refused } else { other(e) }
+    })?;
+    let _ = stream.set_nodelay(true);
+    let io = TokioIo::new(stream);
+    let grpc = req.transport == Transport::Grpc;
+    let body = if grpc {
+        let mut framed = Vec::with_capacity(req.body.len() + 5);
+        framed.push(0);
+        framed.extend_from_slice(&(req.body.len() as u32).to_be_bytes());
+        framed.extend_from_slice(&req.body);
+        Bytes::from(framed)
+    } else {
+        req.body.clone()
+    };
+    let mut builder = http::Request::builder().method(req.method).uri(uri.clone());
+    if grpc {
+        builder = builder.header("te", "trailers");
+    } else {
+        builder = builder.header(http::header::HOST, authority.as_str());
+    }
+    if let Some(ct) = req.content_type {
+        builder = builder.header(http::header::CONTENT_TYPE, ct);
+    }
+    let request = builder.body(Full::new(body)).map_err(other)?;
+    let response = if grpc {
+        let (mut sender, conn) =
+            hyper::client::conn::http2::handshake(hyper_util::rt::TokioExecutor::new(), io)
+                .await
+                .map_err(other)?;
+        tokio::spawn(conn);
+        sender.send_request(request).await.map_err(other)?
+    } else {
+        let (mut sender, conn) = hyper::client::conn::http1::handshake(io).await.map_err(other)?;
+        tokio::spawn(conn);
+        sender.send_request(request).await.map_err(other)?
+    };
+    let (parts, body) = response.into_parts();
+    let collected = body.collect().await.map_err(other)?;
+    let trailers = collected.trailers().cloned();
+    let bytes = collected.to_bytes();
+    let headers: Vec<(String, Vec<u8>)> =
+        parts.headers.iter().map(|(k, v)| (k.as_str().to_owned(), v.as_bytes().to_vec())).collect();
+    let grpc_status = trailers
+        .as_ref()
+        .and_then(|t| t.get("grpc-status"))
+        .or_else(|| parts.headers.get("grpc-status"))
+        .and_then(|v| v.to_str().ok()?.trim().parse().ok());
+    let body = if grpc && bytes.len() >= 5 {
+        let len = u32::from_be_bytes([bytes[1], bytes[2], bytes[3], bytes[4]]) as usize;
+        bytes.get(5..5 + len).ok_or_else(|| other("a truncated gRPC message"))?.to_vec()
+    } else {
+        bytes.to_vec()
+    };
+    Ok(Reply {
+        status: parts.status.as_u16(),
+        content_type: parts.headers.get(http::header::CONTENT_TYPE).map(|v| v.as_bytes().to_vec()),
+        headers,
+        grpc_status,
+        body,
+    })
+}

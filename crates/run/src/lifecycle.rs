@@ -1,0 +1,711 @@
+//! The lifecycle: what happens to every contestant of a plan, one at a time.
+//!
+//! 1. Setup, in plan order: `build` (timed) → artifact size → `cold_starts`
+//!    trials (reset, exec, first verified answer, stop) → contract
+//!    verification on a clean start. A contestant that cannot build, start,
+//!    become ready or answer correctly is recorded with what went wrong (the
+//!    rule it broke) and left out; the plan goes on.
+//! 2. Measured runs, interleaved ([`crate::schedule`]): for each slot, reset,
+//!    start, wait until ready, then the load (warm-up, measured phase) while
+//!    the sampler reads the process tree every interval and watches for a
+//!    crash, then stop (SIGTERM to the group, SIGKILL after the grace period).
+//!    Each run is written the moment it ends.
+//!
+//! Every side effect goes through a trait in [`Deps`], so the whole lifecycle
+//! is tested with fakes (`tests/`-free, no process, no socket).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use stackbench_record::store::{ContestantRecord, Incident, Status, StoreError};
+use stackbench_record::{Environment, Quantiles};
+use stackbench_scenarios::verify::{VerifyOptions, ready_probe};
+
+use crate::cgroup::{LimitGroup, LimitRequest, Limiter};
+use crate::client::Prober;
+use crate::load::{Cancel, LoadDriver, LoadJob};
+use crate::plan::{Contestant, Launch, LimitsMode, Plan};
+use crate::process::{LaunchSpec, Launcher, Process};
+use crate::sampler::ProcSource;
+use crate::store::{ResultStore, now_ms};
+use crate::verify::{Ready, verify, wait_ready};
+use crate::watch::{Target, attach_samples, describe, drive};
+
+/// The side effects of a plan run.
+pub struct Deps<'a> {
+    pub launcher: &'a dyn Launcher,
+    pub prober: &'a dyn Prober,
+    pub load: &'a dyn LoadDriver,
+    pub limiter: &'a dyn Limiter,
+    /// A fresh `/proc` reader for each run.
+    pub procs: &'a (dyn Fn() -> Box<dyn ProcSource> + Sync),
+}
+
+/// How to run a plan.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// The result directory: created, or continued with `resume`.
+    pub out: PathBuf,
+    pub resume: bool,
+    /// What `{stackbench}` and `{bin_dir}` stand for.
+    pub stackbench: PathBuf,
+    pub bin_dir: PathBuf,
+    /// Ctrl-C / SIGTERM: stop the current run, save it, stop.
+    pub interrupt: Cancel,
+    pub environment: Environment,
+    /// Online CPUs (the load gets those the contestant does not use).
+    pub cores: usize,
+    /// Seed of the order when the plan has none.
+    pub seed: u64,
+}
+
+/// What a plan run did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub dir: PathBuf,
+    /// Measured runs written by this invocation.
+    pub runs: u32,
+    /// Contestants left out, with the reason.
+    pub failed: Vec<(String, String)>,
+    pub interrupted: bool,
+    pub seed: u64,
+}
+
+/// Why a plan run stopped before its end (not a contestant's failure: those are recorded).
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("{0}")]
+    Refused(String),
+}
+
+const RESET_TIMEOUT: Duration = Duration::from_mins(2);
+const BUILD_TIMEOUT: Duration = Duration::from_hours(1);
+
+/// Runs a validated plan.
+pub fn run_plan(
+    plan: &Plan,
+    opts: &RunOptions,
+    deps: &Deps<'_>,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Outcome, RunError> {
+    let plan_file = plan.path.as_ref().map_or_else(|| "the plan".to_owned(), |p| p.display().to_string());
+    for c in &plan.contestants {
+        deps.load.check(c.scenario, &c.profile).map_err(|e| {
+            RunError::Refused(format!(
+                "{plan_file}: contestant {:?}: its {} load profile: {e}",
+                c.name, c.scenario
+            ))
+        })?;
+    }
+    let mut limits_ok = Vec::new();
+    for c in &plan.contestants {
+        let req = limit_request(c);
+        let ok = match req {
+            Some(req) if matches!(c.launch, Launch::Command { .. }) => {
+                match deps.limiter.create("check", req) {
+                    Ok(_) => Ok(()),
+                    Err(e) if c.limits == LimitsMode::BestEffort => Err(e.to_string()),
+                    Err(e) => {
+                        return Err(RunError::Refused(format!(
+                            "contestant {:?}: {e}. Run as root where cgroup v2 has the cpu and memory controllers (or the v1 hierarchies are writable), or set limits = \"best-effort\" in the plan to run without limits",
+                            c.name
+                        )));
+                    }
+                }
+            }
+            _ => Ok(()),
+        };
+        limits_ok.push(ok);
+    }
+    let store = if opts.resume {
+        let s = ResultStore::resume(&opts.out)?;
+        if s.manifest().plan_text != plan.text {
+            return Err(RunError::Refused(format!(
+                "{} was started with a different plan; --resume continues the same plan (start a new result directory for a changed one)",
+                opts.out.display()
+            )));
+        }
+        s
+    } else {
+        ResultStore::create(&opts.out, plan.path.as_deref(), &plan.text, opts.environment.clone())?
+    };
+    let plan_dir = plan
+        .path
+        .as_deref()
+        .and_then(Path::parent)
+        .filter(|p| !p.as_os_str().is_empty())
+        .map_or_else(|| PathBuf::from("."), Path::to_owned);
+    let plan_dir = plan_dir.canonicalize().unwrap_or(plan_dir);
+    let scratch = std::env::temp_dir().join(format!("stackbench-{}-{}", std::process::id(), now_ms()));
+    let mut o = Orchestrator {
+        plan,
+        opts,
+        deps,
+        store,
+        progress,
+        plan_dir,
+        scratch: scratch.clone(),
+        live: Vec::new(),
+        runs: 0,
+    };
+    let result = o.run(limits_ok);
+    let _ = std::fs::remove_dir_all(&scratch);
+    result
+}
+
+fn limit_request(c: &Contestant) -> Option<LimitRequest> {
+    (c.cpu_quota.is_some() || c.memory.is_some())
+        .then_some(LimitRequest { cpu_quota: c.cpu_quota, memory: c.memory })
+}
+
+struct Live {
+    record: ContestantRecord,
+    eligible: bool,
+    /// `Err(why)`: limits asked for but unavailable (best-effort).
+    limits: Result<(), String>,
+    /// Why it was left out.
+    reason: Option<String>,
+}
+
+struct Orchestrator<'a, 'p> {
+    plan: &'a Plan,
+    opts: &'a RunOptions,
+    deps: &'a Deps<'a>,
+    store: ResultStore,
+    progress: &'p mut dyn FnMut(&str),
+    plan_dir: PathBuf,
+    scratch: PathBuf,
+    live: Vec<Live>,
+    runs: u32,
+}
+
+/// A started contestant.
+struct Started {
+    process: Box<dyn Process>,
+    base: String,
+    group: Option<Box<dyn LimitGroup>>,
+    ready: Duration,
+}
+
+impl Orchestrator<'_, '_> {
+    fn say(&mut self, line: &str) {
+        (self.progress)(line);
+    }
+
+    fn interrupted(&self) -> bool {
+        self.opts.interrupt.is_cancelled()
+    }
+
+    fn run(&mut self, limits_ok: Vec<Result<(), String>>) -> Result<Outcome, RunError> {
+        let seed = self.plan.seed.unwrap_or(self.opts.seed);
+        self.say(&format!(
+            "results: {} ({} contestants, {} repetitions, order seed {seed})",
+            self.store.dir.display(),
+            self.plan.contestants.len(),
+            self.plan.repetitions
+        ));
+        for (i, limits) in limits_ok.into_iter().enumerate() {
+            let c = &self.plan.contestants[i];
+            let existing = self.store.contestants.iter().find(|r| r.name == c.name).cloned();
+            let record = existing.clone().unwrap_or_else(|| ContestantRecord {
+                name: c.name.clone(),
+                scenario: c.scenario.name().to_owned(),
+                external: matches!(c.launch, Launch::External { .. }),
+                artifact_bytes: None,
+                build_s: None,
+                cold_start_ms: Vec::new(),
+                cold_start: None,
+                verification: None,
+                incidents: Vec::new(),
+            });
+            self.live.push(Live { record, eligible: false, limits, reason: None });
+            if let Some(v) = existing.and_then(|r| r.verification) {
+                self.live[i].eligible = v.passed;
+                if !v.passed {
+                    self.live[i].reason = Some("failed verification (earlier)".into());
+                }
+            } else if self.interrupted() {
+                break;
+            } else {
+                self.setup(i)?;
+            }
+        }
+        let eligible: Vec<usize> = (0..self.live.len()).filter(|&i| self.live[i].eligible).collect();
+        let done: std::collections::BTreeSet<(usize, u32)> = self
+            .store
+            .done
+            .iter()
+            .filter_map(|(name, rep)| {
+                eligible.iter().position(|&i| &self.plan.contestants[i].name == name).map(|k| (k, *rep))
+            })
+            .collect();
+        let slots = crate::schedule::interleaved(eligible.len(), self.plan.repetitions, seed, &done);
+        let total = slots.len();
+        for (n, slot) in slots.into_iter().enumerate() {
+            if self.interrupted() {
+                break;
+            }
+            if n > 0 && !self.plan.cooldown.is_zero() {
+                std::thread::sleep(self.plan.cooldown);
+            }
+            self.measure(eligible[slot.contestant], slot.repetition, n + 1, total)?;
+        }
+        let interrupted = self.interrupted();
+        self.store.finish(if interrupted { Status::Interrupted } else { Status::Complete })?;
+        let failed = self
+            .live
+            .iter()
+            .filter_map(|l| l.reason.as_ref().map(|r| (l.record.name.clone(), r.clone())))
+            .collect();
+        Ok(Outcome { dir: self.store.dir.clone(), runs: self.runs, failed, interrupted, seed })
+    }
+
+    fn incident(
+        &mut self,
+        i: usize,
+        phase: &str,
+        kind: &str,
+        message: String,
+        repetition: Option<u32>,
+    ) -> Result<(), RunError> {
+        let name = self.plan.contestants[i].name.clone();
+        let rep = repetition.map(|r| format!(" (repetition {r})")).unwrap_or_default();
+        self.say(&format!("  ! {name}: {phase}{rep}: {message}"));
+        let live = &mut self.live[i];
+        live.record.incidents.push(Incident { phase: phase.into(), kind: kind.into(), message, repetition });
+        let record = live.record.clone();
+        self.store.save_contestant(&record)?;
+        Ok(())
+    }
+
+    fn leave_out(&mut self, i: usize, reason: String) -> Result<(), RunError> {
+        self.live[i].eligible = false;
+        self.live[i].reason = Some(reason);
+        let record = self.live[i].record.clone();
+        self.store.save_contestant(&record)?;
+        Ok(())
+    }
+
+    fn vars(&self, c: &Contestant, port: Option<u16>) -> BTreeMap<&'static str, String> {
+        let mut v = BTreeMap::from([
+            ("{stackbench}", self.opts.stackbench.display().to_string()),
+            ("{bin_dir}", self.opts.bin_dir.display().to_string()),
+            (
+                "{scratch}",
+                self.scratch.join(stackbench_record::store::file_safe(&c.name)).display().to_string(),
+            ),
+            ("{plan_dir}", self.plan_dir.display().to_string()),
+        ]);
+        if let Some(p) = port {
+            v.insert("{port}", p.to_string());
+        }
+        v
+    }
+
+    fn cwd(&self, c: &Contestant, vars: &BTreeMap<&'static str, String>) -> Option<PathBuf> {
+        match &c.launch {
+            Launch::Command { cwd: Some(cwd), .. } => {
+                Some(self.plan_dir.join(expand(&cwd.display().to_string(), vars)))
+            }
+            _ => None,
+        }
+    }
+
+    fn spec(&self, c: &Contestant, argv: &[String], port: Option<u16>) -> LaunchSpec {
+        let vars = self.vars(c, port);
+        let mut env: BTreeMap<String, String> = match &c.launch {
+            Launch::Command { env, .. } => env.iter().map(|(k, v)| (k.clone(), expand(v, &vars))).collect(),
+            Launch::External { .. } => BTreeMap::new(),
+        };
+        if let Some(p) = port {
+            env.entry("PORT".into()).or_insert_with(|| p.to_string());
+        }
+        LaunchSpec {
+            argv: argv.iter().map(|a| expand(a, &vars)).collect(),
+            env,
+            cwd: self.cwd(c, &vars),
+            cpus: c.cpus.clone(),
+            cgroup_procs: Vec::new(),
+            log: Some(self.store.log_path(&c.name)),
+        }
+    }
+
+    /// Build, artifact, cold starts, verification.
+    fn setup(&mut self, i: usize) -> Result<(), RunError> {
+        let c = &self.plan.contestants[i];
+        let _ = std::fs::create_dir_all(self.scratch.join(stackbench_record::store::file_safe(&c.name)));
+        self.say(&format!("{} ({}):", c.name, c.scenario));
+        if let Err(why) = self.live[i].limits.clone() {
+            self.incident(
+                i,
+                "start",
+                "limits_not_applied",
+                format!("runs without its cpu_quota/memory limits (limits = \"best-effort\"): {why}"),
+                None,
+            )?;
+        }
+        if let Some(build) = &c.build {
+            let spec = self.spec(c, build, None);
+            self.say(&format!("  build: {}", spec.display()));
+            match self.deps.launcher.run(&spec, BUILD_TIMEOUT) {
+                Ok(out) if out.success() => self.live[i].record.build_s = Some(out.elapsed.as_secs_f64()),
+                Ok(out) => {
+                    let how = out.exit.map_or_else(|| "timed out".to_owned(), |e| format!("failed with {e}"));
+                    self.incident(
+                        i,
+                        "build",
+                        "failed",
+                        format!("`{}` {how}: {}", spec.display(), out.tail),
+                        None,
+                    )?;
+                    return self.leave_out(i, "build failed".into());
+                }
+                Err(e) => {
+                    self.incident(i, "build", "failed", e.to_string(), None)?;
+                    return self.leave_out(i, "build failed".into());
+                }
+            }
+        }
+        if let Some(artifact) = &c.artifact {
+            let vars = self.vars(c, None);
+            let path = PathBuf::from(expand(artifact, &vars));
+            let path =
+                if path.is_relative() { self.cwd(c, &vars).unwrap_or_default().join(path) } else { path };
+            match std::fs::metadata(&path) {
+                Ok(m) => self.live[i].record.artifact_bytes = Some(artifact_size(&path, &m)),
+                Err(e) => self.incident(
+                    i,
+                    "build",
+                    "artifact_missing",
+                    format!("artifact {}: {e}", path.display()),
+                    None,
+                )?,
+            }
+        }
+        let opts = VerifyOptions { base_path: c.path.clone(), clean_store: false, connect_json: false };
+        if let Launch::External { url } = &c.launch {
+            let base = base_of(url);
+            self.say(&format!("  external server at {url}: stackbench does not start it, so no cold start, no sampling and no reset"));
+            return self.verify_at(i, &base, &VerifyOptions { clean_store: false, ..opts });
+        }
+        let mut trials = Vec::new();
+        for trial in 0..c.cold_starts {
+            if self.interrupted() {
+                return Ok(());
+            }
+            let Some(started) = self.start(i, "cold_start", None)? else {
+                return self.leave_out(i, "did not start".into());
+            };
+            trials.push(started.ready.as_secs_f64() * 1000.0);
+            self.stop(i, started, &[], None)?;
+            let _ = trial;
+        }
+        if !trials.is_empty() {
+            let q = Quantiles::of(&trials);
+            self.say(&format!(
+                "  cold start: p50 {:.1} ms, p95 {:.1} ms over {} trials",
+                q.p50,
+                q.p95,
+                trials.len()
+            ));
+            self.live[i].record.cold_start_ms = trials;
+            self.live[i].record.cold_start = Some(q);
+        }
+        if self.interrupted() {
+            return Ok(());
+        }
+        let Some(started) = self.start(i, "verify", None)? else {
+            return self.leave_out(i, "did not start".into());
+        };
+        let base = started.base.clone();
+        let result = self.verify_at(i, &base, &VerifyOptions { clean_store: true, ..opts });
+        self.stop(i, started, &[], None)?;
+        result
+    }
+
+    fn verify_at(&mut self, i: usize, base: &str, opts: &VerifyOptions) -> Result<(), RunError> {
+        let c = &self.plan.contestants[i];
+        match verify(self.deps.prober, base, c.scenario, opts) {
+            Ok(v) => {
+                let passed = v.passed;
+                let summary = if passed {
+                    format!("  verified: {} contract cases passed", v.cases)
+                } else {
+                    let rules: Vec<String> =
+                        v.failures.iter().map(|f| format!("\n    - {}: {}", f.rule, f.detail)).collect();
+                    format!(
+                        "  FAILED verification ({} of {} cases), left out:{}",
+                        v.failures.len(),
+                        v.cases,
+                        rules.concat()
+                    )
+                };
+                let first =
+                    v.failures.first().map(|f| format!("broke the rule \"{}\": {}", f.rule, f.detail));
+                self.live[i].record.verification = Some(v);
+                self.say(&summary);
+                if let Some(first) = first {
+                    self.live[i].record.incidents.push(Incident {
+                        phase: "verify".into(),
+                        kind: "wrong_answer".into(),
+                        message: first.clone(),
+                        repetition: None,
+                    });
+                    return self.leave_out(i, first);
+                }
+                self.live[i].eligible = true;
+                let record = self.live[i].record.clone();
+                self.store.save_contestant(&record)?;
+                Ok(())
+            }
+            Err(e) => {
+                self.incident(i, "verify", "failed", e.to_string(), None)?;
+                self.leave_out(i, e.to_string())
+            }
+        }
+    }
+
+    /// Reset, start, wait for the first verified answer. `None`: an incident was recorded.
+    fn start(&mut self, i: usize, phase: &str, rep: Option<u32>) -> Result<Option<Started>, RunError> {
+        let c = &self.plan.contestants[i];
+        let Launch::Command { argv, port, .. } = &c.launch else {
+            unreachable!("external contestants are not started")
+        };
+        let port = match port {
+            Some(p) => {
+                if std::net::TcpListener::bind(("127.0.0.1", *p)).is_err() {
+                    self.incident(i, phase, "port_taken", format!("port {p} is already in use by another process: stop it, or remove `port` from the plan and use {{port}} so stackbench picks a free one"), rep)?;
+                    return Ok(None);
+                }
+                *p
+            }
+            None => free_port().unwrap_or(0),
+        };
+        if let Some(reset) = &c.reset {
+            let spec = self.spec(c, reset, Some(port));
+            match self.deps.launcher.run(&spec, RESET_TIMEOUT) {
+                Ok(out) if out.success() => {}
+                Ok(out) => {
+                    let how = out.exit.map_or_else(
+                        || format!("did not finish within {RESET_TIMEOUT:?}"),
+                        |e| format!("failed with {e}"),
+                    );
+                    self.incident(
+                        i,
+                        "reset",
+                        "failed",
+                        format!("`{}` {how}: {}", spec.display(), out.tail),
+                        rep,
+                    )?;
+                    return Ok(None);
+                }
+                Err(e) => {
+                    self.incident(i, "reset", "failed", e.to_string(), rep)?;
+                    return Ok(None);
+                }
+            }
+        }
+        let mut spec = self.spec(c, argv, Some(port));
+        let mut group = None;
+        if let (Some(req), Ok(())) = (limit_request(c), &self.live[i].limits) {
+            match self.deps.limiter.create(&c.name, req) {
+                Ok(g) => {
+                    spec.cgroup_procs = g.procs_files();
+                    group = Some(g);
+                }
+                Err(e) => {
+                    self.incident(i, phase, "limits_failed", e.to_string(), rep)?;
+                    return Ok(None);
+                }
+            }
+        }
+        let t0 = Instant::now();
+        let mut process = match self.deps.launcher.spawn(&spec) {
+            Ok(p) => p,
+            Err(e) => {
+                self.incident(i, phase, "failed_to_start", e.to_string(), rep)?;
+                return Ok(None);
+            }
+        };
+        let base = format!("http://127.0.0.1:{port}");
+        let probe_opts = VerifyOptions { base_path: c.path.clone(), ..VerifyOptions::default() };
+        let probe = ready_probe(c.scenario, &probe_opts).map_err(|e| RunError::Refused(e.to_string()))?;
+        let interrupt = self.opts.interrupt.clone();
+        let ready = wait_ready(self.deps.prober, &base, &probe, t0, c.ready_timeout, &mut || {
+            process.try_exit().is_none() && !interrupt.is_cancelled()
+        });
+        let failure = match ready {
+            Ready::Yes(d) => return Ok(Some(Started { process, base, group, ready: d })),
+            Ready::Exited if self.interrupted() => None,
+            Ready::Exited => {
+                let exit =
+                    process.try_exit().map_or_else(|| "ended".to_owned(), |e| format!("ended with {e}"));
+                Some((
+                    "crashed",
+                    format!(
+                        "{exit} before answering on port {port}; its last output:\n{}",
+                        process.output_tail()
+                    ),
+                ))
+            }
+            Ready::Timeout(last) => Some((
+                "never_ready",
+                format!(
+                    "no verified answer on port {port} within {:?} (last: {last}); does it listen on the port it is given ({{port}} or PORT)? Its last output:\n{}",
+                    c.ready_timeout,
+                    process.output_tail()
+                ),
+            )),
+            Ready::Wrong(why) => Some(("wrong_answer", format!("answered, but wrongly: {why}"))),
+        };
+        process.stop(c.stop_grace, &[]);
+        if let Some((kind, message)) = failure {
+            self.incident(i, phase, kind, message, rep)?;
+        }
+        Ok(None)
+    }
+
+    fn stop(
+        &mut self,
+        i: usize,
+        mut started: Started,
+        seen: &[crate::process::ProcId],
+        rep: Option<u32>,
+    ) -> Result<(), RunError> {
+        let grace = self.plan.contestants[i].stop_grace;
+        let report = started.process.stop(grace, seen);
+        drop(started.group.take());
+        if report.killed {
+            self.incident(i, "stop", "killed", format!("still running {grace:?} after SIGTERM; killed with SIGKILL (a server should stop on SIGTERM)"), rep)?;
+        }
+        Ok(())
+    }
+
+    /// One measured run.
+    fn measure(&mut self, i: usize, rep: u32, nth: usize, total: usize) -> Result<(), RunError> {
+        let c = &self.plan.contestants[i];
+        let name = c.name.clone();
+        let (started, base) = match &c.launch {
+            Launch::External { url } => (None, base_of(url)),
+            Launch::Command { .. } => match self.start(i, "run", Some(rep))? {
+                Some(s) => {
+                    let b = s.base.clone();
+                    (Some(s), b)
+                }
+                None => return Ok(()),
+            },
+        };
+        let c = &self.plan.contestants[i];
+        let load_cpus = c.load_cpus.clone().or_else(|| {
+            let used = c.cpus.as_ref()?;
+            let rest: Vec<usize> = (0..self.opts.cores).filter(|x| !used.contains(x)).collect();
+            (!rest.is_empty()).then_some(rest)
+        });
+        let url = format!("{base}{}", path_of(c));
+        let job = LoadJob { url, scenario: c.scenario, profile: c.profile.clone(), cpus: load_cpus };
+        self.say(&format!("[{nth}/{total}] {name} repetition {rep}: load on {}", job.url));
+        let interval = self.plan.sample_interval;
+        let mut started = started;
+        let target = started.as_mut().map(|st| Target {
+            process: st.process.as_mut(),
+            group: st.group.as_deref(),
+            procs: (self.deps.procs)(),
+        });
+        let watched = drive(self.deps.load, &job, &self.opts.interrupt, target, interval);
+        let mut crashed = watched.crashed;
+        let tail = started.as_ref().map(|s| s.process.output_tail()).unwrap_or_default();
+        let limits = started.as_ref().and_then(|s| s.group.as_ref().map(|g| g.request()));
+        if let Some(mut st) = started {
+            let seen: Vec<_> = watched.sampler.seen.iter().copied().collect();
+            if crashed.is_none() {
+                crashed = st.process.try_exit();
+            }
+            self.stop(i, st, &seen, Some(rep))?;
+        }
+        if let Some(exit) = crashed {
+            let msg = format!("the contestant ended with {exit} during the run; its last output:\n{tail}");
+            self.incident(i, "run", "crashed", msg, Some(rep))?;
+        }
+        let mut record = match &watched.result {
+            Ok(r) => r.clone(),
+            Err(e) => {
+                self.incident(i, "run", "load_failed", e.clone(), Some(rep))?;
+                return Ok(());
+            }
+        };
+        record.label.contestant = Some(name.clone());
+        record.label.scenario = Some(c.scenario.name().to_owned());
+        record.label.repetition = Some(rep);
+        if self.opts.interrupt.is_cancelled() {
+            record.interrupted = true;
+        }
+        if matches!(c.launch, Launch::Command { .. }) {
+            attach_samples(&mut record, &watched, interval, limits);
+        }
+        self.store.save_run(&record)?;
+        self.runs += 1;
+        self.say(&describe(&record));
+        if record.generator.saturated {
+            let msg = format!(
+                "the load generator saturated its {} core(s) ({:.0}% busy): this run may measure the generator, not the contestant",
+                record.generator.cores,
+                record.generator.utilization * 100.0
+            );
+            self.incident(i, "run", "generator_saturated", msg, Some(rep))?;
+        }
+        Ok(())
+    }
+}
+
+/// The path the load and verification use: the contestant's `path`, or the
+/// path of its external URL.
+fn path_of(c: &Contestant) -> String {
+    if let Launch::External { url } = &c.launch {
+        let rest = url.split_once("://").map_or("", |(_, r)| r);
+        if let Some(idx) = rest.find('/')
+            && &rest[idx..] != "/"
+        {
+            return rest[idx..].to_owned();
+        }
+    }
+    if c.path == "/" { String::new() } else { c.path.clone() }
+}
+
+/// `scheme://authority` of a URL.
+fn base_of(url: &str) -> String {
+    match url.split_once("://") {
+        Some((scheme, rest)) => format!("{scheme}://{}", rest.split('/').next().unwrap_or(rest)),
+        None => url.to_owned(),
+    }
+}
+
+/// Substitutes the placeholders.
+pub fn expand(s: &str, vars: &BTreeMap<&'static str, String>) -> String {
+    let mut out = s.to_owned();
+    for (k, v) in vars {
+        if out.contains(k) {
+            out = out.replace(k, v);
+        }
+    }
+    out
+}
+
+/// A port nobody listens on right now.
+pub fn free_port() -> Option<u16> {
+    std::net::TcpListener::bind(("127.0.0.1", 0)).ok()?.local_addr().ok().map(|a| a.port())
+}
+
+/// A file's size, or a directory's total.
+fn artifact_size(path: &Path, meta: &std::fs::Metadata) -> u64 {
+    if !meta.is_dir() {
+        return meta.len();
+    }
+    std::fs::read_dir(path)
+        .map_or(0, |d| d.flatten().map(|e| e.metadata().map_or(0, |m| artifact_size(&e.path(), &m))).sum())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,493 @@
+//! The whole lifecycle against fakes: a launcher whose "processes" are
+//! behaviours named by `argv[0]`, a prober that answers as the running fake
+//! would, a load driver that sleeps and returns a synthetic record, and a
+//! limiter that can refuse. No process, no socket.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use stackbench_record::store::{ResultSet, Status};
+use stackbench_record::{
+    Checks, Environment, GeneratorUsage, LoadParams, Model, RunRecord, Summary, encode_histogram,
+    new_histogram,
+};
+use stackbench_scenarios::verify::Request;
+
+use super::*;
+use crate::cgroup::{CgroupCounters, LimitError};
+use crate::client::{ProbeError, Reply};
+use crate::plan::PlanContext;
+use crate::process::{Exit, LaunchError, ProcId, StopReport};
+use crate::sampler::Stat;
+
+#[derive(Default)]
+struct World {
+    /// The behaviour of the running fake server and when it started.
+    running: Option<(String, Instant)>,
+    load_started: Option<Instant>,
+    spawned: Vec<String>,
+    stops: u32,
+    max_alive: u32,
+    alive: u32,
+    interrupt_on_load: Option<Cancel>,
+}
+
+type Shared = Arc<Mutex<World>>;
+
+struct FakeLauncher(Shared);
+struct FakeProcess {
+    world: Shared,
+    kind: String,
+    exit: Option<Exit>,
+    stopped: bool,
+}
+
+impl Launcher for FakeLauncher {
+    fn spawn(&self, spec: &LaunchSpec) -> Result<Box<dyn Process>, LaunchError> {
+        let kind = spec.argv[0].clone();
+        if kind == "missing" {
+            return Err(LaunchError::Spawn {
+                program: kind,
+                source: std::io::Error::from(std::io::ErrorKind::NotFound),
+                hint: String::new(),
+            });
+        }
+        let mut w = self.0.lock().unwrap();
+        w.spawned.push(spec.argv.join(" "));
+        let exit = kind.strip_prefix("exit:").map(|c| Exit::Code(c.parse().unwrap()));
+        if exit.is_none() {
+            assert!(w.running.is_none(), "two contestants at once");
+            w.running = Some((kind.clone(), Instant::now()));
+            w.alive += 1;
+            w.max_alive = w.max_alive.max(w.alive);
+        }
+        Ok(Box::new(FakeProcess { world: Arc::clone(&self.0), kind, exit, stopped: false }))
+    }
+}
+
+impl Process for FakeProcess {
+    fn pid(&self) -> u32 {
+        4242
+    }
+    fn try_exit(&mut self) -> Option<Exit> {
+        if self.exit.is_some() || self.stopped {
+            return self.exit;
+        }
+        let mut w = self.world.lock().unwrap();
+        let crash = match self.kind.as_str() {
+            "crash-on-start" => true,
+            "crash-mid-run" => w.load_started.is_some_and(|t| t.elapsed() > Duration::from_millis(30)),
+            _ => false,
+        };
+        if crash {
+            self.exit = Some(Exit::Signal(libc::SIGSEGV));
+            w.running = None;
+            w.alive -= 1;
+        }
+        self.exit
+    }
+    fn stop(&mut self, _: Duration, _: &[ProcId]) -> StopReport {
+        let already_exited = self.try_exit().is_some();
+        let mut w = self.world.lock().unwrap();
+        if !already_exited && !self.stopped {
+            w.running = None;
+            w.alive -= 1;
+            w.stops += 1;
+        }
+        self.stopped = true;
+        let killed = self.kind == "ignores-sigterm" && !already_exited;
+        StopReport { exit: self.exit.or(Some(Exit::Signal(libc::SIGTERM))), killed, already_exited }
+    }
+    fn output_tail(&self) -> String {
+        format!("last words of {}", self.kind)
+    }
+}
+
+struct FakeProber(Shared);
+
+impl Prober for FakeProber {
+    fn send(&self, _: &str, req: &Request, _: Duration) -> Result<Reply, ProbeError> {
+        let kind = match &self.0.lock().unwrap().running {
+            Some((k, t)) if k != "never-ready" && t.elapsed() >= Duration::from_millis(3) => k.clone(),
+            _ => return Err(ProbeError::Refused),
+        };
+        let json = Some(b"application/json".to_vec());
+        let count = if kind == "wrong" { r#"{"count":2}"# } else { r#"{"count":1}"# };
+        let ok_event = req.content_type == Some("application/json")
+            && req.body.len() <= 65536
+            && stackbench_scenarios::event::parse_event(&req.body).is_ok();
+        let (status, body, headers) = match (req.method, req.path.as_str()) {
+            ("GET", "/events/count") => (200, count, vec![]),
+            ("POST", "/events") if req.body.len() > 65536 => (413, r#"{"error":"big"}"#, vec![]),
+            ("POST", "/events") if ok_event || kind == "lenient" => (200, count, vec![]),
+            ("POST", "/events") => (400, r#"{"error":"bad"}"#, vec![]),
+            (_, "/events") => (405, r#"{"error":"m"}"#, vec![("allow".to_owned(), b"POST".to_vec())]),
+            _ => (404, r#"{"error":"no"}"#, vec![]),
+        };
+        Ok(Reply { status, content_type: json, headers, grpc_status: None, body: body.as_bytes().to_vec() })
+    }
+}
+
+struct FakeLoad(Shared);
+
+fn record(url: &str, interrupted: bool) -> RunRecord {
+    let mut h = new_histogram();
+    h.record(1000).unwrap();
+    let latency = stackbench_record::Latency::from_histogram(&h);
+    RunRecord {
+        schema: 1,
+        tool_version: "test".into(),
+        started_at_ms: crate::store::now_ms(),
+        label: stackbench_record::Label::default(),
+        params: LoadParams {
+            url: url.into(),
+            transport: "http1".into(),
+            model: Model::Closed { connections: 1, think_ms: 0, ramp_up_ms: 0 },
+            stages: vec![],
+            duration_ms: Some(50),
+            requests: None,
+            warmup_ms: 0,
+            timeout_ms: 1000,
+            threads: 1,
+            scenario: Some("dummy".into()),
+            seed: 1,
+            check_every: 1,
+            extra: BTreeMap::new(),
+        },
+        environment: Environment::default(),
+        summary: Summary {
+            duration_s: 0.05,
+            requests: 1,
+            ok: 1,
+            errors: 0,
+            rps: 20.0,
+            ok_rps: 20.0,
+            bytes_sent: 1,
+            bytes_received: 1,
+            latency,
+            service_latency: None,
+            late: 0,
+            checks: Checks { performed: 1, failed: 0 },
+            corrected_for_coordinated_omission: false,
+        },
+        histogram: encode_histogram(&h),
+        service_histogram: None,
+        errors: BTreeMap::new(),
+        timeline: vec![],
+        generator: GeneratorUsage {
+            cpu_user_s: 0.0,
+            cpu_system_s: 0.0,
+            cores: 1,
+            utilization: 0.1,
+            saturated: false,
+        },
+        samples: None,
+        thresholds: vec![],
+        interrupted,
+    }
+}
+
+impl LoadDriver for FakeLoad {
+    fn check(&self, _: stackbench_scenarios::Scenario, profile: &toml::Table) -> Result<(), String> {
+        match profile.keys().find(|k| *k == "bogus") {
+            Some(k) => Err(format!("unknown option `{k}`")),
+            None => Ok(()),
+        }
+    }
+    fn run(&self, job: &LoadJob, cancel: &Cancel) -> Result<RunRecord, String> {
+        let hook = {
+            let mut w = self.0.lock().unwrap();
+            w.load_started = Some(Instant::now());
+            assert!(w.running.is_some() || job.url.contains(":9"), "load without a contestant");
+            w.interrupt_on_load.take()
+        };
+        if let Some(c) = hook {
+            c.cancel();
+        }
+        let started_at_ms = crate::store::now_ms();
+        let until = Instant::now() + Duration::from_millis(60);
+        while Instant::now() < until && !cancel.is_cancelled() {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        self.0.lock().unwrap().load_started = None;
+        Ok(RunRecord { started_at_ms, ..record(&job.url, cancel.is_cancelled()) })
+    }
+}
+
+struct FakeLimiter(bool);
+struct NoGroup;
+impl LimitGroup for NoGroup {
+    fn procs_files(&self) -> Vec<PathBuf> {
+        vec![]
+    }
+    fn counters(&self) -> CgroupCounters {
+        CgroupCounters { memory_bytes: 5, ..CgroupCounters::default() }
+    }
+    fn request(&self) -> LimitRequest {
+        LimitRequest { cpu_quota: Some(1.0), memory: None }
+    }
+}
+impl Limiter for FakeLimiter {
+    fn create(&self, _: &str, _: LimitRequest) -> Result<Box<dyn LimitGroup>, LimitError> {
+        if self.0 {
+            Ok(Box::new(NoGroup))
+        } else {
+            Err(LimitError { what: "cpu_quota = 1".into(), why: "no cgroups here".into() })
+        }
+    }
+}
+
+struct NoProcs;
+impl ProcSource for NoProcs {
+    fn all(&mut self) -> Vec<Stat> {
+        vec![Stat { pid: 4242, state: 'S', ppid: 1, pgrp: 4242, ticks: 0, threads: 3, start: 1 }]
+    }
+    fn rss_bytes(&mut self, _: i32) -> u64 {
+        1 << 20
+    }
+    fn fds(&mut self, _: i32) -> u64 {
+        7
+    }
+    fn ticks_per_second(&self) -> u64 {
+        100
+    }
+}
+
+struct Harness {
+    world: Shared,
+    dir: PathBuf,
+    lines: Vec<String>,
+}
+
+fn plan(contestants: &str) -> Plan {
+    let text = format!(
+        "[defaults]\nrepetitions = 2\ncold_starts = 2\nready_timeout = \"300ms\"\nsample_interval = \"10ms\"\nseed = 3\n{contestants}"
+    );
+    Plan::parse(&text, None, &PlanContext { cores: 2, variant: None }).unwrap()
+}
+
+fn contestant(name: &str, kind: &str, extra: &str) -> String {
+    format!(
+        "[[contestant]]\nname = \"{name}\"\nscenario = \"dummy\"\ncommand = [\"{kind}\", \"--port\", \"{{port}}\"]\n{extra}\n"
+    )
+}
+
+impl Harness {
+    fn new(tag: &str) -> Harness {
+        let dir = std::env::temp_dir().join(format!("sb-lifecycle-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        Harness { world: Shared::default(), dir, lines: Vec::new() }
+    }
+
+    fn run_with(
+        &mut self,
+        plan: &Plan,
+        limits: bool,
+        resume: bool,
+        interrupt: Cancel,
+    ) -> Result<Outcome, RunError> {
+        let launcher = FakeLauncher(Arc::clone(&self.world));
+        let prober = FakeProber(Arc::clone(&self.world));
+        let load = FakeLoad(Arc::clone(&self.world));
+        let limiter = FakeLimiter(limits);
+        let procs = || Box::new(NoProcs) as Box<dyn ProcSource>;
+        let deps =
+            Deps { launcher: &launcher, prober: &prober, load: &load, limiter: &limiter, procs: &procs };
+        let opts = RunOptions {
+            out: self.dir.clone(),
+            resume,
+            stackbench: PathBuf::from("/opt/stackbench"),
+            bin_dir: PathBuf::from("/opt"),
+            interrupt,
+            environment: Environment::default(),
+            cores: 2,
+            seed: 1,
+        };
+        let lines = &mut self.lines;
+        run_plan(plan, &opts, &deps, &mut |l| lines.push(l.to_owned()))
+    }
+
+    fn run(&mut self, plan: &Plan) -> Outcome {
+        self.run_with(plan, true, false, Cancel::new()).unwrap()
+    }
+
+    fn results(&self) -> ResultSet {
+        ResultSet::load(&self.dir).unwrap()
+    }
+}
+
+impl Drop for Harness {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[test]
+fn good_contestants_are_measured_interleaved_one_at_a_time() {
+    let mut h = Harness::new("good");
+    let p =
+        plan(&(contestant("a", "good", "") + &contestant("b", "good", "") + &contestant("c", "good", "")));
+    let out = h.run(&p);
+    assert_eq!((out.runs, out.interrupted, out.failed.len()), (6, false, 0), "{:#?}", h.lines);
+    let set = h.results();
+    assert_eq!(set.manifest.status, Status::Complete);
+    assert_eq!(set.runs.len(), 6);
+    let order: Vec<(String, u32)> =
+        set.runs.iter().map(|r| (r.label.contestant.clone().unwrap(), r.label.repetition.unwrap())).collect();
+    assert!(order[..3].iter().all(|(_, r)| *r == 1) && order[3..].iter().all(|(_, r)| *r == 2), "{order:?}");
+    assert!(order.windows(2).all(|w| w[0].0 != w[1].0), "nobody twice in a row: {order:?}");
+    for r in &set.runs {
+        let s = r.samples.as_ref().expect("started contestants are sampled");
+        assert_eq!((s.threads_max, s.fds_max), (3, 7));
+        assert!(s.cgroup.is_none());
+        assert_eq!(r.label.scenario.as_deref(), Some("dummy"));
+        assert!(r.params.url.starts_with("http://127.0.0.1:"));
+    }
+    for c in &set.contestants {
+        assert_eq!(c.cold_start_ms.len(), 2);
+        assert!(c.verification.as_ref().unwrap().passed);
+        assert!(c.incidents.is_empty(), "{:?}", c.incidents);
+    }
+    let w = h.world.lock().unwrap();
+    assert_eq!(w.max_alive, 1, "one contestant at a time");
+    assert_eq!(w.alive, 0, "every start was stopped");
+    // 3 × (2 cold starts + 1 verification + 2 runs)
+    assert_eq!(w.spawned.len(), 15);
+    assert!(w.spawned.iter().all(|a| !a.contains("{port}")), "{:?}", w.spawned);
+}
+
+#[test]
+fn failures_are_recorded_and_the_plan_goes_on() {
+    let mut h = Harness::new("failures");
+    let p = plan(
+        &[
+            contestant("never", "never-ready", ""),
+            contestant("crash", "crash-on-start", ""),
+            contestant("wrong", "wrong", ""),
+            contestant("lenient", "lenient", ""),
+            contestant("missing", "missing", ""),
+            contestant("mid", "crash-mid-run", ""),
+            contestant("badreset", "good", "reset = [\"exit:3\"]"),
+            contestant("ok", "good", "reset = [\"exit:0\"]"),
+        ]
+        .concat(),
+    );
+    let out = h.run(&p);
+    let failed: BTreeMap<String, String> = out.failed.into_iter().collect();
+    assert_eq!(failed.len(), 6, "{failed:?}");
+    let set = h.results();
+    let incident = |name: &str| set.contestants.iter().find(|c| c.name == name).unwrap().incidents.clone();
+    assert_eq!(incident("never")[0].kind, "never_ready");
+    assert!(incident("never")[0].message.contains("last words"), "{:?}", incident("never"));
+    assert_eq!(incident("crash")[0].kind, "crashed");
+    assert_eq!(incident("missing")[0].kind, "failed_to_start");
+    assert_eq!(incident("badreset")[0].phase, "reset");
+    // A wrong answer to the readiness probe already stops it at its first start.
+    assert_eq!(
+        (incident("wrong")[0].phase.as_str(), incident("wrong")[0].kind.as_str()),
+        ("cold_start", "wrong_answer")
+    );
+    // One that accepts bad input fails verification, with the rule it broke.
+    let lenient = set.contestants.iter().find(|c| c.name == "lenient").unwrap();
+    let v = lenient.verification.as_ref().unwrap();
+    assert!(!v.passed && v.failures.iter().any(|f| f.rule == "malformed JSON gets 400"), "{v:?}");
+    assert!(failed["lenient"].contains("broke the rule"), "{failed:?}");
+    assert_eq!(lenient.incidents[0].kind, "wrong_answer");
+    // Crashing mid-run is measured (the errors are data), recorded, and the next repetition starts afresh.
+    let mid = incident("mid");
+    assert_eq!(mid.iter().filter(|i| i.kind == "crashed" && i.phase == "run").count(), 2, "{mid:?}");
+    let measured: Vec<&str> = set.runs.iter().filter_map(|r| r.label.contestant.as_deref()).collect();
+    assert_eq!(measured.iter().filter(|n| **n == "ok").count(), 2);
+    assert_eq!(measured.iter().filter(|n| **n == "mid").count(), 2);
+    assert!(!measured.contains(&"wrong") && !measured.contains(&"never") && !measured.contains(&"lenient"));
+    assert_eq!(h.world.lock().unwrap().alive, 0);
+}
+
+#[test]
+fn an_interrupt_saves_the_current_run_and_resume_finishes_the_plan() {
+    let mut h = Harness::new("interrupt");
+    let p = plan(&(contestant("a", "good", "") + &contestant("b", "good", "")));
+    let interrupt = Cancel::new();
+    h.world.lock().unwrap().interrupt_on_load = Some(interrupt.clone());
+    let out = h.run_with(&p, true, false, interrupt).unwrap();
+    assert!(out.interrupted && out.runs == 1);
+    let set = h.results();
+    assert_eq!(set.manifest.status, Status::Interrupted);
+    assert!(set.runs[0].interrupted);
+    assert_eq!(h.world.lock().unwrap().alive, 0, "nothing left running");
+
+    let out = h.run_with(&p, true, true, Cancel::new()).unwrap();
+    assert_eq!((out.runs, out.interrupted), (4, false));
+    let set = h.results();
+    assert_eq!(set.manifest.status, Status::Complete);
+    assert_eq!(set.runs.len(), 4, "the interrupted run was set aside and measured again");
+    assert!(set.runs.iter().all(|r| !r.interrupted));
+    assert!(
+        h.lines.iter().filter(|l| l.contains("verified")).count() == 2,
+        "no second verification on resume"
+    );
+    let changed = plan(&contestant("a", "good", ""));
+    let e = h.run_with(&changed, true, true, Cancel::new()).unwrap_err().to_string();
+    assert!(e.contains("different plan"), "{e}");
+}
+
+#[test]
+fn limits_refuse_to_run_unless_best_effort() {
+    let mut h = Harness::new("limits");
+    let strict = plan(&contestant("a", "good", "cpu_quota = 1.0"));
+    let e = h.run_with(&strict, false, false, Cancel::new()).unwrap_err().to_string();
+    assert!(e.contains("best-effort") && e.contains("no cgroups"), "{e}");
+    assert!(!h.dir.join("manifest.json").exists(), "refused before anything started");
+
+    let best = plan(&contestant("a", "good", "cpu_quota = 1.0\nlimits = \"best-effort\""));
+    let out = h.run_with(&best, false, false, Cancel::new()).unwrap();
+    assert_eq!(out.runs, 2);
+    let set = h.results();
+    assert_eq!(set.contestants[0].incidents[0].kind, "limits_not_applied");
+
+    let mut h2 = Harness::new("limits-ok");
+    h2.run(&strict);
+    let cg = h2.results().runs[0].samples.as_ref().unwrap().cgroup.unwrap();
+    assert_eq!(cg.cpu_quota, Some(1.0));
+}
+
+#[test]
+fn bad_load_profiles_are_refused_first_and_external_servers_are_not_started() {
+    let mut h = Harness::new("profile");
+    let bad = plan(&contestant("a", "good", "load = { bogus = 1 }"));
+    let e = h.run_with(&bad, true, false, Cancel::new()).unwrap_err().to_string();
+    assert!(e.contains("\"a\"") && e.contains("bogus"), "{e}");
+    assert!(h.world.lock().unwrap().spawned.is_empty());
+
+    // An external server: verified and loaded, never started, sampled or reset.
+    h.world.lock().unwrap().running =
+        Some(("good".into(), Instant::now().checked_sub(Duration::from_secs(1)).unwrap()));
+    let ext = plan("[[contestant]]\nname = \"ext\"\nscenario = \"dummy\"\nurl = \"http://127.0.0.1:9\"\n");
+    let out = h.run(&ext);
+    assert_eq!(out.runs, 2);
+    let set = h.results();
+    assert!(set.runs.iter().all(|r| r.samples.is_none()));
+    assert!(set.contestants[0].external && set.contestants[0].cold_start.is_none());
+    assert!(h.lines.iter().any(|l| l.contains("no cold start, no sampling")));
+}
+
+#[test]
+fn a_server_that_ignores_sigterm_is_killed_and_says_so() {
+    let mut h = Harness::new("sigterm");
+    let out = h.run(&plan(&contestant("stubborn", "ignores-sigterm", "")));
+    assert_eq!(out.runs, 2);
+    let incidents = &h.results().contestants[0].incidents;
+    assert!(incidents.iter().all(|i| i.kind == "killed"), "{incidents:?}");
+    assert!(incidents.len() >= 2);
+}
+
+#[test]
+fn placeholders_and_urls() {
+    let vars = BTreeMap::from([("{port}", "80".to_owned()), ("{stackbench}", "/sb".to_owned())]);
+    assert_eq!(expand("{stackbench} --port={port} {other}", &vars), "/sb --port=80 {other}");
+    assert_eq!(base_of("http://h:1/db/x"), "http://h:1");
+    let p = plan("[[contestant]]\nname='e'\nscenario='db-read'\nurl='http://h:1/db/x'\n");
+    assert_eq!(path_of(&p.contestants[0]), "/db/x");
+}

@@ -1,0 +1,751 @@
+//! Plans: the TOML file that names contestants and how to load them, parsed
+//! and validated before anything starts. Every key is documented in
+//! `plans/example.toml` and `docs/plan.md`.
+//!
+//! Parsing is strict (`deny_unknown_fields`): a misspelt key is refused with
+//! the keys that are allowed. Values are validated while they are read
+//! (durations, CPU lists, sizes, scenario names), so an error carries the
+//! `file:line:col` of the offending value and shows its line. Checks that
+//! span several keys (a contestant with both `command` and `url`, duplicate
+//! names, cores the machine does not have) point at the contestant's `name`.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::time::Duration;
+
+use serde::{Deserialize, Deserializer};
+use stackbench_scenarios::Scenario;
+use toml::Spanned;
+
+/// A plan as written, before defaults are applied.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlanFile {
+    /// A title for reports.
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub defaults: Settings,
+    /// Load profile per scenario: any option of `stackbench load`, by its long flag name.
+    #[serde(default)]
+    pub load: BTreeMap<String, Spanned<toml::Table>>,
+    /// Named variants (`stackbench run --variant NAME`, `bench --full`).
+    #[serde(default)]
+    pub variants: BTreeMap<String, Variant>,
+    #[serde(default, rename = "contestant")]
+    pub contestants: Vec<ContestantFile>,
+}
+
+/// Overrides applied by `--variant NAME`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Variant {
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub defaults: Settings,
+    /// Keys merged over `[load.<scenario>]`.
+    #[serde(default)]
+    pub load: BTreeMap<String, Spanned<toml::Table>>,
+}
+
+/// Settings that `[defaults]` gives every contestant and a contestant may override.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// Plan-level: measured runs per contestant.
+    pub repetitions: Option<u32>,
+    /// Plan-level: seed of the interleaved order (omitted: random, printed).
+    pub seed: Option<u64>,
+    pub cold_starts: Option<u32>,
+    pub ready_timeout: Option<Dur>,
+    pub stop_grace: Option<Dur>,
+    pub cpus: Option<Spanned<CpuList>>,
+    pub load_cpus: Option<Spanned<CpuList>>,
+    pub cpu_quota: Option<Spanned<f64>>,
+    pub memory: Option<ByteSize>,
+    pub limits: Option<LimitsMode>,
+    pub sample_interval: Option<Dur>,
+    /// Pause between the stop of one contestant and the start of the next.
+    pub cooldown: Option<Dur>,
+}
+
+/// A `[[contestant]]` as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContestantFile {
+    pub name: Spanned<String>,
+    pub scenario: ScenarioName,
+    #[serde(default)]
+    pub command: Option<Vec<String>>,
+    #[serde(default)]
+    pub url: Option<String>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    #[serde(default)]
+    pub cwd: Option<String>,
+    #[serde(default)]
+    pub port: Option<u16>,
+    /// Path the load and the verification use, e.g. `/db/sqlite`.
+    #[serde(default)]
+    pub path: Option<String>,
+    #[serde(default)]
+    pub reset: Option<Vec<String>>,
+    #[serde(default)]
+    pub build: Option<Vec<String>>,
+    #[serde(default)]
+    pub artifact: Option<String>,
+    /// Keys merged over the scenario's load profile for this contestant.
+    #[serde(default)]
+    pub load: Option<Spanned<toml::Table>>,
+    pub cold_starts: Option<u32>,
+    pub ready_timeout: Option<Dur>,
+    pub stop_grace: Option<Dur>,
+    pub cpus: Option<Spanned<CpuList>>,
+    pub load_cpus: Option<Spanned<CpuList>>,
+    pub cpu_quota: Option<Spanned<f64>>,
+    pub memory: Option<ByteSize>,
+    pub limits: Option<LimitsMode>,
+}
+
+/// A duration written like `250ms`, `10s`, `5m`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dur(pub Duration);
+
+impl<'de> Deserialize<'de> for Dur {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        humantime::parse_duration(s.trim()).map(Dur).map_err(|e| {
+            serde::de::Error::custom(format!(
+                "invalid duration {s:?} ({e}); write a number with a unit, like \"250ms\", \"10s\" or \"5m\""
+            ))
+        })
+    }
+}
+
+/// A set of CPUs written like `0`, `0-3`, `0,2-3`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CpuList(pub Vec<usize>);
+
+impl FromStr for CpuList {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || {
+            format!("invalid CPU list {s:?}; write CPU numbers and ranges, like \"0\", \"0-3\" or \"0,2\"")
+        };
+        let mut cpus = Vec::new();
+        for part in s.split(',').map(str::trim) {
+            let (a, b) = part.split_once('-').unwrap_or((part, part));
+            let (a, b): (usize, usize) =
+                (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
+            if b < a || b > 4095 {
+                return Err(bad());
+            }
+            cpus.extend(a..=b);
+        }
+        cpus.sort_unstable();
+        cpus.dedup();
+        Ok(CpuList(cpus))
+    }
+}
+
+impl fmt::Display for CpuList {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let parts: Vec<String> = self.0.iter().map(ToString::to_string).collect();
+        f.write_str(&parts.join(","))
+    }
+}
+
+impl<'de> Deserialize<'de> for CpuList {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Int(usize),
+            Text(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::Int(n) => Ok(CpuList(vec![n])),
+            Raw::Text(s) => s.parse().map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+/// A size in bytes, written `"512MiB"`, `"1GiB"`, `"100MB"` or as an integer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ByteSize(pub u64);
+
+impl FromStr for ByteSize {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let t = s.trim();
+        let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+        let (num, unit) = t.split_at(split);
+        let mult: u64 = match unit.trim() {
+            "" | "B" => 1,
+            "KiB" => 1 << 10,
+            "MiB" => 1 << 20,
+            "GiB" => 1 << 30,
+            "KB" | "kB" => 1000,
+            "MB" => 1_000_000,
+            "GB" => 1_000_000_000,
+            _ => 0,
+        };
+        match num.parse::<u64>().ok().and_then(|n| n.checked_mul(mult)).filter(|&n| n > 0) {
+            Some(n) => Ok(ByteSize(n)),
+            None => Err(format!(
+                "invalid size {s:?}; write a positive integer with a unit B, KiB, MiB, GiB, KB, MB or GB, like \"512MiB\""
+            )),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ByteSize {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Int(u64),
+            Text(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::Int(0) => Err(serde::de::Error::custom("a memory limit of 0 bytes cannot run anything")),
+            Raw::Int(n) => Ok(ByteSize(n)),
+            Raw::Text(s) => s.parse().map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+/// A scenario name, checked while reading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScenarioName(pub Scenario);
+
+impl<'de> Deserialize<'de> for ScenarioName {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map(ScenarioName).map_err(serde::de::Error::custom)
+    }
+}
+
+/// What to do when CPU or memory limits cannot be applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LimitsMode {
+    /// Refuse to run (the default).
+    Strict,
+    /// Run without them and record an incident.
+    BestEffort,
+}
+
+/// How a contestant is reached.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Launch {
+    /// stackbench starts it.
+    Command { argv: Vec<String>, env: BTreeMap<String, String>, cwd: Option<PathBuf>, port: Option<u16> },
+    /// A server stackbench does not start: no cold start, no sampling, no reset.
+    External { url: String },
+}
+
+/// A contestant with every default applied. Strings may still hold
+/// placeholders (`{port}`, `{stackbench}`, …), substituted at start.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Contestant {
+    pub name: String,
+    pub scenario: Scenario,
+    pub launch: Launch,
+    /// Path of the load and verification URL (e.g. `/db/sqlite`); `/` by default.
+    pub path: String,
+    pub reset: Option<Vec<String>>,
+    pub build: Option<Vec<String>>,
+    pub artifact: Option<String>,
+    pub cold_starts: u32,
+    pub ready_timeout: Duration,
+    pub stop_grace: Duration,
+    /// Cores of the contestant and every child; `None`: no pinning.
+    pub cpus: Option<Vec<usize>>,
+    /// Cores of the load generator; `None`: every core not in `cpus`.
+    pub load_cpus: Option<Vec<usize>>,
+    pub cpu_quota: Option<f64>,
+    pub memory: Option<u64>,
+    pub limits: LimitsMode,
+    /// The load profile: `[load.<scenario>]` with the contestant's `load` merged over it.
+    pub profile: toml::Table,
+}
+
+/// A validated plan.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub name: Option<String>,
+    pub path: Option<PathBuf>,
+    /// The TOML text it was read from.
+    pub text: String,
+    pub repetitions: u32,
+    pub seed: Option<u64>,
+    pub sample_interval: Duration,
+    pub cooldown: Duration,
+    pub contestants: Vec<Contestant>,
+    /// The variant applied, if any.
+    pub variant: Option<String>,
+}
+
+/// Why a plan is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{location}: {message}{excerpt}")]
+pub struct PlanError {
+    /// `file:line:col`, or `file` when no place applies.
+    pub location: String,
+    pub message: String,
+    /// The offending line, indented, with a caret; empty when there is none.
+    pub excerpt: String,
+}
+
+/// Where to look for things that depend on the machine.
+#[derive(Debug, Clone)]
+pub struct PlanContext {
+    /// CPUs that exist (online).
+    pub cores: usize,
+    /// Named variant to apply.
+    pub variant: Option<String>,
+}
+
+const DEFAULT_REPETITIONS: u32 = 3;
+const DEFAULT_COLD_STARTS: u32 = 3;
+const DEFAULT_READY_TIMEOUT: Duration = Duration::from_secs(30);
+const DEFAULT_STOP_GRACE: Duration = Duration::from_secs(5);
+const DEFAULT_SAMPLE_INTERVAL: Duration = Duration::from_millis(250);
+
+/// The placeholders allowed in strings, substituted when a contestant starts.
+pub const PLACEHOLDERS: [&str; 5] = ["{port}", "{stackbench}", "{bin_dir}", "{scratch}", "{plan_dir}"];
+
+impl Plan {
+    /// Reads and validates a plan file.
+    pub fn load(path: &Path, ctx: &PlanContext) -> Result<Plan, PlanError> {
+        let text = std::fs::read_to_string(path).map_err(|e| PlanError {
+            location: path.display().to_string(),
+            message: format!("cannot read the plan: {e}"),
+            excerpt: String::new(),
+        })?;
+        Plan::parse(&text, Some(path), ctx)
+    }
+
+    /// Parses and validates plan text; `path` names it in errors.
+    pub fn parse(text: &str, path: Option<&Path>, ctx: &PlanContext) -> Result<Plan, PlanError> {
+        let file = path.map_or_else(|| "<plan>".to_owned(), |p| p.display().to_string());
+        let err = |span: Option<std::ops::Range<usize>>, message: String| locate(&file, text, span, message);
+        let raw: PlanFile = toml::from_str(text).map_err(|e| err(e.span(), e.message().to_owned()))?;
+        let mut defaults = raw.defaults.clone();
+        let mut load = raw.load.clone();
+        if let Some(name) = &ctx.variant {
+            let Some(v) = raw.variants.get(name) else {
+                let known: Vec<&str> = raw.variants.keys().map(String::as_str).collect();
+                return Err(err(
+                    None,
+                    format!(
+                        "the plan has no variant {name:?}; it has {}",
+                        if known.is_empty() { "none".to_owned() } else { known.join(", ") }
+                    ),
+                ));
+            };
+            overlay_settings(&mut defaults, &v.defaults);
+            for (scenario, table) in &v.load {
+                let entry = load
+                    .entry(scenario.clone())
+                    .or_insert_with(|| Spanned::new(table.span(), toml::Table::new()));
+                for (k, val) in table.get_ref() {
+                    entry.get_mut().insert(k.clone(), val.clone());
+                }
+            }
+        }
+        for (scenario, table) in &load {
+            if scenario.parse::<Scenario>().is_err() {
+                return Err(err(
+                    Some(table.span()),
+                    format!(
+                        "[load.{scenario}]: unknown scenario; the scenarios are event-log, dummy, db-read, bubble-sort"
+                    ),
+                ));
+            }
+        }
+        if raw.contestants.is_empty() {
+            return Err(err(
+                None,
+                "the plan has no [[contestant]]; add at least one (see plans/example.toml)".into(),
+            ));
+        }
+        let mut names = BTreeMap::new();
+        let mut contestants = Vec::new();
+        for c in &raw.contestants {
+            let span = Some(c.name.span());
+            let name = c.name.get_ref().trim().to_owned();
+            if name.is_empty() {
+                return Err(err(span, "a contestant's `name` must not be empty".into()));
+            }
+            if let Some(first) = names.insert(name.clone(), c.name.span()) {
+                let line = line_col(text, first.start).0;
+                return Err(err(
+                    span,
+                    format!(
+                        "two contestants are named {name:?} (the other is on line {line}); names must be unique"
+                    ),
+                ));
+            }
+            contestants
+                .push(resolve(c, &name, &defaults, &load, ctx).map_err(|(sp, m)| err(sp.or(span), m))?);
+        }
+        let repetitions = defaults.repetitions.unwrap_or(DEFAULT_REPETITIONS);
+        if repetitions == 0 {
+            return Err(err(None, "`repetitions` must be at least 1".into()));
+        }
+        Ok(Plan {
+            name: raw.name,
+            path: path.map(Path::to_owned),
+            text: text.to_owned(),
+            repetitions,
+            seed: defaults.seed,
+            sample_interval: defaults.sample_interval.map_or(DEFAULT_SAMPLE_INTERVAL, |d| d.0),
+            cooldown: defaults.cooldown.map_or(Duration::ZERO, |d| d.0),
+            contestants,
+            variant: ctx.variant.clone(),
+        })
+    }
+
+    /// Keeps only the named contestants (`--only`); unknown names are an error listing the known ones.
+    pub fn select(&mut self, only: &[String]) -> Result<(), String> {
+        if only.is_empty() {
+            return Ok(());
+        }
+        for name in only {
+            if !self.contestants.iter().any(|c| &c.name == name) {
+                let known: Vec<&str> = self.contestants.iter().map(|c| c.name.as_str()).collect();
+                return Err(format!(
+                    "--only {name:?}: the plan has no such contestant; it has {}",
+                    known.join(", ")
+                ));
+            }
+        }
+        self.contestants.retain(|c| only.contains(&c.name));
+        Ok(())
+    }
+}
+
+fn overlay_settings(base: &mut Settings, over: &Settings) {
+    macro_rules! take {
+        ($($f:ident),*) => { $( if over.$f.is_some() { base.$f = over.$f.clone(); } )* };
+    }
+    take!(
+        repetitions,
+        seed,
+        cold_starts,
+        ready_timeout,
+        stop_grace,
+        cpus,
+        load_cpus,
+        cpu_quota,
+        memory,
+        limits,
+        sample_interval,
+        cooldown
+    );
+}
+
+type Located = (Option<std::ops::Range<usize>>, String);
+
+fn resolve(
+    c: &ContestantFile,
+    name: &str,
+    d: &Settings,
+    load: &BTreeMap<String, Spanned<toml::Table>>,
+    ctx: &PlanContext,
+) -> Result<Contestant, Located> {
+    let scenario = c.scenario.0;
+    let plain = |m: String| (None, format!("contestant {name:?}: {m}"));
+    let launch = launch_of(c).map_err(plain)?;
+    for argv in [&c.reset, &c.build].into_iter().flatten() {
+        if argv.is_empty() {
+            return Err(plain("`reset` and `build` need a program to run, like [\"./reset.sh\"]".into()));
+        }
+        for s in argv {
+            check_placeholders(s).map_err(plain)?;
+        }
+    }
+    let path = c.path.clone().unwrap_or_else(|| "/".to_owned());
+    if !path.starts_with('/') {
+        return Err(plain(format!("`path` must start with '/', got {path:?}")));
+    }
+    if scenario == Scenario::DbRead && !path.starts_with("/db/") && matches!(launch, Launch::Command { .. }) {
+        return Err(plain("a db-read contestant needs `path = \"/db/<driver>\"` (e.g. \"/db/sqlite\"): the driver the load goes through".into()));
+    }
+    let cpus = c.cpus.as_ref().or(d.cpus.as_ref());
+    let load_cpus = c.load_cpus.as_ref().or(d.load_cpus.as_ref());
+    for list in [cpus, load_cpus].into_iter().flatten() {
+        if let Some(&bad) = list.get_ref().0.iter().find(|&&n| n >= ctx.cores) {
+            return Err((
+                Some(list.span()),
+                format!("CPU {bad} does not exist: this machine has CPUs 0-{}", ctx.cores.saturating_sub(1)),
+            ));
+        }
+    }
+    if let (Some(a), Some(b)) = (cpus, load_cpus)
+        && a.get_ref().0.iter().any(|x| b.get_ref().0.contains(x))
+    {
+        return Err((
+            Some(b.span()),
+            format!(
+                "`load_cpus` {} overlaps the contestant's `cpus` {}: the load would compete with the contestant",
+                b.get_ref(),
+                a.get_ref()
+            ),
+        ));
+    }
+    let cpu_quota = c.cpu_quota.as_ref().or(d.cpu_quota.as_ref());
+    if let Some(q) = cpu_quota
+        && !(q.get_ref().is_finite() && *q.get_ref() >= 0.01)
+    {
+        return Err((
+            Some(q.span()),
+            format!(
+                "`cpu_quota` is in cores (1.0 = one core) and must be at least 0.01, got {}",
+                q.get_ref()
+            ),
+        ));
+    }
+    let mut profile = load.get(scenario.name()).map(|t| t.get_ref().clone()).unwrap_or_default();
+    if let Some(over) = &c.load {
+        for (k, v) in over.get_ref() {
+            profile.insert(k.clone(), v.clone());
+        }
+    }
+    Ok(Contestant {
+        name: name.to_owned(),
+        scenario,
+        launch,
+        path,
+        reset: c.reset.clone(),
+        build: c.build.clone(),
+        artifact: c.artifact.clone(),
+        cold_starts: c.cold_starts.or(d.cold_starts).unwrap_or(DEFAULT_COLD_STARTS),
+        ready_timeout: c.ready_timeout.or(d.ready_timeout).map_or(DEFAULT_READY_TIMEOUT, |x| x.0),
+        stop_grace: c.stop_grace.or(d.stop_grace).map_or(DEFAULT_STOP_GRACE, |x| x.0),
+        cpus: cpus.map(|l| l.get_ref().0.clone()),
+        load_cpus: load_cpus.map(|l| l.get_ref().0.clone()),
+        cpu_quota: cpu_quota.map(|q| *q.get_ref()),
+        memory: c.memory.or(d.memory).map(|m| m.0),
+        limits: c.limits.or(d.limits).unwrap_or(LimitsMode::Strict),
+        profile,
+    })
+}
+
+/// `command` or `url`, and the keys that only make sense with one of them.
+fn launch_of(c: &ContestantFile) -> Result<Launch, String> {
+    Ok(match (&c.command, &c.url) {
+        (Some(_), Some(_)) => {
+            return Err("has both `command` and `url`; give `command` for a server stackbench starts, `url` for one it does not".into());
+        }
+        (None, None) => {
+            return Err("needs `command = [\"program\", \"arg\", …]` (stackbench starts it) or `url = \"http://…\"` (an external server)".into());
+        }
+        (Some(argv), None) => {
+            if argv.is_empty() || argv[0].trim().is_empty() {
+                return Err("`command` is empty; give the program and its arguments, like [\"./server\", \"--port\", \"{port}\"]".into());
+            }
+            for s in argv.iter().chain(c.env.values()) {
+                check_placeholders(s)?;
+            }
+            Launch::Command {
+                argv: argv.clone(),
+                env: c.env.clone(),
+                cwd: c.cwd.as_ref().map(PathBuf::from),
+                port: c.port,
+            }
+        }
+        (None, Some(url)) => {
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(format!("`url` must start with http://, got {url:?}"));
+            }
+            for (key, present) in [
+                ("env", !c.env.is_empty()),
+                ("cwd", c.cwd.is_some()),
+                ("port", c.port.is_some()),
+                ("reset", c.reset.is_some()),
+                ("build", c.build.is_some()),
+                ("cpus", c.cpus.is_some()),
+                ("cpu_quota", c.cpu_quota.is_some()),
+                ("memory", c.memory.is_some()),
+            ] {
+                if present {
+                    return Err(format!(
+                        "`{key}` needs a server stackbench starts (`command`); with `url` stackbench cannot apply it"
+                    ));
+                }
+            }
+            Launch::External { url: url.clone() }
+        }
+    })
+}
+
+/// Refuses `{…}` that is not a known placeholder (a typo would otherwise reach the program).
+fn check_placeholders(s: &str) -> Result<(), String> {
+    let mut rest = s;
+    while let Some(start) = rest.find('{') {
+        let Some(len) = rest[start..].find('}') else { break };
+        let token = &rest[start..=start + len];
+        if !PLACEHOLDERS.contains(&token)
+            && !token[1..token.len() - 1].contains(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+        {
+            return Err(format!(
+                "unknown placeholder {token} in {s:?}; the placeholders are {}",
+                PLACEHOLDERS.join(", ")
+            ));
+        }
+        rest = &rest[start + len + 1..];
+    }
+    Ok(())
+}
+
+/// 1-based line and column of a byte offset.
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
+}
+
+fn locate(file: &str, text: &str, span: Option<std::ops::Range<usize>>, message: String) -> PlanError {
+    let Some(span) = span else {
+        return PlanError { location: file.to_owned(), message, excerpt: String::new() };
+    };
+    let (line, col) = line_col(text, span.start);
+    let source = text.lines().nth(line - 1).unwrap_or("");
+    let excerpt = format!("\n{line:>5} | {source}\n      | {}^", " ".repeat(col - 1));
+    PlanError { location: format!("{file}:{line}:{col}"), message: message.trim_end().to_owned(), excerpt }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx() -> PlanContext {
+        PlanContext { cores: 2, variant: None }
+    }
+
+    fn parse(text: &str) -> Result<Plan, PlanError> {
+        Plan::parse(text, Some(Path::new("p.toml")), &ctx())
+    }
+
+    const GOOD: &str = r#"
+name = "t"
+[defaults]
+repetitions = 2
+cpus = "0"
+ready_timeout = "2s"
+[load.dummy]
+connections = 10
+duration = "1s"
+[variants.full]
+defaults = { repetitions = 5 }
+load.dummy = { duration = "10s" }
+[[contestant]]
+name = "a"
+scenario = "dummy"
+command = ["{stackbench}", "serve", "dummy", "--port", "{port}"]
+load = { connections = 20 }
+[[contestant]]
+name = "ext"
+scenario = "db-read"
+url = "http://127.0.0.1:9/db/sqlite"
+"#;
+
+    #[test]
+    fn a_good_plan_with_defaults_applied() {
+        let p = parse(GOOD).unwrap();
+        assert_eq!(p.repetitions, 2);
+        let a = &p.contestants[0];
+        assert_eq!(a.cpus, Some(vec![0]));
+        assert_eq!(a.ready_timeout, Duration::from_secs(2));
+        assert_eq!(a.profile.get("connections").and_then(toml::Value::as_integer), Some(20));
+        assert_eq!(a.profile.get("duration").and_then(toml::Value::as_str), Some("1s"));
+        assert_eq!(a.limits, LimitsMode::Strict);
+        assert!(matches!(p.contestants[1].launch, Launch::External { .. }));
+        let full = Plan::parse(GOOD, None, &PlanContext { variant: Some("full".into()), ..ctx() }).unwrap();
+        assert_eq!(full.repetitions, 5);
+        assert_eq!(full.contestants[0].profile.get("duration").and_then(toml::Value::as_str), Some("10s"));
+        let e = Plan::parse(GOOD, None, &PlanContext { variant: Some("huge".into()), ..ctx() }).unwrap_err();
+        assert!(e.message.contains("full"), "{e}");
+    }
+
+    #[test]
+    fn errors_point_at_the_key() {
+        let e =
+            parse("[defaults]\nrepetitons = 3\n[[contestant]]\nname='a'\nscenario='dummy'\ncommand=['x']\n")
+                .unwrap_err();
+        assert_eq!(e.location, "p.toml:2:1", "{e}");
+        assert!(e.message.contains("repetitions"), "lists what is allowed: {e}");
+        assert!(e.to_string().contains("repetitons = 3"), "{e}");
+
+        let e = parse("[defaults]\nready_timeout = \"10 parsecs\"\n").unwrap_err();
+        assert_eq!(e.location, "p.toml:2:17", "{e}");
+        assert!(e.message.contains("10s"), "{e}");
+
+        let e = parse("[[contestant]]\nname = 'a'\nscenario = 'dumy'\ncommand = ['x']\n").unwrap_err();
+        assert_eq!(e.location, "p.toml:3:12", "{e}");
+        assert!(e.message.contains("event-log, dummy"), "{e}");
+
+        let e = parse(
+            "[defaults]\ncpus = \"7\"\n[[contestant]]\nname = 'a'\nscenario = 'dummy'\ncommand = ['x']\n",
+        )
+        .unwrap_err();
+        assert_eq!(e.location, "p.toml:2:8", "{e}");
+        assert!(e.message.contains("0-1"), "{e}");
+    }
+
+    #[test]
+    fn contestant_rules() {
+        let base = "[[contestant]]\nname = 'a'\nscenario = 'dummy'\n";
+        for (extra, needle) in [
+            ("", "needs `command"),
+            ("command = ['x']\nurl = 'http://x'\n", "both"),
+            ("command = []\n", "empty"),
+            ("command = ['x', '{prot}']\n", "unknown placeholder {prot}"),
+            ("url = 'ftp://x'\n", "http://"),
+            ("url = 'http://x'\nreset = ['y']\n", "`reset`"),
+            ("command = ['x']\ncpus = '0'\nload_cpus = '0-1'\n", "overlaps"),
+            ("command = ['x']\ncpu_quota = 0.0\n", "cpu_quota"),
+            ("command = ['x']\nmemory = '12 parsecs'\n", "MiB"),
+            ("command = ['x']\npath = 'db'\n", "path"),
+        ] {
+            let e = parse(&format!("{base}{extra}")).unwrap_err();
+            assert!(e.to_string().contains(needle), "{extra:?}: {e}");
+        }
+        let e = parse(&format!("{base}command=['x']\n{base}command=['y']\n")).unwrap_err();
+        assert!(e.message.contains("line 2"), "{e}");
+        let e = parse("[[contestant]]\nname='d'\nscenario='db-read'\ncommand=['x']\n").unwrap_err();
+        assert!(e.message.contains("/db/"), "{e}");
+        assert!(parse("").unwrap_err().message.contains("no [[contestant]]"));
+        let e = parse(&format!("[load.dumy]\nx=1\n{base}command=['x']\n")).unwrap_err();
+        assert!(e.message.contains("unknown scenario"), "{e}");
+        // `{` that is not a placeholder is left alone (shell scripts, JSON).
+        assert!(parse(&format!("{base}command=['sh','-c','f() {{ echo; }}; f {{port}}']\n")).is_ok());
+    }
+
+    #[test]
+    fn sizes_and_cpu_lists() {
+        assert_eq!("512MiB".parse::<ByteSize>(), Ok(ByteSize(512 << 20)));
+        assert_eq!("1 GB".parse::<ByteSize>(), Ok(ByteSize(1_000_000_000)));
+        assert!("0MiB".parse::<ByteSize>().is_err() && "MiB".parse::<ByteSize>().is_err());
+        assert_eq!("0,2-3,2".parse::<CpuList>(), Ok(CpuList(vec![0, 2, 3])));
+        assert!("3-1".parse::<CpuList>().is_err() && "".parse::<CpuList>().is_err());
+        assert_eq!(CpuList(vec![0, 1]).to_string(), "0,1");
+    }
+
+    #[test]
+    fn only_selects_and_says_what_exists() {
+        let mut p = parse(GOOD).unwrap();
+        assert!(p.select(&["nope".into()]).unwrap_err().contains("a, ext"));
+        p.select(&["ext".into()]).unwrap();
+        assert_eq!(p.contestants.len(), 1);
+    }
+}

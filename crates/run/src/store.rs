@@ -1,0 +1,219 @@
+//! Writing a result directory (layout and atomic writes are those of
+//! `stackbench_record::store`): the manifest at the start and at the end, a
+//! contestant's record whenever it changes, and each measured run as soon as
+//! it ends, so an interruption loses nothing written before. `--resume` reads
+//! the directory back and tells which runs are still owed.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use stackbench_record::store::{
+    self as layout, ContestantRecord, MANIFEST, Manifest, RUNS_DIR, ResultSet, Status, StoreError,
+};
+use stackbench_record::{Environment, RunRecord, SCHEMA_VERSION};
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+/// A result directory being written.
+#[derive(Debug)]
+pub struct ResultStore {
+    pub dir: PathBuf,
+    manifest: Manifest,
+    next_seq: u32,
+    /// `(contestant, repetition)` of every complete (not interrupted) run already stored.
+    pub done: BTreeSet<(String, u32)>,
+    /// Contestant records already stored (resume).
+    pub contestants: Vec<ContestantRecord>,
+}
+
+/// A directory name for now, like `2025-12-01T10-32-05Z` (UTC; sorts by time).
+pub fn timestamp_name(ms: u64) -> String {
+    let secs = ms / 1000;
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    let (y, m, d) = civil_from_days(days as i64);
+    format!("{y:04}-{m:02}-{d:02}T{:02}-{:02}-{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+/// Days since 1970-01-01 to a civil date (Howard Hinnant's `civil_from_days`).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+impl ResultStore {
+    /// Creates `dir` (which must not hold results yet) and writes the manifest.
+    pub fn create(
+        dir: &Path,
+        plan_path: Option<&Path>,
+        plan_text: &str,
+        environment: Environment,
+    ) -> Result<ResultStore, StoreError> {
+        if dir.join(MANIFEST).exists() {
+            return Err(StoreError::Io {
+                path: dir.to_owned(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::AlreadyExists,
+                    "already holds results; continue it with --resume, or choose another --out",
+                ),
+            });
+        }
+        let manifest = Manifest {
+            schema: SCHEMA_VERSION,
+            tool_version: environment.stackbench_version.clone(),
+            created_at_ms: now_ms(),
+            finished_at_ms: None,
+            plan_path: plan_path.map(|p| p.display().to_string()),
+            plan_text: plan_text.to_owned(),
+            git_commit: plan_path.and_then(git_commit),
+            environment,
+            status: Status::Running,
+        };
+        layout::write_json_atomic(&dir.join(MANIFEST), &manifest)?;
+        Ok(ResultStore {
+            dir: dir.to_owned(),
+            manifest,
+            next_seq: 1,
+            done: BTreeSet::new(),
+            contestants: Vec::new(),
+        })
+    }
+
+    /// Opens an existing directory to continue it. Interrupted runs are set
+    /// aside (renamed `*.json.interrupted`) since they will be measured again.
+    pub fn resume(dir: &Path) -> Result<ResultStore, StoreError> {
+        let set = ResultSet::load(dir)?;
+        let runs_dir = dir.join(RUNS_DIR);
+        let mut next_seq = 1;
+        let mut done = BTreeSet::new();
+        if let Ok(entries) = fs::read_dir(&runs_dir) {
+            for e in entries.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if let Some(seq) = name.get(..4).and_then(|s| s.parse::<u32>().ok()) {
+                    next_seq = next_seq.max(seq + 1);
+                }
+            }
+        }
+        for run in &set.runs {
+            if let (Some(c), Some(r)) = (&run.label.contestant, run.label.repetition)
+                && !run.interrupted
+            {
+                done.insert((c.clone(), r));
+            }
+        }
+        if let Ok(entries) = fs::read_dir(&runs_dir) {
+            for e in entries.flatten() {
+                let path = e.path();
+                if path.extension().is_some_and(|x| x == "json")
+                    && layout::read_json::<RunRecord>(&path).is_ok_and(|r| r.interrupted)
+                {
+                    let mut aside = path.clone().into_os_string();
+                    aside.push(".interrupted");
+                    fs::rename(&path, &aside)
+                        .map_err(|source| StoreError::Io { path: path.clone(), source })?;
+                }
+            }
+        }
+        let mut manifest = set.manifest;
+        manifest.status = Status::Running;
+        manifest.finished_at_ms = None;
+        layout::write_json_atomic(&dir.join(MANIFEST), &manifest)?;
+        Ok(ResultStore { dir: dir.to_owned(), manifest, next_seq, done, contestants: set.contestants })
+    }
+
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    /// Writes a contestant's record (replacing the previous one).
+    pub fn save_contestant(&mut self, record: &ContestantRecord) -> Result<(), StoreError> {
+        layout::write_json_atomic(&layout::contestant_path(&self.dir, &record.name), record)?;
+        match self.contestants.iter_mut().find(|c| c.name == record.name) {
+            Some(c) => *c = record.clone(),
+            None => self.contestants.push(record.clone()),
+        }
+        Ok(())
+    }
+
+    /// Writes one measured run; returns its path.
+    pub fn save_run(&mut self, record: &RunRecord) -> Result<PathBuf, StoreError> {
+        let name = record.label.contestant.as_deref().unwrap_or("run");
+        let rep = record.label.repetition.unwrap_or(0);
+        let path = self.dir.join(RUNS_DIR).join(layout::run_file_name(self.next_seq, name, rep));
+        layout::write_json_atomic(&path, record)?;
+        self.next_seq += 1;
+        if !record.interrupted {
+            self.done.insert((name.to_owned(), rep));
+        }
+        Ok(path)
+    }
+
+    /// Where a contestant's stdout and stderr go.
+    pub fn log_path(&self, name: &str) -> PathBuf {
+        self.dir.join("logs").join(format!("{}.log", layout::file_safe(name)))
+    }
+
+    /// Marks the directory finished (complete or interrupted).
+    pub fn finish(&mut self, status: Status) -> Result<(), StoreError> {
+        self.manifest.status = status;
+        self.manifest.finished_at_ms = Some(now_ms());
+        layout::write_json_atomic(&self.dir.join(MANIFEST), &self.manifest)
+    }
+}
+
+/// `git rev-parse HEAD` of the repository holding `plan`, if any.
+pub fn git_commit(plan: &Path) -> Option<String> {
+    let dir = plan.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let out = std::process::Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .current_dir(dir)
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let commit = String::from_utf8(out.stdout).ok()?.trim().to_owned();
+    (out.status.success() && commit.len() >= 7).then_some(commit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_are_utc_dates() {
+        assert_eq!(timestamp_name(0), "1970-01-01T00-00-00Z");
+        assert_eq!(timestamp_name(1_764_460_800_000), "2025-11-30T00-00-00Z");
+        assert_eq!(timestamp_name(951_782_400_000 + 3_723_000), "2000-02-29T01-02-03Z");
+    }
+
+    #[test]
+    fn refuses_to_overwrite_and_finds_the_repo() {
+        let dir = std::env::temp_dir().join(format!("sb-run-store-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let env = Environment::detect("0.0.0");
+        let mut s = ResultStore::create(
+            &dir,
+            Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml").as_path()),
+            "x",
+            env.clone(),
+        )
+        .unwrap();
+        assert!(s.manifest().git_commit.is_some(), "the workspace is a git repository");
+        let e = ResultStore::create(&dir, None, "x", env).unwrap_err().to_string();
+        assert!(e.contains("--resume"), "{e}");
+        s.finish(Status::Complete).unwrap();
+        let r = ResultStore::resume(&dir).unwrap();
+        assert_eq!(r.manifest().status, Status::Running);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}

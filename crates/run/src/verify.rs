@@ -1,0 +1,177 @@
+//! Executes contract verification (the cases of
+//! `stackbench_scenarios::verify`) against a live contestant, and waits for a
+//! freshly started one to give its first verified answer (the end of a cold
+//! start). `stackbench verify URL --scenario S` is [`verify`] on its own.
+
+use std::time::{Duration, Instant};
+
+use stackbench_record::store::{Verification, VerifyFailure};
+use stackbench_scenarios::Scenario;
+use stackbench_scenarios::verify::{self as cases, Case, CasesError, Judge, Observed, VerifyOptions};
+
+use crate::client::{ProbeError, Prober, Reply};
+
+/// Per-request timeout of a verification case.
+pub const CASE_TIMEOUT: Duration = Duration::from_secs(10);
+
+fn observe<'a>(reply: &'a Reply, case: &Case) -> Observed<'a> {
+    Observed {
+        status: reply.status,
+        content_type: reply.content_type.as_deref(),
+        header: cases::wanted_header(&case.outcome).and_then(|h| reply.header(h)),
+        grpc_status: reply.grpc_status,
+        body: &reply.body,
+    }
+}
+
+/// Runs every case in order; the outcome lists each rule broken and how.
+pub fn verify(
+    prober: &dyn Prober,
+    base: &str,
+    scenario: Scenario,
+    opts: &VerifyOptions,
+) -> Result<Verification, CasesError> {
+    let list = cases::cases(scenario, opts)?;
+    let mut judge = Judge::new(opts.clean_store);
+    let mut failures = Vec::new();
+    for case in &list {
+        let detail = match prober.send(base, &case.request, CASE_TIMEOUT) {
+            Ok(reply) => judge.judge(&case.outcome, &observe(&reply, case)).err().map(|v| v.to_string()),
+            Err(e) => Some(format!("{} {}: {e}", case.request.method, case.request.path)),
+        };
+        if let Some(detail) = detail {
+            failures.push(VerifyFailure { rule: case.rule.to_owned(), detail });
+        }
+    }
+    Ok(Verification { passed: failures.is_empty(), cases: list.len() as u32, failures })
+}
+
+/// How waiting for readiness ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ready {
+    /// The first verified answer came this long after the start.
+    Yes(Duration),
+    /// It answered, but wrongly (the last answer's violation).
+    Wrong(String),
+    /// Nothing verified in time; the last thing seen.
+    Timeout(String),
+    /// The process ended while we waited.
+    Exited,
+}
+
+/// Probes until the probe case passes, `timeout` passes (measured from
+/// `started`), or `alive()` says the process ended. Wrong answers keep being
+/// retried until the deadline: some servers answer 503 while they warm up.
+pub fn wait_ready(
+    prober: &dyn Prober,
+    base: &str,
+    probe: &Case,
+    started: Instant,
+    timeout: Duration,
+    alive: &mut dyn FnMut() -> bool,
+) -> Ready {
+    let mut last = "no answer yet".to_owned();
+    let mut wrong = None;
+    loop {
+        if !alive() {
+            return Ready::Exited;
+        }
+        let left = timeout.saturating_sub(started.elapsed());
+        if left.is_zero() {
+            return match wrong {
+                Some(w) => Ready::Wrong(w),
+                None => Ready::Timeout(last),
+            };
+        }
+        match prober.send(base, &probe.request, left.min(Duration::from_secs(2))) {
+            Ok(reply) => match Judge::new(false).judge(&probe.outcome, &observe(&reply, probe)) {
+                Ok(()) => return Ready::Yes(started.elapsed()),
+                Err(v) => wrong = Some(format!("{}: {v}", probe.rule)),
+            },
+            Err(ProbeError::Refused) => last = "connection refused".into(),
+            Err(e) => last = e.to_string(),
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stackbench_scenarios::verify::Request;
+    use std::sync::Mutex;
+
+    /// A dummy contestant in memory: every good event gets {"count":1}, bad ones 400.
+    struct DummyServer {
+        calls: Mutex<u32>,
+        refuse_first: u32,
+    }
+
+    impl Prober for DummyServer {
+        fn send(&self, _: &str, req: &Request, _: Duration) -> Result<Reply, ProbeError> {
+            let mut calls = self.calls.lock().unwrap();
+            *calls += 1;
+            if *calls <= self.refuse_first {
+                return Err(ProbeError::Refused);
+            }
+            let json = Some(b"application/json".to_vec());
+            let (status, body, headers) = match (req.method, req.path.as_str()) {
+                (_, p) if p != "/events" && p != "/events/count" => (404, r#"{"error":"no"}"#, vec![]),
+                ("GET", "/events/count") => (200, r#"{"count":1}"#, vec![]),
+                ("POST", "/events") if req.body.len() > 65536 => (413, r#"{"error":"big"}"#, vec![]),
+                ("POST", "/events")
+                    if req.content_type == Some("application/json")
+                        && stackbench_scenarios::event::parse_event(&req.body).is_ok() =>
+                {
+                    (200, r#"{"count":1}"#, vec![])
+                }
+                ("POST", _) => (400, r#"{"error":"bad"}"#, vec![]),
+                _ => (405, r#"{"error":"method"}"#, vec![("allow".to_owned(), b"POST".to_vec())]),
+            };
+            Ok(Reply {
+                status,
+                content_type: json,
+                headers,
+                grpc_status: None,
+                body: body.as_bytes().to_vec(),
+            })
+        }
+    }
+
+    #[test]
+    fn a_correct_dummy_passes_and_is_wrong_as_an_event_log() {
+        let server = DummyServer { calls: Mutex::new(0), refuse_first: 0 };
+        let v = verify(&server, "http://x", Scenario::Dummy, &VerifyOptions::default()).unwrap();
+        assert!(v.passed, "{:?}", v.failures);
+        assert!(v.cases > 15);
+        let opts = VerifyOptions { clean_store: true, ..VerifyOptions::default() };
+        let v = verify(&server, "http://x", Scenario::EventLog, &opts).unwrap();
+        assert!(!v.passed);
+        assert!(v.failures[0].rule.contains("clean store"), "{:?}", v.failures);
+        assert!(v.failures.iter().any(|f| f.rule == "K sequential writes on a clean store give K"));
+    }
+
+    #[test]
+    fn readiness_waits_through_refusals_and_gives_up_on_time() {
+        let server = DummyServer { calls: Mutex::new(0), refuse_first: 5 };
+        let probe = cases::ready_probe(Scenario::Dummy, &VerifyOptions::default()).unwrap();
+        let r = wait_ready(&server, "http://x", &probe, Instant::now(), Duration::from_secs(5), &mut || true);
+        assert!(matches!(r, Ready::Yes(_)), "{r:?}");
+        let never = DummyServer { calls: Mutex::new(0), refuse_first: u32::MAX };
+        let r =
+            wait_ready(&never, "http://x", &probe, Instant::now(), Duration::from_millis(50), &mut || true);
+        assert_eq!(r, Ready::Timeout("connection refused".into()));
+        assert_eq!(
+            wait_ready(&never, "http://x", &probe, Instant::now(), Duration::from_secs(5), &mut || false),
+            Ready::Exited
+        );
+        let wrong = cases::ready_probe(
+            Scenario::DbRead,
+            &VerifyOptions { base_path: "/db/x".into(), ..Default::default() },
+        )
+        .unwrap();
+        let r =
+            wait_ready(&server, "http://x", &wrong, Instant::now(), Duration::from_millis(50), &mut || true);
+        assert!(matches!(r, Ready::Wrong(_)), "{r:?}");
+    }
+}

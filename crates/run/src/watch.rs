@@ -1,0 +1,139 @@
+//! A measured run as it happens: the load runs on its own thread while this
+//! one samples the contestant's process tree (and cgroup) every interval,
+//! watches for the contestant ending (a crash stops the load at once: its
+//! errors up to then are the record), and forwards Ctrl-C to the load.
+//! Afterwards the samples taken during the warm-up are cut off (they precede
+//! the record's `started_at_ms`) and the rest summarised onto the record.
+
+use std::time::{Duration, Instant};
+
+use stackbench_record::RunRecord;
+
+use crate::cgroup::{CgroupCounters, LimitGroup, LimitRequest};
+use crate::load::{Cancel, LoadDriver, LoadJob};
+use crate::process::{Exit, Process};
+use crate::sampler::{ProcSource, Sampler, read_tree};
+use crate::store::now_ms;
+
+/// What a watched run produced.
+#[derive(Debug)]
+pub struct Watched {
+    pub result: Result<RunRecord, String>,
+    pub sampler: Sampler,
+    /// Cgroup counters with the wall clock (ms) they were read at.
+    pub readings: Vec<(u64, CgroupCounters)>,
+    /// The contestant ended during the run.
+    pub crashed: Option<Exit>,
+}
+
+/// The contestant side of a watched run.
+pub struct Target<'a> {
+    pub process: &'a mut dyn Process,
+    pub group: Option<&'a dyn LimitGroup>,
+    pub procs: Box<dyn ProcSource>,
+}
+
+/// Runs `job` to its end, watching `target` (none for an external server).
+pub fn drive(
+    load: &dyn LoadDriver,
+    job: &LoadJob,
+    interrupt: &Cancel,
+    target: Option<Target<'_>>,
+    interval: Duration,
+) -> Watched {
+    let cancel = Cancel::new();
+    let mut w = Watched {
+        result: Err(String::new()),
+        sampler: Sampler::default(),
+        readings: Vec::new(),
+        crashed: None,
+    };
+    let joined = std::thread::scope(|s| {
+        let handle = s.spawn(|| load.run(job, &cancel));
+        let Some(mut t) = target else {
+            while !handle.is_finished() {
+                if interrupt.is_cancelled() {
+                    cancel.cancel();
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            return handle.join();
+        };
+        let hz = t.procs.ticks_per_second();
+        let pid = t.process.pid() as i32;
+        let t0 = Instant::now();
+        let mut next = t0;
+        while !handle.is_finished() {
+            if interrupt.is_cancelled() {
+                cancel.cancel();
+            }
+            if w.crashed.is_none()
+                && let Some(exit) = t.process.try_exit()
+            {
+                w.crashed = Some(exit);
+                cancel.cancel();
+            }
+            let now = Instant::now();
+            if now >= next {
+                let reading = read_tree(t.procs.as_mut(), pid);
+                w.sampler.add(now.duration_since(t0).as_millis() as u64, now_ms(), reading, hz);
+                if let Some(g) = t.group {
+                    w.readings.push((now_ms(), g.counters()));
+                }
+                next += interval;
+            }
+            std::thread::sleep(next.saturating_duration_since(Instant::now()).min(Duration::from_millis(10)));
+        }
+        handle.join()
+    });
+    w.result = joined.unwrap_or_else(|_| Err("the load engine panicked".into()));
+    w
+}
+
+/// Puts the measured part of the samples (and the cgroup's usage) on the record.
+pub fn attach_samples(record: &mut RunRecord, w: &Watched, interval: Duration, limits: Option<LimitRequest>) {
+    let from = record.started_at_ms;
+    let mut samples = w.sampler.summary(interval.as_millis() as u64, from);
+    if let Some(req) = limits {
+        let after: Vec<&(u64, CgroupCounters)> = w.readings.iter().filter(|(t, _)| *t >= from).collect();
+        let first = w.readings.iter().rev().find(|(t, _)| *t <= from).or(after.first().copied());
+        if let (Some((_, start)), Some((_, end))) = (first, w.readings.last()) {
+            let peak = after.iter().map(|(_, c)| c.memory_bytes).max().unwrap_or(0);
+            samples.cgroup = Some(end.since(start, req, peak));
+        }
+    }
+    record.samples = Some(samples);
+}
+
+/// One progress line for a finished run.
+pub fn describe(record: &RunRecord) -> String {
+    use std::fmt::Write as _;
+    let s = &record.summary;
+    let mut line = format!(
+        "  {:.0} ok/s, p50 {:.2} ms, p99 {:.2} ms, {} errors of {} requests",
+        s.ok_rps,
+        s.latency.p50_us as f64 / 1000.0,
+        s.latency.p99_us as f64 / 1000.0,
+        s.errors,
+        s.requests
+    );
+    if let Some(sm) = &record.samples {
+        let _ = write!(
+            line,
+            "; contestant CPU p50 {:.0}%, RSS max {:.1} MiB",
+            sm.cpu_percent.p50,
+            sm.rss_bytes.max / 1_048_576.0
+        );
+        if let Some(cg) = &sm.cgroup {
+            let _ = write!(line, ", throttled {:.2} s", cg.throttled_s);
+        }
+    }
+    if !record.errors.is_empty() {
+        let kinds: Vec<String> = record.errors.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        let _ = write!(line, " [{}]", kinds.join(", "));
+    }
+    if record.interrupted {
+        line.push_str(" (interrupted: partial run saved)");
+    }
+    line
+}
