@@ -93,7 +93,13 @@ pub fn run_plan(
 ) -> Result<Outcome, RunError> {
     let plan_file = plan.path.as_ref().map_or_else(|| "the plan".to_owned(), |p| p.display().to_string());
     for c in &plan.contestants {
-        deps.load.check(c.scenario, &c.profile).map_err(|e| {
+        let probe = LoadJob {
+            url: format!("http://127.0.0.1:9{}", path_of(c)),
+            scenario: c.scenario,
+            profile: c.profile.clone(),
+            cpus: None,
+        };
+        deps.load.check(&probe).map_err(|e| {
             RunError::Refused(format!(
                 "{plan_file}: contestant {:?}: its {} load profile: {e}",
                 c.name, c.scenario

@@ -23,8 +23,9 @@ pub struct LoadJob {
 /// Drives load. `run` blocks until the run ends or `cancel` fires, and
 /// returns the record of what ran (with `interrupted` set when cancelled).
 pub trait LoadDriver: Send + Sync {
-    /// Refuses a profile it cannot run (checked before anything starts).
-    fn check(&self, scenario: Scenario, profile: &toml::Table) -> Result<(), String>;
+    /// Refuses a job it cannot run (checked before anything starts, on a
+    /// placeholder URL with the contestant's path).
+    fn check(&self, job: &LoadJob) -> Result<(), String>;
     fn run(&self, job: &LoadJob, cancel: &Cancel) -> Result<RunRecord, String>;
 }
 

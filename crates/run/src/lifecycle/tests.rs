@@ -190,8 +190,8 @@ fn record(url: &str, interrupted: bool) -> RunRecord {
 }
 
 impl LoadDriver for FakeLoad {
-    fn check(&self, _: stackbench_scenarios::Scenario, profile: &toml::Table) -> Result<(), String> {
-        match profile.keys().find(|k| *k == "bogus") {
+    fn check(&self, job: &LoadJob) -> Result<(), String> {
+        match job.profile.keys().find(|k| *k == "bogus") {
             Some(k) => Err(format!("unknown option `{k}`")),
             None => Ok(()),
         }
