@@ -5,8 +5,12 @@
 //! measures the change between two result stores.
 
 pub mod analysis;
+pub mod chart;
 pub mod fmt;
 pub mod stats;
 
 pub use analysis::{Analysis, AnalysisOptions};
+pub mod export;
 pub mod synthetic;
+
+pub use export::{Exporter, Format, RenderOptions, render};

@@ -334,6 +334,10 @@ fn verify_reason(v: &stackbench_record::store::Verification) -> String {
 }
 
 fn incident_line(i: &stackbench_record::store::Incident) -> String {
-    let rep = i.repetition.map(|k| format!(" in run {k}")).unwrap_or_default();
-    format!("{} {}{rep}: {}", i.phase, i.kind.replace('_', " "), i.message)
+    let kind = i.kind.replace('_', " ");
+    match (i.phase.as_str(), i.repetition) {
+        ("run", Some(k)) => format!("{kind} in run {k}: {}", i.message),
+        (phase, Some(k)) => format!("{kind} during {phase} of run {k}: {}", i.message),
+        (phase, None) => format!("{kind} during {phase}: {}", i.message),
+    }
 }

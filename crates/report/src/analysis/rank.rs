@@ -48,6 +48,16 @@ pub(super) fn scenario(
                 statements.push(statement(&c.name, est, &base_name, &base_est));
             }
         }
+        // Ties among the others are worth a sentence too (seed 000: "Japronto
+        // vs Flask didn't bring anything relevant").
+        for i in 0..measured.len() {
+            for j in i + 1..measured.len() {
+                let (a, b) = (&measured[i], &measured[j]);
+                if a.0.name != base_name && b.0.name != base_name && a.0.rank == b.0.rank {
+                    statements.push(statement(&b.0.name, &b.1, &a.0.name, &a.1));
+                }
+            }
+        }
     }
 
     let mut notes = Vec::new();

@@ -1,0 +1,124 @@
+//! GitHub-flavoured Markdown, to paste into an issue or a pull request: per
+//! scenario the summary table, the sentences as a list, a second table with
+//! each latency percentile and its range across runs, then what was not
+//! measured, warnings and notes.
+
+use std::fmt::Write as _;
+
+use super::table::{self, HEADERS, NUMERIC};
+use super::{Exporter, RenderOptions};
+use crate::analysis::{Analysis, ScenarioReport};
+use crate::fmt;
+
+pub struct Markdown;
+
+impl Exporter for Markdown {
+    fn render(&self, a: &Analysis, _: &RenderOptions) -> String {
+        let mut out = String::from("# stackbench report\n\n");
+        let _ = writeln!(out, "{}  \n{}\n", escape(&table::source_line(a)), escape(&table::machine_line(a)));
+        let _ = writeln!(
+            out,
+            "Throughput is correct answers per second, mean over the runs; ± is its 95% bootstrap interval. \
+             Ranks are equal (`2=`) when the interval of the ratio includes 1 (statistically tied).\n"
+        );
+        for n in &a.notes {
+            let _ = writeln!(out, "> **Note:** {}\n", escape(n));
+        }
+        for s in &a.scenarios {
+            scenario(&mut out, s);
+        }
+        out
+    }
+}
+
+fn scenario(out: &mut String, s: &ScenarioReport) {
+    let _ = writeln!(out, "## {}\n\n{}\n", escape(&s.name), table::runs_caption(s));
+    if !s.contestants.is_empty() {
+        let _ = writeln!(out, "| {} |", HEADERS.join(" | "));
+        let align: Vec<&str> = NUMERIC.iter().map(|&n| if n { "--:" } else { "---" }).collect();
+        let _ = writeln!(out, "|{}|", align.join("|"));
+        for c in &s.contestants {
+            let row: Vec<String> = table::row(c).iter().map(|x| escape(x)).collect();
+            let _ = writeln!(out, "| {} |", row.join(" | "));
+        }
+        out.push('\n');
+    }
+    for st in &s.statements {
+        let _ = writeln!(out, "- {}", escape(&st.text));
+    }
+    if !s.statements.is_empty() {
+        out.push('\n');
+    }
+    if s.contestants.iter().any(|c| c.latency.merged.count > 0) {
+        let _ = writeln!(
+            out,
+            "<details><summary>Latency percentiles (all runs merged; range of the per-run values)</summary>\n"
+        );
+        let _ = writeln!(out, "| contestant | p50 | p90 | p99 | p99.9 | max |\n|---|--:|--:|--:|--:|--:|");
+        for c in s.contestants.iter().filter(|c| c.latency.merged.count > 0) {
+            let l = &c.latency.merged;
+            let cell = |v: u64, key: &str| match c.latency.spread.get(key) {
+                Some(r) if c.runs > 1 => {
+                    format!("{} ({}–{})", fmt::micros(v as f64), fmt::micros(r.min), fmt::micros(r.max))
+                }
+                _ => fmt::micros(v as f64),
+            };
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} |",
+                escape(&c.name),
+                cell(l.p50_us, "p50_us"),
+                cell(l.p90_us, "p90_us"),
+                cell(l.p99_us, "p99_us"),
+                cell(l.p999_us, "p999_us"),
+                cell(l.max_us, "max_us")
+            );
+        }
+        out.push_str("\n</details>\n\n");
+    }
+    let mut lines = Vec::new();
+    for f in &s.failed {
+        lines.push(format!("- **Not measured:** `{}`: {}", f.name, escape(&f.reason)));
+    }
+    for c in &s.contestants {
+        for w in &c.warnings {
+            lines.push(format!("- **Warning:** `{}`: {}", c.name, escape(w)));
+        }
+    }
+    for e in table::error_lines(s) {
+        lines.push(format!("- Errors: {}", escape(&e)));
+    }
+    for n in &s.notes {
+        lines.push(format!("- Note: {}", escape(n)));
+    }
+    for l in &lines {
+        let _ = writeln!(out, "{l}");
+    }
+    if !lines.is_empty() {
+        out.push('\n');
+    }
+}
+
+/// Escapes what would break a table cell or start markup.
+fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '|' | '\\' | '*' | '_' | '`' | '<' | '>' | '[' | ']' => {
+                out.push('\\');
+                out.push(ch);
+            }
+            '\n' => out.push(' '),
+            _ => out.push(ch),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn escapes_table_breakers() {
+        assert_eq!(super::escape("a|b *c* <x>"), "a\\|b \\*c\\* \\<x\\>");
+    }
+}

@@ -1,0 +1,123 @@
+//! The summary table every human-readable format prints per scenario (the
+//! terminal, Markdown and HTML), so they never disagree about a column.
+
+use crate::analysis::{ContestantReport, ScenarioReport};
+use crate::fmt;
+
+/// Column headers.
+pub const HEADERS: [&str; 12] = [
+    "#",
+    "contestant",
+    "req/s",
+    "req/min",
+    "p50",
+    "p95",
+    "p99",
+    "errors",
+    "CPU p95",
+    "RSS p95",
+    "cold start",
+    "artifact",
+];
+
+/// Columns holding numbers (right-aligned).
+pub const NUMERIC: [bool; 12] = [true, false, true, true, true, true, true, true, true, true, true, true];
+
+/// `1`, or `2=` when tied.
+pub fn rank(c: &ContestantReport) -> String {
+    if c.tied { format!("{}=", c.rank) } else { c.rank.to_string() }
+}
+
+/// `1,882 ± 45`, or `499 (2 runs)` without an interval.
+pub fn throughput(c: &ContestantReport) -> String {
+    let t = &c.throughput;
+    match t.mean_ci {
+        Some(ci) => format!("{} ± {}", fmt::rate(t.mean), fmt::rate(ci.plus_minus(t.mean))),
+        None => format!("{} ({} run{})", fmt::rate(t.mean), c.runs, if c.runs == 1 { "" } else { "s" }),
+    }
+}
+
+/// The cells of one contestant's row.
+pub fn row(c: &ContestantReport) -> [String; 12] {
+    let l = &c.latency.merged;
+    let has_latency = l.count > 0;
+    let lat = |v: u64| if has_latency { fmt::micros(v as f64) } else { "–".to_owned() };
+    [
+        rank(c),
+        c.name.clone(),
+        throughput(c),
+        fmt::compact(c.throughput.per_minute),
+        lat(l.p50_us),
+        lat(l.p95_us),
+        lat(l.p99_us),
+        if c.errors.errors == 0 { "0".to_owned() } else { fmt::percent(100.0 * c.errors.rate) },
+        c.resources.as_ref().map_or("–".to_owned(), |r| fmt::percent(r.cpu_percent.p95)),
+        c.resources.as_ref().map_or("–".to_owned(), |r| fmt::bytes(r.rss_bytes.p95)),
+        match (&c.cold_start_ms, c.external) {
+            (_, true) => "external".to_owned(),
+            (Some(q), _) => fmt::millis(q.p50),
+            (None, _) => "–".to_owned(),
+        },
+        c.artifact_bytes.map_or("–".to_owned(), |b| fmt::bytes(b as f64)),
+    ]
+}
+
+/// `3 runs each`, or `2–3 runs` when contestants differ.
+pub fn runs_caption(s: &ScenarioReport) -> String {
+    let min = s.contestants.iter().map(|c| c.runs).min().unwrap_or(0);
+    let max = s.contestants.iter().map(|c| c.runs).max().unwrap_or(0);
+    match (min, max) {
+        (0, 0) => "nothing measured".to_owned(),
+        (1, 1) => "1 run each".to_owned(),
+        (a, b) if a == b => format!("{a} runs each"),
+        (a, b) => format!("{a}–{b} runs"),
+    }
+}
+
+/// `errors: 'flask' timeout 36 · 'x' http_503 4, check 1` lines, one per contestant with errors.
+pub fn error_lines(s: &ScenarioReport) -> Vec<String> {
+    s.contestants
+        .iter()
+        .filter(|c| c.errors.errors > 0)
+        .map(|c| {
+            let kinds: Vec<String> =
+                c.errors.by_kind.iter().map(|(k, v)| format!("{k} {}", fmt::thousands(*v as i64))).collect();
+            format!(
+                "'{}': {} of {} requests failed ({})",
+                c.name,
+                fmt::thousands(c.errors.errors as i64),
+                fmt::thousands(c.errors.requests as i64),
+                if kinds.is_empty() { "kind not recorded".to_owned() } else { kinds.join(", ") }
+            )
+        })
+        .collect()
+}
+
+/// `Synthetic CPU @ 2.90GHz · 2 cores · linux 6.1.0 · governor performance · stackbench 0.1.0`.
+pub fn machine_line(a: &crate::Analysis) -> String {
+    let e = &a.source.environment;
+    let mut parts = Vec::new();
+    if !e.cpu_model.is_empty() {
+        parts.push(e.cpu_model.clone());
+    }
+    parts.push(format!("{} core{}", e.cores, if e.cores == 1 { "" } else { "s" }));
+    parts.push(format!("{} {}", e.os, e.kernel).trim().to_owned());
+    if let Some(g) = &e.governor {
+        parts.push(format!("governor {g}"));
+    }
+    parts.push(format!("stackbench {}", a.source.tool_version));
+    parts.join(" · ")
+}
+
+/// `results/x · measured 2025-11-30 00:00 UTC · complete · plan plans/a.toml · commit 0123456`.
+pub fn source_line(a: &crate::Analysis) -> String {
+    let s = &a.source;
+    let mut parts = vec![s.dir.clone(), format!("measured {}", fmt::utc(s.created_at_ms)), s.status.clone()];
+    if let Some(p) = &s.plan_path {
+        parts.push(format!("plan {p}"));
+    }
+    if let Some(c) = &s.git_commit {
+        parts.push(format!("commit {}", &c[..c.len().min(10)]));
+    }
+    parts.join(" · ")
+}

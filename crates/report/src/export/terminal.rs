@@ -1,0 +1,128 @@
+//! The terminal report printed after `stackbench run` and `bench`: per
+//! scenario an aligned table, then the comparison sentences, contestants that
+//! were not measured (with the reason), warnings and notes. ANSI colour only
+//! when [`RenderOptions::color`] says so (a TTY without `NO_COLOR`).
+
+use std::fmt::Write as _;
+
+use super::table::{self, HEADERS, NUMERIC};
+use super::{Exporter, RenderOptions};
+use crate::analysis::{Analysis, ScenarioReport, Verdict};
+
+pub struct Terminal;
+
+/// ANSI styles, or nothing.
+struct Paint(bool);
+
+impl Paint {
+    fn wrap(&self, code: &str, s: &str) -> String {
+        if self.0 { format!("\x1b[{code}m{s}\x1b[0m") } else { s.to_owned() }
+    }
+    fn bold(&self, s: &str) -> String {
+        self.wrap("1", s)
+    }
+    fn dim(&self, s: &str) -> String {
+        self.wrap("2", s)
+    }
+    fn green(&self, s: &str) -> String {
+        self.wrap("32", s)
+    }
+    fn yellow(&self, s: &str) -> String {
+        self.wrap("33", s)
+    }
+    fn red(&self, s: &str) -> String {
+        self.wrap("31", s)
+    }
+}
+
+impl Exporter for Terminal {
+    fn render(&self, a: &Analysis, options: &RenderOptions) -> String {
+        let p = Paint(options.color);
+        let mut out = String::new();
+        let _ = writeln!(out, "{}", p.bold(&format!("stackbench report · {}", table::source_line(a))));
+        let _ = writeln!(out, "{}", p.dim(&table::machine_line(a)));
+        for note in &a.notes {
+            let _ = writeln!(out, "{}", p.yellow(&format!("! {note}")));
+        }
+        if a.scenarios.is_empty() {
+            let _ = writeln!(out, "\nNo run and no contestant in this result set yet.");
+        }
+        for s in &a.scenarios {
+            out.push('\n');
+            scenario(&mut out, s, &p);
+        }
+        out
+    }
+}
+
+fn scenario(out: &mut String, s: &ScenarioReport, p: &Paint) {
+    let _ = writeln!(
+        out,
+        "{} {}",
+        p.bold(&s.name),
+        p.dim(&format!("· {} · ± is the 95% interval of the mean", table::runs_caption(s)))
+    );
+    if !s.contestants.is_empty() {
+        let rows: Vec<[String; 12]> = s.contestants.iter().map(table::row).collect();
+        let widths: Vec<usize> = (0..HEADERS.len())
+            .map(|i| {
+                rows.iter()
+                    .map(|r| r[i].chars().count())
+                    .chain([HEADERS[i].chars().count()])
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        let header: Vec<String> =
+            HEADERS.iter().enumerate().map(|(i, h)| pad(h, widths[i], NUMERIC[i])).collect();
+        let _ = writeln!(out, "  {}", p.bold(header.join("  ").trim_end()));
+        for (row, c) in rows.iter().zip(&s.contestants) {
+            let cells: Vec<String> = row
+                .iter()
+                .enumerate()
+                .map(|(i, cell)| {
+                    let padded = pad(cell, widths[i], NUMERIC[i]);
+                    if i == 1 && c.rank == 1 { p.green(&padded) } else { padded }
+                })
+                .collect();
+            let _ = writeln!(out, "  {}", cells.join("  ").trim_end());
+        }
+    }
+    if !s.statements.is_empty() {
+        out.push('\n');
+    }
+    for st in &s.statements {
+        let line = match st.verdict {
+            Verdict::Faster => st.text.clone(),
+            Verdict::Tied | Verdict::NoInterval => p.dim(&st.text),
+            Verdict::NothingAnswered => p.red(&st.text),
+        };
+        let _ = writeln!(out, "  {line}");
+    }
+    let mut extra = Vec::new();
+    for f in &s.failed {
+        extra.push(p.red(&format!("✗ '{}' not measured: {}", f.name, f.reason)));
+    }
+    for c in &s.contestants {
+        for w in &c.warnings {
+            extra.push(p.yellow(&format!("! '{}': {w}", c.name)));
+        }
+    }
+    for e in table::error_lines(s) {
+        extra.push(format!("errors: {e}"));
+    }
+    for n in &s.notes {
+        extra.push(p.dim(&format!("note: {n}")));
+    }
+    if !extra.is_empty() {
+        out.push('\n');
+    }
+    for line in extra {
+        let _ = writeln!(out, "  {line}");
+    }
+}
+
+fn pad(s: &str, width: usize, right: bool) -> String {
+    let fill = " ".repeat(width.saturating_sub(s.chars().count()));
+    if right { format!("{fill}{s}") } else { format!("{s}{fill}") }
+}
