@@ -49,15 +49,15 @@ pub fn sig3(x: f64) -> String {
     if x == 0.0 || !x.is_finite() {
         return if x.is_finite() { "0".into() } else { "–".into() };
     }
-    let magnitude = x.abs().log10().floor() as i32;
-    let decimals = (2 - magnitude).max(0) as usize;
-    let s = format!("{x:.decimals$}");
-    // Rounding may have added a digit (9.996 -> 10.00): one decimal fewer.
-    if decimals > 0 && s.trim_start_matches('-').len() > 5 && s.trim_start_matches('-').starts_with("10") {
-        format!("{x:.prec$}", prec = decimals - 1)
-    } else {
-        s
+    let mut magnitude = x.abs().log10().floor() as i32;
+    let unit = 10f64.powi(magnitude.min(2) - 2);
+    let rounded = (x / unit).round() * unit;
+    // Rounding may have added a digit (9.996 -> 10.0).
+    if rounded.abs() >= 10f64.powi(magnitude + 1) {
+        magnitude += 1;
     }
+    let decimals = (2 - magnitude).max(0) as usize;
+    format!("{rounded:.decimals$}")
 }
 
 /// A latency in microseconds: `812 µs`, `1.23 ms`, `123 ms`, `1.23 s`.

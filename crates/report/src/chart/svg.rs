@@ -331,7 +331,8 @@ mod tests {
     #[test]
     fn ticks_are_nice() {
         assert_eq!(nice_ticks(0.0, 1_000.0, 5), vec![0.0, 200.0, 400.0, 600.0, 800.0, 1_000.0]);
-        assert_eq!(nice_ticks(0.0, 7.3, 5), vec![0.0, 2.0, 4.0, 6.0]);
+        assert_eq!(nice_ticks(0.0, 7.3, 5), vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]);
+        assert_eq!(nice_ticks(0.0, 9.0, 5), vec![0.0, 2.0, 4.0, 6.0, 8.0]);
         let Scale::Linear { max, .. } = zero_to_nice(1_882.0) else { panic!() };
         assert!((max - 2_000.0).abs() < 1e-9);
         assert_eq!(Scale::Log { min: 1.0, max: 100.0 }.ticks(), vec![1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]);
