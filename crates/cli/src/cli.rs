@@ -25,6 +25,9 @@ pub enum Command {
     /// Run a Rust reference contestant (a server implementing one scenario).
     #[command(subcommand)]
     Serve(ServeCommand),
+    /// Load a scenario's data set into a database (`seed db-read --store URL`).
+    #[command(subcommand)]
+    Seed(SeedCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -34,6 +37,58 @@ pub enum ServeCommand {
         curl -s -H 'Content-Type: application/json' -d '{\"type\":\"page_view\"}' http://127.0.0.1:8080/events\n  \
         {\"count\":1}")]
     Dummy(Listen),
+    /// The `db-read` scenario: GET /db/{driver}?a=&b= selects two rows through one named driver.
+    #[command(after_help = DB_READ_HELP)]
+    DbRead(DbReadArgs),
+}
+
+const DB_READ_HELP: &str = "Drivers: tokio-postgres, sqlx-postgres, sea-orm-postgres (--postgres);     mysql-async, sqlx-mysql, sea-orm-mysql (--mysql); redis (--redis); sqlite (--sqlite).     Without any database flag it serves sqlite on a file it seeds itself.\n\n\
+    Examples:\n  stackbench serve db-read --port 8080 &\n  \
+    curl -s 'http://127.0.0.1:8080/db/sqlite?a=1&b=2'\n  \
+    [{\"id\":1,\"name\":\"item-1\",\"price\":7919},{\"id\":2,\"name\":\"item-2\",\"price\":5838}]\n\n  \
+    stackbench seed db-read --store postgres://postgres@127.0.0.1/bench\n  \
+    stackbench serve db-read --postgres postgres://postgres@127.0.0.1/bench --redis redis://127.0.0.1/0";
+
+/// `serve db-read` options.
+#[derive(Debug, Clone, Args)]
+pub struct DbReadArgs {
+    #[command(flatten)]
+    pub listen: Listen,
+    /// PostgreSQL URL: serves tokio-postgres, sqlx-postgres and sea-orm-postgres.
+    #[arg(long, value_name = "URL")]
+    pub postgres: Option<String>,
+    /// MySQL/MariaDB URL: serves mysql-async, sqlx-mysql and sea-orm-mysql.
+    #[arg(long, value_name = "URL")]
+    pub mysql: Option<String>,
+    /// Redis URL: serves redis.
+    #[arg(long, value_name = "URL")]
+    pub redis: Option<String>,
+    /// SQLite file: serves sqlite (seeded if the file does not exist).
+    #[arg(long, value_name = "PATH")]
+    pub sqlite: Option<std::path::PathBuf>,
+    /// Connections per pool (default: from the cores; printed at start).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub pool: Option<u32>,
+    /// HTTP stack.
+    #[arg(long, default_value = "axum", value_parser = ["axum"])]
+    pub stack: String,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SeedCommand {
+    /// Load the db-read data set (table items, ids 1..=10000; Redis hashes item:<id>).
+    /// Idempotent: a store that already holds it is left unchanged.
+    #[command(
+        after_help = "Examples:\n  stackbench seed db-read --store postgres://postgres@127.0.0.1:5432/bench\n  \
+        stackbench seed db-read --store mysql://root@127.0.0.1:3306/bench\n  \
+        stackbench seed db-read --store redis://127.0.0.1:6379/0\n  \
+        stackbench seed db-read --store sqlite:/tmp/items.sqlite3"
+    )]
+    DbRead {
+        /// postgres://…, mysql://…, redis://…, sqlite:PATH, or `sqlite` for the file `serve db-read` uses.
+        #[arg(long, value_name = "URL", default_value = "sqlite")]
+        store: String,
+    },
 }
 
 /// Where a server listens.

@@ -3,6 +3,7 @@
 //! error from clap). Nothing here is worth testing in isolation.
 
 mod cli;
+mod seed;
 mod serve;
 
 use std::process::ExitCode;
@@ -13,6 +14,7 @@ fn main() -> ExitCode {
     let args = cli::Cli::parse();
     let result = match args.command {
         cli::Command::Serve(cmd) => serve::run(cmd),
+        cli::Command::Seed(cmd) => seed::run(cmd),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -18,6 +18,7 @@ pub fn run(cmd: ServeCommand) -> anyhow::Result<()> {
                 let listener = bind(&listen, "dummy", "axum").await?;
                 server::serve_axum(listener, axum_stack::dummy_router()).await?;
             }
+            ServeCommand::DbRead(args) => crate::seed::serve_db_read(args).await?,
         }
         Ok(())
     })

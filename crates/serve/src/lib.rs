@@ -4,5 +4,6 @@
 //! ([`events`] over `stackbench-scenarios`); a stack module is a thin adapter.
 
 pub mod axum_stack;
+pub mod db_read;
 pub mod events;
 pub mod server;

@@ -1,0 +1,58 @@
+//! `mysql-async`: the raw async MySQL/MariaDB driver with its own pool and its
+//! per-connection statement cache (`exec` prepares a statement once per
+//! connection).
+//!
+//! Two settings differ from the driver's defaults, each following its own
+//! documentation: `reset_connection(false)`, because resetting a connection
+//! on its return to the pool costs a round trip and empties the statement
+//! cache (the docs say to opt out when no session state is changed, as here);
+//! and `prefer_socket(false)` unless the URL says otherwise, so the driver
+//! talks TCP to the address in the URL like every other driver, instead of
+//! switching to the server's Unix socket behind the benchmark's back.
+
+use mysql_async::prelude::Queryable as _;
+use mysql_async::{Opts, OptsBuilder, Pool, PoolConstraints, PoolOpts};
+
+use super::postgres::{connect_error, item};
+use super::sqlx_driver::{MYSQL_SELECT, finish};
+use super::{Driver, Drivers, Fetch, FetchError, FetchFuture, Rows, SetupError, redact};
+
+struct MysqlAsync(Pool);
+
+impl Fetch for MysqlAsync {
+    fn fetch(&self, ids: [u32; 2]) -> FetchFuture<'_> {
+        Box::pin(async move {
+            let fail = |e: mysql_async::Error| FetchError::new(Driver::MysqlAsync, e);
+            let mut conn = self.0.get_conn().await.map_err(fail)?;
+            let [a, b] = ids.map(|id| id as i32);
+            let rows: Vec<(i32, String, i32)> = conn.exec(MYSQL_SELECT, (a, b)).await.map_err(fail)?;
+            rows.into_iter()
+                .map(|(id, name, price)| item(Driver::MysqlAsync, id, name, price))
+                .collect::<Result<Rows, _>>()
+        })
+    }
+}
+
+/// A mysql_async pool of `size` connections with the settings above.
+pub(crate) fn pool(url: &str, size: u32) -> Result<Pool, SetupError> {
+    let opts = Opts::from_url(url).map_err(|e| SetupError::Url {
+        what: redact(url),
+        database: "MySQL/MariaDB",
+        reason: e.to_string(),
+    })?;
+    let constraints = PoolConstraints::new(0, size.max(1) as usize).expect("0 <= max and max > 0");
+    let mut builder = OptsBuilder::from_opts(opts)
+        .pool_opts(PoolOpts::default().with_constraints(constraints).with_reset_connection(false));
+    if !url.contains("prefer_socket=") {
+        builder = builder.prefer_socket(false);
+    }
+    Ok(Pool::new(builder))
+}
+
+/// Adds `mysql-async` on `url`.
+pub(crate) async fn add(drivers: &mut Drivers, url: &str, size: u32) -> Result<(), SetupError> {
+    let driver = Driver::MysqlAsync;
+    let pool = pool(url, size)?;
+    drop(pool.get_conn().await.map_err(|e| connect_error(driver, url, &e))?);
+    finish(drivers, driver, url, size, Box::new(MysqlAsync(pool))).await
+}

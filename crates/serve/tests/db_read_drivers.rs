@@ -1,0 +1,80 @@
+//! Every db-read driver against its real database: seed (twice: the second
+//! changes nothing), connect, then the right two rows in id order for a spread
+//! of id pairs, 404 for a missing row and 400 for a bad id. The PostgreSQL and
+//! MariaDB tests use their own database (`stackbench_dbread`), Redis its own
+//! database number, SQLite a temp file.
+
+mod db_read_common;
+
+use std::sync::Arc;
+
+use db_read_common::{REDIS_DB, check_driver, get, mysql_database, postgres_database, with_path};
+use stackbench_serve::db_read::seed::{Outcome, Store, seed};
+use stackbench_serve::db_read::{Config, connect};
+use stackbench_testkit::{MYSQL, POSTGRES, REDIS, database_url};
+
+async fn seeded(store: Store) {
+    let first = seed(&store).await.unwrap_or_else(|e| panic!("seeding {store}: {e}"));
+    println!("{first}");
+    let again = seed(&store).await.unwrap();
+    assert_eq!(again.outcome, Outcome::Unchanged, "seeding twice changes nothing: {again}");
+}
+
+async fn served(config: Config, drivers: &[&str]) {
+    let (served, notes) = connect(&config).await.unwrap_or_else(|e| panic!("{e}"));
+    let served = Arc::new(served);
+    assert_eq!(served.names(), drivers.join(", "));
+    for d in drivers {
+        assert!(notes.iter().any(|n| n.contains(&format!("/db/{d} "))), "{notes:?}");
+    }
+    let (status, _, body) = get(&served, "/db").await;
+    assert_eq!(status, 200);
+    let list: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    let names: Vec<&str> =
+        list["drivers"].as_array().unwrap().iter().map(|d| d["name"].as_str().unwrap()).collect();
+    assert_eq!(names, drivers);
+    for d in drivers {
+        check_driver(&served, d).await;
+    }
+}
+
+#[tokio::test]
+async fn postgres_drivers() {
+    let Some(url) = database_url(POSTGRES) else {
+        return;
+    };
+    let url = postgres_database(&url).await;
+    seeded(Store::Postgres(url.clone())).await;
+    let config = Config { postgres: Some(url), pool: Some(3), ..Config::new() };
+    served(config, &["tokio-postgres", "sqlx-postgres", "sea-orm-postgres"]).await;
+}
+
+#[tokio::test]
+async fn mysql_drivers() {
+    let Some(url) = database_url(MYSQL) else {
+        return;
+    };
+    let url = mysql_database(&url).await;
+    seeded(Store::Mysql(url.clone())).await;
+    let config = Config { mysql: Some(url), pool: Some(3), ..Config::new() };
+    served(config, &["mysql-async", "sqlx-mysql", "sea-orm-mysql"]).await;
+}
+
+#[tokio::test]
+async fn redis_driver() {
+    let Some(url) = database_url(REDIS) else {
+        return;
+    };
+    let url = with_path(&url, &REDIS_DB.to_string());
+    seeded(Store::Redis(url.clone())).await;
+    served(Config { redis: Some(url), ..Config::new() }, &["redis"]).await;
+}
+
+#[tokio::test]
+async fn sqlite_driver() {
+    let dir = std::env::temp_dir().join(format!("stackbench-dbread-drivers-{}", std::process::id()));
+    let path = dir.join("items.sqlite3");
+    seeded(Store::Sqlite(path.clone())).await;
+    served(Config { sqlite: Some(path), ..Config::new() }, &["sqlite"]).await;
+    std::fs::remove_dir_all(dir).unwrap();
+}
