@@ -1,16 +1,25 @@
 //! The reports of stackbench: statistics over run records (bootstrap
 //! confidence intervals, ratios with their uncertainty, ties, outliers), kept
 //! pure in [`stats`]; [`Analysis`] turns a result store into what a report
-//! says; one exporter per format renders it ([`export`]); [`compare()`]
-//! measures the change between two result stores.
+//! says; one exporter per format renders it ([`export`], charts in
+//! [`chart`]); [`compare()`] measures the change between two result stores.
+//! [`synthetic`] makes result stores from a few numbers, for tests and demos.
+//!
+//! ```no_run
+//! use stackbench_report::{Analysis, AnalysisOptions, Format, RenderOptions, render};
+//! let set = stackbench_record::store::ResultSet::load("results/x".as_ref()).unwrap();
+//! let analysis = Analysis::from_results(&set, &AnalysisOptions::default());
+//! print!("{}", render(&analysis, Format::Terminal, &RenderOptions::for_stdout()));
+//! ```
 
 pub mod analysis;
 pub mod chart;
+pub mod compare;
+pub mod export;
 pub mod fmt;
 pub mod stats;
-
-pub use analysis::{Analysis, AnalysisOptions};
-pub mod export;
 pub mod synthetic;
 
+pub use analysis::{Analysis, AnalysisOptions};
+pub use compare::{Comparison, compare, render_comparison};
 pub use export::{Exporter, Format, RenderOptions, render};

@@ -25,6 +25,8 @@ use stackbench_record::{
     RunRecord, Sample, Second, Summary, encode_histogram, new_histogram,
 };
 
+use stackbench_record::quantiles::nearest_rank;
+
 use crate::stats::rng::{Rng, seed_from};
 
 /// How latency moves over a run (the seed's "performance signatures").
@@ -181,13 +183,15 @@ fn latencies(spec: &RunSpec, requests: u64, rng: &mut Rng) -> (Histogram<u64>, V
     let per_second = requests / u64::from(spec.duration_s.max(1));
     for t in 0..spec.duration_s {
         let f = shape_factor(spec.shape, t, spec.duration_s, rng);
-        let mut second = new_histogram();
         let draws = 20u64;
-        for _ in 0..draws {
-            let v = (median_us * f * (spec.sigma * std_normal(rng)).exp()).clamp(1.0, 60e6) as u64;
-            second.record_n(v, (per_second / draws).max(1)).expect("value within bounds");
+        let mut second: Vec<f64> = (0..draws)
+            .map(|_| (median_us * f * (spec.sigma * std_normal(rng)).exp()).clamp(1.0, 60e6).round())
+            .collect();
+        for v in &second {
+            histogram.record_n(*v as u64, (per_second / draws).max(1)).expect("value within bounds");
         }
-        histogram.add(&second).expect("same bounds");
+        second.sort_by(f64::total_cmp);
+        let q = |p: f64| nearest_rank(&second, p) as u64;
         let mut errors = BTreeMap::new();
         for (kind, n) in &spec.errors {
             let share =
@@ -200,10 +204,10 @@ fn latencies(spec: &RunSpec, requests: u64, rng: &mut Rng) -> (Histogram<u64>, V
             t,
             completed: per_second,
             errors,
-            p50_us: second.value_at_quantile(0.5),
-            p90_us: second.value_at_quantile(0.9),
-            p99_us: second.value_at_quantile(0.99),
-            max_us: second.max(),
+            p50_us: q(0.5),
+            p90_us: q(0.9),
+            p99_us: q(0.99),
+            max_us: q(1.0),
             in_flight: u64::from(spec.users),
             bytes_received: per_second * 120,
         });

@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 
 use super::dist::{normal_quantile, student_t_quantile};
 use super::rng::Rng;
-use super::sample::{mean, median, stdev};
+use super::sample::{mean, median, median_of_sorted, stdev};
 
 /// Confidence level of every interval in a report.
 pub const CONFIDENCE: f64 = 0.95;
@@ -114,8 +114,9 @@ pub fn estimate_with(values: &[f64], seed: u64, resamples: usize) -> Estimate {
         for slot in &mut buf {
             *slot = values[rng.below(n)];
         }
+        buf.sort_unstable_by(f64::total_cmp);
         means.push(mean(&buf));
-        medians.push(median(&buf));
+        medians.push(median_of_sorted(&buf));
     }
     let devs = |point: f64, reps: &[f64]| -> Vec<f64> {
         let lp = ln(point);

@@ -17,6 +17,11 @@ pub fn median(x: &[f64]) -> f64 {
     }
     let mut v = x.to_vec();
     v.sort_by(f64::total_cmp);
+    median_of_sorted(&v)
+}
+
+/// The median of an already sorted, non-empty slice.
+pub fn median_of_sorted(v: &[f64]) -> f64 {
     let m = v.len() / 2;
     if v.len() % 2 == 1 { v[m] } else { 0.5 * (v[m - 1] + v[m]) }
 }
