@@ -1,0 +1,379 @@
+//! Database down, then back: every network driver answers 503 (JSON, within
+//! the request timeout) while its database is stopped, and 200 with the right
+//! rows again once it is started, without restarting the contestant.
+//!
+//! The shared databases of the other tests are never stopped: each test starts
+//! a private instance on a free port in a temp directory (a throwaway
+//! PostgreSQL cluster from `initdb`, a `mariadbd` with its own datadir, a
+//! `redis-server` with an append-only file so its data survives the restart)
+//! and stops and starts that. Without the server binaries the test skips
+//! visibly; under `CI=true` it fails instead (`.ci/run` installs them).
+
+mod db_read_common;
+
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use db_read_common::{check_driver, get};
+use stackbench_scenarios::check::Expect;
+use stackbench_serve::db_read::seed::{Store, seed};
+use stackbench_serve::db_read::{Config, Drivers, connect};
+use stackbench_testkit::{in_ci, skip};
+
+/// The per-request timeout of the contestant under test.
+const TIMEOUT: Duration = Duration::from_secs(2);
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+fn temp_dir(what: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("stackbench-dbread-{what}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A server binary, or `None` after a visible skip (a failure under CI).
+fn tool(candidates: &[PathBuf]) -> Option<PathBuf> {
+    if let Some(found) = candidates.iter().find(|p| p.is_file()) {
+        return Some(found.clone());
+    }
+    let names: Vec<_> = candidates.iter().map(|p| p.display().to_string()).collect();
+    let why = format!(
+        "none of {} is installed (apt-get install postgresql mariadb-server redis-server)",
+        names.join(", ")
+    );
+    assert!(!in_ci(), "{why}, and CI=true");
+    skip(&why);
+    None
+}
+
+fn run(cmd: &mut Command) {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn is_root() -> bool {
+    Command::new("id").arg("-u").output().is_ok_and(|o| o.stdout.trim_ascii() == b"0")
+}
+
+/// Stops a child process with SIGTERM and waits for it (at most 30 s).
+fn terminate(child: &mut Child) {
+    let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn wait_for_port(port: u16) {
+    let deadline = Instant::now() + Duration::from_mins(1);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "nothing listens on port {port} after 60 s");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// A database instance the test owns.
+trait Instance {
+    fn url(&self) -> String;
+    fn stop(&mut self);
+    fn start(&mut self);
+}
+
+struct Postgres {
+    bin: PathBuf,
+    dir: PathBuf,
+    port: u16,
+    drop_root: bool,
+}
+
+impl Postgres {
+    fn new() -> Option<Self> {
+        let mut bins: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+            .map(|d| d.filter_map(Result::ok).map(|e| e.path().join("bin")).collect())
+            .unwrap_or_default();
+        bins.sort_by_key(|p| {
+            p.parent().and_then(|v| v.file_name()?.to_str()?.parse::<u32>().ok()).unwrap_or(0)
+        });
+        bins.reverse();
+        let initdb = tool(
+            &bins
+                .iter()
+                .map(|b| b.join("initdb"))
+                .chain([PathBuf::from("/usr/bin/initdb")])
+                .collect::<Vec<_>>(),
+        )?;
+        let bin = initdb.parent().unwrap().to_owned();
+        let dir = temp_dir("pg");
+        // PostgreSQL refuses to run as root: run it as `postgres`, who must own the directory.
+        let drop_root = is_root();
+        if drop_root {
+            run(Command::new("chown").args(["-R", "postgres:"]).arg(&dir));
+        }
+        let mut pg = Postgres { bin, dir, port: free_port(), drop_root };
+        let data = pg.dir.join("data");
+        run(pg.command("initdb").arg("-D").arg(&data).args(["-A", "trust", "-U", "postgres", "--no-sync"]));
+        pg.start();
+        Some(pg)
+    }
+
+    fn command(&self, tool: &str) -> Command {
+        let path = self.bin.join(tool);
+        if self.drop_root {
+            let mut c = Command::new("runuser");
+            c.args(["-u", "postgres", "--"]).arg(path);
+            c
+        } else {
+            Command::new(path)
+        }
+    }
+
+    fn pg_ctl(&self, args: &[&str]) {
+        let data = self.dir.join("data");
+        run(self.command("pg_ctl").arg("-D").arg(data).args(args).stdout(Stdio::null()));
+    }
+}
+
+impl Instance for Postgres {
+    fn url(&self) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
+    }
+    fn stop(&mut self) {
+        self.pg_ctl(&["-m", "fast", "-w", "stop"]);
+    }
+    fn start(&mut self) {
+        let opts = format!(
+            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c shared_buffers=16MB",
+            self.port,
+            self.dir.display()
+        );
+        let log = self.dir.join("log").display().to_string();
+        self.pg_ctl(&["-o", &opts, "-l", &log, "-w", "-t", "60", "start"]);
+    }
+}
+
+impl Drop for Postgres {
+    fn drop(&mut self) {
+        let data = self.dir.join("data");
+        let _ = self.command("pg_ctl").arg("-D").arg(data).args(["-m", "immediate", "stop"]).output();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+struct Mariadb {
+    bin: PathBuf,
+    dir: PathBuf,
+    port: u16,
+    child: Option<Child>,
+}
+
+impl Mariadb {
+    fn new() -> Option<Self> {
+        let bin = tool(&[PathBuf::from("/usr/sbin/mariadbd"), PathBuf::from("/usr/bin/mariadbd")])?;
+        let install = tool(&[
+            PathBuf::from("/usr/bin/mariadb-install-db"),
+            PathBuf::from("/usr/bin/mysql_install_db"),
+        ])?;
+        let dir = temp_dir("mariadb");
+        let user = if is_root() { "--user=root".to_owned() } else { String::new() };
+        let mut cmd = Command::new(install);
+        cmd.arg("--no-defaults").arg(format!("--datadir={}", dir.join("data").display()));
+        cmd.args(["--auth-root-authentication-method=normal", "--skip-test-db"]);
+        if !user.is_empty() {
+            cmd.arg(&user);
+        }
+        run(&mut cmd);
+        let mut db = Mariadb { bin, dir, port: free_port(), child: None };
+        db.start();
+        Some(db)
+    }
+}
+
+impl Instance for Mariadb {
+    fn url(&self) -> String {
+        format!("mysql://root@127.0.0.1:{}/mysql", self.port)
+    }
+    fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            terminate(&mut child);
+        }
+    }
+    fn start(&mut self) {
+        let d = |name: &str| self.dir.join(name).display().to_string();
+        let mut cmd = Command::new(&self.bin);
+        cmd.arg("--no-defaults")
+            .arg(format!("--datadir={}", d("data")))
+            .arg(format!("--port={}", self.port))
+            .arg(format!("--socket={}", d("mysqld.sock")))
+            .arg(format!("--pid-file={}", d("mysqld.pid")))
+            .arg(format!("--log-error={}", d("error.log")))
+            .args(["--bind-address=127.0.0.1", "--skip-grant-tables", "--skip-log-bin"])
+            .args(["--innodb-buffer-pool-size=16M", "--innodb-flush-log-at-trx-commit=0"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        if is_root() {
+            cmd.arg("--user=root");
+        }
+        self.child = Some(cmd.spawn().expect("mariadbd starts"));
+        wait_for_port(self.port);
+    }
+}
+
+impl Drop for Mariadb {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+struct Redis {
+    bin: PathBuf,
+    dir: PathBuf,
+    port: u16,
+    child: Option<Child>,
+}
+
+impl Redis {
+    fn new() -> Option<Self> {
+        let bin =
+            tool(&[PathBuf::from("/usr/bin/redis-server"), PathBuf::from("/usr/local/bin/redis-server")])?;
+        let mut r = Redis { bin, dir: temp_dir("redis"), port: free_port(), child: None };
+        r.start();
+        Some(r)
+    }
+}
+
+impl Instance for Redis {
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/0", self.port)
+    }
+    fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            terminate(&mut child);
+        }
+    }
+    fn start(&mut self) {
+        let child = Command::new(&self.bin)
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1", "--save", ""])
+            .args(["--appendonly", "yes", "--appendfsync", "always", "--dir"])
+            .arg(&self.dir)
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("redis-server starts");
+        self.child = Some(child);
+        wait_for_port(self.port);
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        self.stop();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+async fn status_of(drivers: &Arc<Drivers>, driver: &str) -> (u16, Duration, String) {
+    let start = Instant::now();
+    let (status, _, body) = get(drivers, &format!("/db/{driver}?a=3&b=9")).await;
+    (status, start.elapsed(), String::from_utf8_lossy(&body).into_owned())
+}
+
+/// Everything right, database stopped: 503s; started again: right answers.
+async fn outage_and_recovery(db: &mut dyn Instance, config: Config, names: &[&str], store: Store) {
+    seed(&store).await.unwrap();
+    let (drivers, _) =
+        connect(&Config { timeout: TIMEOUT, ..config }).await.unwrap_or_else(|e| panic!("{e}"));
+    let drivers = Arc::new(drivers);
+    for name in names {
+        // Concurrent requests, so that each pool holds several connections.
+        let all = (0..8).map(|_| status_of(&drivers, name));
+        for (status, _, body) in futures_util::future::join_all(all).await {
+            assert_eq!(status, 200, "{name}: {body}");
+        }
+    }
+
+    db.stop();
+    for name in names {
+        for _ in 0..3 {
+            let (status, took, body) = status_of(&drivers, name).await;
+            assert_eq!(status, 503, "{name} with its database stopped: {body}");
+            let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+            assert!(v["error"].as_str().unwrap().contains(name), "{body}");
+            assert!(took < TIMEOUT + Duration::from_secs(2), "{name}: a 503 took {took:?}");
+            println!("{name}: database down: 503 in {took:?}: {body}");
+        }
+    }
+
+    db.start();
+    for name in names {
+        let back = Instant::now();
+        let deadline = back + Duration::from_secs(30);
+        loop {
+            let (status, _, body) = status_of(&drivers, name).await;
+            if status == 200 {
+                println!("{name}: answers again {:?} after its database is back", back.elapsed());
+                break;
+            }
+            assert!(Instant::now() < deadline, "{name} did not recover within 30 s: {status} {body}");
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        check_driver(&drivers, name).await;
+        let (status, _, body) = get(&drivers, &format!("/db/{name}?a=10000&b=10000")).await;
+        let view = stackbench_scenarios::check::ResponseView {
+            status,
+            content_type: Some(b"application/json"),
+            body: body.as_slice(),
+        };
+        stackbench_scenarios::check::check(&Expect::Rows { a: 10000, b: 10000 }, &view).unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_down_then_back() {
+    let Some(mut pg) = Postgres::new() else {
+        return;
+    };
+    let url = pg.url();
+    let config = Config { postgres: Some(url.clone()), pool: Some(3), ..Config::new() };
+    let names = ["tokio-postgres", "sqlx-postgres", "sea-orm-postgres"];
+    outage_and_recovery(&mut pg, config, &names, Store::Postgres(url)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mariadb_down_then_back() {
+    let Some(mut db) = Mariadb::new() else {
+        return;
+    };
+    let url = db.url();
+    let config = Config { mysql: Some(url.clone()), pool: Some(3), ..Config::new() };
+    let names = ["mysql-async", "sqlx-mysql", "sea-orm-mysql"];
+    outage_and_recovery(&mut db, config, &names, Store::Mysql(url)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_down_then_back() {
+    let Some(mut r) = Redis::new() else {
+        return;
+    };
+    let url = r.url();
+    let config = Config { redis: Some(url.clone()), pool: Some(2), ..Config::new() };
+    outage_and_recovery(&mut r, config, &["redis"], Store::Redis(url)).await;
+}

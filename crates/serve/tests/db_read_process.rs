@@ -1,0 +1,195 @@
+//! `sb-db-read` as a user runs it: a real process on a real port. Without
+//! flags it seeds and serves its own SQLite file; with every database it
+//! serves all eight drivers; bad flags and unreachable or unseeded databases
+//! are clear errors; SIGTERM is a clean stop.
+
+mod db_read_common;
+
+use std::io::{BufRead as _, BufReader};
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use db_read_common::{REDIS_DB, mysql_database, postgres_database, with_path};
+use stackbench_scenarios::check::{Expect, ResponseView, check};
+use stackbench_serve::db_read::seed::{Store, seed};
+use stackbench_testkit::{MYSQL, POSTGRES, REDIS, database_url, http};
+
+const BIN: &str = env!("CARGO_BIN_EXE_sb-db-read");
+
+/// Starts `sb-db-read ARGS --port 0` with `XDG_DATA_HOME=data_home`; returns
+/// it, its address and every line it printed up to the driver list's end.
+fn start(args: &[&str], data_home: &Path) -> (Child, SocketAddr, Vec<String>) {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .args(["--port", "0"])
+        .env("XDG_DATA_HOME", data_home)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("sb-db-read starts");
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut lines = Vec::new();
+    loop {
+        let mut line = String::new();
+        assert!(out.read_line(&mut line).unwrap() > 0, "sb-db-read stopped early; printed {lines:?}");
+        let done = line.contains("pool sizes:");
+        lines.push(line.trim_end().to_owned());
+        if done {
+            break;
+        }
+    }
+    let addr = lines[0]
+        .split("http://")
+        .nth(1)
+        .and_then(|rest| rest.split(';').next())
+        .and_then(|a| a.parse().ok())
+        .unwrap_or_else(|| panic!("no address in the first line {:?}", lines[0]));
+    (child, addr, lines)
+}
+
+fn stop(mut child: Child) {
+    let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            assert!(status.success(), "SIGTERM is a clean stop, got {status}");
+            return;
+        }
+        assert!(Instant::now() < deadline, "sb-db-read did not stop within 10 s of SIGTERM");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn rows(addr: SocketAddr, driver: &str, a: u32, b: u32) {
+    let r = http::get(addr, &format!("/db/{driver}?a={a}&b={b}")).unwrap();
+    let view = ResponseView {
+        status: r.status,
+        content_type: r.header("content-type").map(str::as_bytes),
+        body: &r.body,
+    };
+    assert_eq!(check(&Expect::Rows { a, b }, &view), Ok(()), "{driver}: {}", r.text());
+}
+
+fn temp_dir(what: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("stackbench-dbread-{what}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn without_flags_it_seeds_and_serves_sqlite() {
+    let home = temp_dir("home");
+    let (child, addr, lines) = start(&[], &home);
+    assert!(lines[0].contains("listening on http://127.0.0.1:"), "{lines:?}");
+    assert!(
+        lines.iter().any(|l| l.contains("no SQLite file yet") && l.contains("wrote 10000 rows")),
+        "{lines:?}"
+    );
+    assert!(
+        lines.iter().any(|l| l.contains("/db/sqlite") && l.contains("read-only connection")),
+        "{lines:?}"
+    );
+    assert!(home.join("stackbench/db-read.sqlite3").is_file());
+    rows(addr, "sqlite", 1, 2);
+    rows(addr, "sqlite", 10000, 3);
+    let list = http::get(addr, "/db").unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&list.body).unwrap();
+    assert_eq!(v["drivers"].as_array().unwrap().len(), 1, "{}", list.text());
+    let unknown = http::get(addr, "/db/tokio-postgres").unwrap();
+    assert_eq!(unknown.status, 404);
+    assert!(unknown.text().contains("--postgres URL"), "{}", unknown.text());
+    stop(child);
+
+    // The second start finds the file seeded.
+    let (child, addr, lines) = start(&[], &home);
+    assert!(!lines.iter().any(|l| l.contains("no SQLite file yet")), "{lines:?}");
+    rows(addr, "sqlite", 5, 5);
+    stop(child);
+    std::fs::remove_dir_all(home).unwrap();
+}
+
+#[test]
+fn every_driver_in_one_process() {
+    let (Some(pg), Some(my), Some(rd)) = (database_url(POSTGRES), database_url(MYSQL), database_url(REDIS))
+    else {
+        return;
+    };
+    let dir = temp_dir("all");
+    let sqlite = dir.join("items.sqlite3");
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let (pg, my) = runtime.block_on(async { (postgres_database(&pg).await, mysql_database(&my).await) });
+    let rd = with_path(&rd, &REDIS_DB.to_string());
+    for store in [
+        Store::Postgres(pg.clone()),
+        Store::Mysql(my.clone()),
+        Store::Redis(rd.clone()),
+        Store::Sqlite(sqlite.clone()),
+    ] {
+        runtime.block_on(seed(&store)).unwrap();
+    }
+    let sqlite_arg = sqlite.display().to_string();
+    let args = ["--postgres", &pg, "--mysql", &my, "--redis", &rd, "--sqlite", &sqlite_arg, "--pool", "2"];
+    let (child, addr, lines) = start(&args, &dir);
+    assert!(lines.iter().any(|l| l.contains("2 connections per pool (--pool)")), "{lines:?}");
+    let list = http::get(addr, "/db").unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&list.body).unwrap();
+    let names: Vec<&str> =
+        v["drivers"].as_array().unwrap().iter().map(|d| d["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "tokio-postgres",
+            "sqlx-postgres",
+            "sea-orm-postgres",
+            "mysql-async",
+            "sqlx-mysql",
+            "sea-orm-mysql",
+            "redis",
+            "sqlite"
+        ]
+    );
+    for name in names {
+        rows(addr, name, 9, 4);
+        rows(addr, name, 10000, 10000);
+    }
+    stop(child);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+fn fails(args: &[&str], code: i32, says: &[&str]) {
+    let out = Command::new(BIN).args(["--port", "0"]).args(args).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
+    for s in says {
+        assert!(err.contains(s), "{args:?}: expected {s:?} in {err}");
+    }
+}
+
+#[test]
+fn mistakes_are_clear_errors() {
+    fails(&["--pool", "0"], 2, &["--pool", ">= 1"]);
+    fails(&["--stack", "actix"], 2, &["axum only"]);
+    fails(&["--nope"], 2, &["unknown argument", "Usage"]);
+    fails(&["--postgres"], 2, &["--postgres needs a value"]);
+    fails(
+        &["--postgres", "postgres://postgres@127.0.0.1:1/x"],
+        1,
+        &["tokio-postgres cannot connect", "127.0.0.1:1"],
+    );
+    fails(&["--mysql", "nonsense"], 1, &["not a valid MySQL/MariaDB URL"]);
+    // An existing SQLite file without the data set.
+    let dir = temp_dir("empty");
+    let empty = dir.join("empty.sqlite3");
+    rusqlite::Connection::open(&empty).unwrap().execute_batch("CREATE TABLE t (x INTEGER)").unwrap();
+    fails(&["--sqlite", &empty.display().to_string()], 1, &["stackbench seed db-read --store sqlite:"]);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn help() {
+    let out = Command::new(BIN).arg("--help").output().unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && help.contains("--postgres URL") && help.contains("Example"), "{help}");
+}
