@@ -196,7 +196,12 @@ impl Launcher for OsLauncher {
         }
         match &spec.log {
             Some(path) => {
-                let open = || OpenOptions::new().create(true).append(true).open(path);
+                let open = || {
+                    if let Some(dir) = path.parent() {
+                        fs::create_dir_all(dir)?;
+                    }
+                    OpenOptions::new().create(true).append(true).open(path)
+                };
                 let out = open().map_err(|source| LaunchError::Log { path: path.clone(), source })?;
                 let err =
                     out.try_clone().map_err(|source| LaunchError::Log { path: path.clone(), source })?;
