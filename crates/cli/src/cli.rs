@@ -28,6 +28,14 @@ pub enum Command {
     /// Load a scenario's data set into a database (`seed db-read --store URL`).
     #[command(subcommand)]
     Seed(SeedCommand),
+    /// Drive a server with load (closed or open model; HTTP/1.1, h2c, gRPC) and report latency.
+    #[command(after_help = "Examples:\n  \
+        stackbench load http://127.0.0.1:8080/ -c 100 -d 30s\n  \
+        stackbench load http://127.0.0.1:8080/events --scenario dummy --rate 5000 -d 1m --json run.json\n  \
+        stackbench load http://127.0.0.1:8080/ -c 100 --ramp-up 1s --warmup 30s -d 5m --threshold 'p99<50ms'\n  \
+        stackbench load http://127.0.0.1:50051 --scenario bubble-sort -c 250 --think 100ms --no-keepalive\n\n\
+        Exit codes: 0 done, 1 bad input or target unreachable, 2 a --threshold failed, 130 interrupted.")]
+    Load(Box<crate::load::LoadArgs>),
 }
 
 #[derive(Debug, Subcommand)]

@@ -1,8 +1,10 @@
 //! `stackbench`: the one binary. It parses arguments, calls into the library
-//! crates, and maps the outcome to an exit code (0 success, 1 error, 2 usage
-//! error from clap). Nothing here is worth testing in isolation.
+//! crates, and maps the outcome to an exit code (0 success, 1 error or bad
+//! usage, in one line; `load` adds 2 for a failed threshold and 130 for an
+//! interrupted run). Nothing here is worth testing in isolation.
 
 mod cli;
+mod load;
 mod seed;
 mod serve;
 
@@ -11,16 +13,38 @@ use std::process::ExitCode;
 use clap::Parser as _;
 
 fn main() -> ExitCode {
-    let args = cli::Cli::parse();
+    let args = match cli::Cli::try_parse() {
+        Ok(args) => args,
+        Err(e) => return usage_error(&e),
+    };
+    let mut code = ExitCode::SUCCESS;
     let result = match args.command {
         cli::Command::Serve(cmd) => serve::run(cmd),
         cli::Command::Seed(cmd) => seed::run(cmd),
+        cli::Command::Load(args) => load::run(&args).map(|c| code = c),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// Help and version print as clap has them; a usage mistake is one line on
+/// stderr and exit code 1 (2 is `load`'s failed threshold).
+fn usage_error(e: &clap::Error) -> ExitCode {
+    if !e.use_stderr() {
+        let _ = e.print();
+        return ExitCode::SUCCESS;
+    }
+    let text = e.render().to_string();
+    let line: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .collect();
+    eprintln!("{} (see --help)", line.join("; "));
+    ExitCode::FAILURE
 }

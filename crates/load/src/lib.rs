@@ -1,7 +1,51 @@
-//! The load engine of stackbench (to be built, issue "Load engine").
+//! The load engine of stackbench: `stackbench load` and the orchestrator's
+//! measured runs.
 //!
-//! It will own the schedules that decide when a request is due (closed model
-//! with think time, ramp-up and stages; open model at a rate, latency measured
-//! from the intended send time), the transports that send it (HTTP/1.1, h2c,
-//! gRPC), and the recorder (one HdrHistogram per worker thread plus a
-//! per-second timeline) that turns a run into a `RunRecord`.
+//! The split follows "schedule × transport × recorder" (`shared/design.md`):
+//! - *when* a request is due: [`schedule`] (closed model with think time,
+//!   ramp-up and stages; open model at a rate, latency from the intended send
+//!   time so a stalled server cannot hide, the coordinated-omission correction
+//!   of Gil Tene's HdrHistogram/wrk2);
+//! - *how* it is sent: [`transport`] over [`http1`] or [`h2c`] (and gRPC on it);
+//! - *what is kept*: [`recorder`] (an HdrHistogram per worker thread and
+//!   second, merged losslessly by [`collect`]) and [`hlog`].
+//!
+//! [`worker`] is the one loop that joins them, [`engine::run`] starts the
+//! threads and builds the [`RunRecord`], [`summary`] renders it.
+//!
+//! ```no_run
+//! use stackbench_load::{LoadOptions, Stop, run, summary_text};
+//! let opts = LoadOptions { connections: Some(100), ..LoadOptions::default() };
+//! let spec = opts.to_spec("http://127.0.0.1:8080/").unwrap();
+//! let record = run(&spec, &Stop::new()).unwrap();
+//! print!("{}", summary_text(&record, false));
+//! ```
+
+pub mod collect;
+pub mod engine;
+pub mod h2c;
+pub mod hlog;
+pub mod http1;
+pub mod options;
+pub mod parse;
+pub mod recorder;
+pub mod schedule;
+pub mod spec;
+pub mod summary;
+mod sys;
+pub mod threshold;
+pub mod transport;
+pub mod worker;
+
+pub use engine::{LoadError, SATURATION, Stop, run};
+pub use options::{LoadOptions, SpecError, parse_target};
+pub use parse::{CheckEvery, CpuList, Dur, StageSpec, Stages};
+pub use spec::{Bound, LoadSpec, ModelSpec, RequestSource, Target, Transport};
+pub use stackbench_record::RunRecord;
+pub use summary::{summary_text, timeline_csv};
+pub use threshold::Threshold;
+
+/// Resident set size of this process, bytes (for the bounded-memory check).
+pub fn rss_bytes() -> u64 {
+    sys::rss_bytes()
+}

@@ -1,0 +1,105 @@
+//! `stackbench load URL`: drive a server with the load engine, print the
+//! summary, write the record (`--json`), the timeline (`--csv`) and the
+//! interval log (`--hlog`). Ctrl-C (or SIGTERM) stops the run and still
+//! prints and writes what was measured. Exit codes: 0, 1 (bad input or the
+//! target is not there), 2 (a `--threshold` failed), 130 (interrupted).
+
+use std::fs::File;
+use std::io::{IsTerminal as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::Args;
+use stackbench_load::{LoadOptions, RunRecord, Stop, summary_text, timeline_csv};
+
+/// `stackbench load` arguments: the target, the load options, and where results go.
+#[derive(Debug, Args)]
+pub struct LoadArgs {
+    /// Target URL, e.g. http://127.0.0.1:8080/events.
+    #[arg(value_name = "URL")]
+    pub url: String,
+    #[command(flatten)]
+    pub options: LoadOptions,
+    /// Write the RunRecord (docs/run-record.md) as JSON to this file.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub json: Option<PathBuf>,
+    /// Write the per-second timeline as CSV to this file.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub csv: Option<PathBuf>,
+    /// Write an HdrHistogram interval log (one histogram per second) to this file.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub hlog: Option<PathBuf>,
+    /// No live progress line (there is none when stderr is not a terminal either).
+    #[arg(long, short = 'q', help_heading = "Output")]
+    pub quiet: bool,
+}
+
+pub fn run(args: &LoadArgs) -> anyhow::Result<ExitCode> {
+    let mut spec = args.options.to_spec(&args.url)?;
+    spec.progress = !args.quiet && std::io::stderr().is_terminal();
+    spec.hlog.clone_from(&args.hlog);
+    // Refuse unwritable outputs now rather than after a long run.
+    let json = args.json.as_deref().map(create).transpose()?;
+    let csv = args.csv.as_deref().map(create).transpose()?;
+
+    let stop = Stop::new();
+    watch_signals(stop.clone());
+    let record = stackbench_load::run(&spec, &stop)?;
+
+    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    print!("{}", summary_text(&record, color));
+    if let Some((file, path)) = json {
+        write_to(file, &path, serde_json::to_string_pretty(&record)?.as_bytes())?;
+    }
+    if let Some((file, path)) = csv {
+        write_to(file, &path, timeline_csv(&record).as_bytes())?;
+    }
+    Ok(exit_code(&record))
+}
+
+fn exit_code(record: &RunRecord) -> ExitCode {
+    if record.thresholds.iter().any(|t| !t.passed) {
+        ExitCode::from(2)
+    } else if record.interrupted {
+        ExitCode::from(130)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn create(path: &Path) -> anyhow::Result<(File, PathBuf)> {
+    let file = File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    Ok((file, path.to_owned()))
+}
+
+fn write_to(mut file: File, path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    file.write_all(bytes)
+        .and_then(|()| file.flush())
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// Ctrl-C or SIGTERM: stop the run (the partial result is kept); a second one exits at once.
+fn watch_signals(stop: Stop) {
+    let spawned = std::thread::Builder::new().name("sb-signals".into()).spawn(move || {
+        let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return };
+        rt.block_on(async {
+            let Ok(mut term) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            else {
+                return;
+            };
+            for _ in 0..2 {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+                if stop.is_stopped() {
+                    std::process::exit(130);
+                }
+                stop.stop();
+            }
+        });
+    });
+    // Without the watcher, Ctrl-C simply ends the process: nothing to report.
+    drop(spawned);
+}

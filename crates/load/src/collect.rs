@@ -1,0 +1,245 @@
+//! The collector, on the calling thread: merges the workers' per-second
+//! [`Interval`]s (HdrHistogram merging is lossless) into the timeline and the
+//! run's totals, writes each second to the interval log, and prints the live
+//! progress line. A second is final once every worker has reported it (or has
+//! finished earlier).
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write as _;
+use std::time::Duration;
+
+use hdrhistogram::Histogram;
+use stackbench_record::{ErrorKind, Second, new_histogram};
+
+use crate::hlog::HlogWriter;
+use crate::recorder::Interval;
+
+/// Totals of a run, merged from every worker.
+#[derive(Debug)]
+pub struct Totals {
+    pub latency: Histogram<u64>,
+    pub service: Option<Histogram<u64>>,
+    pub completed: u64,
+    pub ok: u64,
+    pub errors: BTreeMap<String, u64>,
+    pub late: u64,
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+    pub checks_performed: u64,
+    pub checks_failed: u64,
+    pub timeline: Vec<Second>,
+    /// Largest check interval any worker used.
+    pub check_every: u32,
+    /// Longest worker time from the measured start to its end.
+    pub elapsed: Duration,
+    pub interrupted: bool,
+}
+
+/// Merges intervals as they arrive.
+pub struct Collector {
+    open_model: bool,
+    /// Seconds not yet final: merged interval and how many workers reported it.
+    pending: BTreeMap<u32, (Interval, usize)>,
+    /// Per worker: the last second it reported, and whether it has finished.
+    reported: Vec<(Option<u32>, bool)>,
+    pub totals: Totals,
+    hlog: Option<HlogWriter>,
+    hlog_error: Option<std::io::Error>,
+    progress: Option<Progress>,
+}
+
+/// The live progress line.
+pub struct Progress {
+    pub planned_s: Option<f64>,
+    pub shown: bool,
+}
+
+impl Collector {
+    pub fn new(
+        workers: usize,
+        open_model: bool,
+        hlog: Option<HlogWriter>,
+        progress: Option<Progress>,
+    ) -> Collector {
+        Collector {
+            open_model,
+            pending: BTreeMap::new(),
+            reported: vec![(None, false); workers],
+            totals: Totals {
+                latency: new_histogram(),
+                service: open_model.then(new_histogram),
+                completed: 0,
+                ok: 0,
+                errors: BTreeMap::new(),
+                late: 0,
+                bytes_sent: 0,
+                bytes_received: 0,
+                checks_performed: 0,
+                checks_failed: 0,
+                timeline: Vec::new(),
+                check_every: 0,
+                elapsed: Duration::ZERO,
+                interrupted: false,
+            },
+            hlog,
+            hlog_error: None,
+            progress,
+        }
+    }
+
+    /// Have all workers sent their last interval?
+    pub fn done(&self) -> bool {
+        self.reported.iter().all(|r| r.1)
+    }
+
+    /// Takes one worker's interval.
+    pub fn add(&mut self, iv: Interval) {
+        let w = iv.worker;
+        self.reported[w] = (Some(iv.second), iv.last);
+        self.totals.check_every = self.totals.check_every.max(iv.check_every);
+        if iv.last {
+            self.totals.elapsed = self.totals.elapsed.max(iv.elapsed);
+            self.totals.interrupted |= iv.interrupted;
+        }
+        match self.pending.get_mut(&iv.second) {
+            Some((merged, n)) => {
+                merge(merged, &iv);
+                *n += 1;
+            }
+            None => {
+                self.pending.insert(iv.second, (iv, 1));
+            }
+        }
+        self.finalize_ready();
+    }
+
+    /// Finalizes every pending second that no worker can still add to.
+    fn finalize_ready(&mut self) {
+        while let Some((&s, _)) = self.pending.first_key_value() {
+            let ready =
+                self.reported.iter().all(|&(last, finished)| finished || last.is_some_and(|l| l >= s));
+            if !ready {
+                break;
+            }
+            let (iv, _) = self.pending.remove(&s).expect("first key exists");
+            self.finalize(s, &iv);
+        }
+    }
+
+    fn finalize(&mut self, s: u32, iv: &Interval) {
+        let t = &mut self.totals;
+        let h = &iv.latency;
+        let mut errors = BTreeMap::new();
+        for (k, n) in &iv.errors {
+            *errors.entry(k.key()).or_insert(0) += n;
+            *t.errors.entry(k.key()).or_insert(0) += n;
+        }
+        // A second no worker reported after a gap is still a row (of zeros).
+        while t.timeline.len() < s as usize {
+            let gap = t.timeline.len() as u32;
+            t.timeline.push(empty_second(gap));
+        }
+        t.timeline.push(Second {
+            t: s,
+            completed: iv.completed,
+            errors,
+            p50_us: h.value_at_quantile(0.50),
+            p90_us: h.value_at_quantile(0.90),
+            p99_us: h.value_at_quantile(0.99),
+            max_us: h.max(),
+            in_flight: iv.in_flight,
+            bytes_received: iv.bytes_received,
+        });
+        t.latency.add(h).expect("same histogram bounds");
+        if let (Some(total), Some(sv)) = (&mut t.service, &iv.service) {
+            total.add(sv).expect("same histogram bounds");
+        }
+        t.completed += iv.completed;
+        t.ok += iv.ok;
+        t.late += iv.late;
+        t.bytes_sent += iv.bytes_sent;
+        t.bytes_received += iv.bytes_received;
+        t.checks_performed += iv.checks_performed;
+        t.checks_failed += iv.checks_failed;
+        if let Some(Err(e)) = self.hlog.as_mut().map(|w| w.interval(f64::from(s), 1.0, h)) {
+            self.hlog_error.get_or_insert(e);
+        }
+        if let Some(p) = &mut self.progress {
+            p.show(s, iv, &self.totals, self.open_model);
+        }
+    }
+
+    /// Finalizes everything left (all workers are done) and returns the totals.
+    pub fn finish(mut self) -> (Totals, Option<std::io::Error>) {
+        for r in &mut self.reported {
+            r.1 = true;
+        }
+        self.finalize_ready();
+        if let Some(p) = &mut self.progress {
+            p.clear();
+        }
+        (self.totals, self.hlog_error)
+    }
+}
+
+fn empty_second(t: u32) -> Second {
+    Second {
+        t,
+        completed: 0,
+        errors: BTreeMap::new(),
+        p50_us: 0,
+        p90_us: 0,
+        p99_us: 0,
+        max_us: 0,
+        in_flight: 0,
+        bytes_received: 0,
+    }
+}
+
+fn merge(into: &mut Interval, iv: &Interval) {
+    into.latency.add(&iv.latency).expect("same histogram bounds");
+    if let (Some(a), Some(b)) = (&mut into.service, &iv.service) {
+        a.add(b).expect("same histogram bounds");
+    }
+    into.completed += iv.completed;
+    into.ok += iv.ok;
+    into.late += iv.late;
+    into.bytes_sent += iv.bytes_sent;
+    into.bytes_received += iv.bytes_received;
+    into.checks_performed += iv.checks_performed;
+    into.checks_failed += iv.checks_failed;
+    into.in_flight += iv.in_flight;
+    let mut by_kind: HashMap<ErrorKind, u64> = into.errors.iter().copied().collect();
+    for (k, n) in &iv.errors {
+        *by_kind.entry(*k).or_insert(0) += n;
+    }
+    into.errors = by_kind.into_iter().collect();
+}
+
+impl Progress {
+    fn show(&mut self, s: u32, iv: &Interval, totals: &Totals, open_model: bool) {
+        let elapsed = match self.planned_s {
+            Some(p) => format!("{}s/{}s", s + 1, p.round()),
+            None => format!("{}s", s + 1),
+        };
+        let errors: u64 = iv.errors.iter().map(|e| e.1).sum();
+        let p99 = iv.latency.value_at_quantile(0.99) as f64 / 1000.0;
+        let late = if open_model { format!(", late {}", iv.late) } else { String::new() };
+        let line = format!(
+            "[{elapsed}] {} req total, {} req/s, p99 {p99:.2} ms, errors {errors}{late}, in flight {}",
+            totals.completed, iv.completed, iv.in_flight
+        );
+        let mut err = std::io::stderr().lock();
+        let _ = write!(err, "\r\x1b[2K{line}");
+        let _ = err.flush();
+        self.shown = true;
+    }
+
+    fn clear(&mut self) {
+        if self.shown {
+            let mut err = std::io::stderr().lock();
+            let _ = write!(err, "\r\x1b[2K");
+            let _ = err.flush();
+        }
+    }
+}

@@ -1,0 +1,339 @@
+//! [`run`]: one load run from a [`LoadSpec`] to a [`RunRecord`]. It resolves
+//! and probes the target, starts one pinned worker thread per core (each with
+//! its own current-thread runtime, see [`crate::worker`]), collects their
+//! seconds on the calling thread, measures the generator's own CPU time over
+//! the measured phase, and builds the record.
+
+use std::net::{SocketAddr, TcpStream, ToSocketAddrs as _};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{RecvTimeoutError, channel};
+use std::sync::{Arc, Barrier, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use stackbench_record::{
+    Environment, GeneratorUsage, Latency, LoadParams, Model, RunRecord, SCHEMA_VERSION, Stage, Summary,
+    encode_histogram,
+};
+
+use crate::collect::{Collector, Progress, Totals};
+use crate::hlog::HlogWriter;
+use crate::parse::CheckEvery;
+use crate::spec::{Bound, LoadSpec, ModelSpec, RequestSource};
+use crate::{sys, transport, worker};
+
+/// Utilization of its cores above which the generator is called saturated.
+pub const SATURATION: f64 = 0.9;
+
+/// A cancellation handle: clone it, give one to [`run`], call [`Stop::stop`]
+/// from anywhere (a signal handler thread, another task) to end the run early.
+#[derive(Debug, Clone, Default)]
+pub struct Stop(Arc<AtomicBool>);
+
+impl Stop {
+    pub fn new() -> Stop {
+        Stop::default()
+    }
+
+    /// Asks the run to stop; it returns its partial record, marked interrupted.
+    pub fn stop(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+
+    pub fn is_stopped(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// Why a run could not be done at all (failed requests are data, not errors).
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("cannot resolve {host}: {why}")]
+    Resolve { host: String, why: String },
+    #[error("cannot connect to {addr} ({url}): {why}; is the server running?")]
+    Unreachable { url: String, addr: SocketAddr, why: String },
+    #[error("cannot start worker thread {index}: {why}")]
+    Thread { index: usize, why: String },
+    #[error(
+        "cannot pin a worker thread to CPU {cpu}: {why} (check --cpus against the CPUs this machine has)"
+    )]
+    Pin { cpu: usize, why: String },
+    #[error("cannot write the interval log {path}: {why}")]
+    Hlog { path: String, why: String },
+}
+
+/// Runs the load described by `spec` until its end or until `stop` is set.
+#[allow(clippy::too_many_lines)] // start, collect, finish: one sequence, read top to bottom
+pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
+    let addr = resolve(spec)?;
+    probe(spec, addr)?;
+    sys::raise_open_file_limit();
+    let spec = Arc::new(spec.clone());
+    let requests = transport::prepare(&spec);
+    let threads = spec.threads.max(1);
+    let (tx, rx) = channel();
+    let ready = Arc::new(Barrier::new(threads + 1));
+    let go = Arc::new(Barrier::new(threads + 1));
+    let start_at: Arc<Mutex<Option<Instant>>> = Arc::new(Mutex::new(None));
+    let setup_error: Arc<Mutex<Option<LoadError>>> = Arc::new(Mutex::new(None));
+    let shares: Vec<u64> = match spec.bound {
+        Bound::Requests(n) => (0..threads).map(|i| worker::split(n as usize, threads, i) as u64).collect(),
+        Bound::Duration(_) => vec![0; threads],
+    };
+
+    let mut handles = Vec::with_capacity(threads);
+    for index in 0..threads {
+        let cx = worker::WorkerCx {
+            index,
+            spec: Arc::clone(&spec),
+            addr,
+            requests: Arc::clone(&requests),
+            stop: stop.clone(),
+            intervals: tx.clone(),
+        };
+        let (t_ready, t_go, t_start, t_error) =
+            (Arc::clone(&ready), Arc::clone(&go), Arc::clone(&start_at), Arc::clone(&setup_error));
+        let cpu = spec.cpus.as_ref().map(|c| c[index % c.len()]);
+        let share = shares[index];
+        let spawned = std::thread::Builder::new().name(format!("sb-load-{index}")).spawn(move || {
+            let setup = || -> Result<tokio::runtime::Runtime, LoadError> {
+                if let Some(cpu) = cpu {
+                    sys::pin_current_thread(cpu).map_err(|e| LoadError::Pin { cpu, why: e.to_string() })?;
+                }
+                tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .map_err(|e| LoadError::Thread { index, why: e.to_string() })
+            };
+            let runtime = match setup() {
+                Ok(rt) => Some(rt),
+                Err(e) => {
+                    t_error.lock().expect("no panics while holding it").get_or_insert(e);
+                    None
+                }
+            };
+            t_ready.wait();
+            t_go.wait();
+            let start = t_start.lock().expect("no panics while holding it").unwrap_or_else(Instant::now);
+            let failed = t_error.lock().expect("no panics while holding it").is_some();
+            if let (Some(runtime), false) = (runtime, failed) {
+                let local = tokio::task::LocalSet::new();
+                local.block_on(&runtime, worker::run(cx, start, share));
+            }
+        });
+        match spawned {
+            Ok(h) => handles.push(h),
+            Err(e) => {
+                // Release the threads already waiting, then report.
+                setup_error
+                    .lock()
+                    .expect("no panics")
+                    .get_or_insert(LoadError::Thread { index, why: e.to_string() });
+                for _ in handles.len()..threads {
+                    let (r, g) = (Arc::clone(&ready), Arc::clone(&go));
+                    handles.push(std::thread::spawn(move || {
+                        r.wait();
+                        g.wait();
+                    }));
+                }
+                break;
+            }
+        }
+    }
+    drop(tx);
+    ready.wait();
+    // Workers have connected their first lanes; the load starts now.
+    let start = Instant::now() + Duration::from_millis(5);
+    *start_at.lock().expect("no panics") = Some(start);
+    go.wait();
+    if let Some(e) = setup_error.lock().expect("no panics").take() {
+        for h in handles {
+            let _ = h.join();
+        }
+        return Err(e);
+    }
+
+    let measure_from = start + spec.warmup;
+    let started_wall = SystemTime::now() + measure_from.saturating_duration_since(Instant::now());
+    let hlog = match &spec.hlog {
+        Some(path) => Some(
+            HlogWriter::create(path, started_wall, &format!("stackbench load {}", spec.target.url))
+                .map_err(|e| LoadError::Hlog { path: path.display().to_string(), why: e.to_string() })?,
+        ),
+        None => None,
+    };
+    let progress =
+        spec.progress.then(|| Progress { planned_s: spec.duration().map(|d| d.as_secs_f64()), shown: false });
+    let mut collector = Collector::new(threads, matches!(spec.model, ModelSpec::Open { .. }), hlog, progress);
+
+    // CPU time is read when the measured phase starts and when the workers are done.
+    let mut cpu_start = None;
+    while !collector.done() {
+        if cpu_start.is_none() && Instant::now() >= measure_from {
+            cpu_start = Some(sys::cpu_time());
+        }
+        let wait = if cpu_start.is_none() {
+            measure_from.saturating_duration_since(Instant::now()).min(Duration::from_millis(100))
+        } else {
+            Duration::from_millis(100)
+        };
+        match rx.recv_timeout(wait) {
+            Ok(iv) => collector.add(iv),
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    for h in handles {
+        let _ = h.join();
+    }
+    let cpu_end = sys::cpu_time();
+    let cpu_start = cpu_start.unwrap_or(cpu_end);
+    let (totals, hlog_error) = collector.finish();
+    if let (Some(e), Some(path)) = (hlog_error, &spec.hlog) {
+        return Err(LoadError::Hlog { path: path.display().to_string(), why: e.to_string() });
+    }
+    let started_at_ms = started_wall.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
+    Ok(record(&spec, &totals, started_at_ms, (cpu_start, cpu_end), stop.is_stopped()))
+}
+
+fn resolve(spec: &LoadSpec) -> Result<SocketAddr, LoadError> {
+    let t = &spec.target;
+    let resolve_err = |why: String| LoadError::Resolve { host: t.host.clone(), why };
+    (t.host.as_str(), t.port)
+        .to_socket_addrs()
+        .map_err(|e| resolve_err(e.to_string()))?
+        .next()
+        .ok_or_else(|| resolve_err("no address".into()))
+}
+
+/// One connection before anything starts: a target that is not there is a
+/// setup error (one clear line), not a run full of connect errors.
+fn probe(spec: &LoadSpec, addr: SocketAddr) -> Result<(), LoadError> {
+    TcpStream::connect_timeout(&addr, spec.timeout.min(Duration::from_secs(5)))
+        .map(drop)
+        .map_err(|e| LoadError::Unreachable { url: spec.target.url.clone(), addr, why: e.to_string() })
+}
+
+type CpuPair = ((Duration, Duration), (Duration, Duration));
+
+fn record(spec: &LoadSpec, t: &Totals, started_at_ms: u64, cpu: CpuPair, stopped: bool) -> RunRecord {
+    let interrupted = t.interrupted || stopped;
+    let duration = match spec.bound {
+        Bound::Duration(d) if !interrupted => d,
+        _ => t.elapsed,
+    };
+    let duration_s = duration.as_secs_f64().max(1e-9);
+    let open = matches!(spec.model, ModelSpec::Open { .. });
+    let user = cpu.1.0.saturating_sub(cpu.0.0).as_secs_f64();
+    let system = cpu.1.1.saturating_sub(cpu.0.1).as_secs_f64();
+    let cores = spec.threads.max(1) as u32;
+    let utilization = ((user + system) / (duration_s * f64::from(cores))).clamp(0.0, 1.0);
+    let summary = Summary {
+        duration_s,
+        requests: t.completed,
+        ok: t.ok,
+        errors: t.completed - t.ok,
+        rps: t.completed as f64 / duration_s,
+        ok_rps: t.ok as f64 / duration_s,
+        bytes_sent: t.bytes_sent,
+        bytes_received: t.bytes_received,
+        latency: Latency::from_histogram(&t.latency),
+        service_latency: t.service.as_ref().map(Latency::from_histogram),
+        late: t.late,
+        checks: stackbench_record::Checks { performed: t.checks_performed, failed: t.checks_failed },
+        corrected_for_coordinated_omission: open,
+    };
+    let thresholds = spec.thresholds.iter().map(|th| th.evaluate(&summary)).collect();
+    RunRecord {
+        schema: SCHEMA_VERSION,
+        tool_version: env!("CARGO_PKG_VERSION").to_owned(),
+        started_at_ms,
+        label: stackbench_record::Label::default(),
+        params: params(spec, t),
+        environment: Environment::detect(env!("CARGO_PKG_VERSION")),
+        summary,
+        histogram: encode_histogram(&t.latency),
+        service_histogram: t.service.as_ref().map(encode_histogram),
+        errors: t.errors.clone(),
+        timeline: t.timeline.clone(),
+        generator: GeneratorUsage {
+            cpu_user_s: user,
+            cpu_system_s: system,
+            cores,
+            utilization,
+            saturated: utilization >= SATURATION,
+        },
+        samples: None,
+        thresholds,
+        interrupted,
+    }
+}
+
+fn params(spec: &LoadSpec, t: &Totals) -> LoadParams {
+    let model = match spec.model {
+        ModelSpec::Closed { connections, streams, think, ramp_up } => Model::Closed {
+            connections: (connections * streams) as u32,
+            think_ms: think.as_millis() as u64,
+            ramp_up_ms: ramp_up.as_millis() as u64,
+        },
+        ModelSpec::Open { rate, max_in_flight, .. } => {
+            Model::Open { rate, max_in_flight: max_in_flight as u64 }
+        }
+    };
+    let mut extra = std::collections::BTreeMap::new();
+    let json = |v: &dyn ToString| serde_json::Value::String(v.to_string());
+    extra.insert("keepalive".into(), serde_json::Value::Bool(spec.keepalive));
+    match spec.model {
+        ModelSpec::Closed { connections, streams, .. } => {
+            extra.insert("tcp_connections".into(), connections.into());
+            extra.insert("streams".into(), streams.into());
+        }
+        ModelSpec::Open { connections, .. } => {
+            extra.insert("initial_connections".into(), connections.into());
+        }
+    }
+    if let Some(cpus) = &spec.cpus {
+        extra.insert("cpus".into(), serde_json::json!(cpus));
+    }
+    let (scenario, seed) = match &spec.requests {
+        RequestSource::Fixed { method, headers, body } => {
+            extra.insert("method".into(), json(method));
+            if !headers.is_empty() {
+                let hs: Vec<String> = headers
+                    .iter()
+                    .map(|(k, v)| format!("{k}: {}", String::from_utf8_lossy(v.as_bytes())))
+                    .collect();
+                extra.insert("headers".into(), serde_json::json!(hs));
+            }
+            extra.insert("body_bytes".into(), body.len().into());
+            (None, 0)
+        }
+        RequestSource::Scenario { scenario, seed, .. } => (Some(scenario.name().to_owned()), *seed),
+    };
+    let check_every = match (spec.check_every, &spec.requests) {
+        (_, RequestSource::Fixed { .. }) | (CheckEvery::Every(0), _) => 0,
+        (CheckEvery::Every(k), _) => k,
+        (CheckEvery::Auto, _) => t.check_every.max(1),
+    };
+    LoadParams {
+        url: spec.target.url.clone(),
+        transport: spec.transport.name().to_owned(),
+        model,
+        stages: spec
+            .stages
+            .iter()
+            .map(|s| Stage { duration_ms: s.duration.as_millis() as u64, target: s.target })
+            .collect(),
+        duration_ms: spec.duration().map(|d| d.as_millis() as u64),
+        requests: match spec.bound {
+            Bound::Requests(n) => Some(n),
+            Bound::Duration(_) => None,
+        },
+        warmup_ms: spec.warmup.as_millis() as u64,
+        timeout_ms: spec.timeout.as_millis() as u64,
+        threads: spec.threads as u32,
+        scenario,
+        seed,
+        check_every,
+        extra,
+    }
+}

@@ -1,0 +1,83 @@
+//! The HdrHistogram interval log (`.hlog`): one latency histogram per second,
+//! in the text format of HdrHistogram's `HistogramLogWriter` (Java, and every
+//! port: `HistogramLogProcessor`, Python's `hdrhistogram`, HdrHistogramVisualizer
+//! read it). Each line is `start,length,max,HISTFAAA…` with start relative to
+//! the `BaseTime` header, max in milliseconds (values are recorded in µs, so
+//! the max-value divisor is 1000), and the histogram V2-compressed, base64.
+//!
+//! Lines are written as each second ends, so an interrupted run keeps its log.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write as _};
+use std::path::Path;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use hdrhistogram::Histogram;
+use stackbench_record::encode_histogram;
+
+/// An open interval log.
+#[derive(Debug)]
+pub struct HlogWriter {
+    out: BufWriter<File>,
+}
+
+impl HlogWriter {
+    /// Creates the file and writes the header; `start` is the start of the measured phase.
+    pub fn create(path: &Path, start: SystemTime, comment: &str) -> io::Result<HlogWriter> {
+        let mut out = BufWriter::new(File::create(path)?);
+        let secs = start.duration_since(UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64());
+        writeln!(out, "#{comment}")?;
+        writeln!(out, "#[Histogram log format version 1.3]")?;
+        writeln!(out, "#[StartTime: {secs:.3} (seconds since epoch)]")?;
+        writeln!(out, "#[BaseTime: {secs:.3} (seconds since epoch)]")?;
+        writeln!(out, "#[MaxValueDivisor: 1000.000]")?;
+        writeln!(
+            out,
+            "\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\""
+        )?;
+        out.flush()?;
+        Ok(HlogWriter { out })
+    }
+
+    /// Appends one interval (`start_s` seconds after the base time, lasting `length_s`).
+    pub fn interval(&mut self, start_s: f64, length_s: f64, h: &Histogram<u64>) -> io::Result<()> {
+        let max_ms = h.max() as f64 / 1000.0;
+        writeln!(self.out, "{start_s:.3},{length_s:.3},{max_ms:.3},{}", encode_histogram(h))?;
+        self.out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
+    use stackbench_record::{decode_histogram, new_histogram};
+
+    #[test]
+    fn the_rust_reader_reads_it_back() {
+        let dir = std::env::temp_dir().join(format!("sb-hlog-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.hlog");
+        let mut w = HlogWriter::create(&path, SystemTime::now(), "test").unwrap();
+        let mut h = new_histogram();
+        for v in [100, 200, 20_000] {
+            h.record(v).unwrap();
+        }
+        w.interval(0.0, 1.0, &h).unwrap();
+        w.interval(1.0, 1.0, &new_histogram()).unwrap();
+        drop(w);
+        let text = std::fs::read(&path).unwrap();
+        let entries: Vec<_> = IntervalLogIterator::new(&text)
+            .filter_map(|e| match e.unwrap() {
+                LogEntry::Interval(i) => {
+                    Some((i.start_timestamp(), i.max(), i.encoded_histogram().to_owned()))
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(entries.len(), 2);
+        assert!((entries[0].1 - 20.0).abs() < 0.1, "{entries:?}");
+        assert_eq!(decode_histogram(&entries[0].2).unwrap().len(), 3);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,412 @@
+//! [`LoadOptions`]: the options of a load run, as `stackbench load` flags
+//! (clap) and as a plan's TOML table (serde, keys spelled like the long flags,
+//! unknown keys refused), and their validation into a [`LoadSpec`] with one
+//! clear message per mistake.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use serde::Deserialize;
+use stackbench_scenarios::Scenario;
+use stackbench_scenarios::generate::{GenOptions, RequestGen};
+
+use crate::parse::{CheckEvery, CpuList, Dur, StageSpec, Stages};
+use crate::spec::{Bound, LoadSpec, ModelSpec, RequestSource, Target, Transport};
+use crate::threshold::Threshold;
+
+/// Default measured duration when neither `-d` nor `-n` nor `--stages` is given.
+pub const DEFAULT_DURATION: Duration = Duration::from_secs(10);
+/// Default `--timeout`.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default `-c`.
+pub const DEFAULT_CONNECTIONS: usize = 10;
+/// Default `--max-in-flight` of the open model.
+pub const DEFAULT_MAX_IN_FLIGHT: usize = 1000;
+
+/// Options of one load run. Every field is optional; [`LoadOptions::to_spec`]
+/// applies the defaults and checks the combination.
+#[derive(Debug, Clone, Default, PartialEq, clap::Args, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct LoadOptions {
+    /// Closed model: connections, each carrying --streams virtual users (send, wait, think, repeat).
+    /// Open model: connections opened at the start. [default: 10]
+    #[arg(short = 'c', long, value_name = "N", help_heading = "Load model")]
+    pub connections: Option<usize>,
+    /// Measured duration, e.g. 30s, 5m. [default: 10s, or the stages' total]
+    #[arg(short = 'd', long, value_name = "DUR", help_heading = "Load model")]
+    pub duration: Option<Dur>,
+    /// Measured request count instead of a duration.
+    #[arg(short = 'n', long, value_name = "N", help_heading = "Load model")]
+    pub requests: Option<u64>,
+    /// Open model: requests per second, due on a fixed schedule whatever the answers do;
+    /// latency counts from the intended send time (no coordinated omission).
+    #[arg(long, value_name = "R", help_heading = "Load model")]
+    pub rate: Option<f64>,
+    /// Open model: most requests outstanding at once; a request due beyond it is counted `late`. [default: 1000]
+    #[arg(long, value_name = "N", help_heading = "Load model")]
+    pub max_in_flight: Option<usize>,
+    /// Closed model: pause after each answer, e.g. 100ms.
+    #[arg(long, value_name = "DUR", help_heading = "Load model")]
+    pub think: Option<Dur>,
+    /// Closed model: start the users linearly over this time.
+    #[arg(long, value_name = "DUR", help_heading = "Load model")]
+    pub ramp_up: Option<Dur>,
+    /// Move the load linearly through DUR:TARGET steps (users, or req/s with --rate),
+    /// e.g. 30s:100,2m:100,10s:0. They start with the warm-up.
+    #[arg(long, value_name = "LIST", help_heading = "Load model")]
+    pub stages: Option<Stages>,
+    /// Run the same load unrecorded first, e.g. 10s.
+    #[arg(long, value_name = "DUR", help_heading = "Load model")]
+    pub warmup: Option<Dur>,
+    /// A request without an answer after this long is an error `timeout`. [default: 10s]
+    #[arg(long, value_name = "DUR", help_heading = "Load model")]
+    pub timeout: Option<Dur>,
+
+    /// HTTP/2 over cleartext with prior knowledge (h2c).
+    #[arg(long, help_heading = "Transport")]
+    pub http2: bool,
+    /// gRPC unary calls over h2c (implied by --scenario bubble-sort).
+    #[arg(long, help_heading = "Transport")]
+    pub grpc: bool,
+    /// h2c/gRPC, closed model: concurrent streams per connection. [default: 1]
+    #[arg(long, value_name = "M", help_heading = "Transport")]
+    pub streams: Option<usize>,
+    /// A new connection for every request (HTTP/1.1 sends `Connection: close`).
+    #[arg(long, help_heading = "Transport")]
+    pub no_keepalive: bool,
+
+    /// HTTP method. [default: GET, or POST with a body]
+    #[arg(short = 'm', long, value_name = "METHOD", help_heading = "Request")]
+    pub method: Option<String>,
+    /// A request header, `Name: value`; repeat for more.
+    #[arg(short = 'H', long = "header", value_name = "HEADER", help_heading = "Request")]
+    pub header: Vec<String>,
+    /// Request body: a string, or @FILE to read it from a file.
+    #[arg(short = 'b', long, value_name = "BODY|@FILE", help_heading = "Request")]
+    pub body: Option<String>,
+    /// Send a scenario's requests and check the answers: event-log, dummy, db-read, bubble-sort.
+    #[arg(long, value_name = "NAME", help_heading = "Request")]
+    pub scenario: Option<String>,
+    /// Seed of the scenario's request generator. [default: 1]
+    #[arg(long, value_name = "N", help_heading = "Request")]
+    pub seed: Option<u64>,
+    /// Check every K-th answer against the scenario (0 = none); `auto` checks every answer
+    /// while that costs under 5% of the generator's time. [default: auto]
+    #[arg(long, value_name = "K|auto", help_heading = "Request")]
+    pub check_every: Option<CheckEvery>,
+
+    /// Generator worker threads. [default: one per CPU in --cpus, or per CPU available]
+    #[arg(long, value_name = "N", help_heading = "Generator")]
+    pub threads: Option<usize>,
+    /// Pin the worker threads to these CPUs, e.g. 1 or 2-3.
+    #[arg(long, value_name = "LIST", help_heading = "Generator")]
+    pub cpus: Option<CpuList>,
+
+    /// Pass/fail criterion, e.g. 'p99<50ms', 'errors<1%', 'rps>1000'; repeat for more.
+    /// A failed one makes the exit code 2.
+    #[arg(long = "threshold", value_name = "EXPR", help_heading = "Output")]
+    pub threshold: Vec<Threshold>,
+}
+
+/// A load run that cannot be done as asked, with what to change.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SpecError {
+    #[error("malformed URL {url:?}: {why}")]
+    Url { url: String, why: String },
+    #[error(
+        "unsupported scheme {scheme:?} in {url:?}: stackbench load speaks cleartext http:// (HTTP/1.1, or h2c with --http2, or gRPC with --grpc)"
+    )]
+    Scheme { url: String, scheme: String },
+    #[error("{flag}: {why}")]
+    Invalid { flag: &'static str, why: String },
+    #[error("{a} and {b} cannot be used together: {why}")]
+    Conflict { a: &'static str, b: &'static str, why: &'static str },
+    #[error("--scenario: {0}")]
+    Scenario(String),
+    #[error("--body: cannot read {path}: {why}")]
+    BodyFile { path: String, why: String },
+}
+
+fn invalid(flag: &'static str, why: impl Into<String>) -> SpecError {
+    SpecError::Invalid { flag, why: why.into() }
+}
+
+fn conflict(a: &'static str, b: &'static str, why: &'static str) -> SpecError {
+    SpecError::Conflict { a, b, why }
+}
+
+/// Parses and checks the target URL.
+pub fn parse_target(url: &str) -> Result<Target, SpecError> {
+    let bad = |why: &str| SpecError::Url { url: url.to_owned(), why: why.to_owned() };
+    let trimmed = url.trim();
+    if !trimmed.contains("://") {
+        return Err(bad("it has no scheme; write it like http://127.0.0.1:8080/path"));
+    }
+    let uri: http::Uri = trimmed.parse().map_err(|e: http::uri::InvalidUri| bad(&e.to_string()))?;
+    let scheme = uri.scheme_str().unwrap_or_default().to_ascii_lowercase();
+    if scheme != "http" {
+        return Err(SpecError::Scheme { url: url.to_owned(), scheme });
+    }
+    let authority = uri.authority().ok_or_else(|| bad("it has no host"))?;
+    if authority.as_str().contains('@') {
+        return Err(bad("user information (user@host) is not supported"));
+    }
+    let host = authority.host().trim_start_matches('[').trim_end_matches(']').to_owned();
+    if host.is_empty() {
+        return Err(bad("it has no host"));
+    }
+    let port = authority.port_u16().unwrap_or(80);
+    if port == 0 {
+        return Err(bad("port 0 is not a port to connect to"));
+    }
+    let path = uri.path_and_query().map_or("/", http::uri::PathAndQuery::as_str);
+    let path = if path.is_empty() { "/" } else { path }.to_owned();
+    let authority = if authority.port_u16().is_some() {
+        authority.as_str().to_owned()
+    } else {
+        format!("{}:80", authority.host())
+    };
+    Ok(Target { url: trimmed.to_owned(), host, port, authority, path })
+}
+
+impl LoadOptions {
+    /// Applies the defaults and checks the options against `url`.
+    #[allow(clippy::too_many_lines)] // one check after another, in flag order
+    pub fn to_spec(&self, url: &str) -> Result<LoadSpec, SpecError> {
+        let target = parse_target(url)?;
+
+        // What is sent.
+        let scenario = match &self.scenario {
+            Some(name) => Some(name.parse::<Scenario>().map_err(|e| SpecError::Scenario(e.to_string()))?),
+            None => None,
+        };
+        let transport = match (scenario, self.grpc, self.http2) {
+            (Some(Scenario::BubbleSort), _, _) | (_, true, _) => Transport::Grpc,
+            (_, false, true) => Transport::H2c,
+            (_, false, false) => Transport::Http1,
+        };
+        if transport == Transport::Grpc && scenario != Some(Scenario::BubbleSort) {
+            return Err(match scenario {
+                Some(_) => conflict("--grpc", "--scenario", "only bubble-sort is a gRPC scenario"),
+                None => invalid(
+                    "--grpc",
+                    "needs --scenario bubble-sort (the built-in gRPC service; a generic --proto/--call is not built)",
+                ),
+            });
+        }
+        let headers = self.header.iter().map(|h| parse_header(h)).collect::<Result<Vec<_>, _>>()?;
+        let requests = if let Some(scenario) = scenario {
+            if self.method.is_some() {
+                return Err(conflict("--scenario", "-m/--method", "the scenario builds its own requests"));
+            }
+            if self.body.is_some() {
+                return Err(conflict("--scenario", "-b/--body", "the scenario builds its own requests"));
+            }
+            let seed = self.seed.unwrap_or(1);
+            let opts = GenOptions { base_path: target.path.clone(), seed, ..GenOptions::default() };
+            let generator =
+                RequestGen::new(scenario, &opts).map_err(|e| SpecError::Scenario(e.to_string()))?;
+            RequestSource::Scenario { scenario, seed, generator }
+        } else {
+            if matches!(self.check_every, Some(CheckEvery::Every(k)) if k > 0) {
+                return Err(invalid("--check-every", "needs --scenario (there is nothing to check against)"));
+            }
+            let body = match self.body.as_deref() {
+                None => Bytes::new(),
+                Some(b) => match b.strip_prefix('@') {
+                    Some(path) => Bytes::from(
+                        std::fs::read(path)
+                            .map_err(|e| SpecError::BodyFile { path: path.to_owned(), why: e.to_string() })?,
+                    ),
+                    None => Bytes::from(b.to_owned()),
+                },
+            };
+            let method = match self.method.as_deref() {
+                Some(m) => http::Method::from_bytes(m.trim().to_ascii_uppercase().as_bytes())
+                    .map_err(|_| invalid("-m/--method", format!("{m:?} is not an HTTP method")))?,
+                None if body.is_empty() => http::Method::GET,
+                None => http::Method::POST,
+            };
+            RequestSource::Fixed { method, headers: headers.clone(), body }
+        };
+
+        // How long.
+        let stages = self.stages.as_ref().map(|s| s.0.clone()).unwrap_or_default();
+        let stage_total: Duration = stages.iter().map(|s| s.duration).sum();
+        let warmup = self.warmup.map_or(Duration::ZERO, |d| d.0);
+        let bound = match (self.duration, self.requests) {
+            (Some(_), Some(_)) => {
+                return Err(conflict("-d/--duration", "-n/--requests", "bound the run by time or by count"));
+            }
+            (Some(d), None) if d.0.is_zero() => {
+                return Err(invalid("-d/--duration", "must be longer than 0s"));
+            }
+            (Some(d), None) => Bound::Duration(d.0),
+            (None, Some(0)) => return Err(invalid("-n/--requests", "must be at least 1")),
+            (None, Some(n)) => Bound::Requests(n),
+            (None, None) if stages.is_empty() => Bound::Duration(DEFAULT_DURATION),
+            (None, None) if stage_total <= warmup => {
+                return Err(invalid(
+                    "--stages",
+                    format!(
+                        "the stages last {}, no longer than the warm-up ({}): nothing would be measured",
+                        Dur(stage_total),
+                        Dur(warmup)
+                    ),
+                ));
+            }
+            (None, None) => Bound::Duration(stage_total.saturating_sub(warmup)),
+        };
+        let timeout = self.timeout.map_or(DEFAULT_TIMEOUT, |d| d.0);
+        if timeout.is_zero() {
+            return Err(invalid("--timeout", "must be longer than 0s"));
+        }
+
+        // When.
+        let multiplexed = transport != Transport::Http1;
+        let streams = self.streams.unwrap_or(1);
+        if streams == 0 {
+            return Err(invalid("--streams", "must be at least 1"));
+        }
+        if streams > 1 && !multiplexed {
+            return Err(invalid(
+                "--streams",
+                "needs --http2 or --grpc (HTTP/1.1 carries one request at a time per connection)",
+            ));
+        }
+        if self.connections == Some(0) {
+            return Err(invalid("-c/--connections", "must be at least 1"));
+        }
+        let mut stages = stages;
+        let model = if let Some(rate) = self.rate {
+            if !rate.is_finite() || rate < 0.0 || (rate == 0.0 && stages.is_empty()) {
+                return Err(invalid(
+                    "--rate",
+                    format!(
+                        "{rate} is not a rate; give requests per second greater than 0 (like --rate 1000)"
+                    ),
+                ));
+            }
+            if self.think.is_some() {
+                return Err(conflict("--think", "--rate", "think time belongs to the closed model"));
+            }
+            if self.ramp_up.is_some() {
+                return Err(conflict(
+                    "--ramp-up",
+                    "--rate",
+                    "ramp the open model with --stages 10s:RATE,...",
+                ));
+            }
+            if streams > 1 {
+                return Err(conflict(
+                    "--streams",
+                    "--rate",
+                    "the open model multiplexes every due request; use -c and --max-in-flight",
+                ));
+            }
+            let max_in_flight = self.max_in_flight.unwrap_or(DEFAULT_MAX_IN_FLIGHT);
+            if max_in_flight == 0 {
+                return Err(invalid("--max-in-flight", "must be at least 1"));
+            }
+            let peak = stages.iter().map(|s| s.target).fold(rate, f64::max);
+            if peak <= 0.0 {
+                return Err(invalid("--stages", "every stage has a rate of 0: nothing would be sent"));
+            }
+            let connections = self.connections.unwrap_or(if multiplexed { 1 } else { DEFAULT_CONNECTIONS });
+            ModelSpec::Open { rate, max_in_flight, connections: connections.min(max_in_flight) }
+        } else {
+            if self.max_in_flight.is_some() {
+                return Err(invalid("--max-in-flight", "applies to the open model; add --rate"));
+            }
+            let think = self.think.map_or(Duration::ZERO, |d| d.0);
+            let connections = if stages.is_empty() {
+                let c = self.connections.unwrap_or(DEFAULT_CONNECTIONS);
+                if let Some(r) = self.ramp_up.filter(|r| !r.0.is_zero()) {
+                    stages.push(StageSpec { duration: r.0, target: (c * streams) as f64 });
+                }
+                c
+            } else {
+                if self.ramp_up.is_some() {
+                    return Err(conflict("--ramp-up", "--stages", "a ramp-up is a first stage: 1s:100,..."));
+                }
+                if self.connections.is_some() {
+                    return Err(conflict(
+                        "-c/--connections",
+                        "--stages",
+                        "in the closed model the stages' targets are the users",
+                    ));
+                }
+                let peak = stages.iter().map(|s| s.target).fold(0.0, f64::max).ceil() as usize;
+                if peak == 0 {
+                    return Err(invalid("--stages", "every stage has 0 users: nothing would be sent"));
+                }
+                peak.div_ceil(streams)
+            };
+            ModelSpec::Closed {
+                connections,
+                streams,
+                think,
+                ramp_up: self.ramp_up.map_or(Duration::ZERO, |d| d.0),
+            }
+        };
+
+        // Generator threads.
+        let cpus = self.cpus.as_ref().map(|c| c.0.clone());
+        if cpus.as_ref().is_some_and(Vec::is_empty) {
+            return Err(invalid("--cpus", "the list is empty"));
+        }
+        let mut threads = match (self.threads, &cpus) {
+            (Some(0), _) => return Err(invalid("--threads", "must be at least 1")),
+            (Some(t), _) => t,
+            (None, Some(c)) => c.len(),
+            (None, None) => std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+        };
+        if let ModelSpec::Closed { connections, .. } = model {
+            threads = threads.min(connections);
+        }
+
+        Ok(LoadSpec {
+            target,
+            transport,
+            model,
+            stages,
+            bound,
+            warmup,
+            timeout,
+            threads,
+            cpus,
+            keepalive: !self.no_keepalive,
+            requests,
+            check_every: match (&self.check_every, scenario) {
+                (_, None) => CheckEvery::Every(0),
+                (Some(c), Some(_)) => *c,
+                (None, Some(_)) => CheckEvery::Auto,
+            },
+            thresholds: self.threshold.clone(),
+            progress: false,
+            hlog: None,
+        })
+    }
+}
+
+/// `Name: value` into a header pair; the framing headers are the engine's.
+fn parse_header(h: &str) -> Result<(http::HeaderName, http::HeaderValue), SpecError> {
+    let (name, value) =
+        h.split_once(':').ok_or_else(|| invalid("-H/--header", format!("{h:?} is not `Name: value`")))?;
+    let name = http::HeaderName::from_bytes(name.trim().as_bytes())
+        .map_err(|_| invalid("-H/--header", format!("{:?} is not a header name", name.trim())))?;
+    if matches!(name.as_str(), "content-length" | "transfer-encoding" | "connection" | "host") {
+        return Err(invalid(
+            "-H/--header",
+            format!("{name} is set by the engine (from the URL, the body and --no-keepalive)"),
+        ));
+    }
+    let value = http::HeaderValue::from_str(value.trim()).map_err(|_| {
+        invalid("-H/--header", format!("the value of {name} has characters a header cannot carry"))
+    })?;
+    Ok((name, value))
+}
+
+#[cfg(test)]
+#[path = "options_tests.rs"]
+mod tests;

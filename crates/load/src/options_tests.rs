@@ -1,0 +1,142 @@
+use super::*;
+
+fn opts() -> LoadOptions {
+    LoadOptions::default()
+}
+
+fn err(o: &LoadOptions, url: &str) -> String {
+    o.to_spec(url).unwrap_err().to_string()
+}
+
+#[test]
+fn defaults() {
+    let s = opts().to_spec("http://127.0.0.1:8080").unwrap();
+    assert_eq!(s.target.path, "/");
+    assert_eq!(s.target.authority, "127.0.0.1:8080");
+    assert_eq!(s.transport, Transport::Http1);
+    assert_eq!(s.bound, Bound::Duration(DEFAULT_DURATION));
+    assert!(matches!(s.model, ModelSpec::Closed { connections: 10, streams: 1, .. }));
+    assert!(s.keepalive && s.stages.is_empty());
+    assert_eq!(s.check_every, CheckEvery::Every(0));
+    let s = opts().to_spec("http://localhost/x?y=1").unwrap();
+    assert_eq!(
+        (s.target.port, s.target.path.as_str(), s.target.authority.as_str()),
+        (80, "/x?y=1", "localhost:80")
+    );
+}
+
+#[test]
+fn bad_urls_say_what_is_wrong() {
+    assert!(err(&opts(), "127.0.0.1:8080").contains("no scheme"));
+    assert!(err(&opts(), "https://127.0.0.1/").contains("unsupported scheme \"https\""));
+    assert!(err(&opts(), "ftp://x/").contains("unsupported scheme"));
+    assert!(err(&opts(), "http://").contains("malformed URL"));
+    assert!(err(&opts(), "http://a b/").contains("malformed URL"));
+    assert!(err(&opts(), "http://127.0.0.1:0/").contains("port 0"));
+}
+
+#[test]
+fn nonsense_numbers_are_refused() {
+    let o = LoadOptions { rate: Some(0.0), ..opts() };
+    assert!(err(&o, "http://h/").contains("--rate: 0 is not a rate"));
+    let o = LoadOptions { rate: Some(f64::NAN), ..opts() };
+    assert!(err(&o, "http://h/").contains("--rate"));
+    let o = LoadOptions { duration: Some(Dur(Duration::ZERO)), ..opts() };
+    assert!(err(&o, "http://h/").contains("-d/--duration: must be longer"));
+    let o = LoadOptions { requests: Some(0), ..opts() };
+    assert!(err(&o, "http://h/").contains("-n/--requests"));
+    let o = LoadOptions { connections: Some(0), ..opts() };
+    assert!(err(&o, "http://h/").contains("-c/--connections"));
+    let o = LoadOptions { timeout: Some(Dur(Duration::ZERO)), ..opts() };
+    assert!(err(&o, "http://h/").contains("--timeout"));
+    let o = LoadOptions { threads: Some(0), ..opts() };
+    assert!(err(&o, "http://h/").contains("--threads"));
+}
+
+#[test]
+fn conflicts_are_named() {
+    let both = LoadOptions { duration: Some(Dur(Duration::from_secs(1))), requests: Some(5), ..opts() };
+    assert!(err(&both, "http://h/").contains("-d/--duration and -n/--requests cannot be used together"));
+    let o = LoadOptions { rate: Some(10.0), think: Some(Dur(Duration::from_millis(5))), ..opts() };
+    assert!(err(&o, "http://h/").contains("--think and --rate"));
+    let o = LoadOptions { streams: Some(4), ..opts() };
+    assert!(err(&o, "http://h/").contains("needs --http2"));
+    let o = LoadOptions { max_in_flight: Some(4), ..opts() };
+    assert!(err(&o, "http://h/").contains("open model"));
+    let o = LoadOptions { scenario: Some("dummy".into()), body: Some("x".into()), ..opts() };
+    assert!(err(&o, "http://h/").contains("--scenario and -b/--body"));
+    let o = LoadOptions { grpc: true, ..opts() };
+    assert!(err(&o, "http://h/").contains("--grpc: needs --scenario bubble-sort"));
+    let o = LoadOptions { scenario: Some("bubble".into()), ..opts() };
+    assert!(err(&o, "http://h/").contains("unknown scenario"));
+    let o = LoadOptions { scenario: Some("db-read".into()), ..opts() };
+    assert!(err(&o, "http://h/").contains("driver"));
+    let o = LoadOptions { header: vec!["nocolon".into()], ..opts() };
+    assert!(err(&o, "http://h/").contains("Name: value"));
+    let o = LoadOptions { header: vec!["Content-Length: 3".into()], ..opts() };
+    assert!(err(&o, "http://h/").contains("set by the engine"));
+    let o = LoadOptions { body: Some("@/nonexistent/body.json".into()), ..opts() };
+    assert!(err(&o, "http://h/").contains("cannot read /nonexistent/body.json"));
+}
+
+#[test]
+fn models_and_stages() {
+    let o = LoadOptions { connections: Some(100), ramp_up: Some(Dur(Duration::from_secs(1))), ..opts() };
+    let s = o.to_spec("http://h/").unwrap();
+    assert_eq!(s.stages.len(), 1);
+    assert!((s.stages[0].target - 100.0).abs() < f64::EPSILON);
+    let o = LoadOptions {
+        stages: Some("10s:50,20s:50".parse().unwrap()),
+        http2: true,
+        streams: Some(8),
+        ..opts()
+    };
+    let s = o.to_spec("http://h/").unwrap();
+    assert_eq!(s.bound, Bound::Duration(Duration::from_secs(30)));
+    assert!(matches!(s.model, ModelSpec::Closed { connections: 7, streams: 8, .. }));
+    let o = LoadOptions { rate: Some(0.0), stages: Some("10s:100".parse().unwrap()), ..opts() };
+    assert!(matches!(o.to_spec("http://h/").unwrap().model, ModelSpec::Open { .. }));
+    let o = LoadOptions {
+        stages: Some("5s:10".parse().unwrap()),
+        warmup: Some(Dur(Duration::from_secs(5))),
+        ..opts()
+    };
+    assert!(err(&o, "http://h/").contains("nothing would be measured"));
+}
+
+#[test]
+fn scenarios_pick_their_transport() {
+    let o = LoadOptions { scenario: Some("bubble-sort".into()), ..opts() };
+    let s = o.to_spec("http://h:50051").unwrap();
+    assert_eq!(s.transport, Transport::Grpc);
+    assert_eq!(s.check_every, CheckEvery::Auto);
+    let o = LoadOptions { scenario: Some("dummy".into()), http2: true, ..opts() };
+    assert_eq!(o.to_spec("http://h/").unwrap().transport, Transport::H2c);
+}
+
+#[test]
+fn a_plan_table_uses_the_flag_names() {
+    let o: LoadOptions = toml::from_str(
+        r#"
+        connections = 100
+        duration = "5m"
+        think = "100ms"
+        ramp-up = "1s"
+        no-keepalive = true
+        header = ["X-A: 1"]
+        threshold = ["p99<50ms"]
+        check-every = 4
+        cpus = "1"
+        "#,
+    )
+    .unwrap();
+    assert_eq!(o.connections, Some(100));
+    assert_eq!(o.duration, Some(Dur(Duration::from_mins(5))));
+    assert!(o.no_keepalive);
+    assert_eq!(o.check_every, Some(CheckEvery::Every(4)));
+    assert_eq!(o.cpus, Some(CpuList(vec![1])));
+    let typo = toml::from_str::<LoadOptions>("conections = 3").unwrap_err().to_string();
+    assert!(typo.contains("unknown field `conections`"), "{typo}");
+    let bad = toml::from_str::<LoadOptions>("duration = \"soon\"").unwrap_err().to_string();
+    assert!(bad.contains("not a duration"), "{bad}");
+}

@@ -1,0 +1,210 @@
+//! The small value types of `stackbench load`'s flags and of a plan's load
+//! table: durations (`10s`, `100ms`, `2m`), CPU lists (`1`, `0-3,6`), stages
+//! (`30s:100,2m:100,10s:0`) and `--check-every` (`auto` or K).
+//!
+//! Each parses from a string with [`std::str::FromStr`] (what clap calls) and
+//! deserializes from the same string (what a TOML plan holds), so the flag and
+//! the plan key accept exactly the same spellings and give the same message.
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+/// A duration written like `10s`, `100ms`, `1m30s` (humantime's syntax).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "String")]
+pub struct Dur(pub Duration);
+
+impl FromStr for Dur {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let t = s.trim();
+        if t.is_empty() {
+            return Err("empty duration; write it like 10s, 2m or 100ms".into());
+        }
+        if t.chars().all(|c| c.is_ascii_digit() || c == '.') {
+            return Err(format!("{t:?} has no unit; write it like {t}s or {t}ms"));
+        }
+        humantime::parse_duration(t)
+            .map(Dur)
+            .map_err(|e| format!("{t:?} is not a duration ({e}); write it like 10s, 2m or 100ms"))
+    }
+}
+
+impl TryFrom<String> for Dur {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        s.parse()
+    }
+}
+
+impl fmt::Display for Dur {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", humantime::format_duration(self.0))
+    }
+}
+
+/// A list of CPU numbers like `1`, `0-3` or `0,2-3` (the `taskset -c` syntax).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "String")]
+pub struct CpuList(pub Vec<usize>);
+
+impl FromStr for CpuList {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let mut cpus = Vec::new();
+        for part in s.split(',').map(str::trim) {
+            let bad = || format!("{s:?} is not a CPU list; write it like 1, 0-3 or 0,2-3");
+            let (a, b) = match part.split_once('-') {
+                Some((a, b)) => (a.trim().parse::<usize>(), b.trim().parse::<usize>()),
+                None => (part.parse::<usize>(), part.parse::<usize>()),
+            };
+            let (a, b) = (a.map_err(|_| bad())?, b.map_err(|_| bad())?);
+            if b < a || b - a > 4096 {
+                return Err(bad());
+            }
+            for c in a..=b {
+                if !cpus.contains(&c) {
+                    cpus.push(c);
+                }
+            }
+        }
+        Ok(CpuList(cpus))
+    }
+}
+
+impl TryFrom<String> for CpuList {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        s.parse()
+    }
+}
+
+/// One stage: move linearly to `target` over `duration`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StageSpec {
+    pub duration: Duration,
+    pub target: f64,
+}
+
+/// `--stages 30s:100,2m:100,10s:0`: a list of `DURATION:TARGET`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(try_from = "String")]
+pub struct Stages(pub Vec<StageSpec>);
+
+impl FromStr for Stages {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let mut out = Vec::new();
+        for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let Some((d, t)) = part.split_once(':') else {
+                return Err(format!("stage {part:?} is not DURATION:TARGET, like 30s:100"));
+            };
+            let duration = d.parse::<Dur>().map_err(|e| format!("stage {part:?}: {e}"))?.0;
+            let target: f64 = t
+                .trim()
+                .parse()
+                .ok()
+                .filter(|v: &f64| v.is_finite() && *v >= 0.0)
+                .ok_or_else(|| format!("stage {part:?}: target {t:?} is not a number >= 0"))?;
+            if duration.is_zero() {
+                return Err(format!("stage {part:?}: a stage must last longer than 0s"));
+            }
+            out.push(StageSpec { duration, target });
+        }
+        if out.is_empty() {
+            return Err("no stages given; write them like 30s:100,2m:100,10s:0".into());
+        }
+        Ok(Stages(out))
+    }
+}
+
+impl TryFrom<String> for Stages {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        s.parse()
+    }
+}
+
+/// `--check-every`: `auto` (every response while checking costs under 5% of
+/// a worker's time, then every 2nd, 4th, …) or a fixed K (`0` = never).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CheckEvery {
+    #[default]
+    Auto,
+    Every(u32),
+}
+
+impl FromStr for CheckEvery {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim() {
+            "auto" => Ok(CheckEvery::Auto),
+            t => t
+                .parse()
+                .map(CheckEvery::Every)
+                .map_err(|_| format!("{t:?} is neither `auto` nor a whole number (0 = never check)")),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for CheckEvery {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            N(u32),
+            S(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::N(n) => Ok(CheckEvery::Every(n)),
+            Raw::S(s) => s.parse().map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!("10s".parse::<Dur>().unwrap().0, Duration::from_secs(10));
+        assert_eq!("100ms".parse::<Dur>().unwrap().0, Duration::from_millis(100));
+        assert_eq!("1m30s".parse::<Dur>().unwrap().0, Duration::from_secs(90));
+        assert!("10".parse::<Dur>().unwrap_err().contains("no unit"));
+        assert!("ten seconds".parse::<Dur>().unwrap_err().contains("not a duration"));
+        assert!("".parse::<Dur>().is_err());
+    }
+
+    #[test]
+    fn cpu_lists() {
+        assert_eq!("1".parse::<CpuList>().unwrap().0, vec![1]);
+        assert_eq!("0-3,6".parse::<CpuList>().unwrap().0, vec![0, 1, 2, 3, 6]);
+        assert_eq!("0, 0-1".parse::<CpuList>().unwrap().0, vec![0, 1]);
+        for bad in ["", "a", "3-1", "1,", "-1"] {
+            assert!(bad.parse::<CpuList>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn stages() {
+        let s = "30s:100, 2m:100,10s:0".parse::<Stages>().unwrap().0;
+        assert_eq!(s.len(), 3);
+        assert_eq!(s[1], StageSpec { duration: Duration::from_mins(2), target: 100.0 });
+        assert!("30s".parse::<Stages>().unwrap_err().contains("DURATION:TARGET"));
+        assert!("30s:-1".parse::<Stages>().unwrap_err().contains(">= 0"));
+        assert!("0s:5".parse::<Stages>().unwrap_err().contains("longer than 0s"));
+        assert!("x:5".parse::<Stages>().is_err());
+        assert!("".parse::<Stages>().is_err());
+    }
+
+    #[test]
+    fn check_every() {
+        assert_eq!("auto".parse::<CheckEvery>(), Ok(CheckEvery::Auto));
+        assert_eq!("4".parse::<CheckEvery>(), Ok(CheckEvery::Every(4)));
+        assert!("often".parse::<CheckEvery>().is_err());
+    }
+}

@@ -1,0 +1,122 @@
+//! [`LoadSpec`]: a validated description of one load run, built from
+//! [`crate::LoadOptions`] by [`crate::LoadOptions::to_spec`]. Everything in it
+//! has been checked, so [`crate::run`] fails only on what cannot be known in
+//! advance (the host does not resolve, threads cannot start).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use bytes::Bytes;
+use stackbench_scenarios::Scenario;
+use stackbench_scenarios::generate::RequestGen;
+
+use crate::parse::{CheckEvery, StageSpec};
+use crate::threshold::Threshold;
+
+/// A validated load run.
+#[derive(Debug, Clone)]
+pub struct LoadSpec {
+    pub target: Target,
+    pub transport: Transport,
+    pub model: ModelSpec,
+    /// Stages (`--stages`, or the ramp-up of the closed model); empty = constant load.
+    pub stages: Vec<StageSpec>,
+    pub bound: Bound,
+    /// Unrecorded load before the measured phase.
+    pub warmup: Duration,
+    pub timeout: Duration,
+    /// Generator worker threads (one current-thread runtime each).
+    pub threads: usize,
+    /// Pin worker `i` to `cpus[i % len]`; `None` leaves placement to the OS.
+    pub cpus: Option<Vec<usize>>,
+    /// HTTP/1.1 keep-alive, and for h2c/gRPC one connection for many requests.
+    /// `false`: a new connection for every request.
+    pub keepalive: bool,
+    pub requests: RequestSource,
+    pub check_every: CheckEvery,
+    pub thresholds: Vec<Threshold>,
+    /// Print a live progress line on stderr once a second.
+    pub progress: bool,
+    /// Write an HdrHistogram interval log (one histogram per second) here.
+    pub hlog: Option<PathBuf>,
+}
+
+/// Where the requests go.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// As given.
+    pub url: String,
+    pub host: String,
+    pub port: u16,
+    /// `host:port` as it goes into `Host` / `:authority`.
+    pub authority: String,
+    /// Path and query of the URL (`/` when it has none).
+    pub path: String,
+}
+
+/// How requests are sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    Http1,
+    /// HTTP/2 over cleartext TCP with prior knowledge.
+    H2c,
+    /// gRPC unary calls over h2c.
+    Grpc,
+}
+
+impl Transport {
+    /// The name used in records (`http1`, `h2c`, `grpc`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Transport::Http1 => "http1",
+            Transport::H2c => "h2c",
+            Transport::Grpc => "grpc",
+        }
+    }
+}
+
+/// When requests are sent.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ModelSpec {
+    /// `connections × streams` virtual users: send, wait for the answer, think, repeat.
+    /// `streams` is 1 for HTTP/1.1. `ramp_up` (already one of the stages) is kept for the record.
+    Closed { connections: usize, streams: usize, think: Duration, ramp_up: Duration },
+    /// Requests due at `rate` per second (or the stages' rate); at most
+    /// `max_in_flight` outstanding, beyond which a due request is counted late.
+    /// `connections` are opened at the start (HTTP/1.1 opens more as needed).
+    Open { rate: f64, max_in_flight: usize, connections: usize },
+}
+
+/// What ends the measured phase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bound {
+    Duration(Duration),
+    Requests(u64),
+}
+
+/// What is sent.
+#[derive(Debug, Clone)]
+pub enum RequestSource {
+    /// `-m`, `-H`, `-b`: the same request every time.
+    Fixed { method: http::Method, headers: Vec<(http::HeaderName, http::HeaderValue)>, body: Bytes },
+    /// A scenario's generator (and its checker).
+    Scenario { scenario: Scenario, seed: u64, generator: RequestGen },
+}
+
+impl LoadSpec {
+    /// The closed model's total concurrency, or the open model's in-flight limit.
+    pub fn concurrency(&self) -> usize {
+        match self.model {
+            ModelSpec::Closed { connections, streams, .. } => connections * streams,
+            ModelSpec::Open { max_in_flight, .. } => max_in_flight,
+        }
+    }
+
+    /// The measured duration, when the run is bounded by time.
+    pub fn duration(&self) -> Option<Duration> {
+        match self.bound {
+            Bound::Duration(d) => Some(d),
+            Bound::Requests(_) => None,
+        }
+    }
+}

@@ -1,0 +1,134 @@
+//! The few operating-system calls the engine needs and the standard library
+//! lacks: the process's CPU time (`getrusage`), pinning a thread to a CPU
+//! (`sched_setaffinity`), raising the open-file limit (`setrlimit`), and the
+//! resident set size (`/proc/self/statm`), and a `timerfd` for waits finer
+//! than tokio's 1 ms timer wheel.
+#![allow(unsafe_code)] // libc calls without a safe wrapper in std; each is a single checked syscall
+
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd as _, OwnedFd, RawFd};
+use std::time::Duration;
+
+/// User and system CPU time of the whole process so far.
+pub fn cpu_time() -> (Duration, Duration) {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage writes a `rusage` into the pointer it is given, which
+    // points to a properly sized, zeroed `MaybeUninit<rusage>`.
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) };
+    if rc != 0 {
+        return (Duration::ZERO, Duration::ZERO);
+    }
+    // SAFETY: the call succeeded, so the struct is initialized (and it was zeroed before anyway).
+    let usage = unsafe { usage.assume_init() };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, (t.tv_usec as u32) * 1000);
+    (tv(usage.ru_utime), tv(usage.ru_stime))
+}
+
+/// Pins the calling thread to `cpu`.
+pub fn pin_current_thread(cpu: usize) -> io::Result<()> {
+    if cpu >= libc::CPU_SETSIZE as usize {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("CPU {cpu} is out of range")));
+    }
+    // SAFETY: `cpu_set_t` is plain data; CPU_ZERO/CPU_SET only write inside it
+    // (`cpu` is checked against CPU_SETSIZE above), and sched_setaffinity(0, ..)
+    // reads `size_of::<cpu_set_t>()` bytes from a valid reference.
+    let rc = unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_ZERO(&mut set);
+        libc::CPU_SET(cpu, &mut set);
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &raw const set)
+    };
+    if rc == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
+}
+
+/// Raises the soft open-file limit to the hard limit (many connections need many descriptors).
+pub fn raise_open_file_limit() {
+    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit/setrlimit read and write one `rlimit` through valid references.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &raw mut lim) == 0 && lim.rlim_cur < lim.rlim_max {
+            lim.rlim_cur = lim.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &raw const lim);
+        }
+    }
+}
+
+/// Resident set size of this process, bytes (0 when unknown).
+pub fn rss_bytes() -> u64 {
+    let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
+    let pages: u64 = statm.split_whitespace().nth(1).and_then(|p| p.parse().ok()).unwrap_or(0);
+    pages * 4096
+}
+
+/// A non-blocking `CLOCK_MONOTONIC` timerfd (one-shot, relative).
+#[derive(Debug)]
+pub struct TimerFd(OwnedFd);
+
+impl TimerFd {
+    pub fn new() -> io::Result<TimerFd> {
+        // SAFETY: timerfd_create takes no pointers; a non-negative result is a new descriptor we own.
+        let fd =
+            unsafe { libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_NONBLOCK | libc::TFD_CLOEXEC) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: `fd` was just returned by timerfd_create and is owned by nobody else.
+        Ok(TimerFd(unsafe { OwnedFd::from_raw_fd(fd) }))
+    }
+
+    /// Arms the timer to fire once after `delay` (at least 1 ns: zero would disarm it).
+    pub fn arm(&self, delay: Duration) -> io::Result<()> {
+        let delay = delay.max(Duration::from_nanos(1));
+        let spec = libc::itimerspec {
+            it_interval: libc::timespec { tv_sec: 0, tv_nsec: 0 },
+            it_value: libc::timespec {
+                tv_sec: delay.as_secs() as libc::time_t,
+                tv_nsec: libc::c_long::from(delay.subsec_nanos() as i32),
+            },
+        };
+        // SAFETY: the descriptor is a live timerfd; `spec` is a valid itimerspec and the old value is not asked for.
+        let rc =
+            unsafe { libc::timerfd_settime(self.0.as_raw_fd(), 0, &raw const spec, std::ptr::null_mut()) };
+        if rc == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
+    }
+
+    /// Consumes an expiration; `WouldBlock` when the timer has not fired yet.
+    pub fn read(&self) -> io::Result<u64> {
+        let mut buf = [0u8; 8];
+        // SAFETY: reads at most 8 bytes into an 8-byte buffer from a live descriptor.
+        let n = unsafe { libc::read(self.0.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+        if n == 8 { Ok(u64::from_ne_bytes(buf)) } else { Err(io::Error::last_os_error()) }
+    }
+}
+
+/// A [`TimerFd`] registered with the current tokio runtime.
+pub fn async_timer() -> Option<tokio::io::unix::AsyncFd<TimerFd>> {
+    let timer = TimerFd::new().ok()?;
+    // SAFETY: `register` needs the descriptor to stay open while registered;
+    // the AsyncFd owns the TimerFd, which owns the descriptor and closes it
+    // only when dropped, after deregistration.
+    unsafe { tokio::io::unix::AsyncFd::register(timer) }.ok()
+}
+
+impl AsRawFd for TimerFd {
+    fn as_raw_fd(&self) -> RawFd {
+        self.0.as_raw_fd()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_cpu_time_and_rss() {
+        let spin = std::time::Instant::now();
+        let mut x = 0u64;
+        while spin.elapsed() < Duration::from_millis(30) {
+            x = x.wrapping_add(std::hint::black_box(1));
+        }
+        let (user, system) = cpu_time();
+        assert!(user + system >= Duration::from_millis(10), "{user:?} {system:?} {x}");
+        assert!(rss_bytes() > 0);
+    }
+}

@@ -1,0 +1,265 @@
+//! `--threshold` pass/fail criteria, k6-style (`p99<50ms`, `errors<1%`,
+//! `rps>1000`): parsed once, evaluated against a finished run's summary. A run
+//! with a failed threshold makes `stackbench load` exit with code 2, so a CI
+//! pipeline can gate on it.
+//!
+//! Grammar: `METRIC OP VALUE[UNIT]` with OP one of `<`, `<=`, `>`, `>=`.
+//! Latency metrics (`min`, `avg`, `stdev`, `p50`, `p90`, `p95`, `p99`,
+//! `p99.9`, `max`) take a unit `us`, `ms` or `s`; `errors` takes `%` (of all
+//! requests) or a plain count; `rps`, `ok_rps`, `requests`, `late` take a plain
+//! number. The measured value is reported in the expression's own unit.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::Deserialize;
+use stackbench_record::{Summary, ThresholdOutcome};
+
+/// A parsed threshold.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(try_from = "String")]
+pub struct Threshold {
+    pub expression: String,
+    metric: Metric,
+    op: Op,
+    /// The bound, in the unit of [`Threshold::unit_scale`].
+    value: f64,
+    /// What one unit of the expression is, in the metric's base unit (µs for
+    /// latency, 1 for counts, 1 for a percentage).
+    unit_scale: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Metric {
+    /// A latency quantity, µs.
+    Latency(LatencyStat),
+    ErrorsPercent,
+    ErrorsCount,
+    Rps,
+    OkRps,
+    Requests,
+    Late,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum LatencyStat {
+    Min,
+    Avg,
+    Stdev,
+    Quantile(u32), // in tenths of a percent: p99.9 -> 999
+    Max,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Op {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl fmt::Display for Threshold {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.expression)
+    }
+}
+
+impl TryFrom<String> for Threshold {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        s.parse()
+    }
+}
+
+impl FromStr for Threshold {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let expression: String = s.chars().filter(|c| !c.is_whitespace()).collect();
+        let help = "write it like p99<50ms, errors<1% or rps>1000";
+        let at = expression
+            .find(['<', '>'])
+            .ok_or_else(|| format!("threshold {s:?} has no comparison (< <= > >=); {help}"))?;
+        let (name, rest) = expression.split_at(at);
+        let (op, rest) = if let Some(r) = rest.strip_prefix("<=") {
+            (Op::Le, r)
+        } else if let Some(r) = rest.strip_prefix(">=") {
+            (Op::Ge, r)
+        } else if let Some(r) = rest.strip_prefix('<') {
+            (Op::Lt, r)
+        } else {
+            (Op::Gt, &rest[1..])
+        };
+        let number_end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
+        let (num, unit) = rest.split_at(number_end);
+        let value: f64 =
+            num.parse().map_err(|_| format!("threshold {s:?}: {num:?} is not a number; {help}"))?;
+        let latency = |stat| -> Result<(Metric, f64), String> {
+            let scale = match unit {
+                "us" | "µs" => 1.0,
+                "ms" => 1_000.0,
+                "s" => 1_000_000.0,
+                "" => return Err(format!("threshold {s:?}: a latency needs a unit (us, ms or s)")),
+                u => return Err(format!("threshold {s:?}: unknown unit {u:?}; use us, ms or s")),
+            };
+            Ok((Metric::Latency(stat), scale))
+        };
+        let plain = |m| -> Result<(Metric, f64), String> {
+            if unit.is_empty() {
+                Ok((m, 1.0))
+            } else {
+                Err(format!("threshold {s:?}: {name} takes a plain number, not {unit:?}"))
+            }
+        };
+        let (metric, unit_scale) = match name {
+            "min" => latency(LatencyStat::Min)?,
+            "avg" | "mean" => latency(LatencyStat::Avg)?,
+            "stdev" => latency(LatencyStat::Stdev)?,
+            "max" => latency(LatencyStat::Max)?,
+            "med" | "median" => latency(LatencyStat::Quantile(500))?,
+            "errors" if unit == "%" => (Metric::ErrorsPercent, 1.0),
+            "errors" => plain(Metric::ErrorsCount)?,
+            "rps" => plain(Metric::Rps)?,
+            "ok_rps" => plain(Metric::OkRps)?,
+            "requests" => plain(Metric::Requests)?,
+            "late" => plain(Metric::Late)?,
+            q if q.starts_with('p') => {
+                let tenths = match &q[1..] {
+                    "50" => 500,
+                    "90" => 900,
+                    "95" => 950,
+                    "99" => 990,
+                    "99.9" | "999" => 999,
+                    other => {
+                        return Err(format!(
+                            "threshold {s:?}: unknown percentile p{other}; use p50, p90, p95, p99 or p99.9"
+                        ));
+                    }
+                };
+                latency(LatencyStat::Quantile(tenths))?
+            }
+            other => {
+                return Err(format!(
+                    "threshold {s:?}: unknown metric {other:?}; use min, avg, stdev, p50, p90, p95, p99, \
+                     p99.9, max, errors, rps, ok_rps, requests or late"
+                ));
+            }
+        };
+        Ok(Threshold { expression, metric, op, value, unit_scale })
+    }
+}
+
+impl Threshold {
+    /// Evaluates the threshold against a run's summary.
+    pub fn evaluate(&self, s: &Summary) -> ThresholdOutcome {
+        let l = &s.latency;
+        let base = match self.metric {
+            Metric::Latency(stat) => match stat {
+                LatencyStat::Min => l.min_us as f64,
+                LatencyStat::Avg => l.mean_us,
+                LatencyStat::Stdev => l.stdev_us,
+                LatencyStat::Max => l.max_us as f64,
+                LatencyStat::Quantile(500) => l.p50_us as f64,
+                LatencyStat::Quantile(900) => l.p90_us as f64,
+                LatencyStat::Quantile(950) => l.p95_us as f64,
+                LatencyStat::Quantile(990) => l.p99_us as f64,
+                LatencyStat::Quantile(_) => l.p999_us as f64,
+            },
+            Metric::ErrorsPercent if s.requests == 0 => 0.0,
+            Metric::ErrorsPercent => 100.0 * s.errors as f64 / s.requests as f64,
+            Metric::ErrorsCount => s.errors as f64,
+            Metric::Rps => s.rps,
+            Metric::OkRps => s.ok_rps,
+            Metric::Requests => s.requests as f64,
+            Metric::Late => s.late as f64,
+        };
+        let actual = base / self.unit_scale;
+        // A latency threshold over a run in which nothing completed cannot pass.
+        let nothing = matches!(self.metric, Metric::Latency(_)) && l.count == 0;
+        let passed = !nothing
+            && match self.op {
+                Op::Lt => actual < self.value,
+                Op::Le => actual <= self.value,
+                Op::Gt => actual > self.value,
+                Op::Ge => actual >= self.value,
+            };
+        ThresholdOutcome { expression: self.expression.clone(), actual, passed }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stackbench_record::{Checks, Latency};
+
+    fn summary() -> Summary {
+        Summary {
+            duration_s: 10.0,
+            requests: 1000,
+            ok: 990,
+            errors: 10,
+            rps: 100.0,
+            ok_rps: 99.0,
+            bytes_sent: 0,
+            bytes_received: 0,
+            latency: Latency {
+                count: 990,
+                min_us: 100,
+                mean_us: 2_000.0,
+                stdev_us: 50.0,
+                p50_us: 1_500,
+                p90_us: 3_000,
+                p95_us: 4_000,
+                p99_us: 45_000,
+                p999_us: 70_000,
+                max_us: 90_000,
+            },
+            service_latency: None,
+            late: 3,
+            checks: Checks::default(),
+            corrected_for_coordinated_omission: false,
+        }
+    }
+
+    fn eval(e: &str) -> ThresholdOutcome {
+        e.parse::<Threshold>().unwrap().evaluate(&summary())
+    }
+
+    #[test]
+    fn evaluates_in_the_expressions_unit() {
+        let o = eval("p99<50ms");
+        assert!(o.passed && (o.actual - 45.0).abs() < 1e-9, "{o:?}");
+        assert!(!eval("p99 < 0.04s").passed);
+        assert!((eval("p99<0.04s").actual - 0.045).abs() < 1e-9);
+        assert!(eval("p99.9<=70ms").passed);
+        assert!(!eval("p99.9<70ms").passed);
+        assert!(eval("avg<2001us").passed);
+        assert!(eval("errors<=1%").passed);
+        assert!(!eval("errors<1%").passed);
+        assert!(eval("errors<11").passed);
+        assert!(eval("rps>99.5").passed && !eval("ok_rps>=99.5").passed);
+        assert!(eval("late<4").passed && eval("requests>=1000").passed);
+    }
+
+    #[test]
+    fn nothing_completed_fails_latency_thresholds() {
+        let mut s = summary();
+        s.latency = Latency::default();
+        assert!(!"p99<1s".parse::<Threshold>().unwrap().evaluate(&s).passed);
+    }
+
+    #[test]
+    fn bad_expressions_say_what_to_fix() {
+        for (bad, says) in [
+            ("p99", "no comparison"),
+            ("p99<50", "needs a unit"),
+            ("p99<50min", "unknown unit"),
+            ("p42<5ms", "unknown percentile"),
+            ("latency<5ms", "unknown metric"),
+            ("rps>1k", "plain number"),
+            ("rps>abc", "not a number"),
+        ] {
+            let e = bad.parse::<Threshold>().unwrap_err();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+    }
+}

@@ -1,0 +1,335 @@
+//! The one worker loop: a thread with its own current-thread tokio runtime,
+//! its own connections ([`Pool`]/[`Lane`]) and its own [`Recorder`], driven by
+//! the schedule ([`Profile`]) of the closed or the open model. Any schedule
+//! drives any transport through [`Lane::send`]; nothing is copied per
+//! combination, and no lock or channel is touched per request.
+//!
+//! - Closed model: one task per virtual user: wait until the profile
+//!   activates it, send, wait for the answer, think, repeat. Latency counts
+//!   from the actual send (not corrected for coordinated omission).
+//! - Open model: a dispatcher computes the k-th due time from the profile's
+//!   integral and starts a task per request; latency counts from the due
+//!   time, service time from the actual send. Past the in-flight limit a due
+//!   request is counted `late` instead of being sent.
+//!
+//! Once a second the worker cuts its recorder's [`Interval`] and sends it to
+//! the collector; at the end (duration, request count, or a stop) it lets the
+//! requests in flight finish (at most `--timeout`, none after a stop) and
+//! sends its last interval.
+
+use std::cell::Cell;
+use std::net::SocketAddr;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::mpsc::Sender;
+use std::time::{Duration, Instant};
+
+use stackbench_record::ErrorKind;
+use tokio::time::sleep_until;
+
+use crate::recorder::{Interval, Recorder};
+use crate::schedule::Profile;
+use crate::spec::{Bound, LoadSpec, ModelSpec};
+use crate::transport::{Lane, Pool, Prepared};
+use crate::{Stop, sys};
+
+/// What a worker needs, shared read-only with the other workers.
+pub struct WorkerCx {
+    pub index: usize,
+    pub spec: Arc<LoadSpec>,
+    pub addr: SocketAddr,
+    pub requests: Arc<[Prepared]>,
+    pub stop: Stop,
+    pub intervals: Sender<Interval>,
+}
+
+/// Per-worker state shared by its tasks (one thread: `Rc`/`Cell`, no locks).
+struct Local {
+    cx: WorkerCx,
+    profile: Profile,
+    start: Instant,
+    measure_from: Instant,
+    end_at: Option<Instant>,
+    recorder: std::cell::RefCell<Recorder>,
+    in_flight: Cell<u64>,
+    /// Measured requests this worker may still start (`-n`), `u64::MAX` when bounded by time.
+    tickets: Cell<u64>,
+    /// Set when no new request may start.
+    ending: Cell<bool>,
+    /// User tasks (closed) or the dispatcher (open) still running.
+    active: Cell<usize>,
+    cursor: Cell<usize>,
+    pool: Pool,
+}
+
+impl Local {
+    fn next_request(&self) -> &Prepared {
+        let i = self.cursor.get();
+        self.cursor.set((i + 1) % self.cx.requests.len());
+        &self.cx.requests[i]
+    }
+
+    /// Takes a ticket for a request starting at `t` (only measured requests need one).
+    fn ticket(&self, t: Instant) -> bool {
+        if t < self.measure_from {
+            return true;
+        }
+        match self.tickets.get() {
+            0 => false,
+            u64::MAX => true,
+            n => {
+                self.tickets.set(n - 1);
+                true
+            }
+        }
+    }
+
+    fn secs(&self, t: Instant) -> f64 {
+        t.saturating_duration_since(self.start).as_secs_f64()
+    }
+
+    fn at(&self, secs: f64) -> Instant {
+        self.start + Duration::from_secs_f64(secs.max(0.0))
+    }
+
+    /// Sends one request on `lane` and records it.
+    async fn exchange(&self, lane: &mut Lane, intended: Instant) {
+        let spec = &self.cx.spec;
+        let req = self.next_request();
+        self.in_flight.set(self.in_flight.get() + 1);
+        let sent = Instant::now();
+        let result = tokio::time::timeout(spec.timeout, lane.send(req, spec.transport, spec.keepalive)).await;
+        let now = Instant::now();
+        let outcome = result.unwrap_or(Err(ErrorKind::Timeout));
+        self.recorder.borrow_mut().record(req, intended, sent, now, &outcome);
+        self.in_flight.set(self.in_flight.get() - 1);
+    }
+}
+
+/// Runs one worker until the end of the run; `start` is the shared start of the load.
+pub async fn run(cx: WorkerCx, start: Instant, share: u64) {
+    let spec = Arc::clone(&cx.spec);
+    let threads = spec.threads;
+    let measure_from = start + spec.warmup;
+    let open = matches!(spec.model, ModelSpec::Open { .. });
+    let (profile, connections) = match spec.model {
+        ModelSpec::Closed { connections, streams, .. } => {
+            let users = (connections * streams) as f64;
+            let p = if spec.stages.is_empty() {
+                Profile::constant(users)
+            } else {
+                Profile::new(0.0, &spec.stages)
+            };
+            (p, split(connections, threads, cx.index))
+        }
+        ModelSpec::Open { rate, connections, .. } => {
+            (Profile::new(rate, &spec.stages), split(connections, threads, cx.index))
+        }
+    };
+    let pool = Pool::new(cx.addr, spec.transport, connections);
+    let local = Rc::new(Local {
+        recorder: std::cell::RefCell::new(Recorder::new(cx.index, measure_from, open, spec.check_every)),
+        cursor: Cell::new(start_offset(cx.requests.len(), cx.index)),
+        cx,
+        profile,
+        start,
+        measure_from,
+        end_at: spec.duration().map(|d| measure_from + d),
+        in_flight: Cell::new(0),
+        tickets: Cell::new(match spec.bound {
+            Bound::Requests(_) => share,
+            Bound::Duration(_) => u64::MAX,
+        }),
+        ending: Cell::new(false),
+        active: Cell::new(0),
+        pool,
+    });
+
+    match spec.model {
+        ModelSpec::Closed { streams, think, .. } => {
+            let lanes = connections * streams;
+            for u in 0..lanes {
+                // Users of all workers interleave, so a ramp starts them evenly across threads.
+                let global = u * threads + local.cx.index;
+                let lane = local.pool.take();
+                local.active.set(local.active.get() + 1);
+                tokio::task::spawn_local(user(Rc::clone(&local), lane, global as f64, think));
+            }
+        }
+        ModelSpec::Open { max_in_flight, .. } => {
+            // Open the first connections before the clock matters.
+            for _ in 0..connections {
+                let mut lane = local.pool.take();
+                lane.connect().await;
+                local.pool.give_back(lane);
+            }
+            let limit = max_in_flight.div_ceil(threads) as u64;
+            local.active.set(1);
+            tokio::task::spawn_local(dispatcher(Rc::clone(&local), limit));
+        }
+    }
+
+    // The clock: cut a second at each boundary; stop at the end, on a stop, or when all tasks are done.
+    let mut next_cut = measure_from + Duration::from_secs(1);
+    let mut interrupted = false;
+    loop {
+        let mut wake = (Instant::now() + Duration::from_millis(50)).min(next_cut);
+        if let Some(end) = local.end_at {
+            wake = wake.min(end);
+        }
+        sleep_until(wake.into()).await;
+        let now = Instant::now();
+        if local.cx.stop.is_stopped() {
+            interrupted = true;
+            break;
+        }
+        if local.end_at.is_some_and(|e| now >= e) || local.active.get() == 0 {
+            break;
+        }
+        if now >= next_cut {
+            let iv = local.recorder.borrow_mut().cut(local.in_flight.get(), false);
+            let _ = local.cx.intervals.send(iv);
+            next_cut += Duration::from_secs(1);
+        }
+    }
+    local.ending.set(true);
+    if !interrupted {
+        // Let the requests under way finish (they time out by themselves).
+        let deadline = Instant::now() + spec.timeout + Duration::from_millis(100);
+        while local.in_flight.get() > 0 && Instant::now() < deadline && !local.cx.stop.is_stopped() {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+    }
+    let mut iv = local.recorder.borrow_mut().cut(local.in_flight.get(), true);
+    iv.elapsed = Instant::now().saturating_duration_since(measure_from);
+    iv.interrupted = interrupted;
+    let _ = local.cx.intervals.send(iv);
+}
+
+/// A closed-model virtual user.
+async fn user(local: Rc<Local>, mut lane: Lane, index: f64, think: Duration) {
+    lane.connect().await;
+    loop {
+        if local.ending.get() {
+            break;
+        }
+        let now = Instant::now();
+        let t = local.secs(now);
+        if local.profile.value(t) <= index {
+            // Not active now: sleep until the profile reaches this user (or stop for good).
+            let Some(next) = local.profile.next_above(index, t) else { break };
+            let wake = local.at(next).min(now + Duration::from_millis(50));
+            sleep_until(wake.into()).await;
+            continue;
+        }
+        if !local.ticket(now) {
+            break;
+        }
+        local.exchange(&mut lane, now).await;
+        if !think.is_zero() {
+            tokio::time::sleep(think).await;
+        }
+    }
+    local.active.set(local.active.get() - 1);
+}
+
+/// The open-model dispatcher: starts each request when it is due.
+async fn dispatcher(local: Rc<Local>, limit: u64) {
+    let threads = local.cx.spec.threads as u64;
+    let mut k: u64 = 0;
+    let timer = PreciseSleep::new();
+    loop {
+        // This worker's requests are numbers index+1, index+1+threads, ... of the global schedule.
+        let n = k * threads + local.cx.index as u64 + 1;
+        k += 1;
+        let Some(due_s) = local.profile.time_of_count(n as f64) else { break };
+        let due = local.at(due_s);
+        if local.end_at.is_some_and(|e| due >= e) {
+            break;
+        }
+        timer.until(due).await;
+        if local.ending.get() {
+            break;
+        }
+        if !local.ticket(due) {
+            break;
+        }
+        if local.in_flight.get() >= limit {
+            local.recorder.borrow_mut().late(due);
+            continue;
+        }
+        let l = Rc::clone(&local);
+        // Count it as in flight from now, so the limit holds before the task first runs.
+        local.in_flight.set(local.in_flight.get() + 1);
+        tokio::task::spawn_local(async move {
+            let mut lane = l.pool.take();
+            l.in_flight.set(l.in_flight.get() - 1);
+            l.exchange(&mut lane, due).await;
+            l.pool.give_back(lane);
+        });
+    }
+    local.active.set(local.active.get() - 1);
+}
+
+/// Sleeps until an `Instant` with the kernel's high-resolution timers
+/// (a timerfd in the worker's runtime), not tokio's 1 ms wheel: the open
+/// model's due times must not drift by a millisecond of timer rounding.
+struct PreciseSleep {
+    fd: Option<tokio::io::unix::AsyncFd<sys::TimerFd>>,
+}
+
+impl PreciseSleep {
+    fn new() -> PreciseSleep {
+        // Without a timerfd (not Linux, or out of descriptors) fall back to tokio's timer.
+        PreciseSleep { fd: sys::async_timer() }
+    }
+
+    async fn until(&self, deadline: Instant) {
+        let Some(fd) = &self.fd else {
+            sleep_until(deadline.into()).await;
+            return;
+        };
+        let now = Instant::now();
+        if deadline <= now + Duration::from_micros(20) {
+            return;
+        }
+        if fd.get_ref().arm(deadline - now).is_err() {
+            sleep_until(deadline.into()).await;
+            return;
+        }
+        loop {
+            let Ok(mut guard) = fd.readable().await else {
+                sleep_until(deadline.into()).await;
+                return;
+            };
+            match guard.try_io(|inner| inner.get_ref().read()) {
+                Ok(_) => return,
+                Err(_would_block) => {}
+            }
+        }
+    }
+}
+
+/// Worker `index`'s share of `total` items split over `parts`.
+pub fn split(total: usize, parts: usize, index: usize) -> usize {
+    total / parts + usize::from(index < total % parts)
+}
+
+/// Where worker `index` starts in a request pool of `len` (spread out, like `RequestGen::fork`).
+fn start_offset(len: usize, index: usize) -> usize {
+    (index * (len / 7).max(1)) % len.max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_add_up() {
+        for total in 0..50 {
+            for parts in 1..7 {
+                assert_eq!((0..parts).map(|i| split(total, parts, i)).sum::<usize>(), total);
+            }
+        }
+    }
+}
