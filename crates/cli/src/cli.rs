@@ -74,6 +74,9 @@ pub struct DbReadArgs {
     /// SQLite file: serves sqlite (seeded if the file does not exist).
     #[arg(long, value_name = "PATH")]
     pub sqlite: Option<std::path::PathBuf>,
+    /// Load the data set into every given database first (idempotent, like `seed db-read`).
+    #[arg(long)]
+    pub seed: bool,
     /// Connections per pool (default: from the cores; printed at start).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub pool: Option<u32>,

@@ -26,6 +26,7 @@ pub async fn serve_db_read(args: DbReadArgs) -> anyhow::Result<()> {
         redis: args.redis,
         sqlite: args.sqlite,
         pool: args.pool,
+        seed: args.seed,
         ..Config::new()
     };
     let mut out = std::io::stdout();

@@ -13,7 +13,6 @@ use std::time::{Duration, Instant};
 
 use db_read_common::{REDIS_DB, mysql_database, postgres_database, with_path};
 use stackbench_scenarios::check::{Expect, ResponseView, check};
-use stackbench_serve::db_read::seed::{Store, seed};
 use stackbench_testkit::{MYSQL, POSTGRES, REDIS, database_url, http};
 
 const BIN: &str = env!("CARGO_BIN_EXE_sb-db-read");
@@ -120,19 +119,15 @@ fn every_driver_in_one_process() {
     let sqlite = dir.join("items.sqlite3");
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let (pg, my) = runtime.block_on(async { (postgres_database(&pg).await, mysql_database(&my).await) });
+    drop(runtime);
     let rd = with_path(&rd, &REDIS_DB.to_string());
-    for store in [
-        Store::Postgres(pg.clone()),
-        Store::Mysql(my.clone()),
-        Store::Redis(rd.clone()),
-        Store::Sqlite(sqlite.clone()),
-    ] {
-        runtime.block_on(seed(&store)).unwrap();
-    }
+    // --seed loads every database first (here SQLite from nothing, the others already seeded or not).
     let sqlite_arg = sqlite.display().to_string();
-    let args = ["--postgres", &pg, "--mysql", &my, "--redis", &rd, "--sqlite", &sqlite_arg, "--pool", "2"];
+    let args =
+        ["--postgres", &pg, "--mysql", &my, "--redis", &rd, "--sqlite", &sqlite_arg, "--pool", "2", "--seed"];
     let (child, addr, lines) = start(&args, &dir);
     assert!(lines.iter().any(|l| l.contains("2 connections per pool (--pool)")), "{lines:?}");
+    assert_eq!(lines.iter().filter(|l| l.starts_with("seeded: ")).count(), 4, "{lines:?}");
     let list = http::get(addr, "/db").unwrap();
     let v: serde_json::Value = serde_json::from_slice(&list.body).unwrap();
     let names: Vec<&str> =

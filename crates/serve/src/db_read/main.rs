@@ -12,11 +12,12 @@ const USAGE: &str = "\
 sb-db-read: the db-read reference contestant (GET /db/{driver}?a=&b= answers two rows)
 
 Usage: sb-db-read [--postgres URL] [--mysql URL] [--redis URL] [--sqlite PATH]
-                  [--pool N] [--port PORT] [--bind ADDR] [--stack axum]
+                  [--seed] [--pool N] [--port PORT] [--bind ADDR] [--stack axum]
 
 Serves every driver whose database is given; without any, serves `sqlite` on
 the default file (seeded if missing). PORT in the environment sets the port.
-Load a database first with `stackbench seed db-read --store URL`.
+Load a database first with `stackbench seed db-read --store URL`, or give
+--seed to load every given database before serving (idempotent).
 
 Example:
   sb-db-read --postgres postgres://postgres@127.0.0.1/stackbench --port 8080
@@ -48,6 +49,7 @@ fn parse(mut argv: impl Iterator<Item = String>) -> Result<Option<Args>, String>
         };
         let mut value = || inline.clone().or_else(|| argv.next()).ok_or(format!("{name} needs a value"));
         match name.as_str() {
+            "--seed" => args.config.seed = true,
             "--postgres" => args.config.postgres = Some(value()?),
             "--mysql" => args.config.mysql = Some(value()?),
             "--redis" => args.config.redis = Some(value()?),

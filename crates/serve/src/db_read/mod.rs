@@ -174,6 +174,8 @@ pub struct Config {
     pub pool: Option<u32>,
     /// How long a request may wait for its database before a 503.
     pub timeout: Duration,
+    /// Seed every given database first ([`seed::seed`], idempotent).
+    pub seed: bool,
 }
 
 impl Config {
@@ -234,6 +236,17 @@ pub async fn connect(config: &Config) -> Result<(Drivers, Vec<String>), SetupErr
     let mut sqlite_path = config.sqlite.clone();
     if config.is_empty() {
         sqlite_path = Some(default_sqlite_path());
+    }
+    if config.seed {
+        let stores = [
+            config.postgres.clone().map(seed::Store::Postgres),
+            config.mysql.clone().map(seed::Store::Mysql),
+            config.redis.clone().map(seed::Store::Redis),
+            sqlite_path.clone().map(seed::Store::Sqlite),
+        ];
+        for store in stores.into_iter().flatten() {
+            notes.push(format!("seeded: {}", seed::seed(&store).await?));
+        }
     }
     if let Some(url) = &config.postgres {
         postgres::add(&mut drivers, url, sizes.sql).await?;
