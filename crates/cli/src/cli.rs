@@ -1,7 +1,6 @@
 //! The command line: every subcommand, its flags, and the help text with an
 //! example for each.
 
-use std::net::IpAddr;
 
 use clap::{Args, Parser, Subcommand};
 
@@ -40,11 +39,17 @@ pub enum Command {
 
 #[derive(Debug, Subcommand)]
 pub enum ServeCommand {
+    /// The `event-log` scenario (seed 000): store each event, answer the count of all events.
+    #[command(after_help = "Examples:\n  stackbench serve event-log --port 8080 --reset        # ./stackbench-events.db\n  \
+        stackbench serve event-log --store postgres://postgres@127.0.0.1:5432/bench --count counter --stack actix\n  \
+        curl -s -H 'Content-Type: application/json' -d '{\"type\":\"page_view\"}' http://127.0.0.1:8080/events\n  \
+        {\"count\":1}\n\nThe second line printed at start says how durable an acknowledged event is on that store.")]
+    EventLog(stackbench_serve::args::EventLogArgs),
     /// The `dummy` scenario: validate an event, answer {"count":1}, no store.
-    #[command(after_help = "Example:\n  stackbench serve dummy --port 8080 &\n  \
+    #[command(after_help = "Example:\n  stackbench serve dummy --stack hyper --port 8080 &\n  \
         curl -s -H 'Content-Type: application/json' -d '{\"type\":\"page_view\"}' http://127.0.0.1:8080/events\n  \
         {\"count\":1}")]
-    Dummy(Listen),
+    Dummy(stackbench_serve::args::DummyArgs),
     /// The `db-read` scenario: GET /db/{driver}?a=&b= selects two rows through one named driver.
     #[command(after_help = DB_READ_HELP)]
     DbRead(DbReadArgs),
@@ -102,13 +107,5 @@ pub enum SeedCommand {
     },
 }
 
-/// Where a server listens.
-#[derive(Debug, Clone, Args)]
-pub struct Listen {
-    /// TCP port to listen on; 0 picks a free one (printed at start).
-    #[arg(long, short, env = "PORT", default_value_t = 8080)]
-    pub port: u16,
-    /// Address to bind.
-    #[arg(long, default_value = "127.0.0.1")]
-    pub bind: IpAddr,
-}
+/// Where a server listens (one definition for `stackbench serve` and the slim binaries).
+pub use stackbench_serve::args::Listen;

@@ -3,21 +3,24 @@
 use std::io::Write as _;
 
 use anyhow::Context as _;
-use stackbench_serve::{axum_stack, server};
+use stackbench_serve::{launch, server};
 
 use crate::cli::{Listen, ServeCommand};
 
 pub fn run(cmd: ServeCommand) -> anyhow::Result<()> {
+    // dummy and event-log choose the runtime their --stack wants (actix-web brings its own).
+    let cmd = match cmd {
+        ServeCommand::Dummy(args) => return Ok(launch::run_dummy("stackbench serve", &args)?),
+        ServeCommand::EventLog(args) => return Ok(launch::run_event_log("stackbench serve", &args)?),
+        other => other,
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
     runtime.block_on(async {
         match cmd {
-            ServeCommand::Dummy(listen) => {
-                let listener = bind(&listen, "dummy", "axum").await?;
-                server::serve_axum(listener, axum_stack::dummy_router()).await?;
-            }
+            ServeCommand::Dummy(_) | ServeCommand::EventLog(_) => unreachable!("started above"),
             ServeCommand::DbRead(args) => crate::seed::serve_db_read(args).await?,
         }
         Ok(())

@@ -1,10 +1,13 @@
-//! The `dummy` contract on axum, with axum's own router (what an axum user
+//! `event-log` and `dummy` on axum, with axum's own router (what an axum user
 //! would write): one handler per route, a method fallback per path for 405 with
-//! `Allow`, and a router fallback for 404. Validation is [`crate::events`].
+//! `Allow`, and a router fallback for 404. Validation and the store are
+//! [`crate::app`]; this module only speaks axum.
+
+use std::sync::Arc;
 
 use axum::Router;
 use axum::body::Body;
-use axum::extract::Request;
+use axum::extract::{Request, State};
 use axum::http::header::{ALLOW, CONTENT_LENGTH, CONTENT_TYPE};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
@@ -12,40 +15,54 @@ use axum::routing::{get, post};
 use bytes::Bytes;
 use stackbench_scenarios::contract::{COUNT_PATH, EVENTS_PATH, MAX_BODY_BYTES};
 
-use crate::events::{ALLOW_COUNT, ALLOW_EVENTS, Rejection, accept_event, check_declared_length};
+use crate::app::{self, Backend, Dummy, EventLog};
+use crate::events::{ALLOW_COUNT, ALLOW_EVENTS, Rejection, check_declared_length};
 
-/// The answer of `dummy`, to every valid event and to `GET /events/count`.
-const COUNT_ONE: &[u8] = b"{\"count\":1}";
 const JSON: HeaderValue = HeaderValue::from_static("application/json");
 
 /// The `dummy` service: parse and validate the event, answer `{"count":1}`.
 pub fn dummy_router() -> Router {
+    router(Arc::new(Dummy))
+}
+
+/// The `event-log` service over a store.
+pub fn event_log_router(app: EventLog) -> Router {
+    router(Arc::new(app))
+}
+
+/// The event API over any backend.
+pub fn router<B: Backend>(backend: Arc<B>) -> Router {
     Router::new()
         .route(
             EVENTS_PATH,
-            post(post_event_dummy)
+            post(post_event::<B>)
                 .fallback(|m: Method, u: Uri| async move { wrong_method(&m, &u, ALLOW_EVENTS) }),
         )
         .route(
             COUNT_PATH,
-            get(count_dummy).fallback(|m: Method, u: Uri| async move { wrong_method(&m, &u, ALLOW_COUNT) }),
+            get(get_count::<B>).fallback(|m: Method, u: Uri| async move { wrong_method(&m, &u, ALLOW_COUNT) }),
         )
         .fallback(not_found)
+        .with_state(backend)
 }
 
-async fn post_event_dummy(headers: HeaderMap, body: Body) -> Response {
+async fn post_event<B: Backend>(State(backend): State<Arc<B>>, headers: HeaderMap, body: Body) -> Response {
     let bytes = match read_body(&headers, body).await {
         Ok(b) => b,
         Err(r) => return reject(&r, None),
     };
-    match accept_event(headers.get(CONTENT_TYPE).map(HeaderValue::as_bytes), &bytes) {
-        Ok(_) => json(StatusCode::OK, Bytes::from_static(COUNT_ONE)),
+    let content_type = headers.get(CONTENT_TYPE).map(HeaderValue::as_bytes);
+    match app::post_event(&*backend, content_type, &bytes).await {
+        Ok(body) => json(StatusCode::OK, body),
         Err(r) => reject(&r, None),
     }
 }
 
-async fn count_dummy() -> Response {
-    json(StatusCode::OK, Bytes::from_static(COUNT_ONE))
+async fn get_count<B: Backend>(State(backend): State<Arc<B>>) -> Response {
+    match app::get_count(&*backend).await {
+        Ok(body) => json(StatusCode::OK, body),
+        Err(r) => reject(&r, None),
+    }
 }
 
 /// Reads the body within the 64 KiB limit: a declared length over it is refused
@@ -111,6 +128,25 @@ mod tests {
     fn error_of(body: &str) -> String {
         let v: serde_json::Value = serde_json::from_str(body).unwrap();
         v["error"].as_str().unwrap().to_owned()
+    }
+
+    #[tokio::test]
+    async fn axum_serves_the_contract() {
+        use crate::contract_tests::{Case, Outcome, check_contract};
+        check_contract("axum", |backend, case: Case| {
+            Box::pin(async move {
+                let mut req = Request::builder().method(case.method).uri(case.path);
+                for (k, v) in &case.headers {
+                    req = req.header(*k, v.as_str());
+                }
+                let resp = router(backend).oneshot(req.body(Body::from(case.body)).unwrap()).await.unwrap();
+                let status = resp.status().as_u16();
+                let headers = resp.headers().clone();
+                let body = resp.into_body().collect().await.unwrap().to_bytes().to_vec();
+                Outcome::new(status, &headers, body)
+            })
+        })
+        .await;
     }
 
     #[tokio::test]

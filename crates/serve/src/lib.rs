@@ -3,7 +3,16 @@
 //! would choose between. Every stack validates through the same code
 //! ([`events`] over `stackbench-scenarios`); a stack module is a thin adapter.
 
+pub mod actix_stack;
+pub mod app;
+pub mod args;
 pub mod axum_stack;
 pub mod db_read;
 pub mod events;
+pub mod hyper_stack;
+pub mod launch;
 pub mod server;
+pub mod store;
+
+#[cfg(test)]
+mod contract_tests;

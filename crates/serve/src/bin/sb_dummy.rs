@@ -1,0 +1,19 @@
+//! `sb-dummy`: the `dummy` reference contestant alone (the artifact whose size
+//! is reported): the event API's parsing and validation on axum, actix-web or
+//! hyper, no store. Same flags as `stackbench serve dummy`.
+
+use std::process::ExitCode;
+
+use clap::Parser as _;
+use stackbench_serve::args::DummyCli;
+
+fn main() -> ExitCode {
+    let cli = DummyCli::parse();
+    match stackbench_serve::launch::run_dummy("sb-dummy", &cli.args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("sb-dummy: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,20 @@
+//! `sb-event-log`: the `event-log` reference contestant alone (the artifact
+//! whose size is reported): the event API on axum, actix-web or hyper over the
+//! embedded SQLite, PostgreSQL, MySQL/MariaDB, Redis or InfluxDB store. Same
+//! flags as `stackbench serve event-log`.
+
+use std::process::ExitCode;
+
+use clap::Parser as _;
+use stackbench_serve::args::EventLogCli;
+
+fn main() -> ExitCode {
+    let cli = EventLogCli::parse();
+    match stackbench_serve::launch::run_event_log("sb-event-log", &cli.args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("sb-event-log: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
