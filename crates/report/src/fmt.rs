@@ -93,15 +93,20 @@ pub fn bytes(b: f64) -> String {
     }
 }
 
-/// A percentage: `99%`, `12.5%`, `1.25%`, `0.012%`, `0`.
+/// A percentage: `99%`, `12.5%`, `1.25%`, `5%`, `0.012%`, `0`.
 pub fn percent(p: f64) -> String {
     if p == 0.0 {
         "0".into()
     } else if p.abs() >= 99.95 {
         format!("{p:.0}%")
     } else {
-        format!("{}%", sig3(p))
+        format!("{}%", trim_zeros(&sig3(p)))
     }
+}
+
+/// `5.00` → `5`, `12.50` → `12.5`.
+fn trim_zeros(s: &str) -> String {
+    if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_owned() } else { s.to_owned() }
 }
 
 /// A ratio with two decimals: `1.74`.
@@ -112,11 +117,11 @@ pub fn ratio(r: f64) -> String {
 /// A signed change in percent: `+3.8%`, `−12%`.
 pub fn change(fraction: f64) -> String {
     let p = fraction * 100.0;
-    let body = if p.abs() < 0.005 { "0.00".to_owned() } else { sig3(p.abs()) };
+    let body = sig3(p.abs());
     match p {
         p if p >= 0.005 => format!("+{body}%"),
         p if p <= -0.005 => format!("−{body}%"),
-        _ => format!("±{body}%"),
+        _ => "0%".to_owned(),
     }
 }
 
@@ -153,6 +158,9 @@ mod tests {
         assert_eq!(bytes(1023.9 * 1024.0), "1024 KiB");
         assert_eq!(percent(99.96), "100%");
         assert_eq!(percent(12.5), "12.5%");
+        assert_eq!(percent(5.0), "5%");
+        assert_eq!(percent(0.2875), "0.288%");
+        assert_eq!(change(0.0), "0%");
         assert_eq!(percent(0.0), "0");
         assert_eq!(change(0.038), "+3.80%");
         assert_eq!(change(-0.12), "−12.0%");

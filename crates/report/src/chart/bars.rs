@@ -18,7 +18,7 @@ pub struct Bar {
 }
 
 /// Width of every chart's view box, px.
-pub const WIDTH: f64 = 560.0;
+pub const WIDTH: f64 = 460.0;
 
 /// A horizontal bar chart; `tick` formats axis values (units go in `axis_label`).
 pub fn hbars(
@@ -28,8 +28,8 @@ pub fn hbars(
     bars: &[Bar],
     tick: &dyn Fn(f64) -> String,
 ) -> String {
-    let label_w = bars.iter().map(|b| text_width(&b.label)).fold(40.0, f64::max).min(170.0);
-    let note_w = bars.iter().map(|b| text_width(&b.note)).fold(30.0, f64::max).min(150.0);
+    let label_w = bars.iter().map(|b| text_width(&b.label)).fold(40.0, f64::max).min(140.0);
+    let note_w = bars.iter().map(|b| text_width(&b.note)).fold(30.0, f64::max).min(130.0);
     let row = 26.0;
     let top = 30.0;
     let height = top + row * bars.len() as f64 + 46.0;

@@ -63,7 +63,7 @@ pub fn throughput(s: &ScenarioReport) -> Option<String> {
     Some(hbars(
         "throughput",
         &format!("{}: throughput", s.name),
-        "correct responses per second (req/s); whisker: 95% interval; dots: runs",
+        "correct responses per second (req/s)",
         &bars,
         &tick_label,
     ))
@@ -117,7 +117,7 @@ pub fn percentiles(s: &ScenarioReport) -> Option<String> {
             y,
             x_ticks,
             y_ticks: ticks_of(y),
-            x_label: "percentile (log scale of 1/(1−p)), all runs merged".to_owned(),
+            x_label: "percentile (log scale of 1/(1−p))".to_owned(),
             y_label: format!("latency ({unit}{})", if log_y { ", log scale" } else { "" }),
             lines: with
                 .iter()
@@ -246,7 +246,7 @@ fn resource(
             y,
             x_ticks: ticks_of(x),
             y_ticks: ticks_of(y),
-            x_label: "seconds since the start of the measured run (one line per run)".to_owned(),
+            x_label: "seconds into the run (a line per run)".to_owned(),
             y_label: y_label.to_owned(),
             lines,
             legend: with.iter().map(|(i, c)| (color(*i).to_owned(), c.name.clone())).collect(),
@@ -288,7 +288,7 @@ pub fn cold_start(s: &ScenarioReport) -> Option<String> {
         hbars(
             "cold-start",
             &format!("{}: cold start", s.name),
-            "exec to first verified answer (ms); bar: p50, whisker to p95",
+            "exec to first verified answer (ms)",
             &bars,
             &tick_label,
         )

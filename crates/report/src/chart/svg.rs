@@ -43,9 +43,9 @@ pub struct Svg {
     buf: String,
 }
 
-/// Approximate width of `s` in pixels at the charts' 12 px font.
+/// Approximate width of `s` in pixels at the charts' 13 px font.
 pub fn text_width(s: &str) -> f64 {
-    s.chars().count() as f64 * 6.6
+    s.chars().count() as f64 * 7.0
 }
 
 impl Svg {
@@ -56,7 +56,7 @@ impl Svg {
             buf,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" data-chart=\"{}\" viewBox=\"0 0 {} {}\" \
              width=\"{}\" height=\"{}\" role=\"img\" font-family=\"system-ui, -apple-system, 'Segoe UI', Roboto, \
-             sans-serif\" font-size=\"12\"><title>{}</title>",
+             sans-serif\" font-size=\"13\"><title>{}</title>",
             esc(kind),
             n(width),
             n(height),
@@ -66,7 +66,7 @@ impl Svg {
         );
         let _ = write!(
             buf,
-            "<text x=\"4\" y=\"16\" font-size=\"14\" font-weight=\"600\" fill=\"#222\">{}</text>",
+            "<text x=\"4\" y=\"16\" font-size=\"15\" font-weight=\"600\" fill=\"#222\">{}</text>",
             esc(title)
         );
         Svg { buf }

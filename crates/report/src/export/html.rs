@@ -153,10 +153,18 @@ fn scenario(out: &mut String, s: &ScenarioReport) {
         chart::throughput(s),
         "Mean throughput; the whisker is its 95% bootstrap interval, dots are the runs.",
     );
-    figure(out, chart::percentiles(s), "Latency at each percentile, all runs merged (HdrHistogram).");
+    figure(
+        out,
+        chart::percentiles(s),
+        "Latency at each percentile, all runs merged (HdrHistogram); 99% means 1 request in 100 was slower.",
+    );
     figure(out, chart::cpu(s), "CPU of the contestant's whole process tree, sampled every 250 ms.");
     figure(out, chart::rss(s), "Resident memory of the contestant's whole process tree.");
-    figure(out, chart::cold_start(s), "From exec to the first verified answer.");
+    figure(
+        out,
+        chart::cold_start(s),
+        "From exec to the first verified answer: the bar is the median of the trials, the whisker reaches p95.",
+    );
     figure(out, chart::artifact(s), "Size of what is deployed (binary, bundle or image).");
     out.push_str("</div>\n");
     let signatures: Vec<String> = (0..s.contestants.len()).filter_map(|i| chart::signature(s, i)).collect();

@@ -1,0 +1,212 @@
+//! What the analysis says about synthetic result stores whose truth is known:
+//! ranks and ties, outliers, failures with their reasons, too few runs,
+//! `--reference`, interrupted runs, a contestant that answered nothing, and
+//! unreadable input.
+
+use stackbench_record::store::{Incident, Status};
+use stackbench_report::analysis::{Analysis, AnalysisOptions, ScenarioReport, Verdict};
+use stackbench_report::synthetic::{RunSpec, contestant, result_set, three_kings};
+
+fn analyse(set: &stackbench_record::store::ResultSet) -> Analysis {
+    Analysis::from_results(set, &AnalysisOptions::default())
+}
+
+fn scenario<'a>(a: &'a Analysis, name: &str) -> &'a ScenarioReport {
+    a.scenarios.iter().find(|s| s.name == name).unwrap_or_else(|| panic!("no scenario {name}"))
+}
+
+fn rank_of(s: &ScenarioReport, name: &str) -> (usize, bool) {
+    let c = s.contestants.iter().find(|c| c.name == name).unwrap_or_else(|| panic!("no contestant {name}"));
+    (c.rank, c.tied)
+}
+
+#[test]
+fn ranks_the_seeds_dummy_scenario_like_the_seed() {
+    let a = analyse(&three_kings("r"));
+    let s = scenario(&a, "dummy");
+    let names: Vec<&str> = s.contestants.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["plug", "japronto", "gin", "flask"], "Elixir, Japronto, Go, Flask as in seed 000");
+    assert_eq!(s.baseline.as_deref(), Some("plug"));
+    assert!(s.contestants.iter().all(|c| !c.tied));
+    let st = s.statements.iter().find(|st| st.slower == "flask").unwrap();
+    assert_eq!(st.verdict, Verdict::Faster);
+    assert!(st.text.starts_with("'plug' ran 4.5"), "{}", st.text);
+    assert!(st.text.contains(" ± ") && st.text.ends_with("times more requests than 'flask'"), "{}", st.text);
+    // req/min in the seed's terms: ~113k for Elixir.
+    let plug = &s.contestants[0];
+    assert!((plug.throughput.per_minute - 112_900.0).abs() < 500.0, "{}", plug.throughput.per_minute);
+    assert_eq!(plug.generator_saturated_runs, 1);
+    assert!(plug.warnings.iter().any(|w| w.contains("saturated")), "{:?}", plug.warnings);
+}
+
+#[test]
+fn a_3_8_percent_difference_within_the_noise_is_a_tie() {
+    // Seed 000: "With only a 3.8% of performance improvement Japronto was not a game changer".
+    let a = analyse(&three_kings("r"));
+    let s = scenario(&a, "event-log");
+    assert_eq!(rank_of(s, "japronto-influx"), (4, true));
+    assert_eq!(rank_of(s, "flask-influx"), (4, true));
+    let tie = s
+        .statements
+        .iter()
+        .find(|st| st.faster == "japronto-influx" && st.slower == "flask-influx")
+        .expect("a sentence for the tie");
+    assert_eq!(tie.verdict, Verdict::Tied);
+    assert!(tie.text.contains("statistically tied"), "{}", tie.text);
+    assert!(tie.ratio.unwrap().ci.unwrap().contains(1.0));
+}
+
+#[test]
+fn an_odd_run_is_flagged_not_removed() {
+    let a = analyse(&three_kings("r"));
+    let flask = scenario(&a, "event-log").contestants.iter().find(|c| c.name == "flask-influx").unwrap();
+    assert_eq!(flask.runs, 5);
+    let outliers: Vec<Option<u32>> =
+        flask.throughput.runs.iter().filter(|r| r.outlier).map(|r| r.repetition).collect();
+    assert_eq!(outliers, [Some(5)]);
+    assert!(flask.warnings.iter().any(|w| w.starts_with("run 5 is an outlier")), "{:?}", flask.warnings);
+    // Still in the mean: (83.5 + 84 + 83 + 82.5 + 62) / 5.
+    assert!((flask.throughput.mean - 79.0).abs() < 0.05, "{}", flask.throughput.mean);
+}
+
+#[test]
+fn contestants_that_failed_are_listed_with_the_reason() {
+    let a = analyse(&three_kings("r"));
+    let dummy = scenario(&a, "dummy");
+    assert_eq!(dummy.failed.len(), 1);
+    let f = &dummy.failed[0];
+    assert_eq!(f.name, "fastify");
+    assert!(f.reason.contains("malformed JSON gets 400 (got 500"), "{}", f.reason);
+    assert!(f.reason.contains("1 more rule"), "{}", f.reason);
+    let crashy = scenario(&a, "event-log").contestants.iter().find(|c| c.name == "crashy-influx").unwrap();
+    assert!(
+        crashy.warnings.iter().any(|w| w == "crashed in run 2: exited with signal 11 (SIGSEGV) after 3.2 s")
+    );
+}
+
+#[test]
+fn too_few_runs_give_no_interval_and_say_so() {
+    let a = analyse(&three_kings("r"));
+    let s = scenario(&a, "bubble-sort");
+    assert!(s.contestants.iter().all(|c| c.throughput.mean_ci.is_none()));
+    assert!(s.statements.iter().all(|st| st.verdict == Verdict::NoInterval));
+    let st = &s.statements[0];
+    assert!(
+        st.text.contains("no interval: 'tonic' has 2 runs and 'go-grpc' has 2 runs, 3 needed"),
+        "{}",
+        st.text
+    );
+    assert!(s.notes.iter().any(|n| n.contains("no 95% interval is available")));
+}
+
+#[test]
+fn a_reference_turns_the_sentences_around_it() {
+    let set = three_kings("r");
+    let a = Analysis::from_results(&set, &AnalysisOptions { reference: Some("gin".into()), seed: 0 });
+    let s = scenario(&a, "dummy");
+    assert_eq!(s.baseline.as_deref(), Some("gin"));
+    let texts: Vec<&str> = s.statements.iter().map(|st| st.text.as_str()).collect();
+    assert!(texts.iter().any(|t| t.starts_with("'plug' ran 1.41") && t.ends_with("than 'gin'")), "{texts:?}");
+    assert!(texts.iter().any(|t| t.starts_with("'gin' ran 3.2") && t.ends_with("than 'flask'")), "{texts:?}");
+    let gin = s.contestants.iter().find(|c| c.name == "gin").unwrap();
+    assert!((gin.ratio_to_baseline.unwrap().value - 1.0).abs() < 1e-12);
+    // Elsewhere the best stays the baseline; an unknown reference is noted.
+    assert_eq!(scenario(&a, "event-log").baseline.as_deref(), Some("gin-influx"));
+    let b = Analysis::from_results(&set, &AnalysisOptions { reference: Some("nope".into()), seed: 0 });
+    assert!(b.notes.iter().any(|n| n.contains("'nope' has no measured run")), "{:?}", b.notes);
+}
+
+#[test]
+fn ratios_are_reciprocal_whichever_side_is_the_baseline() {
+    let set = three_kings("r");
+    let best = Analysis::from_results(&set, &AnalysisOptions::default());
+    let by_gin = Analysis::from_results(&set, &AnalysisOptions { reference: Some("gin".into()), seed: 0 });
+    let plug_over_gin = scenario(&by_gin, "dummy").contestants.iter().find(|c| c.name == "plug").unwrap();
+    let gin_over_plug = scenario(&best, "dummy").contestants.iter().find(|c| c.name == "gin").unwrap();
+    let (x, y) =
+        (plug_over_gin.ratio_to_baseline.unwrap(), gin_over_plug.ratio_to_baseline.unwrap().inverse());
+    assert!((x.value - y.value).abs() < 1e-12);
+    let (cx, cy) = (x.ci.unwrap(), y.ci.unwrap());
+    assert!((cx.lo - cy.lo).abs() < 1e-9 && (cx.hi - cy.hi).abs() < 1e-9, "{cx:?} vs {cy:?}");
+}
+
+#[test]
+fn interrupted_runs_are_left_out_and_an_interrupted_plan_is_noted() {
+    let mut runs: Vec<RunSpec> =
+        (1..=4).map(|k| RunSpec::new("axum", "dummy", k, 1_000.0 + f64::from(k))).collect();
+    runs[3].interrupted = true;
+    runs[3].ok_rps = 10.0;
+    let mut set = result_set("r", vec![contestant("axum", "dummy", Some(5.0), None)], &runs);
+    set.manifest.status = Status::Interrupted;
+    let a = analyse(&set);
+    let axum = &a.scenarios[0].contestants[0];
+    assert_eq!(axum.runs, 3);
+    assert!((axum.throughput.mean - 1_002.0).abs() < 1e-9);
+    assert!(
+        axum.warnings.iter().any(|w| w == "run 4 was interrupted and is left out"),
+        "{:?}",
+        axum.warnings
+    );
+    assert!(a.notes.iter().any(|n| n.contains("interrupted")), "{:?}", a.notes);
+}
+
+#[test]
+fn a_contestant_that_answered_nothing_correctly_is_last_and_said_so() {
+    let mut runs: Vec<RunSpec> = (1..=3).map(|k| RunSpec::new("good", "dummy", k, 500.0)).collect();
+    for k in 1..=3 {
+        let mut bad = RunSpec::new("broken", "dummy", k, 0.0);
+        bad.errors = vec![("http_500".into(), 4_000)];
+        runs.push(bad);
+    }
+    let a = analyse(&result_set("r", vec![], &runs));
+    let s = &a.scenarios[0];
+    assert_eq!(rank_of(s, "good"), (1, false));
+    assert_eq!(rank_of(s, "broken"), (2, false));
+    let st = &s.statements[0];
+    assert_eq!(st.verdict, Verdict::NothingAnswered);
+    assert!(st.text.contains("'broken' answered no request correctly"), "{}", st.text);
+    let broken = s.contestants.iter().find(|c| c.name == "broken").unwrap();
+    assert!((broken.errors.rate - 1.0).abs() < 1e-12);
+    assert_eq!(broken.errors.by_kind.get("http_500"), Some(&12_000));
+}
+
+#[test]
+fn an_unreadable_histogram_is_left_out_with_a_warning() {
+    let runs: Vec<RunSpec> = (1..=3).map(|k| RunSpec::new("axum", "dummy", k, 900.0)).collect();
+    let mut set = result_set("r", vec![], &runs);
+    set.runs[1].histogram = "not base64!".into();
+    let a = analyse(&set);
+    let c = &a.scenarios[0].contestants[0];
+    assert!(
+        c.warnings.iter().any(|w| w.contains("run 2: its latency histogram cannot be read")),
+        "{:?}",
+        c.warnings
+    );
+    assert_eq!(c.latency.merged.count, set.runs[0].summary.latency.count + set.runs[2].summary.latency.count);
+}
+
+#[test]
+fn an_empty_store_and_a_store_of_failures_still_report() {
+    let empty = analyse(&result_set("r", vec![], &[]));
+    assert!(empty.scenarios.is_empty());
+    let mut never = contestant("slowpoke", "dummy", None, None);
+    never.incidents.push(Incident {
+        phase: "start".into(),
+        kind: "never_ready".into(),
+        message: "no answer on port 40000 within 10 s".into(),
+        repetition: None,
+    });
+    let a = analyse(&result_set("r", vec![never], &[]));
+    assert_eq!(
+        a.scenarios[0].failed[0].reason,
+        "never ready during start: no answer on port 40000 within 10 s"
+    );
+    for format in ["terminal", "md", "csv", "json", "html"] {
+        let text = stackbench_report::render(
+            &a,
+            format.parse().unwrap(),
+            &stackbench_report::RenderOptions::default(),
+        );
+        assert!(text.contains("slowpoke"), "{format} does not name the failed contestant");
+    }
+}

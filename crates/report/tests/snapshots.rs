@@ -1,0 +1,101 @@
+//! Snapshot tests (insta) of every text format and of each chart's SVG, from
+//! the fixed synthetic result store. A change to a report shows up as a diff
+//! to review (`INSTA_UPDATE=always cargo test -p stackbench-report --test
+//! snapshots`, then read the `.snap` diff before committing).
+
+use stackbench_report::analysis::{Analysis, AnalysisOptions};
+use stackbench_report::synthetic::{three_kings, three_kings_with};
+use stackbench_report::{Format, RenderOptions, chart, compare, render, render_comparison};
+
+fn analysis() -> Analysis {
+    Analysis::from_results(&three_kings("results/three-kings"), &AnalysisOptions::default())
+}
+
+#[test]
+fn markdown() {
+    insta::assert_snapshot!(render(&analysis(), Format::Markdown, &RenderOptions::default()));
+}
+
+#[test]
+fn csv() {
+    let text = render(&analysis(), Format::Csv, &RenderOptions::default());
+    // One row per contestant and scenario, the failed one included.
+    assert_eq!(text.lines().count(), 1 + 13);
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn json() {
+    let text = render(&analysis(), Format::Json, &RenderOptions::default());
+    let v: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
+    assert_eq!(v["schema"], 1);
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn terminal_without_colour() {
+    let text = render(&analysis(), Format::Terminal, &RenderOptions { color: false });
+    assert!(!text.contains('\x1b'), "no escape codes without colour");
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn terminal_colour_is_only_decoration() {
+    let a = analysis();
+    let coloured = render(&a, Format::Terminal, &RenderOptions { color: true });
+    assert!(coloured.contains("\x1b[1m"));
+    let stripped = strip_ansi(&coloured);
+    assert_eq!(stripped, render(&a, Format::Terminal, &RenderOptions { color: false }));
+}
+
+fn strip_ansi(s: &str) -> String {
+    let mut out = String::new();
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            for d in chars.by_ref() {
+                if d == 'm' {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[test]
+fn charts() {
+    let a = analysis();
+    let s = a.scenarios.iter().find(|s| s.name == "dummy").unwrap();
+    insta::assert_snapshot!("chart_throughput", chart::throughput(s).unwrap());
+    insta::assert_snapshot!("chart_percentiles", chart::percentiles(s).unwrap());
+    insta::assert_snapshot!("chart_signature", chart::signature(s, 0).unwrap());
+    insta::assert_snapshot!("chart_cpu", chart::cpu(s).unwrap());
+    insta::assert_snapshot!("chart_rss", chart::rss(s).unwrap());
+    insta::assert_snapshot!("chart_cold_start", chart::cold_start(s).unwrap());
+    insta::assert_snapshot!("chart_artifact", chart::artifact(s).unwrap());
+}
+
+#[test]
+fn comparison() {
+    let base = three_kings("results/base");
+    let new = three_kings_with("results/new", |n| match n {
+        "flask" => 0.8,
+        "gin" => 1.3,
+        _ => 1.0,
+    });
+    let c = compare(&base, &new, 0.05);
+    assert!(c.has_regression());
+    insta::assert_snapshot!(
+        "compare_markdown",
+        render_comparison(&c, Format::Markdown, &RenderOptions::default())
+    );
+    insta::assert_snapshot!(
+        "compare_terminal",
+        render_comparison(&c, Format::Terminal, &RenderOptions::default())
+    );
+    insta::assert_snapshot!("compare_csv", render_comparison(&c, Format::Csv, &RenderOptions::default()));
+    insta::assert_snapshot!("compare_json", render_comparison(&c, Format::Json, &RenderOptions::default()));
+}
