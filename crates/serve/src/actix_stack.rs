@@ -36,7 +36,11 @@ pub fn configure<B: Backend>(cfg: &mut web::ServiceConfig) {
     );
 }
 
-async fn post_event<B: Backend>(backend: web::Data<B>, req: HttpRequest, payload: web::Payload) -> HttpResponse {
+async fn post_event<B: Backend>(
+    backend: web::Data<B>,
+    req: HttpRequest,
+    payload: web::Payload,
+) -> HttpResponse {
     let bytes = match read_body(&req, payload).await {
         Ok(b) => b,
         Err(r) => return reject(&r, None),

@@ -119,9 +119,14 @@ mod tests {
         let cli = EventLogCli::try_parse_from(["sb-event-log"]).unwrap();
         assert_eq!(cli.args.store.to_string(), "sqlite:stackbench-events.db");
         assert_eq!((cli.args.stack, cli.args.count, cli.args.reset), (Stack::Axum, CountMode::Query, false));
-        let cli = EventLogCli::try_parse_from(["x", "--stack", "actix", "--count", "counter", "--reset", "-p", "0"])
-            .unwrap();
-        assert_eq!((cli.args.stack, cli.args.count, cli.args.listen.port), (Stack::Actix, CountMode::Counter, 0));
+        let cli = EventLogCli::try_parse_from([
+            "x", "--stack", "actix", "--count", "counter", "--reset", "-p", "0",
+        ])
+        .unwrap();
+        assert_eq!(
+            (cli.args.stack, cli.args.count, cli.args.listen.port),
+            (Stack::Actix, CountMode::Counter, 0)
+        );
         let err = EventLogCli::try_parse_from(["x", "--store", "mongodb://h/db"]).unwrap_err().to_string();
         assert!(err.contains("postgres://"), "{err}");
         let err = DummyCli::try_parse_from(["x", "--stack", "rocket"]).unwrap_err().to_string();

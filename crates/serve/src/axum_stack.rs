@@ -40,7 +40,8 @@ pub fn router<B: Backend>(backend: Arc<B>) -> Router {
         )
         .route(
             COUNT_PATH,
-            get(get_count::<B>).fallback(|m: Method, u: Uri| async move { wrong_method(&m, &u, ALLOW_COUNT) }),
+            get(get_count::<B>)
+                .fallback(|m: Method, u: Uri| async move { wrong_method(&m, &u, ALLOW_COUNT) }),
         )
         .fallback(not_found)
         .with_state(backend)

@@ -80,7 +80,12 @@ pub struct Outcome {
 impl Outcome {
     pub fn new(status: u16, headers: &http::HeaderMap, body: Vec<u8>) -> Outcome {
         let get = |k: http::header::HeaderName| headers.get(k).map(|v| v.to_str().unwrap_or("").to_owned());
-        Outcome { status, content_type: get(http::header::CONTENT_TYPE), allow: get(http::header::ALLOW), body }
+        Outcome {
+            status,
+            content_type: get(http::header::CONTENT_TYPE),
+            allow: get(http::header::ALLOW),
+            body,
+        }
     }
 
     pub fn from_pairs(status: u16, headers: &[(String, String)], body: Vec<u8>) -> Outcome {
@@ -94,8 +99,11 @@ impl Outcome {
 
     /// Judged by the load engine's checker.
     fn expect(&self, expect: &Expect, what: &str) {
-        let view =
-            ResponseView { status: self.status, content_type: self.content_type.as_deref().map(str::as_bytes), body: &self.body };
+        let view = ResponseView {
+            status: self.status,
+            content_type: self.content_type.as_deref().map(str::as_bytes),
+            body: &self.body,
+        };
         if let Err(e) = check(expect, &view) {
             panic!("{what}: {e} (got {} {})", self.status, self.text());
         }
@@ -123,10 +131,14 @@ where
     send(Case::post(r#"{"type":"click","x":[1,{"y":null}]}"#))
         .await
         .expect(&Expect::CountExactly(2), &format!("{stack}: second event, unknown key ignored"));
-    send(Case::bare("GET", "/events/count")).await.expect(&Expect::CountExactly(2), &format!("{stack}: count"));
+    send(Case::bare("GET", "/events/count"))
+        .await
+        .expect(&Expect::CountExactly(2), &format!("{stack}: count"));
     let head = send(Case::bare("HEAD", "/events/count")).await;
     assert_eq!(head.status, 200, "{stack}: HEAD /events/count");
-    let ct = send(Case::post(r#"{"type":"a"}"#).with_header("content-type", "application/json; charset=utf-8")).await;
+    let ct =
+        send(Case::post(r#"{"type":"a"}"#).with_header("content-type", "application/json; charset=utf-8"))
+            .await;
     ct.expect(&Expect::CountExactly(3), &format!("{stack}: JSON content type with parameters"));
 
     // Bad events: 400 naming what to fix, and nothing written.
@@ -144,9 +156,11 @@ where
     ] {
         send(Case::post(body)).await.error_mentions(400, needle, &format!("{stack}: {body:?}"));
     }
-    send(Case::post(r#"{"type":"a"}"#).with_header("content-type", "text/plain"))
-        .await
-        .error_mentions(400, "Content-Type", &format!("{stack}: text/plain"));
+    send(Case::post(r#"{"type":"a"}"#).with_header("content-type", "text/plain")).await.error_mentions(
+        400,
+        "Content-Type",
+        &format!("{stack}: text/plain"),
+    );
     let mut no_ct = Case::post(r#"{"type":"a"}"#);
     no_ct.headers.clear();
     send(no_ct).await.error_mentions(400, "Content-Type", &format!("{stack}: no Content-Type"));
@@ -156,11 +170,17 @@ where
     let declared = Case::post(&big).with_header("content-length", &big.len().to_string());
     send(declared).await.error_mentions(413, "64 KiB", &format!("{stack}: 70 KB body"));
     let fits = format!(r#"{{"type":"a","pad":"{}"}}"#, "x".repeat(MAX_BODY_BYTES - 30));
-    send(Case::post(&fits)).await.expect(&Expect::CountExactly(4), &format!("{stack}: a body just under 64 KiB"));
+    send(Case::post(&fits))
+        .await
+        .expect(&Expect::CountExactly(4), &format!("{stack}: a body just under 64 KiB"));
 
     // 404 and 405.
     send(Case::bare("GET", "/nope")).await.error_mentions(404, "POST /events", &format!("{stack}: 404"));
-    send(Case::bare("GET", "/")).await.error_mentions(404, "GET /events/count", &format!("{stack}: 404 at /"));
+    send(Case::bare("GET", "/")).await.error_mentions(
+        404,
+        "GET /events/count",
+        &format!("{stack}: 404 at /"),
+    );
     for (method, path, allow) in
         [("GET", "/events", "POST"), ("PUT", "/events", "POST"), ("DELETE", "/events/count", "GET, HEAD")]
     {
@@ -172,15 +192,23 @@ where
 
     // The store goes away: 503 with a message; it comes back: the server recovers.
     store.set_down(true);
-    send(Case::post(r#"{"type":"a"}"#)).await.error_mentions(503, "retry later", &format!("{stack}: store down"));
+    send(Case::post(r#"{"type":"a"}"#)).await.error_mentions(
+        503,
+        "retry later",
+        &format!("{stack}: store down"),
+    );
     send(Case::bare("GET", "/events/count")).await.expect(&Expect::Error { status: 503 }, stack);
     store.set_down(false);
-    send(Case::post(r#"{"type":"a"}"#)).await.expect(&Expect::CountExactly(5), &format!("{stack}: store back"));
+    send(Case::post(r#"{"type":"a"}"#))
+        .await
+        .expect(&Expect::CountExactly(5), &format!("{stack}: store back"));
 
     // dummy: the same validation, always 1, nothing stored.
     let dummy = Arc::new(TestBackend::Dummy(Dummy));
     for _ in 0..2 {
-        call(dummy.clone(), Case::post(body)).await.expect(&Expect::CountExactly(1), &format!("{stack}: dummy"));
+        call(dummy.clone(), Case::post(body))
+            .await
+            .expect(&Expect::CountExactly(1), &format!("{stack}: dummy"));
     }
     call(dummy.clone(), Case::bare("GET", "/events/count"))
         .await

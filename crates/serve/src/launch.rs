@@ -103,7 +103,8 @@ fn runtime() -> Result<tokio::runtime::Runtime, LaunchError> {
 fn announce(listener: TcpListener, title: &str, note: Option<&str>) -> Result<TcpListener, LaunchError> {
     let addr = listener.local_addr().map_err(ServeError::Serve)?;
     let mut out = io::stdout().lock();
-    writeln!(out, "{title}: listening on http://{addr}; Ctrl-C or SIGTERM stops").map_err(LaunchError::Stdout)?;
+    writeln!(out, "{title}: listening on http://{addr}; Ctrl-C or SIGTERM stops")
+        .map_err(LaunchError::Stdout)?;
     if let Some(note) = note {
         writeln!(out, "{note}").map_err(LaunchError::Stdout)?;
     }

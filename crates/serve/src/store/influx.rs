@@ -88,7 +88,9 @@ impl InfluxStore {
         };
         let create = format!("q={}{auth}", encode(&format!("CREATE DATABASE \"{}\"", opts.db)));
         store.query(&create).await.map_err(|e| match e {
-            StoreError::Unavailable(m) => StoreError::Unavailable(format!("{m} (is it running? check --store)")),
+            StoreError::Unavailable(m) => {
+                StoreError::Unavailable(format!("{m} (is it running? check --store)"))
+            }
             other => other,
         })?;
         let n = store.count_from_store().await?;
@@ -108,7 +110,12 @@ impl InfluxStore {
     }
 
     /// One HTTP exchange: the status and the body.
-    async fn exchange(&self, method: Method, path_query: &str, body: Bytes) -> Result<(StatusCode, Bytes), StoreError> {
+    async fn exchange(
+        &self,
+        method: Method,
+        path_query: &str,
+        body: Bytes,
+    ) -> Result<(StatusCode, Bytes), StoreError> {
         let req = Request::builder()
             .method(method)
             .uri(format!("{}{path_query}", self.base))
@@ -130,7 +137,10 @@ impl InfluxStore {
     async fn query(&self, query: &str) -> Result<serde_json::Value, StoreError> {
         let (status, body) = self.exchange(Method::POST, &format!("/query?{query}"), Bytes::new()).await?;
         let json: serde_json::Value = serde_json::from_slice(&body).map_err(|_| {
-            self.fail(format_args!("HTTP {status} with a body that is not JSON: {}", String::from_utf8_lossy(&body)))
+            self.fail(format_args!(
+                "HTTP {status} with a body that is not JSON: {}",
+                String::from_utf8_lossy(&body)
+            ))
         })?;
         let error = json.get("error").or_else(|| json.pointer("/results/0/error"));
         if let Some(error) = error {
@@ -160,13 +170,15 @@ impl InfluxStore {
         let offset = self.sequence.fetch_add(1, Ordering::Relaxed) % 1_000_000;
         let ns = e.timestamp_ms * 1_000_000 + offset;
         // type and source are [A-Za-z0-9_.:-]: nothing to escape in line protocol.
-        let line = format!("{},type={},source={} value={:?} {ns}", self.measurement, e.kind, e.source, e.value);
+        let line =
+            format!("{},type={},source={} value={:?} {ns}", self.measurement, e.kind, e.source, e.value);
         let (status, body) =
             self.exchange(Method::POST, &format!("/write?{}", self.write_query), Bytes::from(line)).await?;
         if status == StatusCode::NO_CONTENT {
             Ok(())
         } else {
-            Err(self.fail(format_args!("the write got HTTP {status}: {}", String::from_utf8_lossy(&body).trim())))
+            Err(self
+                .fail(format_args!("the write got HTTP {status}: {}", String::from_utf8_lossy(&body).trim())))
         }
     }
 }
@@ -218,8 +230,11 @@ impl Store for InfluxStore {
 
     fn reset(&self) -> StoreFuture<'_, ()> {
         Box::pin(async move {
-            let drop_query =
-                format!("{}&q={}", self.db_query, encode(&format!("DROP MEASUREMENT \"{}\"", self.measurement)));
+            let drop_query = format!(
+                "{}&q={}",
+                self.db_query,
+                encode(&format!("DROP MEASUREMENT \"{}\"", self.measurement))
+            );
             self.query(&drop_query).await?;
             self.counter.store(0, Ordering::SeqCst);
             Ok(())
@@ -261,7 +276,10 @@ mod tests {
 
     #[test]
     fn encoding_and_limits() {
-        assert_eq!(encode("SELECT COUNT(value) FROM \"events\""), "SELECT%20COUNT%28value%29%20FROM%20%22events%22");
+        assert_eq!(
+            encode("SELECT COUNT(value) FROM \"events\""),
+            "SELECT%20COUNT%28value%29%20FROM%20%22events%22"
+        );
         assert!(i64::try_from(MAX_TIMESTAMP_MS * 1_000_000 + 999_999).is_ok());
         assert!(i64::try_from((MAX_TIMESTAMP_MS + 2) * 1_000_000).is_err());
     }

@@ -55,7 +55,9 @@ impl MysqlStore {
             .await
             .map_err(|_| StoreError::Unavailable(format!("{label} did not answer within 5 s")))?
             .map_err(|e| {
-                StoreError::Unavailable(format!("cannot connect to {label}: {e} (is it running? check --store)"))
+                StoreError::Unavailable(format!(
+                    "cannot connect to {label}: {e} (is it running? check --store)"
+                ))
             })?;
         let t = &opts.table;
         conn.query_drop(format!(
@@ -82,7 +84,9 @@ impl MysqlStore {
         let flush = flush.unwrap_or_else(|| "unknown".into());
         let durability = match flush.as_str() {
             "1" => "every acknowledged event is in InnoDB's fsynced redo log",
-            "0" | "2" => "the redo log is fsynced about once a second: a database or OS crash may lose the last second",
+            "0" | "2" => {
+                "the redo log is fsynced about once a second: a database or OS crash may lose the last second"
+            }
             _ => "durability unknown",
         };
         let describe = format!("{label}, table {t} (innodb_flush_log_at_trx_commit={flush}: {durability})");
@@ -144,7 +148,9 @@ impl Store for MysqlStore {
             let mut conn = self.pool.get_conn().await.map_err(|e| self.fail(e))?;
             let t = &self.table;
             conn.query_drop(format!("TRUNCATE TABLE {t}")).await.map_err(|e| self.fail(e))?;
-            conn.query_drop(format!("UPDATE {t}_count SET n = 0 WHERE id = 1")).await.map_err(|e| self.fail(e))
+            conn.query_drop(format!("UPDATE {t}_count SET n = 0 WHERE id = 1"))
+                .await
+                .map_err(|e| self.fail(e))
         })
     }
 

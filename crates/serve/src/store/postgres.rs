@@ -92,9 +92,10 @@ impl PostgresStore {
         };
         let insert = format!("INSERT INTO {t} (kind, source, value, ts_ms) VALUES ($1, $2, $3, $4)");
         let (append_sql, count_sql) = match mode {
-            CountMode::Query => {
-                (format!("WITH ins AS ({insert}) SELECT COUNT(*) + 1 FROM {t}"), format!("SELECT COUNT(*) FROM {t}"))
-            }
+            CountMode::Query => (
+                format!("WITH ins AS ({insert}) SELECT COUNT(*) + 1 FROM {t}"),
+                format!("SELECT COUNT(*) FROM {t}"),
+            ),
             CountMode::Counter => (
                 format!("WITH ins AS ({insert}) UPDATE {t}_count SET n = n + 1 WHERE id = 1 RETURNING n"),
                 format!("SELECT n FROM {t}_count WHERE id = 1"),

@@ -135,7 +135,8 @@ fn hint(path: &Path) -> &'static str {
 }
 
 fn open_connection(opts: &SqliteOptions, mode: CountMode) -> rusqlite::Result<Connection> {
-    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let flags =
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = Connection::open_with_flags(&opts.path, flags)?;
     conn.busy_timeout(Duration::from_secs(5))?;
     conn.pragma_update(None, "journal_mode", "WAL")?;
@@ -199,7 +200,9 @@ fn run_batch(conn: &Connection, sql: &Sql, batch: &[Job]) -> rusqlite::Result<Ve
                 conn.prepare_cached(&sql.insert)?.execute(params![kind, source, value, ts])?;
                 match sql.mode {
                     CountMode::Query => conn.prepare_cached(&sql.count_all)?.query_row([], |r| r.get(0))?,
-                    CountMode::Counter => conn.prepare_cached(&sql.bump_counter)?.query_row([], |r| r.get(0))?,
+                    CountMode::Counter => {
+                        conn.prepare_cached(&sql.bump_counter)?.query_row([], |r| r.get(0))?
+                    }
                 }
             }
             Op::Count => match sql.mode {
@@ -260,7 +263,8 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn concurrent_writers_get_distinct_counts() {
         let dir = temp_dir("concurrent");
-        let store = std::sync::Arc::new(SqliteStore::open(&opts(&dir, SqliteSync::Full), CountMode::Query).unwrap());
+        let store =
+            std::sync::Arc::new(SqliteStore::open(&opts(&dir, SqliteSync::Full), CountMode::Query).unwrap());
         let tasks: Vec<_> = (0..200)
             .map(|i| {
                 let store = store.clone();

@@ -233,8 +233,11 @@ struct Params<'a> {
 
 impl<'a> Params<'a> {
     fn new(query: &'a str) -> Self {
-        let rest =
-            query.split('&').filter(|p| !p.is_empty()).map(|p| p.split_once('=').unwrap_or((p, ""))).collect();
+        let rest = query
+            .split('&')
+            .filter(|p| !p.is_empty())
+            .map(|p| p.split_once('=').unwrap_or((p, "")))
+            .collect();
         Params { rest }
     }
 
@@ -279,8 +282,11 @@ impl<'a> Params<'a> {
         if self.rest.is_empty() {
             return base.to_owned();
         }
-        let query: Vec<String> =
-            self.rest.iter().map(|(k, v)| if v.is_empty() { (*k).to_owned() } else { format!("{k}={v}") }).collect();
+        let query: Vec<String> = self
+            .rest
+            .iter()
+            .map(|(k, v)| if v.is_empty() { (*k).to_owned() } else { format!("{k}={v}") })
+            .collect();
         format!("{base}?{}", query.join("&"))
     }
 }
@@ -347,7 +353,10 @@ mod tests {
         let StoreSpec::Redis(o) = parse("redis://127.0.0.1:6379/0?key=bench:ev") else { panic!() };
         assert_eq!((o.url.as_str(), o.key.as_str()), ("redis://127.0.0.1:6379/0", "bench:ev"));
         let StoreSpec::Influx(o) = parse("influxdb://127.0.0.1:8086/seed?measurement=ev2") else { panic!() };
-        assert_eq!((o.authority.as_str(), o.db.as_str(), o.measurement.as_str()), ("127.0.0.1:8086", "seed", "ev2"));
+        assert_eq!(
+            (o.authority.as_str(), o.db.as_str(), o.measurement.as_str()),
+            ("127.0.0.1:8086", "seed", "ev2")
+        );
         assert!(err("influxdb://127.0.0.1:8086").contains("influxdb://HOST:8086/DB"));
         assert!(err("influxdb://h/db?x=1").contains("measurement"));
     }
