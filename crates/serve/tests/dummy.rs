@@ -1,0 +1,34 @@
+//! `sb-dummy` on each stack as a process: the contract over a real socket
+//! (validation, 404/405/413) and a clean stop on SIGTERM.
+
+mod event_log_support;
+
+use event_log_support::{count_of, error_of, start};
+use stackbench_testkit::http;
+
+const BIN: &str = env!("CARGO_BIN_EXE_sb-dummy");
+
+#[test]
+fn dummy_on_every_stack() {
+    for stack in ["axum", "actix", "hyper"] {
+        let server = start(BIN, &["--stack", stack]);
+        assert!(server.banner[0].starts_with(&format!("sb-dummy dummy ({stack}): listening on http://")));
+        for _ in 0..3 {
+            let r = server.post(r#"{"type":"page_view","source":"web","value":1.5}"#);
+            assert_eq!((r.status, count_of(&r)), (200, 1), "{stack}");
+            assert_eq!(r.header("content-type"), Some("application/json"), "{stack}");
+        }
+        assert_eq!(server.count(), 1, "{stack}");
+        let r = server.post(r#"{"type":"a","timestamp":"now"}"#);
+        assert!(r.status == 400 && error_of(&r).contains("`timestamp`"), "{stack}: {}", r.text());
+        let r = http::get(server.addr, "/missing").unwrap();
+        assert!(r.status == 404 && error_of(&r).contains("POST /events"), "{stack}: {}", r.text());
+        let r = http::request(server.addr, "PATCH", "/events/count", &[], b"").unwrap();
+        assert_eq!((r.status, r.header("allow")), (405, Some("GET, HEAD")), "{stack}");
+        let big = vec![b'{'; 65 * 1024];
+        let r = http::request(server.addr, "POST", "/events", &[("Content-Type", "application/json")], &big)
+            .unwrap();
+        assert!(r.status == 413 && error_of(&r).contains("64 KiB"), "{stack}: {}", r.text());
+        assert!(server.terminate(), "{stack}: SIGTERM is a clean stop");
+    }
+}
