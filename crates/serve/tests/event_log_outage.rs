@@ -68,7 +68,7 @@ fn need(path: &Path) -> Option<()> {
 fn outage(db: &mut dyn PrivateDb, stack: &str) {
     let url = db.url();
     let server = start(BIN, &["--store", &url, "--stack", stack, "--reset"]);
-    let load = Load::start(server.addr, 4, Duration::from_secs(120));
+    let load = Load::start(server.addr, 4, Duration::from_mins(2));
     wait_for_acks(&load.tally, 50, Duration::from_secs(20));
 
     db.crash();
