@@ -50,6 +50,12 @@ pub enum ServeCommand {
         curl -s -H 'Content-Type: application/json' -d '{\"type\":\"page_view\"}' http://127.0.0.1:8080/events\n  \
         {\"count\":1}")]
     Dummy(stackbench_serve::args::DummyArgs),
+    /// The `bubble-sort` scenario: gRPC sort.v1.SortService/BubbleSort over h2c (tonic).
+    #[command(after_help = "Example:\n  stackbench serve bubble-sort --port 50051 --rest &\n  \
+        curl -s -H 'Content-Type: application/json' -d '{\"data\":[3,1,2]}' \
+        http://127.0.0.1:50051/sort.v1.SortService/BubbleSort\n  \
+        {\"data\":[1,2,3]}\n\nMore than 10000 numbers: INVALID_ARGUMENT. gRPC messages over 4 MiB: RESOURCE_EXHAUSTED.")]
+    BubbleSort(BubbleSortArgs),
     /// The `db-read` scenario: GET /db/{driver}?a=&b= selects two rows through one named driver.
     #[command(after_help = DB_READ_HELP)]
     DbRead(DbReadArgs),
@@ -105,6 +111,17 @@ pub enum SeedCommand {
         #[arg(long, value_name = "URL", default_value = "sqlite")]
         store: String,
     },
+}
+
+/// `serve bubble-sort` options.
+#[derive(Debug, Clone, Args)]
+pub struct BubbleSortArgs {
+    #[command(flatten)]
+    pub listen: Listen,
+    /// Also answer the Connect JSON form on the same port:
+    /// POST /sort.v1.SortService/BubbleSort with {"data": [...]}.
+    #[arg(long)]
+    pub rest: bool,
 }
 
 /// Where a server listens (one definition for `stackbench serve` and the slim binaries).

@@ -3,7 +3,7 @@
 use std::io::Write as _;
 
 use anyhow::Context as _;
-use stackbench_serve::{launch, server};
+use stackbench_serve::{bubble, launch, server};
 
 use crate::cli::{Listen, ServeCommand};
 
@@ -21,6 +21,11 @@ pub fn run(cmd: ServeCommand) -> anyhow::Result<()> {
     runtime.block_on(async {
         match cmd {
             ServeCommand::Dummy(_) | ServeCommand::EventLog(_) => unreachable!("started above"),
+            ServeCommand::BubbleSort(args) => {
+                let opts = bubble::Options { rest: args.rest };
+                let listener = bind(&args.listen, "bubble-sort", "tonic").await?;
+                bubble::serve(listener, opts).await?;
+            }
             ServeCommand::DbRead(args) => crate::seed::serve_db_read(args).await?,
         }
         Ok(())

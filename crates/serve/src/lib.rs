@@ -7,6 +7,7 @@ pub mod actix_stack;
 pub mod app;
 pub mod args;
 pub mod axum_stack;
+pub mod bubble;
 pub mod db_read;
 pub mod events;
 pub mod hyper_stack;
