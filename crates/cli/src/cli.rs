@@ -35,6 +35,24 @@ pub enum Command {
         stackbench load http://127.0.0.1:50051 --scenario bubble-sort -c 250 --think 100ms --no-keepalive\n\n\
         Exit codes: 0 done, 1 bad input or target unreachable, 2 a --threshold failed, 130 interrupted.")]
     Load(Box<crate::load::LoadArgs>),
+    /// Run a plan: start each contestant, verify it, load it, sample it, store every run.
+    #[command(after_help = "Examples:\n  \
+        stackbench run plans/three-kings.toml\n  \
+        stackbench run plans/db-drivers.toml --only sqlx-postgres --only tokio-postgres --out results/pg\n  \
+        stackbench run --resume results/2025-12-01T10-32-05Z\n\n\
+        Every plan key: plans/example.toml and docs/plan.md. Ctrl-C saves the current run and stops.\n\
+        Exit codes: 0 done, 1 error, 3 done but a contestant was left out, 130 interrupted.")]
+    Run(crate::run::RunArgs),
+    /// The default benchmark: every scenario on the Rust contestants, no database needed (~3 min).
+    #[command(after_help = "Examples:\n  stackbench bench\n  stackbench bench --full --out results/full\n\n\
+        Runs plans/quick.toml (built in): prints the comparison and writes report.html into the result directory.")]
+    Bench(crate::run::BenchArgs),
+    /// Check a running server against its scenario's contract (good and bad inputs).
+    #[command(after_help = "Examples:\n  stackbench verify http://127.0.0.1:8080 --scenario dummy\n  \
+        stackbench verify http://127.0.0.1:8080/db/sqlite --scenario db-read\n  \
+        stackbench verify http://127.0.0.1:50051 --scenario bubble-sort\n\n\
+        Exit codes: 0 every rule holds, 1 a rule is broken (each is printed) or the server is unreachable.")]
+    Verify(crate::run::VerifyArgs),
 }
 
 #[derive(Debug, Subcommand)]

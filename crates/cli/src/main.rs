@@ -5,6 +5,7 @@
 
 mod cli;
 mod load;
+mod run;
 mod seed;
 mod serve;
 
@@ -22,6 +23,9 @@ fn main() -> ExitCode {
         cli::Command::Serve(cmd) => serve::run(cmd),
         cli::Command::Seed(cmd) => seed::run(cmd),
         cli::Command::Load(args) => load::run(&args).map(|c| code = c),
+        cli::Command::Run(args) => run::run(&args).map(|c| code = c),
+        cli::Command::Bench(args) => run::bench(&args).map(|c| code = c),
+        cli::Command::Verify(args) => run::verify(&args).map(|c| code = c),
     };
     match result {
         Ok(()) => code,

@@ -1,0 +1,247 @@
+//! `stackbench run PLAN`, `stackbench bench` and `stackbench verify URL`:
+//! argument structs, and the wiring of the orchestrator's real parts
+//! (processes, prober, load engine, cgroups, `/proc`) plus Ctrl-C handling
+//! and the report at the end.
+//!
+//! Exit codes: 0 the plan ran, 1 an error (bad plan, limits unavailable, …),
+//! 3 it ran but some contestant was left out (failed to build, start or
+//! verify; its reason is printed and stored), 130 interrupted (the partial
+//! result is saved; `--resume DIR` continues it).
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context as _, bail};
+use clap::Args;
+use stackbench_record::Environment;
+use stackbench_record::store::ResultSet;
+use stackbench_run::cgroup::CgroupLimiter;
+use stackbench_run::client::HyperProber;
+use stackbench_run::engine::EngineDriver;
+use stackbench_run::process::OsLauncher;
+use stackbench_run::sampler::{ProcSource, Procfs};
+use stackbench_run::{Cancel, Deps, Plan, PlanContext, RunOptions, run_plan};
+use stackbench_scenarios::Scenario;
+
+/// The plan `stackbench bench` runs, built in so it works from any directory.
+pub const QUICK_PLAN: &str = include_str!("../../../plans/quick.toml");
+
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    /// The plan (TOML); see plans/example.toml for every key. Optional with --resume.
+    #[arg(value_name = "PLAN.toml", required_unless_present = "resume")]
+    pub plan: Option<PathBuf>,
+    #[command(flatten)]
+    pub common: Common,
+    /// Apply the plan's [variants.NAME] overrides (e.g. `full`).
+    #[arg(long, value_name = "NAME")]
+    pub variant: Option<String>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct BenchArgs {
+    /// Short load profiles: about 3 minutes on 2 cores (the default).
+    #[arg(long, conflicts_with = "full")]
+    pub quick: bool,
+    /// The seeds' durations (5-minute event runs, 10 s db reads, …): about an hour.
+    #[arg(long)]
+    pub full: bool,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct Common {
+    /// The result directory. [default: results/<UTC time>]
+    #[arg(long, value_name = "DIR", conflicts_with = "resume")]
+    pub out: Option<PathBuf>,
+    /// Only these contestants (repeat the flag for more).
+    #[arg(long, value_name = "NAME")]
+    pub only: Vec<String>,
+    /// Continue an interrupted result directory (the same plan).
+    #[arg(long, value_name = "DIR")]
+    pub resume: Option<PathBuf>,
+    /// Do not print the comparison nor write report.html at the end.
+    #[arg(long)]
+    pub no_report: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct VerifyArgs {
+    /// The contestant's URL; for db-read include the driver path (http://127.0.0.1:8080/db/sqlite).
+    #[arg(value_name = "URL")]
+    pub url: String,
+    /// event-log, dummy, db-read or bubble-sort.
+    #[arg(long, short)]
+    pub scenario: Scenario,
+    /// The store is known to be empty: the count must start at 0 (event-log).
+    #[arg(long)]
+    pub clean: bool,
+    /// bubble-sort: check the Connect JSON form (POST with {"data": [...]}) instead of gRPC.
+    #[arg(long)]
+    pub connect_json: bool,
+}
+
+fn cores() -> usize {
+    let online = std::fs::read_to_string("/sys/devices/system/cpu/online").unwrap_or_default();
+    match stackbench_record::env::count_cpu_list(&online) {
+        0 => std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
+        n => n as usize,
+    }
+}
+
+fn interrupt_on_signals() -> anyhow::Result<Cancel> {
+    let cancel = Cancel::new();
+    let c = cancel.clone();
+    ctrlc::set_handler(move || {
+        if !c.is_cancelled() {
+            let _ = writeln!(
+                std::io::stderr(),
+                "\nstopping: saving the current run and stopping the contestant (this takes a moment)…"
+            );
+        }
+        c.cancel();
+    })
+    .context("cannot install the Ctrl-C handler")?;
+    Ok(cancel)
+}
+
+pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
+    let ctx = PlanContext { cores: cores(), variant: args.variant.clone() };
+    let plan = match (&args.plan, &args.common.resume) {
+        (Some(path), _) => Plan::load(path, &ctx)?,
+        (None, Some(dir)) => {
+            let set = ResultSet::load(dir)?;
+            let path = set.manifest.plan_path.as_deref().map(Path::new);
+            Plan::parse(&set.manifest.plan_text, path, &ctx)?
+        }
+        (None, None) => bail!("give a PLAN.toml (or --resume DIR)"),
+    };
+    execute(plan, &args.common)
+}
+
+pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
+    let variant = args.full.then(|| "full".to_owned());
+    let ctx = PlanContext { cores: cores(), variant };
+    let plan = Plan::parse(QUICK_PLAN, Some(Path::new("plans/quick.toml")), &ctx)
+        .context("the built-in plans/quick.toml")?;
+    let mut plan = plan;
+    // The built-in plan's commands are relative to nothing: its paths come from placeholders.
+    plan.path = None;
+    execute(plan, &args.common)
+}
+
+fn execute(mut plan: Plan, common: &Common) -> anyhow::Result<ExitCode> {
+    plan.select(&common.only).map_err(anyhow::Error::msg)?;
+    let exe = std::env::current_exe().context("cannot tell where the stackbench executable is")?;
+    let bin_dir = exe.parent().map_or_else(|| PathBuf::from("."), Path::to_owned);
+    let (out, resume) = match (&common.out, &common.resume) {
+        (_, Some(dir)) => (dir.clone(), true),
+        (Some(dir), None) => (dir.clone(), false),
+        (None, None) => (
+            PathBuf::from("results")
+                .join(stackbench_run::store::timestamp_name(stackbench_run::store::now_ms())),
+            false,
+        ),
+    };
+    let interrupt = interrupt_on_signals()?;
+    let prober = HyperProber::new().context("cannot start the prober's runtime")?;
+    let procs = || Box::new(Procfs::default()) as Box<dyn ProcSource>;
+    let deps = Deps {
+        launcher: &OsLauncher,
+        prober: &prober,
+        load: &EngineDriver,
+        limiter: &CgroupLimiter,
+        procs: &procs,
+    };
+    let opts = RunOptions {
+        out,
+        resume,
+        stackbench: exe,
+        bin_dir,
+        interrupt,
+        environment: Environment::detect(env!("CARGO_PKG_VERSION")),
+        cores: cores(),
+        seed: stackbench_run::schedule::clock_seed(),
+    };
+    let mut err = std::io::stderr();
+    let outcome = run_plan(&plan, &opts, &deps, &mut |line| {
+        let _ = writeln!(err, "{line}");
+    })?;
+    if !common.no_report {
+        report(&outcome.dir)?;
+    }
+    let mut out = std::io::stdout().lock();
+    for (name, why) in &outcome.failed {
+        writeln!(out, "left out: {name}: {why}")?;
+    }
+    writeln!(out, "results: {}", outcome.dir.display())?;
+    if outcome.interrupted {
+        writeln!(out, "interrupted: continue with `stackbench run --resume {}`", outcome.dir.display())?;
+        return Ok(ExitCode::from(130));
+    }
+    Ok(if outcome.failed.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(3) })
+}
+
+/// Prints the comparison and writes `report.html` into the result directory.
+fn report(dir: &Path) -> anyhow::Result<()> {
+    use stackbench_report::{Analysis, AnalysisOptions, Format, RenderOptions, render};
+    let set = ResultSet::load(dir)?;
+    if set.runs.is_empty() {
+        return Ok(());
+    }
+    let analysis = Analysis::from_results(&set, &AnalysisOptions::default());
+    let html = dir.join("report.html");
+    std::fs::write(&html, render(&analysis, Format::Html, &RenderOptions { color: false }))
+        .with_context(|| format!("cannot write {}", html.display()))?;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{}", render(&analysis, Format::Terminal, &RenderOptions::for_stdout()))?;
+    writeln!(out, "report: {}", html.display())?;
+    Ok(())
+}
+
+pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
+    use stackbench_scenarios::verify::VerifyOptions;
+    let (base, path) = split_url(&args.url)?;
+    let prober = HyperProber::new().context("cannot start the prober's runtime")?;
+    let opts = VerifyOptions { base_path: path, clean_store: args.clean, connect_json: args.connect_json };
+    let v = stackbench_run::verify::verify(&prober, &base, args.scenario, &opts)?;
+    let mut out = std::io::stdout().lock();
+    for f in &v.failures {
+        writeln!(out, "FAILED {}: {}", f.rule, f.detail)?;
+    }
+    if v.passed {
+        writeln!(
+            out,
+            "{}: {} passes the {} contract ({} cases)",
+            args.url, args.scenario, args.scenario, v.cases
+        )?;
+        Ok(ExitCode::SUCCESS)
+    } else {
+        writeln!(
+            out,
+            "{}: broke {} of {} {} contract rules",
+            args.url,
+            v.failures.len(),
+            v.cases,
+            args.scenario
+        )?;
+        Ok(ExitCode::FAILURE)
+    }
+}
+
+/// `http://host:port/path` → (`http://host:port`, `/path`).
+fn split_url(url: &str) -> anyhow::Result<(String, String)> {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        bail!("{url:?} is not a URL; write it like http://127.0.0.1:8080");
+    };
+    if scheme != "http" {
+        bail!("{url:?}: stackbench verifies cleartext http:// servers (HTTP/1.1, or gRPC over h2c)");
+    }
+    let (authority, path) = rest.find('/').map_or((rest, ""), |i| rest.split_at(i));
+    if authority.is_empty() {
+        bail!("{url:?} has no host");
+    }
+    Ok((format!("http://{authority}"), path.trim_end_matches('/').to_owned()))
+}

@@ -1,0 +1,106 @@
+//! The real [`LoadDriver`]: stackbench's own load engine (`stackbench-load`).
+//! A plan's load profile is a table of `stackbench load` options by their long
+//! flag names (kebab-case), so it deserializes straight into
+//! [`stackbench_load::LoadOptions`]; the orchestrator adds the scenario, the
+//! target URL and the generator's cores (those the contestant does not use).
+
+use serde::Deserialize as _;
+use stackbench_load::{LoadOptions, LoadSpec, Stop};
+use stackbench_record::RunRecord;
+use stackbench_scenarios::Scenario;
+
+use crate::load::{Cancel, LoadDriver, LoadJob};
+
+/// Drives runs with the built-in engine.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EngineDriver;
+
+/// The engine's options for a profile: the table's keys, plus `scenario`.
+pub fn options(scenario: Scenario, profile: &toml::Table) -> Result<LoadOptions, String> {
+    let mut table = profile.clone();
+    if let Some(s) = table.get("scenario").and_then(toml::Value::as_str)
+        && s != scenario.name()
+    {
+        return Err(format!(
+            "its `scenario = {s:?}` differs from the contestant's scenario {scenario}; remove it"
+        ));
+    }
+    table.insert("scenario".into(), toml::Value::String(scenario.name().into()));
+    for key in ["cpus", "threshold"] {
+        if table.contains_key(key) {
+            return Err(match key {
+                "cpus" => "`cpus` in a load profile: give the generator's cores with `load_cpus` in [defaults] or the contestant instead".into(),
+                _ => "`threshold` has no meaning in a plan (the report compares contestants)".into(),
+            });
+        }
+    }
+    LoadOptions::deserialize(toml::Value::Table(table)).map_err(|e| e.message().trim().to_owned())
+}
+
+fn spec(job: &LoadJob) -> Result<LoadSpec, String> {
+    let mut spec = options(job.scenario, &job.profile)?.to_spec(&job.url).map_err(|e| e.to_string())?;
+    spec.progress = false;
+    if let Some(cpus) = &job.cpus {
+        spec.cpus = Some(cpus.clone());
+        if !job.profile.contains_key("threads") {
+            spec.threads = cpus.len().max(1);
+        }
+    }
+    Ok(spec)
+}
+
+impl LoadDriver for EngineDriver {
+    fn check(&self, job: &LoadJob) -> Result<(), String> {
+        spec(job).map(|_| ())
+    }
+
+    fn run(&self, job: &LoadJob, cancel: &Cancel) -> Result<RunRecord, String> {
+        let spec = spec(job)?;
+        let stop = Stop::new();
+        let forward = stop.clone();
+        cancel.on_cancel(move || forward.stop());
+        stackbench_load::run(&spec, &stop).map_err(|e| e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(profile: &str, scenario: Scenario, path: &str) -> LoadJob {
+        LoadJob {
+            url: format!("http://127.0.0.1:9{path}"),
+            scenario,
+            profile: toml::from_str(profile).unwrap(),
+            cpus: Some(vec![1]),
+        }
+    }
+
+    #[test]
+    fn profiles_are_load_options() {
+        let j = job(
+            "connections = 50\nduration = \"2s\"\nwarmup = \"1s\"\nthink = \"100ms\"",
+            Scenario::Dummy,
+            "",
+        );
+        let s = spec(&j).unwrap();
+        assert_eq!((s.cpus.clone(), s.threads, s.progress), (Some(vec![1]), 1, false));
+        assert_eq!(s.duration(), Some(std::time::Duration::from_secs(2)));
+        assert!(matches!(
+            s.requests,
+            stackbench_load::RequestSource::Scenario { scenario: Scenario::Dummy, .. }
+        ));
+        let e = EngineDriver.check(&job("conections = 5", Scenario::Dummy, "")).unwrap_err();
+        assert!(e.contains("conections") && e.contains("connections"), "{e}");
+        let e = EngineDriver.check(&job("duration = \"soon\"", Scenario::Dummy, "")).unwrap_err();
+        assert!(e.contains("soon"), "{e}");
+        assert!(EngineDriver.check(&job("", Scenario::DbRead, "")).unwrap_err().contains("/db/"));
+        assert!(EngineDriver.check(&job("", Scenario::DbRead, "/db/sqlite")).is_ok());
+        assert!(EngineDriver.check(&job("scenario = \"dummy\"", Scenario::EventLog, "")).is_err());
+        assert!(
+            EngineDriver.check(&job("cpus = \"1\"", Scenario::Dummy, "")).unwrap_err().contains("load_cpus")
+        );
+        let grpc = spec(&job("", Scenario::BubbleSort, "")).unwrap();
+        assert_eq!(grpc.transport, stackbench_load::Transport::Grpc);
+    }
+}
