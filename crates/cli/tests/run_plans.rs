@@ -1,0 +1,338 @@
+//! `stackbench run` with real processes: a plan that works end to end, every
+//! way a contestant can fail (never ready, crash at start, crash mid-run, wrong
+//! answers, port already taken), Ctrl-C, and a foreign contestant (Flask).
+//! After each, no process the plan started is left: every contestant carries
+//! a marker in its environment, and `/proc/*/environ` is searched for it.
+
+use std::io::{BufRead as _, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use stackbench_record::store::{ResultSet, Status};
+
+const BIN: &str = env!("CARGO_BIN_EXE_stackbench");
+
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(tag: &str) -> Scratch {
+        let d = std::env::temp_dir().join(format!("sb-run-plans-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        Scratch(d)
+    }
+    fn plan(&self, text: &str) -> PathBuf {
+        let p = self.0.join("plan.toml");
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+    fn out(&self) -> PathBuf {
+        self.0.join("results")
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Processes whose environment holds `marker`.
+fn with_marker(marker: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.parse::<u32>().is_err() {
+            continue;
+        }
+        if let Ok(env) = std::fs::read(e.path().join("environ"))
+            && env.windows(marker.len()).any(|w| w == marker.as_bytes())
+        {
+            let cmd =
+                std::fs::read_to_string(e.path().join("cmdline")).unwrap_or_default().replace('\0', " ");
+            let state = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+            if !state.contains(") Z ") {
+                found.push(format!("{name}: {cmd}"));
+            }
+        }
+    }
+    found
+}
+
+fn assert_no_orphan(marker: &str) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let left = with_marker(marker);
+        if left.is_empty() {
+            return;
+        }
+        assert!(Instant::now() < deadline, "processes left behind: {left:#?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn marker(tag: &str) -> String {
+    format!("SB_RUN_TEST_MARK={tag}-{}", std::process::id())
+}
+
+/// `[[contestant]]` with the marker in its environment.
+fn contestant(name: &str, scenario: &str, command: &str, mark: &str, extra: &str) -> String {
+    let (k, v) = mark.split_once('=').unwrap();
+    format!(
+        "[[contestant]]\nname = \"{name}\"\nscenario = \"{scenario}\"\ncommand = {command}\nenv = {{ {k} = \"{v}\" }}\n{extra}\n"
+    )
+}
+
+const HEAD: &str = "[defaults]\nrepetitions = 2\ncold_starts = 2\nready_timeout = \"5s\"\nstop_grace = \"2s\"\n\
+    sample_interval = \"100ms\"\ncpus = \"0\"\n\
+    [load.dummy]\nconnections = 4\nwarmup = \"300ms\"\nduration = \"1s\"\n\
+    [load.event-log]\nconnections = 4\nwarmup = \"300ms\"\nduration = \"1s\"\n";
+
+fn run(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(BIN).args(args).stdin(Stdio::null()).output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_plan_runs_end_to_end_and_leaves_nothing_behind() {
+    let s = Scratch::new("e2e");
+    let mark = marker("e2e");
+    let plan = s.plan(
+        &(HEAD.to_owned()
+            + &contestant(
+                "axum",
+                "dummy",
+                r#"["{stackbench}", "serve", "dummy", "--stack", "axum", "--port", "{port}"]"#,
+                &mark,
+                "",
+            )
+            + &contestant(
+                "log",
+                "event-log",
+                // A shell parent with a child of its own: the whole tree is sampled and stopped.
+                r#"["sh", "-c", "sleep 300 & exec {stackbench} serve event-log --port {port} --store sqlite:{scratch}/e.db --reset"]"#,
+                &mark,
+                "",
+            )),
+    );
+    let out_dir = s.out();
+    let (code, stdout, stderr) = run(&["run", plan.to_str().unwrap(), "--out", out_dir.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "stdout:\n{stdout}\nstderr:\n{stderr}");
+    let set = ResultSet::load(&out_dir).unwrap();
+    assert_eq!(set.manifest.status, Status::Complete);
+    assert!(set.manifest.plan_text.contains("[[contestant]]"));
+    assert_eq!(set.runs.len(), 4);
+    for r in &set.runs {
+        let samples = r.samples.as_ref().unwrap();
+        assert!(!samples.points.is_empty() && samples.rss_bytes.max > 0.0, "{samples:?}");
+        assert!(r.summary.ok > 0 && r.summary.errors == 0, "{:?}", r.summary);
+        assert!(r.params.url.starts_with("http://127.0.0.1:"));
+    }
+    let log = set.runs.iter().find(|r| r.label.contestant.as_deref() == Some("log")).unwrap();
+    assert!(log.samples.as_ref().unwrap().points.iter().any(|p| p.threads >= 2), "sh, sleep and the server");
+    for c in &set.contestants {
+        assert_eq!(c.cold_start_ms.len(), 2, "{c:?}");
+        assert!(c.verification.as_ref().unwrap().passed, "{c:?}");
+    }
+    assert!(out_dir.join("report.html").exists());
+    assert!(stdout.contains("axum") && stdout.contains("report:"), "{stdout}");
+    assert_no_orphan(&mark);
+}
+
+#[test]
+fn every_failure_is_recorded_and_the_plan_goes_on() {
+    let s = Scratch::new("fail");
+    let mark = marker("fail");
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let taken_port = taken.local_addr().unwrap().port();
+    let dummy = r#"["{stackbench}", "serve", "dummy", "--port", "{port}"]"#;
+    let plan = s.plan(
+        &[
+            HEAD.to_owned(),
+            contestant("never", "dummy", r#"["sleep", "60"]"#, &mark, "ready_timeout = \"1s\""),
+            contestant("dies", "dummy", r#"["sh", "-c", "echo boom >&2; exit 3"]"#, &mark, ""),
+            // A dummy server is a wrong event-log: its count never grows.
+            contestant("wrong", "event-log", dummy, &mark, ""),
+            contestant("taken", "dummy", dummy, &mark, &format!("port = {taken_port}")),
+            contestant(
+                "midrun",
+                "dummy",
+                r#"["sh", "-c", "{stackbench} serve dummy --port {port} & sleep 1; kill -9 $!; exit 1"]"#,
+                &mark,
+                "cold_starts = 0",
+            ),
+            contestant("good", "dummy", dummy, &mark, ""),
+        ]
+        .concat(),
+    );
+    let out_dir = s.out();
+    let (code, stdout, stderr) = run(&["run", plan.to_str().unwrap(), "--out", out_dir.to_str().unwrap()]);
+    assert_eq!(code, Some(3), "some contestants were left out\n{stdout}\n{stderr}");
+    let set = ResultSet::load(&out_dir).unwrap();
+    let incidents = |name: &str| set.contestants.iter().find(|c| c.name == name).unwrap().incidents.clone();
+    assert_eq!(incidents("never")[0].kind, "never_ready", "{:?}", incidents("never"));
+    let dies = &incidents("dies")[0];
+    assert!(
+        dies.kind == "crashed" && dies.message.contains("exit code 3") && dies.message.contains("boom"),
+        "{dies:?}"
+    );
+    let wrong = set.contestants.iter().find(|c| c.name == "wrong").unwrap();
+    let v = wrong.verification.as_ref().unwrap();
+    assert!(!v.passed && v.failures.iter().any(|f| f.rule.contains("K sequential writes")), "{v:?}");
+    assert!(stdout.contains("left out: wrong"), "{stdout}");
+    assert_eq!(incidents("taken")[0].kind, "port_taken");
+    assert!(
+        incidents("midrun").iter().any(|i| i.kind == "crashed" && i.phase == "run"),
+        "{:?}",
+        incidents("midrun")
+    );
+    let measured =
+        |name: &str| set.runs.iter().filter(|r| r.label.contestant.as_deref() == Some(name)).count();
+    assert_eq!(measured("good"), 2);
+    assert_eq!(measured("midrun"), 2, "a crash mid-run is measured: its errors are data");
+    assert!(
+        set.runs
+            .iter()
+            .filter(|r| r.label.contestant.as_deref() == Some("midrun"))
+            .all(|r| r.summary.errors > 0 || r.summary.duration_s < 1.0)
+    );
+    for name in ["never", "dies", "wrong", "taken"] {
+        assert_eq!(measured(name), 0, "{name}");
+    }
+    drop(taken);
+    assert_no_orphan(&mark);
+}
+
+#[test]
+fn ctrl_c_saves_the_current_run_and_stops_everything() {
+    let s = Scratch::new("sigint");
+    let mark = marker("sigint");
+    let plan = s.plan(
+        &("[defaults]\nrepetitions = 3\ncold_starts = 1\nready_timeout = \"5s\"\n[load.dummy]\nconnections = 4\nduration = \"30s\"\n"
+            .to_owned()
+            + &contestant(
+                "a",
+                "dummy",
+                r#"["sh", "-c", "sleep 300 & exec {stackbench} serve dummy --port {port}"]"#,
+                &mark,
+                "",
+            )),
+    );
+    let out_dir = s.out();
+    let mut child = Command::new(BIN)
+        .args(["run", plan.to_str().unwrap(), "--out", out_dir.to_str().unwrap(), "--no-report"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    for line in stderr.lines() {
+        let line = line.unwrap();
+        seen.push_str(&line);
+        seen.push('\n');
+        if line.contains("repetition 1: load on") {
+            break;
+        }
+    }
+    assert!(seen.contains("repetition 1"), "{seen}");
+    std::thread::sleep(Duration::from_millis(1500));
+    let t = Instant::now();
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert!(t.elapsed() < Duration::from_secs(15), "stopped promptly: {:?}", t.elapsed());
+    let set = ResultSet::load(&out_dir).unwrap();
+    assert_eq!(set.manifest.status, Status::Interrupted);
+    assert_eq!(set.runs.len(), 1);
+    assert!(set.runs[0].interrupted && set.runs[0].summary.ok > 0, "{:?}", set.runs[0].summary);
+    assert_no_orphan(&mark);
+}
+
+#[test]
+fn a_bad_plan_is_refused_with_its_place() {
+    let s = Scratch::new("bad");
+    let plan = s.plan("[defaults]\nrepetitions = 2\ncold_start = 1\n");
+    let (code, _, stderr) = run(&["run", plan.to_str().unwrap(), "--out", s.out().to_str().unwrap()]);
+    assert_eq!(code, Some(1));
+    assert!(stderr.contains("plan.toml:3:1") && stderr.contains("cold_starts"), "{stderr}");
+    assert!(!s.out().exists(), "nothing started");
+    let plan = s.plan(&contestant("a", "dummy", r#"["x"]"#, "A=b", "load = { conections = 3 }"));
+    let (code, _, stderr) = run(&["run", plan.to_str().unwrap(), "--out", s.out().to_str().unwrap()]);
+    assert_eq!(code, Some(1));
+    assert!(stderr.contains("conections") && stderr.contains("connections"), "{stderr}");
+}
+
+#[test]
+fn verify_names_the_broken_rule() {
+    let mut server =
+        Command::new(BIN).args(["serve", "dummy", "--port", "0"]).stdout(Stdio::piped()).spawn().unwrap();
+    let mut line = String::new();
+    BufReader::new(server.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let addr = line.split("http://").nth(1).and_then(|r| r.split(';').next()).unwrap().to_owned();
+    let url = format!("http://{addr}");
+    let (code, stdout, _) = run(&["verify", &url, "--scenario", "dummy"]);
+    assert_eq!(code, Some(0), "{stdout}");
+    let (code, stdout, _) = run(&["verify", &url, "--scenario", "event-log", "--clean"]);
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(stdout.contains("FAILED K sequential writes on a clean store give K"), "{stdout}");
+    let _ = Command::new("kill").arg(server.id().to_string()).status();
+    server.wait().unwrap();
+}
+
+/// The any-language path: Flask behind gunicorn (from PyPI, into a venv)
+/// against the Rust contestant, through the plan shipped beside it.
+#[test]
+fn flask_against_the_rust_contestant() {
+    let flask = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../contestants/python-flask");
+    let venv_ok =
+        Command::new("python3").args(["-m", "venv", "--help"]).output().is_ok_and(|o| o.status.success());
+    if !venv_ok {
+        assert!(
+            !stackbench_testkit::in_ci(),
+            "CI=true needs python3 with venv (python3-venv) for the Flask contestant"
+        );
+        stackbench_testkit::skip(
+            "python3 -m venv is not available; install python3-venv to run the Flask contestant",
+        );
+        return;
+    }
+    let install = Command::new(flask.join("install.sh")).output().unwrap();
+    if !install.status.success() {
+        assert!(
+            !stackbench_testkit::in_ci(),
+            "install.sh failed: {}",
+            String::from_utf8_lossy(&install.stderr)
+        );
+        stackbench_testkit::skip(&format!(
+            "cannot install Flask and gunicorn from PyPI: {}",
+            String::from_utf8_lossy(&install.stderr)
+        ));
+        return;
+    }
+    let s = Scratch::new("flask");
+    let plan = flask.join("plan.toml");
+    let out_dir = s.out();
+    let (code, stdout, stderr) =
+        run(&["run", plan.to_str().unwrap(), "--variant", "test", "--out", out_dir.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    let set = ResultSet::load(&out_dir).unwrap();
+    let names: Vec<&str> = set.runs.iter().filter_map(|r| r.label.contestant.as_deref()).collect();
+    for n in ["flask-dummy", "flask-event-log", "axum-dummy", "axum-event-log"] {
+        assert!(names.contains(&n), "{n} measured: {names:?}");
+    }
+    let flask_run =
+        set.runs.iter().find(|r| r.label.contestant.as_deref() == Some("flask-event-log")).unwrap();
+    assert!(flask_run.summary.ok > 0 && flask_run.summary.errors == 0, "{:?}", flask_run.summary);
+    assert!(
+        flask_run.samples.as_ref().unwrap().points.iter().any(|p| p.threads > 2),
+        "gunicorn's master and workers"
+    );
+    let c = set.contestants.iter().find(|c| c.name == "flask-dummy").unwrap();
+    assert!(c.artifact_bytes.unwrap_or(0) > 1_000_000 && c.build_s.is_some(), "{c:?}");
+}
