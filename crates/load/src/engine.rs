@@ -111,13 +111,22 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
                     None
                 }
             };
-            t_ready.wait();
-            t_go.wait();
-            let start = t_start.lock().expect("no panics while holding it").unwrap_or_else(Instant::now);
             let failed = t_error.lock().expect("no panics while holding it").is_some();
-            if let (Some(runtime), false) = (runtime, failed) {
-                let local = tokio::task::LocalSet::new();
-                local.block_on(&runtime, worker::run(cx, start, share));
+            // Waits for every worker; `None` when one of them could not start (then none runs).
+            let wait_start = || {
+                t_ready.wait();
+                t_go.wait();
+                let start = *t_start.lock().expect("no panics while holding it");
+                start.filter(|_| t_error.lock().expect("no panics while holding it").is_none())
+            };
+            match (runtime, failed) {
+                (Some(runtime), false) => {
+                    let local = tokio::task::LocalSet::new();
+                    local.block_on(&runtime, worker::run(cx, share, wait_start));
+                }
+                _ => {
+                    wait_start();
+                }
             }
         });
         match spawned {

@@ -106,11 +106,13 @@ impl Local {
     }
 }
 
-/// Runs one worker until the end of the run; `start` is the shared start of the load.
-pub async fn run(cx: WorkerCx, start: Instant, share: u64) {
+/// Runs one worker until the end of the run. It opens its connections, then
+/// calls `wait_start` (which waits for the other workers and returns the
+/// shared start of the load, or `None` when the run is called off), then
+/// drives the load.
+pub async fn run(cx: WorkerCx, share: u64, wait_start: impl FnOnce() -> Option<Instant>) {
     let spec = Arc::clone(&cx.spec);
     let threads = spec.threads;
-    let measure_from = start + spec.warmup;
     let open = matches!(spec.model, ModelSpec::Open { .. });
     let (profile, connections) = match spec.model {
         ModelSpec::Closed { connections, streams, .. } => {
@@ -127,6 +129,30 @@ pub async fn run(cx: WorkerCx, start: Instant, share: u64) {
         }
     };
     let pool = Pool::new(cx.addr, spec.transport, connections);
+    // Connections are opened before the clock starts (failures are left for the
+    // first request to meet and count).
+    let mut lanes = Vec::new();
+    match spec.model {
+        ModelSpec::Closed { streams, .. } => {
+            for _ in 0..connections * streams {
+                let mut lane = pool.take();
+                if spec.keepalive {
+                    lane.connect().await;
+                }
+                lanes.push(lane);
+            }
+        }
+        ModelSpec::Open { .. } => {
+            for _ in 0..if spec.keepalive { connections } else { 0 } {
+                let mut lane = pool.take();
+                lane.connect().await;
+                pool.give_back(lane);
+            }
+        }
+    }
+
+    let Some(start) = wait_start() else { return };
+    let measure_from = start + spec.warmup;
     let local = Rc::new(Local {
         recorder: std::cell::RefCell::new(Recorder::new(cx.index, measure_from, open, spec.check_every)),
         cursor: Cell::new(start_offset(cx.requests.len(), cx.index)),
@@ -146,32 +172,29 @@ pub async fn run(cx: WorkerCx, start: Instant, share: u64) {
     });
 
     match spec.model {
-        ModelSpec::Closed { streams, think, .. } => {
-            let lanes = connections * streams;
-            for u in 0..lanes {
+        ModelSpec::Closed { think, .. } => {
+            for (u, lane) in lanes.into_iter().enumerate() {
                 // Users of all workers interleave, so a ramp starts them evenly across threads.
                 let global = u * threads + local.cx.index;
-                let lane = local.pool.take();
                 local.active.set(local.active.get() + 1);
                 tokio::task::spawn_local(user(Rc::clone(&local), lane, global as f64, think));
             }
         }
         ModelSpec::Open { max_in_flight, .. } => {
-            // Open the first connections before the clock matters.
-            for _ in 0..connections {
-                let mut lane = local.pool.take();
-                lane.connect().await;
-                local.pool.give_back(lane);
-            }
             let limit = max_in_flight.div_ceil(threads) as u64;
             local.active.set(1);
             tokio::task::spawn_local(dispatcher(Rc::clone(&local), limit));
         }
     }
 
-    // The clock: cut a second at each boundary; stop at the end, on a stop, or when all tasks are done.
-    let mut next_cut = measure_from + Duration::from_secs(1);
-    let mut interrupted = false;
+    let interrupted = clock(&local).await;
+    finish(&local, interrupted).await;
+}
+
+/// Cuts a second at each boundary until the end, a stop, or every task is done.
+/// Returns whether the run was stopped.
+async fn clock(local: &Local) -> bool {
+    let mut next_cut = local.measure_from + Duration::from_secs(1);
     loop {
         let mut wake = (Instant::now() + Duration::from_millis(50)).min(next_cut);
         if let Some(end) = local.end_at {
@@ -180,11 +203,10 @@ pub async fn run(cx: WorkerCx, start: Instant, share: u64) {
         sleep_until(wake.into()).await;
         let now = Instant::now();
         if local.cx.stop.is_stopped() {
-            interrupted = true;
-            break;
+            return true;
         }
         if local.end_at.is_some_and(|e| now >= e) || local.active.get() == 0 {
-            break;
+            return false;
         }
         if now >= next_cut {
             let iv = local.recorder.borrow_mut().cut(local.in_flight.get(), false);
@@ -192,23 +214,27 @@ pub async fn run(cx: WorkerCx, start: Instant, share: u64) {
             next_cut += Duration::from_secs(1);
         }
     }
+}
+
+/// Lets the requests under way finish (not after a stop; they time out by
+/// themselves) and sends the worker's last interval.
+async fn finish(local: &Local, interrupted: bool) {
     local.ending.set(true);
     if !interrupted {
-        // Let the requests under way finish (they time out by themselves).
-        let deadline = Instant::now() + spec.timeout + Duration::from_millis(100);
+        let deadline = Instant::now() + local.cx.spec.timeout + Duration::from_millis(100);
         while local.in_flight.get() > 0 && Instant::now() < deadline && !local.cx.stop.is_stopped() {
             tokio::time::sleep(Duration::from_millis(2)).await;
         }
     }
     let mut iv = local.recorder.borrow_mut().cut(local.in_flight.get(), true);
-    iv.elapsed = Instant::now().saturating_duration_since(measure_from);
+    iv.elapsed = Instant::now().saturating_duration_since(local.measure_from);
     iv.interrupted = interrupted;
     let _ = local.cx.intervals.send(iv);
 }
 
 /// A closed-model virtual user.
 async fn user(local: Rc<Local>, mut lane: Lane, index: f64, think: Duration) {
-    lane.connect().await;
+    sleep_until(local.start.into()).await;
     loop {
         if local.ending.get() {
             break;

@@ -1,0 +1,152 @@
+//! `stackbench load` as a user runs it, against `stackbench serve dummy`:
+//! the files it writes, its exit codes (0, 1 for bad input in one line, 2 for
+//! a failed threshold, 130 after Ctrl-C with the partial result written).
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+struct Server(Child, SocketAddr);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn serve_dummy() -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_stackbench"))
+        .args(["serve", "dummy", "--port", "0"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("stackbench starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|rest| rest.split(';').next())
+        .and_then(|a| a.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no address in {line:?}"));
+    Server(child, addr)
+}
+
+fn load(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_stackbench")).arg("load").args(args).output().expect("stackbench runs")
+}
+
+fn temp(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("sb-load-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+#[test]
+fn writes_the_record_the_timeline_and_the_interval_log() {
+    let s = serve_dummy();
+    let (json, csv, hlog) = (temp("r.json"), temp("t.csv"), temp("h.hlog"));
+    let url = format!("http://{}/events", s.1);
+    let out = load(&[
+        &url,
+        "--scenario",
+        "dummy",
+        "-c",
+        "4",
+        "-d",
+        "2s",
+        "--threads",
+        "1",
+        "--json",
+        json.to_str().unwrap(),
+        "--csv",
+        csv.to_str().unwrap(),
+        "--hlog",
+        hlog.to_str().unwrap(),
+        "--threshold",
+        "errors<1%",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    for words in
+        ["req/s", "req/min", "p99.9", "errors", "NOT corrected for coordinated omission", "pass errors<1%"]
+    {
+        assert!(stdout.contains(words), "{words:?} missing from\n{stdout}");
+    }
+    let record: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(record["schema"], 1);
+    assert_eq!(record["params"]["scenario"], "dummy");
+    assert_eq!(record["params"]["model"]["kind"], "closed");
+    let requests = record["summary"]["requests"].as_u64().unwrap();
+    assert!(requests > 10 && record["summary"]["ok"] == requests, "{}", record["summary"]);
+    assert_eq!(record["summary"]["checks"]["performed"].as_u64(), Some(requests));
+    assert!(record["histogram"].as_str().unwrap().starts_with("HISTF"));
+    let seconds = record["timeline"].as_array().unwrap().len();
+    assert_eq!(seconds, 2);
+    let csv = std::fs::read_to_string(&csv).unwrap();
+    assert!(csv.starts_with("t_s,completed,errors,p50_us"), "{csv}");
+    assert_eq!(csv.lines().count(), 1 + seconds);
+    let hlog = std::fs::read_to_string(&hlog).unwrap();
+    assert!(
+        hlog.contains("#[StartTime:") && hlog.lines().filter(|l| l.contains(",HISTF")).count() == seconds
+    );
+}
+
+#[test]
+fn a_failed_threshold_exits_with_2_and_says_which() {
+    let s = serve_dummy();
+    let url = format!("http://{}/events", s.1);
+    let out = load(&[&url, "-n", "50", "-c", "2", "--threshold", "p50<1us", "--threshold", "rps>1"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{stdout}");
+    assert!(stdout.contains("FAIL p50<1us") && stdout.contains("pass rps>1"), "{stdout}");
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_code_1() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let unreachable = format!("http://127.0.0.1:{port}/");
+    let cases: [(&[&str], &str); 8] = [
+        (&["127.0.0.1:8080"], "no scheme"),
+        (&["https://127.0.0.1/"], "unsupported scheme"),
+        (&["http://127.0.0.1:1/", "-d", "ten"], "not a duration"),
+        (&["http://127.0.0.1:1/", "--rate", "0"], "--rate"),
+        (&["http://127.0.0.1:1/", "-d", "1s", "-n", "5"], "cannot be used together"),
+        (&["http://127.0.0.1:1/", "--threshold", "p99<5"], "needs a unit"),
+        (&["http://127.0.0.1:1/", "--stages", "30s"], "DURATION:TARGET"),
+        (&[&unreachable, "-d", "1s"], "is the server running"),
+    ];
+    for (args, says) in cases {
+        let out = load(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: not one line:\n{stderr}");
+        assert!(stderr.contains(says) && !stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn ctrl_c_stops_and_writes_the_partial_result() {
+    let s = serve_dummy();
+    let json = temp("partial.json");
+    let url = format!("http://{}/events", s.1);
+    let child = Command::new(env!("CARGO_BIN_EXE_stackbench"))
+        .args(["load", &url, "-c", "2", "-d", "60s", "--threads", "1", "--json", json.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    let t = Instant::now();
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    let out = child.wait_with_output().unwrap();
+    assert!(t.elapsed() < Duration::from_secs(5), "took {:?} to stop", t.elapsed());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(130), "{stdout}");
+    assert!(stdout.contains("interrupted"), "{stdout}");
+    let record: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(record["interrupted"], true);
+    assert!(record["summary"]["requests"].as_u64().unwrap() > 0);
+    assert!(record["summary"]["duration_s"].as_f64().unwrap() < 5.0);
+}

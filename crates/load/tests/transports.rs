@@ -1,0 +1,256 @@
+//! The engine against real servers on port 0, over every transport: what it
+//! sends, what it counts, and that failures are data and never abort a run.
+
+mod common;
+
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use common::{Behavior, start, start_hangup};
+use stackbench_load::{Dur, LoadOptions, RunRecord, Stop, run};
+
+fn opts() -> LoadOptions {
+    LoadOptions { threads: Some(2), timeout: Some(Dur(Duration::from_secs(5))), ..LoadOptions::default() }
+}
+
+fn load(o: &LoadOptions, url: &str) -> RunRecord {
+    let spec = o.to_spec(url).unwrap();
+    run(&spec, &Stop::new()).unwrap()
+}
+
+fn err(r: &RunRecord, kind: &str) -> u64 {
+    r.errors.get(kind).copied().unwrap_or(0)
+}
+
+#[test]
+fn http1_scenario_requests_are_checked() {
+    let s = start(Behavior::default());
+    let o =
+        LoadOptions { scenario: Some("dummy".into()), requests: Some(300), connections: Some(4), ..opts() };
+    let r = load(&o, &s.url("/events"));
+    let sum = &r.summary;
+    assert_eq!((sum.requests, sum.ok, sum.errors), (300, 300, 0), "{:?}", r.errors);
+    assert_eq!(sum.checks.performed, 300);
+    assert_eq!(s.stats.requests.load(Ordering::Relaxed), 300);
+    // Keep-alive: 4 users, 4 connections (plus the probe).
+    assert!(s.stats.connections.load(Ordering::Relaxed) <= 5);
+    assert_eq!(sum.latency.count, 300);
+    assert!(sum.bytes_received > 300 * 50 && sum.bytes_sent > 300 * 100);
+    assert_eq!(r.params.transport, "http1");
+    assert!(!r.timeline.is_empty() && !r.interrupted);
+    assert_eq!(r.timeline.iter().map(|s| s.completed).sum::<u64>(), 300);
+}
+
+#[test]
+fn wrong_answers_are_check_errors_not_successes() {
+    let s = start(Behavior::default());
+    let o =
+        LoadOptions { scenario: Some("dummy".into()), requests: Some(50), connections: Some(2), ..opts() };
+    let r = load(&o, &s.url("/wrong"));
+    assert_eq!(r.summary.ok, 0);
+    assert_eq!(err(&r, "check"), 50);
+    assert_eq!(r.summary.checks.failed, 50);
+}
+
+#[test]
+fn statuses_and_chunked_and_closing_servers() {
+    let s = start(Behavior::default());
+    let r = load(&LoadOptions { requests: Some(40), connections: Some(2), ..opts() }, &s.url("/status/503"));
+    assert_eq!((r.summary.requests, err(&r, "http_503")), (40, 40));
+    let o =
+        LoadOptions { scenario: Some("dummy".into()), requests: Some(40), connections: Some(2), ..opts() };
+    let r = load(&o, &s.url("/chunked"));
+    assert_eq!((r.summary.ok, r.summary.checks.performed), (40, 40), "{:?}", r.errors);
+    let before = s.stats.connections.load(Ordering::Relaxed);
+    let r = load(&o, &s.url("/close"));
+    assert_eq!(r.summary.ok, 40, "{:?}", r.errors);
+    // The server closed after every answer, so every request had its own connection.
+    assert!(s.stats.connections.load(Ordering::Relaxed) - before >= 40);
+}
+
+#[test]
+fn no_keepalive_opens_a_connection_per_request() {
+    let s = start(Behavior::default());
+    let o = LoadOptions { requests: Some(30), connections: Some(3), no_keepalive: true, ..opts() };
+    let r = load(&o, &s.url("/"));
+    assert_eq!(r.summary.ok, 30, "{:?}", r.errors);
+    assert_eq!(s.stats.connections.load(Ordering::Relaxed), 31, "30 requests and the probe");
+}
+
+#[test]
+fn a_server_that_hangs_up_gives_reset_errors() {
+    let addr = start_hangup();
+    let o = LoadOptions { requests: Some(10), connections: Some(1), threads: Some(1), ..opts() };
+    let r = load(&o, &format!("http://{addr}/"));
+    assert_eq!(r.summary.requests, 10);
+    assert_eq!(err(&r, "reset"), 10, "{:?}", r.errors);
+}
+
+#[test]
+fn h2c_multiplexes_streams() {
+    let s = start(Behavior::default());
+    let o = LoadOptions {
+        http2: true,
+        streams: Some(8),
+        connections: Some(2),
+        requests: Some(400),
+        scenario: Some("dummy".into()),
+        ..opts()
+    };
+    let r = load(&o, &s.url("/events"));
+    assert_eq!((r.summary.ok, r.summary.checks.performed), (400, 400), "{:?}", r.errors);
+    assert_eq!(s.stats.h2_requests.load(Ordering::Relaxed), 400);
+    assert!(s.stats.connections.load(Ordering::Relaxed) <= 3, "2 connections and the probe");
+    assert_eq!(r.params.transport, "h2c");
+    let o =
+        LoadOptions { http2: true, no_keepalive: true, requests: Some(20), connections: Some(2), ..opts() };
+    let before = s.stats.connections.load(Ordering::Relaxed);
+    let r = load(&o, &s.url("/"));
+    assert_eq!(r.summary.ok, 20, "{:?}", r.errors);
+    assert_eq!(s.stats.connections.load(Ordering::Relaxed) - before, 21);
+}
+
+#[test]
+fn grpc_bubble_sort_over_h2c() {
+    let s = start(Behavior::default());
+    let o = LoadOptions {
+        scenario: Some("bubble-sort".into()),
+        requests: Some(60),
+        connections: Some(2),
+        ..opts()
+    };
+    let r = load(&o, &s.url(""));
+    assert_eq!(r.params.transport, "grpc");
+    assert_eq!((r.summary.ok, r.summary.checks.performed), (60, 60), "{:?}", r.errors);
+    // The seed's k6 profile: a new connection for every call.
+    let before = s.stats.connections.load(Ordering::Relaxed);
+    let o = LoadOptions { no_keepalive: true, requests: Some(20), ..o };
+    let r = load(&o, &s.url(""));
+    assert_eq!(r.summary.ok, 20, "{:?}", r.errors);
+    assert_eq!(s.stats.connections.load(Ordering::Relaxed) - before, 21);
+}
+
+#[test]
+fn grpc_statuses_are_counted_by_code() {
+    let s = start(Behavior::default());
+    let o = LoadOptions {
+        scenario: Some("bubble-sort".into()),
+        requests: Some(10),
+        connections: Some(1),
+        ..opts()
+    };
+    let spec = o.to_spec(&s.url("")).unwrap();
+    let mut bad = spec.clone();
+    // Send a body the server refuses (a truncated List message).
+    bad.requests = stackbench_load::RequestSource::Fixed {
+        method: http::Method::POST,
+        headers: vec![(http::header::CONTENT_TYPE, http::HeaderValue::from_static("application/grpc"))],
+        body: bytes::Bytes::from_static(&[0x0A, 0x05, 0x01]),
+    };
+    bad.target.path = stackbench_scenarios::bubble::GRPC_PATH.into();
+    let r = run(&bad, &Stop::new()).unwrap();
+    assert_eq!(err(&r, "grpc_3"), 10, "{:?}", r.errors);
+}
+
+#[test]
+fn open_model_keeps_its_rate_and_reports_service_time() {
+    let s = start(Behavior::default());
+    let o = LoadOptions { rate: Some(400.0), duration: Some(Dur(Duration::from_millis(1500))), ..opts() };
+    let r = load(&o, &s.url("/"));
+    let n = r.summary.requests;
+    assert!((540..=660).contains(&n), "{n} requests for 400/s over 1.5 s");
+    assert!(r.summary.corrected_for_coordinated_omission);
+    assert!(r.service_histogram.is_some() && r.summary.service_latency.is_some());
+    assert_eq!(r.summary.late, 0);
+}
+
+#[test]
+fn past_max_in_flight_requests_are_late_not_skipped() {
+    let s = start(Behavior { delay: Some(Duration::from_millis(300)), ..Behavior::default() });
+    let o = LoadOptions {
+        rate: Some(100.0),
+        max_in_flight: Some(4),
+        duration: Some(Dur(Duration::from_secs(1))),
+        ..opts()
+    };
+    let r = load(&o, &s.url("/"));
+    let sum = &r.summary;
+    assert!(sum.late > 50, "{sum:?}");
+    assert_eq!(err(&r, "late"), sum.late);
+    assert_eq!(sum.requests, sum.ok + sum.errors);
+    // Every due request is accounted for: sent or late.
+    assert!((95..=101).contains(&sum.requests), "{}", sum.requests);
+}
+
+#[test]
+fn timeouts_are_errors_of_their_own() {
+    let s = start(Behavior { delay: Some(Duration::from_millis(500)), ..Behavior::default() });
+    let o = LoadOptions {
+        timeout: Some(Dur(Duration::from_millis(50))),
+        requests: Some(6),
+        connections: Some(2),
+        ..opts()
+    };
+    let r = load(&o, &s.url("/"));
+    assert_eq!(err(&r, "timeout"), 6, "{:?}", r.errors);
+    assert_eq!(r.summary.latency.count, 0);
+}
+
+#[test]
+fn a_stop_returns_the_partial_record_promptly() {
+    let s = start(Behavior::default());
+    let o = LoadOptions { duration: Some(Dur(Duration::from_secs(30))), connections: Some(2), ..opts() };
+    let spec = o.to_spec(&s.url("/")).unwrap();
+    let stop = Stop::new();
+    let stopper = stop.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(700));
+        stopper.stop();
+    });
+    let t = Instant::now();
+    let r = run(&spec, &stop).unwrap();
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+    assert!(r.interrupted);
+    assert!(r.summary.requests > 0 && r.summary.duration_s < 2.0, "{:?}", r.summary);
+}
+
+#[test]
+fn warmup_is_not_recorded() {
+    let s = start(Behavior::default());
+    let o = LoadOptions {
+        warmup: Some(Dur(Duration::from_millis(500))),
+        requests: Some(100),
+        connections: Some(2),
+        ..opts()
+    };
+    let r = load(&o, &s.url("/"));
+    assert_eq!(r.summary.requests, 100);
+    assert!(s.stats.requests.load(Ordering::Relaxed) > 100, "the warm-up sent requests too");
+}
+
+#[test]
+fn unreachable_targets_fail_before_the_run() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let spec = opts().to_spec(&format!("http://127.0.0.1:{port}/")).unwrap();
+    let e = run(&spec, &Stop::new()).unwrap_err().to_string();
+    assert!(e.contains("cannot connect") && e.contains("is the server running"), "{e}");
+    let spec = opts().to_spec("http://no-such-host.invalid/").unwrap();
+    assert!(run(&spec, &Stop::new()).unwrap_err().to_string().contains("cannot resolve"));
+}
+
+#[test]
+fn ramp_up_starts_users_gradually() {
+    let s = start(Behavior { delay: Some(Duration::from_millis(10)), ..Behavior::default() });
+    let o = LoadOptions {
+        connections: Some(20),
+        ramp_up: Some(Dur(Duration::from_secs(1))),
+        duration: Some(Dur(Duration::from_secs(2))),
+        ..opts()
+    };
+    let r = load(&o, &s.url("/"));
+    // 20 users of ~10 ms each: ~2000 req/s at full strength; the first second ramps (about half of that).
+    let first = r.timeline[0].completed as f64;
+    let second = r.timeline[1].completed as f64;
+    assert!(first < 0.8 * second, "first {first}, second {second}");
+    assert_eq!(r.params.stages.len(), 1);
+}
