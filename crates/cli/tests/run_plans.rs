@@ -109,7 +109,7 @@ fn a_plan_runs_end_to_end_and_leaves_nothing_behind() {
                 "dummy",
                 r#"["{stackbench}", "serve", "dummy", "--stack", "axum", "--port", "{port}"]"#,
                 &mark,
-                "",
+                "cpu_quota = 1.0\nmemory = \"256MiB\"\nlimits = \"best-effort\"",
             )
             + &contestant(
                 "log",
@@ -132,6 +132,17 @@ fn a_plan_runs_end_to_end_and_leaves_nothing_behind() {
         assert!(!samples.points.is_empty() && samples.rss_bytes.max > 0.0, "{samples:?}");
         assert!(r.summary.ok > 0 && r.summary.errors == 0, "{:?}", r.summary);
         assert!(r.params.url.starts_with("http://127.0.0.1:"));
+    }
+    // Limits: through cgroups where the machine allows, else said plainly (best-effort).
+    let axum = set.contestants.iter().find(|c| c.name == "axum").unwrap();
+    let limited = !axum.incidents.iter().any(|i| i.kind == "limits_not_applied");
+    for r in set.runs.iter().filter(|r| r.label.contestant.as_deref() == Some("axum")) {
+        let cg = r.samples.as_ref().unwrap().cgroup;
+        assert_eq!(cg.is_some(), limited, "{cg:?} {:?}", axum.incidents);
+        if let Some(cg) = cg {
+            assert_eq!((cg.cpu_quota, cg.memory_limit_bytes), (Some(1.0), Some(256 << 20)));
+            assert!(cg.memory_peak_bytes > 0, "{cg:?}");
+        }
     }
     let log = set.runs.iter().find(|r| r.label.contestant.as_deref() == Some("log")).unwrap();
     assert!(log.samples.as_ref().unwrap().points.iter().any(|p| p.threads >= 2), "sh, sleep and the server");

@@ -1,0 +1,67 @@
+//! CPU and memory limits on real processes, through the machine's cgroups
+//! (v2, or the v1 `cpu`/`memory` hierarchies): a busy loop under a 0.2-core
+//! quota is throttled to about 20% of a core, and a process that outgrows a
+//! 32 MiB limit is killed by the kernel. Skips visibly where cgroups are not
+//! writable (not root, no controller), except under CI=true.
+
+use std::time::{Duration, Instant};
+
+use stackbench_run::cgroup::{CgroupLimiter, LimitRequest, Limiter as _};
+use stackbench_run::process::{Exit, LaunchSpec, Launcher as _, OsLauncher};
+use stackbench_run::sampler::{Procfs, Sampler, read_tree};
+
+fn limiter_or_skip(req: LimitRequest) -> Option<Box<dyn stackbench_run::cgroup::LimitGroup>> {
+    match CgroupLimiter.create("limits-test", req) {
+        Ok(g) => Some(g),
+        Err(e) => {
+            assert!(!stackbench_testkit::in_ci(), "CI=true needs writable cgroups: {e}");
+            stackbench_testkit::skip(&format!("cgroups are not writable here: {e}"));
+            None
+        }
+    }
+}
+
+#[test]
+fn a_cpu_quota_throttles_a_busy_loop() {
+    let req = LimitRequest { cpu_quota: Some(0.2), memory: None };
+    let Some(group) = limiter_or_skip(req) else { return };
+    let spec = LaunchSpec {
+        argv: vec!["sh".into(), "-c".into(), "while :; do :; done".into()],
+        cpus: Some(vec![0]),
+        cgroup_procs: group.procs_files(),
+        ..LaunchSpec::default()
+    };
+    let start = group.counters();
+    let mut p = OsLauncher.spawn(&spec).unwrap();
+    let mut procs = Procfs::default();
+    let hz = stackbench_run::sampler::ProcSource::ticks_per_second(&procs);
+    let mut sampler = Sampler::default();
+    let t0 = Instant::now();
+    for _ in 0..9 {
+        let t = t0.elapsed().as_millis() as u64;
+        sampler.add(t, t, read_tree(&mut procs, p.pid() as i32), hz);
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    let usage = group.counters().since(&start, req, 0);
+    p.stop(Duration::from_secs(1), &[]);
+    let summary = sampler.summary(250, 0);
+    assert!(summary.cpu_percent.p50 < 35.0 && summary.cpu_percent.p50 > 5.0, "{:?}", summary.cpu_percent);
+    assert!(usage.throttled_periods > 0, "{usage:?}");
+}
+
+#[test]
+fn a_memory_limit_stops_a_process_that_outgrows_it() {
+    let req = LimitRequest { cpu_quota: None, memory: Some(32 << 20) };
+    let Some(group) = limiter_or_skip(req) else { return };
+    let spec = LaunchSpec {
+        argv: vec![
+            "sh".into(),
+            "-c".into(),
+            "x=$(head -c 200000000 /dev/zero | tr '\\0' a); echo ${#x}".into(),
+        ],
+        cgroup_procs: group.procs_files(),
+        ..LaunchSpec::default()
+    };
+    let out = OsLauncher.run(&spec, Duration::from_secs(60)).unwrap();
+    assert_ne!(out.exit, Some(Exit::Code(0)), "200 MB fit in a 32 MiB limit: {out:?}");
+}

@@ -1,0 +1,77 @@
+//! Every plan the repository ships parses, with each of its variants, and
+//! every contestant's load profile is one the load engine accepts: a typo in a
+//! shipped plan fails here, not in a user's terminal.
+
+use std::path::{Path, PathBuf};
+
+use stackbench_run::engine::EngineDriver;
+use stackbench_run::plan::Launch;
+use stackbench_run::{LoadDriver as _, LoadJob, Plan, PlanContext};
+
+fn shipped() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut plans: Vec<PathBuf> = std::fs::read_dir(root.join("plans"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    plans.push(root.join("contestants/python-flask/plan.toml"));
+    plans.sort();
+    plans
+}
+
+fn variants(text: &str) -> Vec<Option<String>> {
+    let value: toml::Table = toml::from_str(text).unwrap();
+    let mut out = vec![None];
+    if let Some(v) = value.get("variants").and_then(toml::Value::as_table) {
+        out.extend(v.keys().cloned().map(Some));
+    }
+    out
+}
+
+#[test]
+fn shipped_plans_parse_and_their_profiles_are_valid() {
+    let plans = shipped();
+    assert!(plans.len() >= 6, "{plans:?}");
+    for path in plans {
+        let text = std::fs::read_to_string(&path).unwrap();
+        for variant in variants(&text) {
+            let ctx = PlanContext { cores: 2, variant: variant.clone() };
+            let plan = Plan::load(&path, &ctx).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            assert!(!plan.contestants.is_empty());
+            for c in &plan.contestants {
+                let path_part = match &c.launch {
+                    Launch::External { url } => url.clone(),
+                    Launch::Command { .. } if c.path == "/" => "http://127.0.0.1:9".into(),
+                    Launch::Command { .. } => format!("http://127.0.0.1:9{}", c.path),
+                };
+                let job =
+                    LoadJob { url: path_part, scenario: c.scenario, profile: c.profile.clone(), cpus: None };
+                EngineDriver.check(&job).unwrap_or_else(|e| {
+                    panic!("{} ({variant:?}) contestant {}: {e}", path.display(), c.name)
+                });
+                assert!(!c.profile.is_empty(), "{}: {} has a load profile", path.display(), c.name);
+            }
+        }
+    }
+}
+
+#[test]
+fn the_quick_plan_covers_every_scenario_without_a_database() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../plans/quick.toml");
+    let plan = Plan::load(&path, &PlanContext { cores: 2, variant: None }).unwrap();
+    for s in stackbench_scenarios::Scenario::ALL {
+        assert!(plan.contestants.iter().any(|c| c.scenario == s), "{s}");
+    }
+    for c in &plan.contestants {
+        let Launch::Command { argv, .. } = &c.launch else { panic!("{} is external", c.name) };
+        let line = argv.join(" ");
+        for server in ["postgres://", "mysql://", "redis://", "influxdb://"] {
+            assert!(!line.contains(server), "{}: {line}", c.name);
+        }
+    }
+    let full = Plan::load(&path, &PlanContext { cores: 2, variant: Some("full".into()) }).unwrap();
+    let dummy = full.contestants.iter().find(|c| c.name == "dummy-axum").unwrap();
+    assert_eq!(dummy.profile.get("duration").and_then(toml::Value::as_str), Some("5m"));
+}
