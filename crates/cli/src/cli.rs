@@ -1,7 +1,6 @@
 //! The command line: every subcommand, its flags, and the help text with an
 //! example for each.
 
-
 use clap::{Args, Parser, Subcommand};
 
 #[derive(Debug, Parser)]
@@ -53,15 +52,32 @@ pub enum Command {
         stackbench verify http://127.0.0.1:50051 --scenario bubble-sort\n\n\
         Exit codes: 0 every rule holds, 1 a rule is broken (each is printed) or the server is unreachable.")]
     Verify(crate::run::VerifyArgs),
+    /// Re-render a result directory: terminal, Markdown, CSV, JSON or a self-contained HTML page.
+    #[command(after_help = "Examples:\n  \
+        stackbench report results/2025-12-01T10-32-05Z\n  \
+        stackbench report results/2025-12-01T10-32-05Z --out report.html\n  \
+        stackbench report results/2025-12-01T10-32-05Z --format md --reference flask\n\n\
+        Throughput is the mean of the runs with its 95% bootstrap interval; contestants whose ratio's interval \
+        includes 1 are statistically tied. The JSON schema: docs/report-json.md.")]
+    Report(crate::report::ReportArgs),
+    /// Compare two result directories; exit code 2 when a contestant regressed beyond --max-regression.
+    #[command(after_help = "Examples:\n  \
+        stackbench compare results/main results/branch\n  \
+        stackbench compare results/main results/branch --max-regression 3% --format md --out compare.md\n\n\
+        A regression is a drop whose whole 95% interval lies beyond the threshold, or a contestant that no longer \
+        runs. Exit codes: 0 no regression, 1 error, 2 regression.")]
+    Compare(crate::report::CompareArgs),
 }
 
 #[derive(Debug, Subcommand)]
 pub enum ServeCommand {
     /// The `event-log` scenario (seed 000): store each event, answer the count of all events.
-    #[command(after_help = "Examples:\n  stackbench serve event-log --port 8080 --reset        # ./stackbench-events.db\n  \
+    #[command(
+        after_help = "Examples:\n  stackbench serve event-log --port 8080 --reset        # ./stackbench-events.db\n  \
         stackbench serve event-log --store postgres://postgres@127.0.0.1:5432/bench --count counter --stack actix\n  \
         curl -s -H 'Content-Type: application/json' -d '{\"type\":\"page_view\"}' http://127.0.0.1:8080/events\n  \
-        {\"count\":1}\n\nThe second line printed at start says how durable an acknowledged event is on that store.")]
+        {\"count\":1}\n\nThe second line printed at start says how durable an acknowledged event is on that store."
+    )]
     EventLog(stackbench_serve::args::EventLogArgs),
     /// The `dummy` scenario: validate an event, answer {"count":1}, no store.
     #[command(after_help = "Example:\n  stackbench serve dummy --stack hyper --port 8080 &\n  \

@@ -5,6 +5,7 @@
 
 mod cli;
 mod load;
+mod report;
 mod run;
 mod seed;
 mod serve;
@@ -26,6 +27,8 @@ fn main() -> ExitCode {
         cli::Command::Run(args) => run::run(&args).map(|c| code = c),
         cli::Command::Bench(args) => run::bench(&args).map(|c| code = c),
         cli::Command::Verify(args) => run::verify(&args).map(|c| code = c),
+        cli::Command::Report(args) => report::report(&args),
+        cli::Command::Compare(args) => report::compare(&args).map(|c| code = c),
     };
     match result {
         Ok(()) => code,
