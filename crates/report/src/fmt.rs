@@ -30,6 +30,23 @@ pub fn thousands(v: i64) -> String {
     if v < 0 { format!("-{out}") } else { out }
 }
 
+/// `1,882 ± 63`, `166.8 ± 1.9`, `3.14 ± 0.12`: the error with two
+/// significant digits, the value to the same decimal place.
+pub fn with_error(value: f64, error: f64) -> String {
+    if !value.is_finite() || !error.is_finite() {
+        return format!("{} ± {}", rate(value), rate(error));
+    }
+    let decimals = if error > 0.0 { (1 - error.log10().floor() as i32).clamp(0, 6) as usize } else { 0 };
+    let fixed = |x: f64| {
+        let s = format!("{:.decimals$}", x.abs());
+        let (int, frac) = s.split_once('.').map_or((s.as_str(), ""), |(i, f)| (i, f));
+        let int = thousands(int.parse::<i64>().unwrap_or(0));
+        let sign = if x < 0.0 && s.chars().any(|c| c.is_ascii_digit() && c != '0') { "-" } else { "" };
+        if frac.is_empty() { format!("{sign}{int}") } else { format!("{sign}{int}.{frac}") }
+    };
+    format!("{} ± {}", fixed(value), fixed(error))
+}
+
 /// `950`, `10.2k`, `2.89M`: counts such as requests per minute.
 pub fn compact(x: f64) -> String {
     let a = x.abs();
@@ -142,6 +159,11 @@ mod tests {
         assert_eq!(sig3(9.996), "10.0");
         assert_eq!(sig3(0.012_34), "0.0123");
         assert_eq!(sig3(1234.0), "1234");
+        assert_eq!(with_error(1_881.67, 63.4), "1,882 ± 63");
+        assert_eq!(with_error(166.83, 1.9), "166.8 ± 1.9");
+        assert_eq!(with_error(1.7371, 0.0312), "1.737 ± 0.031");
+        assert_eq!(with_error(415.67, 11.8), "416 ± 12");
+        assert_eq!(with_error(10_000.0, 0.0), "10,000 ± 0");
     }
 
     #[test]

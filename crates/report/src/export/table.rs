@@ -32,7 +32,7 @@ pub fn rank(c: &ContestantReport) -> String {
 pub fn throughput(c: &ContestantReport) -> String {
     let t = &c.throughput;
     match t.mean_ci {
-        Some(ci) => format!("{} ± {}", fmt::rate(t.mean), fmt::rate(ci.plus_minus(t.mean))),
+        Some(ci) => fmt::with_error(t.mean, ci.plus_minus(t.mean)),
         None => format!("{} ({} run{})", fmt::rate(t.mean), c.runs, if c.runs == 1 { "" } else { "s" }),
     }
 }
