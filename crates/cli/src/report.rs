@@ -77,23 +77,18 @@ fn format_of(format: Option<Format>, out: Option<&Path>) -> anyhow::Result<Forma
 
 /// Writes `text` to `out` (creating its directory), or prints it.
 fn emit(text: &str, out: Option<&Path>) -> anyhow::Result<()> {
-    match out {
-        Some(path) => {
-            if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-                std::fs::create_dir_all(parent)
-                    .with_context(|| format!("cannot create {}", parent.display()))?;
-            }
-            std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
-            eprintln!("wrote {}", path.display());
-            Ok(())
-        }
-        None => {
-            let mut stdout = std::io::stdout().lock();
-            stdout.write_all(text.as_bytes())?;
-            stdout.flush()?;
-            Ok(())
-        }
+    let Some(path) = out else {
+        let mut stdout = std::io::stdout().lock();
+        stdout.write_all(text.as_bytes())?;
+        stdout.flush()?;
+        return Ok(());
+    };
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
     }
+    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    eprintln!("wrote {}", path.display());
+    Ok(())
 }
 
 fn options(out: Option<&Path>) -> RenderOptions {
