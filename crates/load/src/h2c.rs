@@ -174,7 +174,11 @@ async fn exchange(
     body: &mut Vec<u8>,
     content_type: &mut Vec<u8>,
 ) -> Result<(u16, u64, Option<u16>), Fail> {
-    let mut send = send.ready().await.map_err(|e| Fail::of(&e, false))?;
+    // Every exchange has its own fresh clone of the connection's handle, so no
+    // earlier stream of this handle can be pending: `ready()` (a lock and a
+    // wake-up per request) is not needed; h2 queues a stream beyond the
+    // server's concurrency limit by itself.
+    let mut send = send;
     let fail = |e: h2::Error| Fail::of(&e, true);
     let mut request = http::Request::new(());
     *request.method_mut() = req.method.clone();

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Bounded memory: the engine's resident set size after 1 minute and near the end of
+# a 10-minute run (open model at a fixed rate, HTTP/1.1, every latency recorded).
+# Per-second histograms are merged and dropped as the run goes; the timeline grows
+# by one small row per second. RSS should be flat from minute 1 to minute 10.
+#
+# Usage: bench/load/memory.sh [RATE] [MINUTES]     (defaults: 3000 req/s, 10)
+# Server: nginx (nginx-light) pinned to core 0; load pinned to core 1.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+rate=${1:-3000}
+minutes=${2:-10}
+sb=${STACKBENCH:-${CARGO_TARGET_DIR:-target}/release/stackbench}
+[ -x "$sb" ] || { echo "no stackbench binary at $sb: cargo build --release (or set STACKBENCH)" >&2; exit 1; }
+work=$(mktemp -d)
+trap 'kill "$(cat "$work/nginx.pid" 2>/dev/null)" 2>/dev/null || true; rm -rf "$work"' EXIT
+port=18382
+cat >"$work/nginx.conf" <<EOF
+worker_processes 1;
+daemon off;
+pid $work/nginx.pid;
+error_log $work/error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  keepalive_requests 100000000;
+  server {
+    listen 127.0.0.1:$port;
+    location / { default_type application/json; return 200 '{"count":1}'; }
+  }
+}
+EOF
+taskset -c 0 nginx -c "$work/nginx.conf" -e "$work/error.log" &
+for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+
+taskset -c 1 "$sb" load "http://127.0.0.1:$port/" --rate "$rate" -d "${minutes}m" --threads 1 -q \
+  --json "$work/run.json" --hlog "$work/run.hlog" >"$work/summary.txt" &
+pid=$!
+rss() { awk '/VmRSS/ {print $2 " kB"}' "/proc/$pid/status"; }
+sleep 60
+echo "RSS after 1 min:  $(rss)"
+sleep $(( minutes * 60 - 65 ))
+echo "RSS after $((minutes * 60 - 5)) s: $(rss)"
+wait "$pid"
+python3 - "$work/run.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+s = r["summary"]
+print(f"{s['requests']} requests in {s['duration_s']:.0f} s, {len(r['timeline'])} timeline rows, "
+      f"p99 {s['latency']['p99_us']} µs, errors {s['errors']}")
+PY
