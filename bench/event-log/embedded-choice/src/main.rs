@@ -13,7 +13,10 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use redb::{Database, Durability, ReadableDatabase as _, ReadableTable as _, ReadableTableMetadata as _, TableDefinition};
+use redb::{
+    Database, Durability, ReadableDatabase as _, ReadableTable as _, ReadableTableMetadata as _,
+    TableDefinition,
+};
 use rusqlite::{Connection, params};
 
 const EVENTS: TableDefinition<u64, (&str, &str, f64, u64)> = TableDefinition::new("events");
