@@ -234,7 +234,14 @@ fn record(spec: &LoadSpec, t: &Totals, started_at_ms: u64, cpu: CpuPair, stopped
     let open = matches!(spec.model, ModelSpec::Open { .. });
     let user = cpu.1.0.saturating_sub(cpu.0.0).as_secs_f64();
     let system = cpu.1.1.saturating_sub(cpu.0.1).as_secs_f64();
-    let cores = spec.threads.max(1) as u32;
+    // The cores the workers could use: their pins, or the process's CPUs, at most one per thread.
+    let environment = Environment::detect(env!("CARGO_PKG_VERSION"));
+    let available = match &spec.cpus {
+        Some(cpus) => cpus.len() as u32,
+        None => stackbench_record::env::count_cpu_list(&environment.affinity),
+    };
+    let threads = spec.threads.max(1) as u32;
+    let cores = if available == 0 { threads } else { threads.min(available) };
     let utilization = ((user + system) / (duration_s * f64::from(cores))).clamp(0.0, 1.0);
     let summary = Summary {
         duration_s,
@@ -258,7 +265,7 @@ fn record(spec: &LoadSpec, t: &Totals, started_at_ms: u64, cpu: CpuPair, stopped
         started_at_ms,
         label: stackbench_record::Label::default(),
         params: params(spec, t),
-        environment: Environment::detect(env!("CARGO_PKG_VERSION")),
+        environment,
         summary,
         histogram: encode_histogram(&t.latency),
         service_histogram: t.service.as_ref().map(encode_histogram),
