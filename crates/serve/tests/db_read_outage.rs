@@ -31,7 +31,9 @@ fn free_port() -> u16 {
 }
 
 fn temp_dir(what: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("stackbench-dbread-{what}-{}", std::process::id()));
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("stackbench-dbread-{what}-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -80,9 +82,14 @@ fn terminate(child: &mut Child) {
     }
 }
 
-fn wait_for_port(port: u16) {
+/// Waits until `child` listens on `port`; says why if it exits first.
+fn wait_for_port(child: &mut Child, port: u16, log: Option<&std::path::Path>) {
     let deadline = Instant::now() + Duration::from_mins(1);
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        if let Some(status) = child.try_wait().unwrap() {
+            let log = log.and_then(|l| std::fs::read_to_string(l).ok()).unwrap_or_default();
+            panic!("the database exited ({status}) before listening on port {port}: {log}");
+        }
         assert!(Instant::now() < deadline, "nothing listens on port {port} after 60 s");
         std::thread::sleep(Duration::from_millis(100));
     }
@@ -229,8 +236,9 @@ impl Instance for Mariadb {
         if is_root() {
             cmd.arg("--user=root");
         }
-        self.child = Some(cmd.spawn().expect("mariadbd starts"));
-        wait_for_port(self.port);
+        let mut child = cmd.spawn().expect("mariadbd starts");
+        wait_for_port(&mut child, self.port, Some(&self.dir.join("error.log")));
+        self.child = Some(child);
     }
 }
 
@@ -271,15 +279,15 @@ impl Instance for Redis {
         }
     }
     fn start(&mut self) {
-        let child = Command::new(&self.bin)
+        let mut child = Command::new(&self.bin)
             .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1", "--save", ""])
             .args(["--appendonly", "yes", "--appendfsync", "always", "--dir"])
             .arg(&self.dir)
             .stdout(Stdio::null())
             .spawn()
             .expect("redis-server starts");
+        wait_for_port(&mut child, self.port, None);
         self.child = Some(child);
-        wait_for_port(self.port);
     }
 }
 
@@ -355,6 +363,40 @@ async fn postgres_down_then_back() {
     let config = Config { postgres: Some(url.clone()), pool: Some(3), ..Config::new() };
     let names = ["tokio-postgres", "sqlx-postgres", "sea-orm-postgres"];
     outage_and_recovery(&mut pg, config, &names, Store::Postgres(url)).await;
+}
+
+/// MariaDB's count of connections ever opened.
+async fn connections_opened(url: &str) -> u64 {
+    use mysql_async::prelude::Queryable as _;
+    let mut conn = mysql_async::Conn::from_url(url).await.unwrap();
+    let row: Option<(String, u64)> = conn.query_first("SHOW GLOBAL STATUS LIKE 'Connections'").await.unwrap();
+    conn.disconnect().await.unwrap();
+    row.unwrap().1
+}
+
+/// Regression: with mysql_async's pool at `min = 0` every request opened a new
+/// connection (its pool keeps only `min` idle connections by default). Each
+/// MySQL driver must reuse its pool's connections.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mysql_pools_reuse_their_connections() {
+    let Some(db) = Mariadb::new() else {
+        return;
+    };
+    let url = db.url();
+    seed(&Store::Mysql(url.clone())).await.unwrap();
+    let config = Config { mysql: Some(url.clone()), pool: Some(3), ..Config::new() };
+    let (drivers, _) = connect(&config).await.unwrap();
+    let drivers = Arc::new(drivers);
+    for name in ["mysql-async", "sqlx-mysql", "sea-orm-mysql"] {
+        let before = connections_opened(&url).await;
+        for i in 1..=60 {
+            let (status, _, body) = get(&drivers, &format!("/db/{name}?a={i}&b=1")).await;
+            assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+        }
+        // At most the pool's 3, plus the one that read the counter.
+        let opened = connections_opened(&url).await - before;
+        assert!(opened <= 4, "{name} opened {opened} connections for 60 requests on a pool of 3");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
