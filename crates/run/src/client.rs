@@ -1,8 +1,8 @@
 //! Sending single requests to a contestant: the verification cases and the
 //! readiness probe. Behind [`Prober`] so the lifecycle's tests need no socket;
 //! [`HyperProber`] is the real one (hyper over HTTP/1.1, or HTTP/2 prior
-//! knowledge for gRPC, one fresh connection per request so a probe never
-//! rides a connection that an earlier, broken answer left behind).
+//! knowledge for gRPC, one fresh connection per request, closed with it, so a
+//! probe never rides a connection that an earlier, broken answer left behind).
 
 use std::time::Duration;
 
@@ -46,25 +46,30 @@ pub trait Prober: Send + Sync {
     fn send(&self, base: &str, req: &Request, timeout: Duration) -> Result<Reply, ProbeError>;
 }
 
-/// The real prober.
-pub struct HyperProber {
-    rt: tokio::runtime::Runtime,
-}
+/// The real prober. Each request runs on a runtime of its own that is dropped
+/// with it, so the connection (and every task hyper spawned for it) is closed
+/// the moment the answer is read: a server's graceful shutdown never waits
+/// for a probe's idle connection.
+#[derive(Debug, Default)]
+pub struct HyperProber;
 
 impl HyperProber {
     pub fn new() -> std::io::Result<HyperProber> {
-        Ok(HyperProber { rt: tokio::runtime::Builder::new_current_thread().enable_all().build()? })
+        Ok(HyperProber)
     }
 }
 
 impl Prober for HyperProber {
     fn send(&self, base: &str, req: &Request, timeout: Duration) -> Result<Reply, ProbeError> {
-        self.rt.block_on(async {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(other)?;
+        let reply = rt.block_on(async {
             match tokio::time::timeout(timeout, send(base, req)).await {
                 Ok(r) => r,
                 Err(_) => Err(ProbeError::Timeout(timeout)),
             }
-        })
+        });
+        drop(rt);
+        reply
     }
 }
 
