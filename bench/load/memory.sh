@@ -40,6 +40,7 @@ rss() { awk '/VmRSS/ {print $2 " kB"}' "/proc/$pid/status"; }
 sleep 60
 echo "RSS after 1 min:  $(rss)"
 sleep $(( minutes * 60 - 65 ))
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "RSS after $((minutes * 60 - 5)) s: $(rss)"
 wait "$pid"
 python3 - "$work/run.json" <<'PY'
@@ -47,5 +48,6 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 s = r["summary"]
 print(f"{s['requests']} requests in {s['duration_s']:.0f} s, {len(r['timeline'])} timeline rows, "
-      f"p99 {s['latency']['p99_us']} µs, errors {s['errors']}")
+      f"p99 {s['latency']['p99_us']} µs, errors {s['errors']} {r['errors']}, "
+      f"generator {r['generator']['utilization'] * 100:.0f}% busy")
 PY

@@ -125,7 +125,13 @@ async fn answer(
         }
     }
     if let Some(d) = behavior.delay {
-        tokio::time::sleep_until((arrived + d).into()).await;
+        // A blocking thread's sleep (the kernel's high-resolution timer), not tokio's 1 ms wheel,
+        // so the hold is what the test asked for.
+        let until = arrived + d;
+        let _ = tokio::task::spawn_blocking(move || {
+            std::thread::sleep(until.saturating_duration_since(Instant::now()))
+        })
+        .await;
         stats.holds.lock().unwrap().push(arrived.elapsed());
     }
     Ok(match path.as_str() {
