@@ -129,7 +129,7 @@ async fn answer(
         // so the hold is what the test asked for.
         let until = arrived + d;
         let _ = tokio::task::spawn_blocking(move || {
-            std::thread::sleep(until.saturating_duration_since(Instant::now()))
+            std::thread::sleep(until.saturating_duration_since(Instant::now()));
         })
         .await;
         stats.holds.lock().unwrap().push(arrived.elapsed());
