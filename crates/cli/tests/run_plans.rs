@@ -85,7 +85,7 @@ fn contestant(name: &str, scenario: &str, command: &str, mark: &str, extra: &str
 }
 
 const HEAD: &str = "[defaults]\nrepetitions = 2\ncold_starts = 2\nready_timeout = \"5s\"\nstop_grace = \"2s\"\n\
-    sample_interval = \"100ms\"\ncpus = \"0\"\n\
+    sample_interval = \"100ms\"\n\
     [load.dummy]\nconnections = 4\nwarmup = \"300ms\"\nduration = \"1s\"\n\
     [load.event-log]\nconnections = 4\nwarmup = \"300ms\"\nduration = \"1s\"\n";
 
@@ -107,9 +107,10 @@ fn a_plan_runs_end_to_end_and_leaves_nothing_behind() {
             + &contestant(
                 "axum",
                 "dummy",
-                r#"["{stackbench}", "serve", "dummy", "--stack", "axum", "--port", "{port}"]"#,
+                // Says where it may run (its log is kept), then becomes the server.
+                r#"["sh", "-c", "grep Cpus_allowed_list /proc/self/status; exec {stackbench} serve dummy --stack axum --port {port}"]"#,
                 &mark,
-                "cpu_quota = 1.0\nmemory = \"256MiB\"\nlimits = \"best-effort\"",
+                "cpus = \"0\"\ncpu_quota = 1.0\nmemory = \"256MiB\"\nlimits = \"best-effort\"",
             )
             + &contestant(
                 "log",
@@ -130,7 +131,8 @@ fn a_plan_runs_end_to_end_and_leaves_nothing_behind() {
     for r in &set.runs {
         let samples = r.samples.as_ref().unwrap();
         assert!(!samples.points.is_empty() && samples.rss_bytes.max > 0.0, "{samples:?}");
-        assert!(r.summary.ok > 0 && r.summary.errors == 0, "{:?}", r.summary);
+        // Under a loaded machine (tests run in parallel) a 1 s run may complete nothing; none may fail.
+        assert_eq!(r.summary.errors, 0, "{:?}", r.summary);
         assert!(r.params.url.starts_with("http://127.0.0.1:"));
     }
     // Limits: through cgroups where the machine allows, else said plainly (best-effort).
@@ -144,6 +146,15 @@ fn a_plan_runs_end_to_end_and_leaves_nothing_behind() {
             assert!(cg.memory_peak_bytes > 0, "{cg:?}");
         }
     }
+    for name in ["axum", "log"] {
+        let ok: u64 = set
+            .runs
+            .iter()
+            .filter(|r| r.label.contestant.as_deref() == Some(name))
+            .map(|r| r.summary.ok)
+            .sum();
+        assert!(ok > 0, "{name} answered");
+    }
     let log = set.runs.iter().find(|r| r.label.contestant.as_deref() == Some("log")).unwrap();
     assert!(log.samples.as_ref().unwrap().points.iter().any(|p| p.threads >= 2), "sh, sleep and the server");
     for c in &set.contestants {
@@ -151,6 +162,12 @@ fn a_plan_runs_end_to_end_and_leaves_nothing_behind() {
         assert!(c.verification.as_ref().unwrap().passed, "{c:?}");
     }
     assert!(out_dir.join("report.html").exists());
+    let log = std::fs::read_to_string(out_dir.join("logs/axum.log")).unwrap();
+    assert!(
+        log.lines().filter(|l| l.starts_with("Cpus_allowed_list")).all(|l| l.ends_with("\t0")),
+        "pinned: {log}"
+    );
+    assert!(log.contains("Cpus_allowed_list"), "{log}");
     assert!(stdout.contains("axum") && stdout.contains("report:"), "{stdout}");
     assert_no_orphan(&mark);
 }
@@ -224,7 +241,7 @@ fn ctrl_c_saves_the_current_run_and_stops_everything() {
     let s = Scratch::new("sigint");
     let mark = marker("sigint");
     let plan = s.plan(
-        &("[defaults]\nrepetitions = 3\ncold_starts = 1\nready_timeout = \"5s\"\n[load.dummy]\nconnections = 4\nduration = \"30s\"\n"
+        &("[defaults]\nrepetitions = 2\ncold_starts = 1\nready_timeout = \"5s\"\n[load.dummy]\nconnections = 4\nduration = \"4s\"\n"
             .to_owned()
             + &contestant(
                 "a",
@@ -263,6 +280,19 @@ fn ctrl_c_saves_the_current_run_and_stops_everything() {
     assert_eq!(set.runs.len(), 1);
     assert!(set.runs[0].interrupted && set.runs[0].summary.ok > 0, "{:?}", set.runs[0].summary);
     assert_no_orphan(&mark);
+
+    // --resume measures what is missing: the interrupted repetition again, then the next.
+    let (code, stdout, stderr) = run(&["run", "--resume", out_dir.to_str().unwrap(), "--no-report"]);
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    assert!(!stderr.contains("verified"), "no second verification: {stderr}");
+    let set = ResultSet::load(&out_dir).unwrap();
+    assert_eq!(set.manifest.status, Status::Complete);
+    let reps: Vec<(u32, bool)> =
+        set.runs.iter().map(|r| (r.label.repetition.unwrap(), r.interrupted)).collect();
+    assert_eq!(reps, [(1, false), (2, false)]);
+    let aside = std::fs::read_dir(out_dir.join("runs")).unwrap().flatten();
+    assert_eq!(aside.filter(|e| e.file_name().to_string_lossy().ends_with(".interrupted")).count(), 1);
+    assert_no_orphan(&mark);
 }
 
 #[test]
@@ -277,6 +307,7 @@ fn a_bad_plan_is_refused_with_its_place() {
     let (code, _, stderr) = run(&["run", plan.to_str().unwrap(), "--out", s.out().to_str().unwrap()]);
     assert_eq!(code, Some(1));
     assert!(stderr.contains("conections") && stderr.contains("connections"), "{stderr}");
+    assert!(stderr.contains("plan.toml:6:10"), "the line of the misspelt key: {stderr}");
 }
 
 #[test]

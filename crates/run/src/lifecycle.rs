@@ -100,8 +100,11 @@ pub fn run_plan(
             cpus: None,
         };
         deps.load.check(&probe).map_err(|e| {
+            let at = crate::plan::locate_named_key(&plan.text, &e, c.profile.keys())
+                .map(|(line, col)| format!(":{line}:{col}"))
+                .unwrap_or_default();
             RunError::Refused(format!(
-                "{plan_file}: contestant {:?}: its {} load profile: {e}",
+                "{plan_file}{at}: contestant {:?}: its {} load profile: {e}",
                 c.name, c.scenario
             ))
         })?;

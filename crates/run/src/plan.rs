@@ -606,6 +606,33 @@ fn check_placeholders(s: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Where a profile key an error message names (`` `key` ``) is written in
+/// the plan text, as 1-based line and column: the first `key =` whose key is
+/// one of `keys` (or, for an unknown key, the named one).
+pub fn locate_named_key<'a>(
+    text: &str,
+    message: &str,
+    keys: impl Iterator<Item = &'a String>,
+) -> Option<(usize, usize)> {
+    let named: Vec<&str> = message.split('`').skip(1).step_by(2).collect();
+    let keys: Vec<&String> = keys.collect();
+    let wanted: Vec<&str> = named.iter().copied().filter(|n| keys.iter().any(|k| k == n)).collect();
+    for key in wanted.iter().chain(named.first()) {
+        let mut from = 0;
+        while let Some(i) = text[from..].find(key) {
+            let at = from + i;
+            let before_ok = at == 0
+                || !text.as_bytes()[at - 1].is_ascii_alphanumeric() && text.as_bytes()[at - 1] != b'-';
+            let rest = text[at + key.len()..].trim_start_matches([' ', '\t']);
+            if before_ok && rest.starts_with('=') {
+                return Some(line_col(text, at));
+            }
+            from = at + key.len();
+        }
+    }
+    None
+}
+
 /// 1-based line and column of a byte offset.
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
@@ -729,6 +756,15 @@ url = "http://127.0.0.1:9/db/sqlite"
         assert!(e.message.contains("unknown scenario"), "{e}");
         // `{` that is not a placeholder is left alone (shell scripts, JSON).
         assert!(parse(&format!("{base}command=['sh','-c','f() {{ echo; }}; f {{port}}']\n")).is_ok());
+    }
+
+    #[test]
+    fn profile_errors_find_their_key() {
+        let text = "[load.dummy]\nconnections = 5\n[[contestant]]\nload = { conections = 3 }\n";
+        let keys = ["conections".to_owned(), "connections".to_owned()];
+        let msg = "unknown field `conections`, expected one of `connections`, `duration`";
+        assert_eq!(locate_named_key(text, msg, keys.iter()), Some((4, 10)));
+        assert_eq!(locate_named_key(text, "nothing named", keys.iter()), None);
     }
 
     #[test]
