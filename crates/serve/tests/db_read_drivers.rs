@@ -8,7 +8,10 @@ mod db_read_common;
 
 use std::sync::Arc;
 
-use db_read_common::{REDIS_DB, check_driver, get, mysql_database, postgres_database, with_path};
+use db_read_common::{
+    REDIS_DB, check_driver, get, mysql_database, mysql_database_named, postgres_database,
+    postgres_database_named, with_path,
+};
 use stackbench_serve::db_read::seed::{Outcome, Store, seed};
 use stackbench_serve::db_read::{Config, connect};
 use stackbench_testkit::{MYSQL, POSTGRES, REDIS, database_url};
@@ -76,5 +79,50 @@ async fn sqlite_driver() {
     let path = dir.join("items.sqlite3");
     seeded(Store::Sqlite(path.clone())).await;
     served(Config { sqlite: Some(path), ..Config::new() }, &["sqlite"]).await;
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Four seeders at once on an empty database: all succeed, one loads, the
+/// others find the data set (they take turns on a lock).
+async fn concurrent_seeders(store: Store) {
+    let all = (0..4).map(|_| seed(&store));
+    let reports = futures_util::future::join_all(all).await;
+    let mut loaded = 0;
+    for r in reports {
+        let r = r.unwrap_or_else(|e| panic!("a concurrent seeder failed: {e}"));
+        loaded += usize::from(matches!(r.outcome, Outcome::Loaded { .. }));
+    }
+    assert_eq!(loaded, 1, "exactly one seeder loads the data set");
+}
+
+#[tokio::test]
+async fn postgres_concurrent_seeders() {
+    let Some(url) = database_url(POSTGRES) else {
+        return;
+    };
+    let url = postgres_database_named(&url, "stackbench_dbread_race").await;
+    let (client, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(conn);
+    client.batch_execute("DROP TABLE IF EXISTS items").await.unwrap();
+    concurrent_seeders(Store::Postgres(url)).await;
+}
+
+#[tokio::test]
+async fn mysql_concurrent_seeders() {
+    use mysql_async::prelude::Queryable as _;
+    let Some(url) = database_url(MYSQL) else {
+        return;
+    };
+    let url = mysql_database_named(&url, "stackbench_dbread_race").await;
+    let mut conn = mysql_async::Conn::from_url(url.as_str()).await.unwrap();
+    conn.query_drop("DROP TABLE IF EXISTS items").await.unwrap();
+    conn.disconnect().await.unwrap();
+    concurrent_seeders(Store::Mysql(url)).await;
+}
+
+#[tokio::test]
+async fn sqlite_concurrent_seeders() {
+    let dir = std::env::temp_dir().join(format!("stackbench-dbread-race-{}", std::process::id()));
+    concurrent_seeders(Store::Sqlite(dir.join("items.sqlite3"))).await;
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -15,7 +15,7 @@ use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use stackbench_scenarios::dbread::Item;
 use tokio_postgres::NoTls;
 
-use super::{Driver, Drivers, Fetch, FetchError, FetchFuture, Rows, SetupError, redact};
+use super::{Driver, Drivers, ErrorChain, Fetch, FetchError, FetchFuture, Rows, SetupError, redact};
 
 /// The query of every SQL driver on PostgreSQL.
 pub(crate) const SELECT: &str = "SELECT id, name, price FROM items WHERE id IN ($1, $2)";
@@ -29,7 +29,7 @@ struct TokioPostgres {
 impl Fetch for TokioPostgres {
     fn fetch(&self, ids: [u32; 2]) -> FetchFuture<'_> {
         Box::pin(async move {
-            let fail = |e: &dyn std::fmt::Display| FetchError::new(Driver::TokioPostgres, e);
+            let fail = |e: &dyn std::error::Error| FetchError::new(Driver::TokioPostgres, e.chain());
             let client = self.pool.get().await.map_err(|e| fail(&e))?;
             let stmt = client.prepare_cached(SELECT).await.map_err(|e| fail(&e))?;
             let [a, b] = ids.map(|id| id as i32);
@@ -78,6 +78,6 @@ pub(crate) async fn add(drivers: &mut Drivers, url: &str, size: u32) -> Result<(
     super::sqlx_driver::finish(drivers, driver, url, size, Box::new(TokioPostgres { pool })).await
 }
 
-pub(crate) fn connect_error(driver: Driver, url: &str, e: &dyn std::fmt::Display) -> SetupError {
-    SetupError::Connect { driver, database: redact(url), reason: e.to_string() }
+pub(crate) fn connect_error(driver: Driver, url: &str, e: &dyn ErrorChain) -> SetupError {
+    SetupError::Connect { driver, database: redact(url), reason: e.chain() }
 }

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use stackbench_scenarios::dbread::{CREATE_TABLE, ROWS, item, redis_key};
 
-use super::{default_sqlite_path, redact};
+use super::{ErrorChain, default_sqlite_path, redact};
 
 /// Rows per multi-row `INSERT` (MySQL) and commands per pipeline (Redis).
 const BATCH: u32 = 1000;
@@ -126,14 +126,17 @@ pub enum SeedError {
 
 const SHAPE_HINT: &str =
     " (if a table `items` with other columns exists there, drop it or seed another database)";
+const READING: &str = "reading the table back";
+/// MySQL's named lock that serializes seeders (60 s at most).
+const SEED_LOCK: &str = "SELECT GET_LOCK('stackbench_dbread_seed', 60)";
 
-fn db_error(store: &Store, step: &'static str, e: &dyn fmt::Display) -> SeedError {
-    let hint = if step == "reading the table back" { SHAPE_HINT } else { "" };
-    SeedError::Db { store: store.to_string(), step, reason: e.to_string(), hint }
+fn db_error(store: &Store, step: &'static str, e: &dyn ErrorChain) -> SeedError {
+    let hint = if step == READING { SHAPE_HINT } else { "" };
+    SeedError::Db { store: store.to_string(), step, reason: e.chain(), hint }
 }
 
-fn connect_error(store: &Store, e: &dyn fmt::Display) -> SeedError {
-    SeedError::Connect { store: store.to_string(), reason: e.to_string() }
+fn connect_error(store: &Store, e: &dyn ErrorChain) -> SeedError {
+    SeedError::Connect { store: store.to_string(), reason: e.chain() }
 }
 
 /// Does this read-back (rows ordered by id) equal the data set?
@@ -177,16 +180,26 @@ async fn postgres(store: &Store, url: &str) -> Result<Outcome, SeedError> {
     let (mut client, conn) =
         tokio_postgres::connect(url, tokio_postgres::NoTls).await.map_err(|e| connect_error(store, &e))?;
     tokio::spawn(conn);
-    client.batch_execute(CREATE_TABLE).await.map_err(|e| db_error(store, "CREATE TABLE", &e))?;
-    let rows =
-        client.query(READ_BACK, &[]).await.map_err(|e| db_error(store, "reading the table back", &e))?;
-    let read_back = rows
-        .iter()
-        .map(|r| (i64::from(r.get::<_, i32>(0)), r.get::<_, String>(1), i64::from(r.get::<_, i32>(2))));
-    if is_data_set(read_back.collect::<Vec<_>>().into_iter()) {
-        return Ok(Outcome::Unchanged);
+    if let Err(e) = client.batch_execute(CREATE_TABLE).await {
+        // Two seeders creating the table at once: one of them loses a race in the catalog.
+        if e.code() != Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION) {
+            return Err(db_error(store, "CREATE TABLE", &e));
+        }
     }
     let tx = client.transaction().await.map_err(|e| db_error(store, "BEGIN", &e))?;
+    // Self-conflicting, so concurrent seeders take turns; readers are not blocked.
+    tx.batch_execute("LOCK TABLE items IN SHARE ROW EXCLUSIVE MODE")
+        .await
+        .map_err(|e| db_error(store, "LOCK TABLE", &e))?;
+    let rows = tx.query(READ_BACK, &[]).await.map_err(|e| db_error(store, READING, &e))?;
+    let read_back: Vec<_> = rows
+        .iter()
+        .map(|r| (i64::from(r.get::<_, i32>(0)), r.get::<_, String>(1), i64::from(r.get::<_, i32>(2))))
+        .collect();
+    if is_data_set(read_back.into_iter()) {
+        tx.commit().await.map_err(|e| db_error(store, "COMMIT", &e))?;
+        return Ok(Outcome::Unchanged);
+    }
     let removed = tx.execute("DELETE FROM items", &[]).await.map_err(|e| db_error(store, "DELETE", &e))?;
     let sink = tx
         .copy_in::<_, bytes::Bytes>("COPY items (id, name, price) FROM STDIN")
@@ -204,10 +217,23 @@ async fn mysql(store: &Store, url: &str) -> Result<Outcome, SeedError> {
     let opts = mysql_async::Opts::from_url(url).map_err(|e| connect_error(store, &e))?;
     let mut conn = mysql_async::Conn::new(opts).await.map_err(|e| connect_error(store, &e))?;
     conn.query_drop(CREATE_TABLE).await.map_err(|e| db_error(store, "CREATE TABLE", &e))?;
+    // Concurrent seeders take turns (the lock goes at disconnect at the latest).
+    let locked: Option<Option<i64>> =
+        conn.query_first(SEED_LOCK).await.map_err(|e| db_error(store, "GET_LOCK", &e))?;
+    if locked.flatten() != Some(1) {
+        let reason = "another seeder held the lock for 60 s".to_owned();
+        return Err(SeedError::Db { store: store.to_string(), step: "GET_LOCK", reason, hint: "" });
+    }
+    let outcome = mysql_load(store, &mut conn).await;
+    let _ = conn.disconnect().await;
+    outcome
+}
+
+async fn mysql_load(store: &Store, conn: &mut mysql_async::Conn) -> Result<Outcome, SeedError> {
+    use mysql_async::prelude::Queryable as _;
     let rows: Vec<(i64, String, i64)> =
-        conn.query(READ_BACK).await.map_err(|e| db_error(store, "reading the table back", &e))?;
+        conn.query(READ_BACK).await.map_err(|e| db_error(store, READING, &e))?;
     if is_data_set(rows.into_iter()) {
-        let _ = conn.disconnect().await;
         return Ok(Outcome::Unchanged);
     }
     let mut tx = conn
@@ -232,7 +258,6 @@ async fn mysql(store: &Store, url: &str) -> Result<Outcome, SeedError> {
         first = last + 1;
     }
     tx.commit().await.map_err(|e| db_error(store, "COMMIT", &e))?;
-    let _ = conn.disconnect().await;
     Ok(Outcome::Loaded { written: ROWS, removed, how: "multi-row INSERTs of 1000" })
 }
 
@@ -281,23 +306,29 @@ async fn redis(store: &Store, url: &str) -> Result<Outcome, SeedError> {
 }
 
 fn sqlite(store: &Store, path: &std::path::Path) -> Result<Outcome, SeedError> {
+    use rusqlite::TransactionBehavior;
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| connect_error(store, &e))?;
     }
     let mut conn = rusqlite::Connection::open(path).map_err(|e| connect_error(store, &e))?;
+    // Concurrent seeders wait for each other's write transaction.
+    conn.busy_timeout(Duration::from_mins(1)).map_err(|e| db_error(store, "busy_timeout", &e))?;
     conn.pragma_update(None, "journal_mode", "WAL")
         .map_err(|e| db_error(store, "PRAGMA journal_mode", &e))?;
     conn.execute_batch(CREATE_TABLE).map_err(|e| db_error(store, "CREATE TABLE", &e))?;
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(|e| db_error(store, "BEGIN IMMEDIATE", &e))?;
     let read_back = (|| {
-        let mut stmt = conn.prepare(READ_BACK)?;
+        let mut stmt = tx.prepare(READ_BACK)?;
         let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
         rows.collect::<rusqlite::Result<Vec<(i64, String, i64)>>>()
     })()
-    .map_err(|e| db_error(store, "reading the table back", &e))?;
+    .map_err(|e| db_error(store, READING, &e))?;
     if is_data_set(read_back.into_iter()) {
+        tx.commit().map_err(|e| db_error(store, "COMMIT", &e))?;
         return Ok(Outcome::Unchanged);
     }
-    let tx = conn.transaction().map_err(|e| db_error(store, "BEGIN", &e))?;
     let removed = tx.execute("DELETE FROM items", []).map_err(|e| db_error(store, "DELETE", &e))? as u64;
     {
         let mut insert = tx

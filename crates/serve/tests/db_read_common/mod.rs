@@ -30,31 +30,41 @@ pub fn with_path(url: &str, path: &str) -> String {
 /// Creates the test database on the PostgreSQL server of `url` if needed and
 /// returns its URL.
 pub async fn postgres_database(url: &str) -> String {
+    postgres_database_named(url, DATABASE).await
+}
+
+/// Creates database `name` on the PostgreSQL server of `url` if needed and
+/// returns its URL.
+pub async fn postgres_database_named(url: &str, name: &str) -> String {
     let (client, conn) =
         tokio_postgres::connect(url, tokio_postgres::NoTls).await.expect("connect to PostgreSQL");
     tokio::spawn(conn);
-    let exists = client
-        .query_opt("SELECT 1 FROM pg_database WHERE datname = $1", &[&DATABASE])
-        .await
-        .unwrap()
-        .is_some();
+    let exists =
+        client.query_opt("SELECT 1 FROM pg_database WHERE datname = $1", &[&name]).await.unwrap().is_some();
     if !exists {
         // Another test binary may create it at the same moment.
-        if let Err(e) = client.batch_execute(&format!("CREATE DATABASE {DATABASE}")).await {
-            assert!(e.to_string().contains("already exists"), "{e}");
+        if let Err(e) = client.batch_execute(&format!("CREATE DATABASE {name}")).await {
+            let e = e.as_db_error().map(ToString::to_string).unwrap_or(e.to_string());
+            assert!(e.contains("already exists") || e.contains("duplicate key"), "{e}");
         }
     }
-    with_path(url, DATABASE)
+    with_path(url, name)
 }
 
 /// Creates the test database on the MariaDB server of `url` if needed and
 /// returns its URL.
 pub async fn mysql_database(url: &str) -> String {
+    mysql_database_named(url, DATABASE).await
+}
+
+/// Creates database `name` on the MariaDB server of `url` if needed and
+/// returns its URL.
+pub async fn mysql_database_named(url: &str, name: &str) -> String {
     use mysql_async::prelude::Queryable as _;
     let mut conn = mysql_async::Conn::from_url(url).await.expect("connect to MariaDB");
-    conn.query_drop(format!("CREATE DATABASE IF NOT EXISTS {DATABASE}")).await.unwrap();
+    conn.query_drop(format!("CREATE DATABASE IF NOT EXISTS {name}")).await.unwrap();
     conn.disconnect().await.unwrap();
-    with_path(url, DATABASE)
+    with_path(url, name)
 }
 
 /// Status, content type and body of `GET uri`.
