@@ -317,6 +317,38 @@ pub fn tail(path: &Path, max: u64) -> String {
     text.trim().to_owned()
 }
 
+/// The CPU affinity of the calling thread.
+#[allow(unsafe_code)]
+pub mod affinity {
+    /// The CPUs the calling thread may run on (empty if unreadable).
+    pub fn get() -> Vec<usize> {
+        // SAFETY: an all-zero cpu_set_t is the empty set; sched_getaffinity
+        // writes at most size_of::<cpu_set_t>() bytes into it.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &raw mut set) != 0 {
+                return Vec::new();
+            }
+            (0..libc::CPU_SETSIZE as usize).filter(|&c| libc::CPU_ISSET(c, &set)).collect()
+        }
+    }
+
+    /// Restricts the calling thread to `cpus`; false if the kernel refused.
+    pub fn set(cpus: &[usize]) -> bool {
+        if cpus.is_empty() {
+            return false;
+        }
+        // SAFETY: as in `get`; CPU_SET bounds-checks against the set's size.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            for &c in cpus {
+                libc::CPU_SET(c, &mut set);
+            }
+            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &raw const set) == 0
+        }
+    }
+}
+
 /// The pre-exec hook, the one place that needs `unsafe`.
 #[allow(unsafe_code)]
 mod pre_exec {
@@ -423,6 +455,20 @@ mod tests {
         let e = missing.err().unwrap().to_string();
         assert!(e.contains("/no/such/program") && e.contains("not found"), "{e}");
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn thread_affinity_round_trips() {
+        std::thread::spawn(|| {
+            let all = affinity::get();
+            assert!(!all.is_empty());
+            assert!(affinity::set(&all[..1]));
+            assert_eq!(affinity::get(), all[..1]);
+            assert!(affinity::set(&all));
+            assert!(!affinity::set(&[]));
+        })
+        .join()
+        .unwrap();
     }
 
     #[test]

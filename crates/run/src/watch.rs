@@ -1,5 +1,5 @@
 //! A measured run as it happens: the load runs on its own thread while this
-//! one samples the contestant's process tree (and cgroup) every interval,
+//! one (moved to the load's cores for the time) samples the contestant's process tree (and cgroup) every interval,
 //! watches for the contestant ending (a crash stops the load at once: its
 //! errors up to then are the record), and forwards Ctrl-C to the load.
 //! Afterwards the samples taken during the warm-up are cut off (they precede
@@ -41,6 +41,11 @@ pub fn drive(
     target: Option<Target<'_>>,
     interval: Duration,
 ) -> Watched {
+    // The watching thread (sampler, crash watch) runs beside the load, off the
+    // contestant's cores; its affinity is restored afterwards so later
+    // processes do not inherit it.
+    let previous = crate::process::affinity::get();
+    let moved = job.cpus.as_deref().is_some_and(crate::process::affinity::set);
     let cancel = Cancel::new();
     let mut w = Watched {
         result: Err(String::new()),
@@ -87,6 +92,9 @@ pub fn drive(
         handle.join()
     });
     w.result = joined.unwrap_or_else(|_| Err("the load engine panicked".into()));
+    if moved {
+        crate::process::affinity::set(&previous);
+    }
     w
 }
 
