@@ -11,7 +11,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let proto = root.join("sort/v1/sort.proto");
     println!("cargo:rerun-if-changed={}", proto.display());
     let fds = protox::compile([&proto], [&root])?;
-    // Server and client: the tests call the service with the generated client.
-    tonic_prost_build::configure().compile_fds(fds)?;
+    // Server and client (the tests call the service with the generated client),
+    // both with the service's own codec for `List` (src/bubble/codec.rs).
+    tonic_prost_build::configure().codec_path("crate::bubble::codec::ListCodec").compile_fds(fds)?;
     Ok(())
 }

@@ -12,7 +12,16 @@ pub fn run(cmd: ServeCommand) -> anyhow::Result<()> {
     let cmd = match cmd {
         ServeCommand::Dummy(args) => return Ok(launch::run_dummy("stackbench serve", &args)?),
         ServeCommand::EventLog(args) => return Ok(launch::run_event_log("stackbench serve", &args)?),
-        other => other,
+        // bubble-sort: a current-thread runtime when pinned to one CPU (bubble::runtime).
+        ServeCommand::BubbleSort(args) => {
+            let runtime = bubble::runtime().context("cannot start the async runtime")?;
+            return runtime.block_on(async {
+                let listener = bind(&args.listen, "bubble-sort", "tonic").await?;
+                bubble::serve(listener, bubble::Options { rest: args.rest }).await?;
+                Ok(())
+            });
+        }
+        other @ ServeCommand::DbRead(_) => other,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -20,11 +29,8 @@ pub fn run(cmd: ServeCommand) -> anyhow::Result<()> {
         .context("cannot start the async runtime")?;
     runtime.block_on(async {
         match cmd {
-            ServeCommand::Dummy(_) | ServeCommand::EventLog(_) => unreachable!("started above"),
-            ServeCommand::BubbleSort(args) => {
-                let opts = bubble::Options { rest: args.rest };
-                let listener = bind(&args.listen, "bubble-sort", "tonic").await?;
-                bubble::serve(listener, opts).await?;
+            ServeCommand::Dummy(_) | ServeCommand::EventLog(_) | ServeCommand::BubbleSort(_) => {
+                unreachable!("started above")
             }
             ServeCommand::DbRead(args) => crate::seed::serve_db_read(args).await?,
         }

@@ -108,7 +108,7 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let runtime = bubble::runtime()?;
     runtime.block_on(async {
         let listener = server::bind(args.bind, args.port).await?;
         let addr = listener.local_addr()?;
