@@ -303,8 +303,9 @@ fn params(spec: &LoadSpec, t: &Totals) -> LoadParams {
             extra.insert("tcp_connections".into(), connections.into());
             extra.insert("streams".into(), streams.into());
         }
-        ModelSpec::Open { connections, .. } => {
+        ModelSpec::Open { connections, max_connections, .. } => {
             extra.insert("initial_connections".into(), connections.into());
+            extra.insert("max_connections".into(), max_connections.into());
         }
     }
     if let Some(cpus) = &spec.cpus {

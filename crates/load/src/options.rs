@@ -29,7 +29,8 @@ pub const DEFAULT_MAX_IN_FLIGHT: usize = 1000;
 #[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
 pub struct LoadOptions {
     /// Closed model: connections, each carrying --streams virtual users (send, wait, think, repeat).
-    /// Open model: connections opened at the start. [default: 10]
+    /// Open model: connections opened at the start; given, also the most HTTP/1.1 uses (a due
+    /// request waits for a free one). [default: 10, opening more as needed]
     #[arg(short = 'c', long, value_name = "N", help_heading = "Load model")]
     pub connections: Option<usize>,
     /// Measured duration, e.g. 30s, 5m. [default: 10s, or the stages' total]
@@ -313,7 +314,15 @@ impl LoadOptions {
                 return Err(invalid("--stages", "every stage has a rate of 0: nothing would be sent"));
             }
             let connections = self.connections.unwrap_or(if multiplexed { 1 } else { DEFAULT_CONNECTIONS });
-            ModelSpec::Open { rate, max_in_flight, connections: connections.min(max_in_flight) }
+            // An explicit -c caps HTTP/1.1 connections (wrk2's fixed set); without it they grow
+            // with demand up to the in-flight limit (k6's arrival-rate executors).
+            let max_connections = self.connections.unwrap_or(max_in_flight).min(max_in_flight);
+            ModelSpec::Open {
+                rate,
+                max_in_flight,
+                connections: connections.min(max_in_flight),
+                max_connections,
+            }
         } else {
             if self.max_in_flight.is_some() {
                 return Err(invalid("--max-in-flight", "applies to the open model; add --rate"));

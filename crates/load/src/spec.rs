@@ -83,8 +83,10 @@ pub enum ModelSpec {
     Closed { connections: usize, streams: usize, think: Duration, ramp_up: Duration },
     /// Requests due at `rate` per second (or the stages' rate); at most
     /// `max_in_flight` outstanding, beyond which a due request is counted late.
-    /// `connections` are opened at the start (HTTP/1.1 opens more as needed).
-    Open { rate: f64, max_in_flight: usize, connections: usize },
+    /// `connections` are opened at the start. HTTP/1.1 opens more as needed, up
+    /// to `max_connections`; beyond it a due request waits for a free connection
+    /// (its latency, counted from the due time, includes the wait).
+    Open { rate: f64, max_in_flight: usize, connections: usize, max_connections: usize },
 }
 
 /// What ends the measured phase.

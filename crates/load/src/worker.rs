@@ -60,6 +60,8 @@ struct Local {
     active: Cell<usize>,
     cursor: Cell<usize>,
     pool: Pool,
+    /// Open model, HTTP/1.1: one permit per connection this worker may use.
+    slots: Option<tokio::sync::Semaphore>,
 }
 
 impl Local {
@@ -129,6 +131,13 @@ pub async fn run(cx: WorkerCx, share: u64, wait_start: impl FnOnce() -> Option<I
         }
     };
     let pool = Pool::new(cx.addr, spec.transport, connections);
+    // The open model's HTTP/1.1 connection cap, this worker's share.
+    let slots = match spec.model {
+        ModelSpec::Open { max_connections, .. } => {
+            Some(tokio::sync::Semaphore::new(split(max_connections, threads, cx.index).max(1)))
+        }
+        ModelSpec::Closed { .. } => None,
+    };
     // Connections are opened before the clock starts (failures are left for the
     // first request to meet and count).
     let mut lanes = Vec::new();
@@ -169,6 +178,7 @@ pub async fn run(cx: WorkerCx, share: u64, wait_start: impl FnOnce() -> Option<I
         ending: Cell::new(false),
         active: Cell::new(0),
         pool,
+        slots,
     });
 
     match spec.model {
@@ -288,6 +298,11 @@ async fn dispatcher(local: Rc<Local>, limit: u64) {
         // Count it as in flight from now, so the limit holds before the task first runs.
         local.in_flight.set(local.in_flight.get() + 1);
         tokio::task::spawn_local(async move {
+            // HTTP/1.1 past the connection cap: wait for a free connection (h2c multiplexes).
+            let _permit = match (&l.slots, &l.pool) {
+                (Some(slots), Pool::Http1 { .. }) => slots.acquire().await.ok(),
+                _ => None,
+            };
             let mut lane = l.pool.take();
             l.in_flight.set(l.in_flight.get() - 1);
             l.exchange(&mut lane, due).await;
