@@ -107,8 +107,30 @@ fn interrupt_on_signals() -> anyhow::Result<Cancel> {
     Ok(cancel)
 }
 
+/// On `--resume`, what the directory was started with: the variant (unless
+/// given again, and then it must agree) and the contestants.
+fn resumed(common: &Common, variant: Option<String>) -> anyhow::Result<(Option<String>, Vec<String>)> {
+    let Some(dir) = &common.resume else { return Ok((variant, common.only.clone())) };
+    let Some(stored) = stackbench_run::store::Invocation::read(dir) else {
+        return Ok((variant, common.only.clone()));
+    };
+    if let Some(v) = &variant
+        && stored.variant.as_ref() != Some(v)
+    {
+        bail!(
+            "{} was started with {}; --resume continues it as it was started",
+            dir.display(),
+            stored.variant.map_or_else(|| "no variant".to_owned(), |s| format!("--variant {s}"))
+        );
+    }
+    let only = if common.only.is_empty() { stored.contestants } else { common.only.clone() };
+    Ok((variant.or(stored.variant), only))
+}
+
 pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
-    let ctx = PlanContext { cores: cores(), variant: args.variant.clone() };
+    let (variant, only) = resumed(&args.common, args.variant.clone())?;
+    let common = Common { only, ..args.common.clone() };
+    let ctx = PlanContext { cores: cores(), variant };
     let plan = match (&args.plan, &args.common.resume) {
         (Some(path), _) => Plan::load(path, &ctx)?,
         (None, Some(dir)) => {
@@ -118,18 +140,19 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         }
         (None, None) => bail!("give a PLAN.toml (or --resume DIR)"),
     };
-    execute(plan, &args.common)
+    execute(plan, &common)
 }
 
 pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
-    let variant = args.full.then(|| "full".to_owned());
+    let (variant, only) = resumed(&args.common, args.full.then(|| "full".to_owned()))?;
+    let common = Common { only, ..args.common.clone() };
     let ctx = PlanContext { cores: cores(), variant };
     let plan = Plan::parse(QUICK_PLAN, Some(Path::new("plans/quick.toml")), &ctx)
         .context("the built-in plans/quick.toml")?;
     let mut plan = plan;
     // The built-in plan's commands are relative to nothing: its paths come from placeholders.
     plan.path = None;
-    execute(plan, &args.common)
+    execute(plan, &common)
 }
 
 fn execute(mut plan: Plan, common: &Common) -> anyhow::Result<ExitCode> {

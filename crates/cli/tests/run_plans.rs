@@ -162,6 +162,9 @@ fn a_plan_runs_end_to_end_and_leaves_nothing_behind() {
         assert!(c.verification.as_ref().unwrap().passed, "{c:?}");
     }
     assert!(out_dir.join("report.html").exists());
+    let invocation: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out_dir.join("invocation.json")).unwrap()).unwrap();
+    assert_eq!(invocation["contestants"], serde_json::json!(["axum", "log"]), "what --resume continues");
     let log = std::fs::read_to_string(out_dir.join("logs/axum.log")).unwrap();
     assert!(
         log.lines().filter(|l| l.starts_with("Cpus_allowed_list")).all(|l| l.ends_with("\t0")),

@@ -139,7 +139,13 @@ pub fn run_plan(
         }
         s
     } else {
-        ResultStore::create(&opts.out, plan.path.as_deref(), &plan.text, opts.environment.clone())?
+        let s = ResultStore::create(&opts.out, plan.path.as_deref(), &plan.text, opts.environment.clone())?;
+        let invocation = crate::store::Invocation {
+            variant: plan.variant.clone(),
+            contestants: plan.contestants.iter().map(|c| c.name.clone()).collect(),
+        };
+        stackbench_record::store::write_json_atomic(&opts.out.join(crate::store::INVOCATION), &invocation)?;
+        s
     };
     let plan_dir = plan
         .path

@@ -14,6 +14,27 @@ use stackbench_record::store::{
 };
 use stackbench_record::{Environment, RunRecord, SCHEMA_VERSION};
 
+/// How a result directory was asked for, so `--resume` continues the same
+/// thing: the plan's variant and the contestants selected (`--only`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Invocation {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    /// The contestants of the plan as run (after `--only`).
+    #[serde(default)]
+    pub contestants: Vec<String>,
+}
+
+/// The file holding the [`Invocation`] in a result directory.
+pub const INVOCATION: &str = "invocation.json";
+
+impl Invocation {
+    /// Reads it from a result directory (`None` if absent or unreadable).
+    pub fn read(dir: &Path) -> Option<Invocation> {
+        layout::read_json(&dir.join(INVOCATION)).ok()
+    }
+}
+
 /// Milliseconds since the Unix epoch.
 pub fn now_ms() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
