@@ -102,7 +102,9 @@ pub enum Violation {
     MissingHeader(&'static str),
     #[error("expected gRPC status {expected}, got {}", got.map_or_else(|| "none".to_owned(), |g| g.to_string()))]
     GrpcStatus { expected: u32, got: Option<u32> },
-    #[error("the store was emptied before verification, so the count must start at 0, got {0}")]
+    #[error(
+        "the count must start at 0 on a store emptied before verification, got {0}: give the contestant a `reset` command, or make its start command empty the store (like --reset)"
+    )]
     NotClean(u64),
     #[error("a count case came before the baseline read (a bug in the case list)")]
     NoBaseline,
