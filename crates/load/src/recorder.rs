@@ -167,6 +167,14 @@ impl Recorder {
         }
     }
 
+    /// A request that was due at `due` but never sent (no connection came free in time).
+    pub fn unsent(&mut self, due: Instant, kind: ErrorKind) {
+        if self.measured(due) {
+            self.current.completed += 1;
+            add_error(&mut self.current.errors, kind);
+        }
+    }
+
     fn judge(&mut self, req: &Prepared, a: &Answer<'_>, now: Instant) -> Result<(), ErrorKind> {
         if let Some(code) = a.grpc_status.filter(|&c| c != 0) {
             return Err(ErrorKind::Grpc(code));

@@ -299,8 +299,17 @@ async fn dispatcher(local: Rc<Local>, limit: u64) {
         local.in_flight.set(local.in_flight.get() + 1);
         tokio::task::spawn_local(async move {
             // HTTP/1.1 past the connection cap: wait for a free connection (h2c multiplexes).
+            // The wait counts against --timeout too, so every due request ends within it.
             let _permit = match (&l.slots, &l.pool) {
-                (Some(slots), Pool::Http1 { .. }) => slots.acquire().await.ok(),
+                (Some(slots), Pool::Http1 { .. }) => {
+                    let deadline = due + l.cx.spec.timeout;
+                    let Ok(permit) = tokio::time::timeout_at(deadline.into(), slots.acquire()).await else {
+                        l.recorder.borrow_mut().unsent(due, ErrorKind::Timeout);
+                        l.in_flight.set(l.in_flight.get() - 1);
+                        return;
+                    };
+                    permit.ok()
+                }
                 _ => None,
             };
             let mut lane = l.pool.take();

@@ -274,3 +274,20 @@ fn an_explicit_connection_count_caps_the_open_model() {
     assert!(r.summary.latency.p90_us > 500_000, "{:?}", r.summary.latency);
     assert!(r.summary.requests > 0);
 }
+
+#[test]
+fn a_request_waiting_for_a_connection_times_out_and_is_counted() {
+    let s = start(Behavior { delay: Some(Duration::from_millis(100)), ..Behavior::default() });
+    let o = LoadOptions {
+        rate: Some(100.0),
+        connections: Some(1),
+        timeout: Some(Dur(Duration::from_millis(300))),
+        duration: Some(Dur(Duration::from_secs(1))),
+        threads: Some(1),
+        ..opts()
+    };
+    let r = load(&o, &s.url("/"));
+    // Every due request is accounted for: answered, or timed out waiting.
+    assert!((99..=101).contains(&r.summary.requests), "{:?}", r.summary);
+    assert!(err(&r, "timeout") > 50, "{:?}", r.errors);
+}
