@@ -346,8 +346,9 @@ def bench_growth(args, bins, tmp):
                             Contestant([f"{bins}/sb-event-log", "--store", url, "--reset"]).stop()
                             if size:
                                 pg.psql("INSERT INTO growth (kind, source, value, ts_ms) SELECT 'page_view', "
-                                        "'web', x % 1000, 1764460800000 + x FROM generate_series(1, 1000000) x; "
-                                        "VACUUM ANALYZE growth", db="bench")
+                                        "'web', x % 1000, 1764460800000 + x FROM generate_series(1, 1000000) x",
+                                        db="bench")
+                                pg.psql("VACUUM ANALYZE growth", db="bench")
                             argv = ["--store", url]
                         server = Contestant([f"{bins}/sb-event-log", "--stack", "axum", "--count", mode] + argv)
                         wrk(server.url, script, 1, 1)  # warm-up
@@ -473,16 +474,21 @@ def main():
     report = ["## event-log / dummy benchmarks", "",
               f"{time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores, load average before the run "
               f"{load[0]:.1f}. Command: `bench/event-log/bench.py {' '.join(sys.argv[1:])}`", ""]
+    def flush():
+        # Written after every benchmark: a failure or Ctrl-C later loses nothing earlier.
+        if args.out:
+            with open(args.out, "w") as f:
+                f.write("\n".join(report) + "\n")
+
+    print("\n".join(report), flush=True)
     with tempfile.TemporaryDirectory(prefix="stackbench-eventlog-bench-") as tmp:
         os.chmod(tmp, 0o755)
         for w in which:
             log(f"== {w}")
-            report += BENCHES[w](args, bins, tmp) + [""]
-    text = "\n".join(report)
-    print(text)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(text + "\n")
+            section = BENCHES[w](args, bins, tmp) + [""]
+            report += section
+            print("\n".join(section), flush=True)
+            flush()
 
 
 if __name__ == "__main__":
