@@ -84,9 +84,30 @@ pub fn summary_text(r: &RunRecord, color: bool) -> String {
             let think = if *think_ms > 0 { format!(", think {think_ms}ms") } else { String::new() };
             format!("closed model, {connections} users{think}")
         }
-        Model::Open { rate, max_in_flight } => {
+        Model::Open { rate, max_in_flight } if r.params.stages.is_empty() => {
             format!("open model, {rate} req/s, max {max_in_flight} in flight")
         }
+        Model::Open { rate, max_in_flight } => {
+            format!("open model from {rate} req/s, max {max_in_flight} in flight")
+        }
+    };
+    let model = if r.params.stages.is_empty() {
+        model
+    } else {
+        let list: Vec<String> = r
+            .params
+            .stages
+            .iter()
+            .map(|st| {
+                format!(
+                    "{}:{}",
+                    crate::parse::Dur(std::time::Duration::from_millis(st.duration_ms)),
+                    st.target
+                )
+            })
+            .collect();
+        let unit = if matches!(r.params.model, Model::Open { .. }) { "req/s" } else { "users" };
+        format!("{model}, stages {} ({unit})", list.join(","))
     };
     let transport = match r.params.transport.as_str() {
         "http1" => "HTTP/1.1",
