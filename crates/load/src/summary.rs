@@ -251,3 +251,133 @@ pub fn timeline_csv(r: &RunRecord) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use stackbench_record::{
+        Checks, Environment, GeneratorUsage, Label, Latency, LoadParams, Second, Summary, ThresholdOutcome,
+    };
+
+    use super::*;
+
+    fn latency(scale: u64) -> Latency {
+        Latency {
+            count: 1000,
+            min_us: 40 * scale,
+            mean_us: 250.5 * scale as f64,
+            stdev_us: 80.25 * scale as f64,
+            p50_us: 230 * scale,
+            p90_us: 400 * scale,
+            p95_us: 510 * scale,
+            p99_us: 900 * scale,
+            p999_us: 4_100 * scale,
+            max_us: 9_400 * scale,
+        }
+    }
+
+    fn record(model: Model) -> RunRecord {
+        let open = matches!(model, Model::Open { .. });
+        RunRecord {
+            schema: 1,
+            tool_version: "0.1.0".into(),
+            started_at_ms: 0,
+            label: Label::default(),
+            params: LoadParams {
+                url: "http://127.0.0.1:8080/events".into(),
+                transport: "http1".into(),
+                model,
+                stages: Vec::new(),
+                duration_ms: Some(10_000),
+                requests: None,
+                warmup_ms: 0,
+                timeout_ms: 10_000,
+                threads: 1,
+                scenario: Some("dummy".into()),
+                seed: 1,
+                check_every: 1,
+                extra: BTreeMap::new(),
+            },
+            environment: Environment::default(),
+            summary: Summary {
+                duration_s: 10.0,
+                requests: 1010,
+                ok: 1000,
+                errors: 10,
+                rps: 101.0,
+                ok_rps: 100.0,
+                bytes_sent: 300_000,
+                bytes_received: 150_000,
+                latency: latency(1),
+                service_latency: open.then(|| latency(1)),
+                late: if open { 4 } else { 0 },
+                checks: Checks { performed: 1000, failed: 0 },
+                corrected_for_coordinated_omission: open,
+            },
+            histogram: String::new(),
+            service_histogram: None,
+            errors: if open {
+                BTreeMap::from([("late".into(), 4), ("http_503".into(), 6)])
+            } else {
+                BTreeMap::from([("reset".into(), 4), ("http_503".into(), 6)])
+            },
+            timeline: vec![Second {
+                t: 0,
+                completed: 101,
+                errors: BTreeMap::from([("http_503".into(), 6)]),
+                p50_us: 230,
+                p90_us: 400,
+                p99_us: 900,
+                max_us: 9_400,
+                in_flight: 3,
+                bytes_received: 15_000,
+            }],
+            generator: GeneratorUsage {
+                cpu_user_s: 9.1,
+                cpu_system_s: 0.5,
+                cores: 1,
+                utilization: 0.96,
+                saturated: true,
+            },
+            samples: None,
+            thresholds: vec![
+                ThresholdOutcome { expression: "p99<1ms".into(), actual: 0.9, passed: true },
+                ThresholdOutcome { expression: "errors<0.5%".into(), actual: 0.990_099, passed: false },
+            ],
+            interrupted: false,
+        }
+    }
+
+    #[test]
+    fn closed_model_summary() {
+        let r = record(Model::Closed { connections: 50, think_ms: 100, ramp_up_ms: 0 });
+        insta::assert_snapshot!(summary_text(&r, false));
+    }
+
+    #[test]
+    fn open_model_summary() {
+        let r = record(Model::Open { rate: 101.0, max_in_flight: 1000 });
+        insta::assert_snapshot!(summary_text(&r, false));
+    }
+
+    #[test]
+    fn colour_only_when_asked() {
+        let r = record(Model::Open { rate: 101.0, max_in_flight: 1000 });
+        assert!(!summary_text(&r, false).contains('\x1b'));
+        assert!(summary_text(&r, true).contains("\x1b[31m"));
+    }
+
+    #[test]
+    fn timeline_as_csv() {
+        let r = record(Model::Closed { connections: 50, think_ms: 0, ramp_up_ms: 0 });
+        insta::assert_snapshot!(timeline_csv(&r));
+    }
+
+    #[test]
+    fn latencies_read_as_people_write_them() {
+        assert_eq!(fmt_us(812.0), "812µs");
+        assert_eq!(fmt_us(8_100.0), "8.10ms");
+        assert_eq!(fmt_us(1_230_000.0), "1.23s");
+    }
+}
