@@ -211,7 +211,8 @@ fn execute(mut plan: Plan, common: &Common) -> anyhow::Result<ExitCode> {
 fn report(dir: &Path) -> anyhow::Result<()> {
     use stackbench_report::{Analysis, AnalysisOptions, Format, RenderOptions, render};
     let set = ResultSet::load(dir)?;
-    if set.runs.is_empty() {
+    // Even without a measured run the report says why each contestant was left out.
+    if set.runs.is_empty() && set.contestants.is_empty() {
         return Ok(());
     }
     let analysis = Analysis::from_results(&set, &AnalysisOptions::default());
