@@ -8,34 +8,30 @@ use stackbench_serve::{bubble, launch, server};
 use crate::cli::{Listen, ServeCommand};
 
 pub fn run(cmd: ServeCommand) -> anyhow::Result<()> {
-    // dummy and event-log choose the runtime their --stack wants (actix-web brings its own).
-    let cmd = match cmd {
-        ServeCommand::Dummy(args) => return Ok(launch::run_dummy("stackbench serve", &args)?),
-        ServeCommand::EventLog(args) => return Ok(launch::run_event_log("stackbench serve", &args)?),
+    match cmd {
+        // dummy and event-log choose the runtime their --stack wants (actix-web brings its own).
+        ServeCommand::Dummy(args) => Ok(launch::run_dummy("stackbench serve", &args)?),
+        ServeCommand::EventLog(args) => Ok(launch::run_event_log("stackbench serve", &args)?),
         // bubble-sort: a current-thread runtime when pinned to one CPU (bubble::runtime).
         ServeCommand::BubbleSort(args) => {
             let runtime = bubble::runtime().context("cannot start the async runtime")?;
-            return runtime.block_on(async {
+            runtime.block_on(async {
                 let listener = bind(&args.listen, "bubble-sort", "tonic").await?;
                 bubble::serve(listener, bubble::Options { rest: args.rest }).await?;
                 Ok(())
-            });
+            })
         }
-        other @ ServeCommand::DbRead(_) => other,
-    };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    runtime.block_on(async {
-        match cmd {
-            ServeCommand::Dummy(_) | ServeCommand::EventLog(_) | ServeCommand::BubbleSort(_) => {
-                unreachable!("started above")
-            }
-            ServeCommand::DbRead(args) => crate::seed::serve_db_read(args).await?,
+        ServeCommand::DbRead(args) => {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .context("cannot start the async runtime")?;
+            runtime.block_on(async {
+                crate::seed::serve_db_read(args).await?;
+                Ok(())
+            })
         }
-        Ok(())
-    })
+    }
 }
 
 /// Binds and announces `listening on http://ADDR` on stdout (the line
