@@ -187,11 +187,11 @@ def check_answers(port):
             sys.exit(f"{driver} answered {rows}")
 
 
-UNITS = {"us": 1e-3, "ms": 1.0, "s": 1e3}
+UNITS = {"us": 1e-3, "ms": 1.0, "s": 1e3, "m": 6e4, "h": 3.6e6}
 
 
 def ms(text):
-    m = re.match(r"([\d.]+)(us|ms|s)$", text)
+    m = re.match(r"([\d.]+|nan)(us|ms|s|m|h)$", text)
     return float(m.group(1)) * UNITS[m.group(2)]
 
 
@@ -199,7 +199,10 @@ def wrk(url, duration, connections):
     out = subprocess.run(["taskset", "-c", "1", "wrk", "-t1", f"-c{connections}", f"-d{duration}s", "--latency", url],
                          capture_output=True, text=True, check=True).stdout
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
-    lat = dict(re.findall(r"^\s+(50|99)%\s+(\S+)$", out, re.M))
+    lat = dict(re.findall(r"^\s*(50|99)%\s+([\d.]+(?:us|ms|s|m|h))\s*$", out, re.M))
+    if "50" not in lat or "99" not in lat:
+        log(f"cannot read wrk's latency distribution (reported as nan) from:\n{out}")
+        lat = {"50": "nanms", "99": "nanms"}
     bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     errors = re.search(r"Socket errors: (.*)", out)
     return {"rps": rps, "p50": ms(lat["50"]), "p99": ms(lat["99"]),
