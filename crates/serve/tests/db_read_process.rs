@@ -109,6 +109,27 @@ fn without_flags_it_seeds_and_serves_sqlite() {
     std::fs::remove_dir_all(home).unwrap();
 }
 
+/// Regression: a starter that reads only the first line and closes the pipe
+/// made the next write to stdout fail, and the server exited with it.
+#[test]
+fn a_closed_stdout_after_the_first_line_does_not_stop_the_server() {
+    let home = temp_dir("closed-stdout");
+    let mut child = Command::new(BIN)
+        .args(["--port", "0"])
+        .env("XDG_DATA_HOME", &home)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("sb-db-read starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap(); // reader dropped here
+    let addr: SocketAddr =
+        line.split("http://").nth(1).and_then(|r| r.split(';').next()).unwrap().parse().unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    rows(addr, "sqlite", 1, 2);
+    stop(child);
+    std::fs::remove_dir_all(home).unwrap();
+}
+
 #[test]
 fn every_driver_in_one_process() {
     let (Some(pg), Some(my), Some(rd)) = (database_url(POSTGRES), database_url(MYSQL), database_url(REDIS))

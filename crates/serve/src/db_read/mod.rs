@@ -335,10 +335,13 @@ pub async fn serve(
     let listener = server::bind(bind, port).await?;
     let addr = listener.local_addr().map_err(ServeError::Serve)?;
     writeln!(out, "{program} (axum): listening on http://{addr}; Ctrl-C or SIGTERM stops")?;
-    for note in notes {
-        writeln!(out, "{note}")?;
-    }
     out.flush()?;
+    // Best effort: whoever started us may stop reading after the first line
+    // (a closed pipe must not stop the server).
+    for note in notes {
+        let _ = writeln!(out, "{note}");
+    }
+    let _ = out.flush();
     server::serve_axum(listener, router(Arc::new(drivers))).await?;
     Ok(())
 }
