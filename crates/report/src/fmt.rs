@@ -36,6 +36,9 @@ pub fn with_error(value: f64, error: f64) -> String {
     if !value.is_finite() || !error.is_finite() {
         return format!("{} ± {}", rate(value), rate(error));
     }
+    // An error far below the value's own precision (identical runs) is shown as 0.
+    let negligible = error <= value.abs() * 1e-9;
+    let error = if negligible { 0.0 } else { error };
     let decimals = if error > 0.0 { (1 - error.log10().floor() as i32).clamp(0, 6) as usize } else { 0 };
     let fixed = |x: f64| {
         let s = format!("{:.decimals$}", x.abs());
@@ -164,6 +167,8 @@ mod tests {
         assert_eq!(with_error(1.7371, 0.0312), "1.737 ± 0.031");
         assert_eq!(with_error(415.67, 11.8), "416 ± 12");
         assert_eq!(with_error(10_000.0, 0.0), "10,000 ± 0");
+        // Identical runs: the interval is 0 up to rounding noise (regression: printed 490.000000 ± 0.000000).
+        assert_eq!(with_error(490.0, 490.0 * 1e-13), "490 ± 0");
     }
 
     #[test]

@@ -71,7 +71,8 @@ pub(super) fn analyse(
         if let Some(v) = rec.verification.as_ref().filter(|v| !v.passed) {
             warnings.push(format!("measured although it failed contract verification: {}", verify_reason(v)));
         }
-        for i in &rec.incidents {
+        // A saturated generator is already summarised above from the runs themselves.
+        for i in rec.incidents.iter().filter(|i| i.kind != "generator_saturated") {
             warnings.push(incident_line(i));
         }
     }
