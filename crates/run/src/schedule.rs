@@ -8,6 +8,8 @@
 
 use std::collections::BTreeSet;
 
+use stackbench_scenarios::rng::SplitMix64;
+
 /// One measured run to do: contestant index and 1-based repetition.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Slot {
@@ -28,7 +30,7 @@ pub fn interleaved(
     for rep in 1..=repetitions {
         let mut order: Vec<usize> = (0..contestants).collect();
         for i in (1..order.len()).rev() {
-            let j = (rng.next() % (i as u64 + 1)) as usize;
+            let j = (rng.next_u64() % (i as u64 + 1)) as usize;
             order.swap(i, j);
         }
         if order.len() > 1 && Some(order[0]) == last {
@@ -48,19 +50,7 @@ pub fn interleaved(
 /// A seed from the clock, for plans that do not fix one.
 pub fn clock_seed() -> u64 {
     let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-    SplitMix64(t.as_nanos() as u64 ^ u64::from(std::process::id())).next()
-}
-
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
+    SplitMix64(t.as_nanos() as u64 ^ u64::from(std::process::id())).next_u64()
 }
 
 #[cfg(test)]

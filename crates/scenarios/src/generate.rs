@@ -14,6 +14,7 @@ use bytes::Bytes;
 
 use crate::check::Expect;
 use crate::event::Event;
+use crate::rng::SplitMix64;
 use crate::{Scenario, bubble, contract, dbread};
 
 /// HTTP method of a generated request.
@@ -118,8 +119,8 @@ impl RequestGen {
                 }
                 (0..n)
                     .map(|_| {
-                        let a = 1 + (rng.next() % u64::from(dbread::ROWS)) as u32;
-                        let b = 1 + (rng.next() % u64::from(dbread::ROWS)) as u32;
+                        let a = 1 + (rng.next_u64() % u64::from(dbread::ROWS)) as u32;
+                        let b = 1 + (rng.next_u64() % u64::from(dbread::ROWS)) as u32;
                         Request {
                             method: Method::Get,
                             path: format!("{base}?a={a}&b={b}"),
@@ -181,23 +182,10 @@ const BASE_TIMESTAMP_MS: u64 = 1_764_460_800_000;
 
 fn random_event(rng: &mut SplitMix64, i: usize) -> Event<'static> {
     Event {
-        kind: TYPES[(rng.next() % TYPES.len() as u64) as usize].into(),
-        source: SOURCES[(rng.next() % SOURCES.len() as u64) as usize].into(),
-        value: (rng.next() % 100_000) as f64 / 100.0,
+        kind: TYPES[(rng.next_u64() % TYPES.len() as u64) as usize].into(),
+        source: SOURCES[(rng.next_u64() % SOURCES.len() as u64) as usize].into(),
+        value: (rng.next_u64() % 100_000) as f64 / 100.0,
         timestamp_ms: Some(BASE_TIMESTAMP_MS + i as u64 * 1000),
-    }
-}
-
-/// SplitMix64 (Steele, Lea, Flood 2014): tiny, fast, fully determined by its seed.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
     }
 }
 

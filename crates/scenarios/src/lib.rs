@@ -13,6 +13,7 @@ pub mod contract;
 pub mod dbread;
 pub mod event;
 pub mod generate;
+pub mod rng;
 pub mod verify;
 
 use std::fmt;

@@ -88,14 +88,8 @@ pub async fn expect(drivers: &Arc<Drivers>, uri: &str, expect: &Expect) -> Resul
 /// 24 pseudo-random pairs (SplitMix64, fixed seed).
 pub fn id_pairs() -> Vec<(u32, u32)> {
     let mut pairs = vec![(1, 2), (2, 1), (1, ROWS), (ROWS, 1), (ROWS, ROWS), (1, 1), (4999, 5000), (7, 7)];
-    let mut state: u64 = 0x5eed_0002;
-    let mut next = || {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        ((z ^ (z >> 31)) % u64::from(ROWS)) as u32 + 1
-    };
+    let mut rng = stackbench_scenarios::rng::SplitMix64(0x5eed_0002);
+    let mut next = || rng.below(u64::from(ROWS)) as u32 + 1;
     for _ in 0..24 {
         pairs.push((next(), next()));
     }
