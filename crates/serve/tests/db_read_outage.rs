@@ -199,7 +199,12 @@ impl Mariadb {
         let dir = temp_dir("mariadb");
         let user = if is_root() { "--user=root".to_owned() } else { String::new() };
         let mut cmd = Command::new(install);
+        // A private tmpdir: concurrent bootstraps sharing /tmp collide on their
+        // `#sql-temptable-*` files ("Unknown table 'mysql.tmp_user_sys'").
+        let tmp = dir.join("tmp");
+        std::fs::create_dir_all(&tmp).unwrap();
         cmd.arg("--no-defaults").arg(format!("--datadir={}", dir.join("data").display()));
+        cmd.arg(format!("--tmpdir={}", tmp.display()));
         cmd.args(["--auth-root-authentication-method=normal", "--skip-test-db"]);
         if !user.is_empty() {
             cmd.arg(&user);
@@ -225,6 +230,7 @@ impl Instance for Mariadb {
         let mut cmd = Command::new(&self.bin);
         cmd.arg("--no-defaults")
             .arg(format!("--datadir={}", d("data")))
+            .arg(format!("--tmpdir={}", d("tmp")))
             .arg(format!("--port={}", self.port))
             .arg(format!("--socket={}", d("mysqld.sock")))
             .arg(format!("--pid-file={}", d("mysqld.pid")))

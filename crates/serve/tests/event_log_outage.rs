@@ -184,6 +184,7 @@ impl PrivateDb for Mariadb {
         let child = Command::new("/usr/sbin/mariadbd")
             .arg("--no-defaults")
             .arg(format!("--datadir={}", self.dir.join("data").display()))
+            .arg(format!("--tmpdir={}", self.dir.join("tmp").display()))
             .arg(format!("--socket={}", self.dir.join("sock").display()))
             .arg(format!("--port={}", self.port))
             .args(["--bind-address=127.0.0.1", "--user=root", "--skip-log-bin"])
@@ -209,9 +210,13 @@ impl Drop for Mariadb {
 fn mariadb_outage() {
     let Some(()) = need(Path::new("/usr/sbin/mariadbd")) else { return };
     let dir = temp_dir("mariadb-outage");
+    // A private tmpdir: concurrent bootstraps sharing /tmp collide on their
+    // `#sql-temptable-*` files ("Unknown table 'mysql.tmp_user_sys'").
+    std::fs::create_dir_all(dir.join("tmp")).unwrap();
     run(Command::new("mariadb-install-db")
         .arg("--no-defaults")
         .arg(format!("--datadir={}", dir.join("data").display()))
+        .arg(format!("--tmpdir={}", dir.join("tmp").display()))
         .args(["--user=root", "--auth-root-authentication-method=normal", "--skip-test-db"])
         .stdout(Stdio::null()));
     let mut db = Mariadb { dir, port: free_port(), child: None };
