@@ -3,43 +3,45 @@
 //! whiskers and run dots; latency by percentile on HdrHistogram's log scale
 //! of 1/(1−p); per-second latency "signatures" per contestant (seed 000's
 //! "Individual Performance Signatures"); CPU and RSS over time; cold start
-//! and artifact size. Every axis names its unit. A chart without data
-//! (nothing sampled, no artifact) is `None`.
+//! and artifact size. Every axis names its unit, its ticks are chosen so
+//! that their labels fit ([`axis`]), and every chart scales to the width of
+//! its container. A chart without data (nothing sampled, no artifact) is
+//! `None`.
 
+pub mod axis;
 pub mod bars;
 pub mod lines;
 pub mod svg;
+pub mod text;
 
 use crate::analysis::{ContestantReport, ScenarioReport};
 use crate::export::table;
 use crate::fmt;
+use axis::Axis;
 use bars::{Bar, hbars};
 use lines::{Line, LineChart};
-use svg::{Scale, color, zero_to_nice};
-
-/// An axis label for a value: `1,500`, `0.5`, `2.25`.
-fn tick_label(v: f64) -> String {
-    if (v - v.round()).abs() < 1e-9 {
-        fmt::thousands(v.round() as i64)
-    } else {
-        let s = format!("{v:.3}");
-        s.trim_end_matches('0').trim_end_matches('.').to_owned()
-    }
-}
+use svg::{Key, Mark, Scale, color};
 
 /// The unit latencies of up to `max_us` read best in: (divisor, name).
 fn latency_unit(max_us: f64) -> (f64, &'static str) {
     if max_us < 2_000.0 {
         (1.0, "µs")
-    } else if max_us < 20_000_000.0 {
+    } else if max_us < 2_000_000.0 {
         (1_000.0, "ms")
     } else {
         (1_000_000.0, "s")
     }
 }
 
-fn ticks_of(scale: Scale) -> Vec<(f64, String)> {
-    scale.ticks().into_iter().map(|v| (v, tick_label(v))).collect()
+/// The unit sizes of up to `max_mib` MiB read best in: (divisor from MiB, name).
+fn size_unit(max_mib: f64) -> (f64, &'static str) {
+    if max_mib < 1.0 {
+        (1.0 / 1_024.0, "KiB")
+    } else if max_mib < 2_048.0 {
+        (1.0, "MiB")
+    } else {
+        (1_024.0, "GiB")
+    }
 }
 
 /// Correct answers per second: mean, 95% interval whisker, runs as dots.
@@ -58,6 +60,7 @@ pub fn throughput(s: &ScenarioReport) -> Option<String> {
             dots: c.throughput.runs.iter().map(|r| r.ok_rps).collect(),
             color: color(i).to_owned(),
             note: table::throughput(c),
+            short_note: fmt::rate(c.throughput.mean),
         })
         .collect();
     Some(hbars(
@@ -65,7 +68,6 @@ pub fn throughput(s: &ScenarioReport) -> Option<String> {
         &format!("{}: throughput", s.name),
         "correct responses per second (req/s)",
         &bars,
-        &tick_label,
     ))
 }
 
@@ -101,22 +103,20 @@ pub fn percentiles(s: &ScenarioReport) -> Option<String> {
         .ceil();
     let log_y = max_us / min_us.max(1.0) > 50.0;
     let y = if log_y {
-        Scale::Log {
+        Axis::Log {
             min: 10f64.powf((min_us.max(1.0) / div).log10().floor()),
             max: 10f64.powf((max_us / div).log10().ceil()),
         }
     } else {
-        zero_to_nice(max_us / div)
+        Axis::ZeroTo(max_us / div)
     };
-    let x_ticks = (0..=top as usize).map(|k| (k as f64, nines_label(k))).collect();
+    let ticks = (0..=top as usize).map(|k| (k as f64, nines_label(k))).collect();
     Some(
         LineChart {
             kind: "percentiles",
             title: format!("{}: latency by percentile", s.name),
-            x: Scale::Linear { min: 0.0, max: top },
+            x: Axis::Fixed { scale: Scale::Linear { min: 0.0, max: top }, ticks },
             y,
-            x_ticks,
-            y_ticks: ticks_of(y),
             x_label: "percentile (log scale of 1/(1−p))".to_owned(),
             y_label: format!("latency ({unit}{})", if log_y { ", log scale" } else { "" }),
             lines: with
@@ -129,7 +129,7 @@ pub fn percentiles(s: &ScenarioReport) -> Option<String> {
                     dashed: false,
                 })
                 .collect(),
-            legend: with.iter().map(|(i, c)| (color(*i).to_owned(), c.name.clone())).collect(),
+            legend: with.iter().map(|(i, c)| Key::swatch(color(*i), &c.name)).collect(),
             plot_height: 200.0,
         }
         .render(),
@@ -152,13 +152,11 @@ pub fn signature(s: &ScenarioReport, index: usize) -> Option<String> {
         return None;
     }
     let (div, unit) = latency_unit(signature_max(s));
-    let y = zero_to_nice(signature_max(s) / div);
     let t_max = s
         .contestants
         .iter()
         .flat_map(|c| c.series.signatures.iter().flat_map(|r| r.points.iter().map(|p| f64::from(p.0) + 1.0)))
         .fold(1.0, f64::max);
-    let x = zero_to_nice(t_max);
     let col = color(index).to_owned();
     let runs = c.series.signatures.len();
     let opacity = if runs > 1 { 0.75 } else { 1.0 };
@@ -185,14 +183,15 @@ pub fn signature(s: &ScenarioReport, index: usize) -> Option<String> {
         LineChart {
             kind: "signature",
             title: format!("'{}': latency signature", c.name),
-            x,
-            y,
-            x_ticks: ticks_of(x),
-            y_ticks: ticks_of(y),
+            x: Axis::ZeroTo(t_max),
+            y: Axis::ZeroTo(signature_max(s) / div),
             x_label: format!("second of the run ({runs} run{})", if runs == 1 { "" } else { "s" }),
             y_label: format!("latency ({unit})"),
             lines,
-            legend: vec![(col.clone(), "p50 (solid)".to_owned()), (col, "p99 (dashed)".to_owned())],
+            legend: vec![
+                Key { color: col.clone(), label: "p50".to_owned(), mark: Mark::Solid },
+                Key { color: col, label: "p99".to_owned(), mark: Mark::Dashed },
+            ],
             plot_height: 130.0,
         }
         .render(),
@@ -207,8 +206,8 @@ fn resource(
     s: &ScenarioReport,
     kind: &str,
     what: &str,
-    y_label: &str,
     get: &dyn Fn(&(f64, f64, u64)) -> f64,
+    unit: &dyn Fn(f64) -> (f64, String),
 ) -> Option<String> {
     let with: Vec<(usize, &ContestantReport)> = s
         .contestants
@@ -225,13 +224,13 @@ fn resource(
     let all: Vec<(usize, Runs)> = with.iter().map(|(i, c)| (*i, points(c))).collect();
     let y_max = all.iter().flat_map(|(_, runs)| runs.iter().flatten().map(|p| p.1)).fold(1.0, f64::max);
     let t_max = all.iter().flat_map(|(_, runs)| runs.iter().flatten().map(|p| p.0)).fold(1.0, f64::max);
-    let (x, y) = (zero_to_nice(t_max), zero_to_nice(y_max));
+    let (div, y_label) = unit(y_max);
     let lines = all
         .iter()
         .flat_map(|(i, runs)| {
             runs.iter().map(|pts| Line {
                 color: color(*i).to_owned(),
-                points: pts.clone(),
+                points: pts.iter().map(|(t, v)| (*t, v / div)).collect(),
                 width: 1.5,
                 opacity: 0.8,
                 dashed: false,
@@ -242,14 +241,12 @@ fn resource(
         LineChart {
             kind,
             title: format!("{}: {what} over time", s.name),
-            x,
-            y,
-            x_ticks: ticks_of(x),
-            y_ticks: ticks_of(y),
+            x: Axis::ZeroTo(t_max),
+            y: Axis::ZeroTo(y_max / div),
             x_label: "seconds into the run (a line per run)".to_owned(),
-            y_label: y_label.to_owned(),
+            y_label,
             lines,
-            legend: with.iter().map(|(i, c)| (color(*i).to_owned(), c.name.clone())).collect(),
+            legend: with.iter().map(|(i, c)| Key::swatch(color(*i), &c.name)).collect(),
             plot_height: 170.0,
         }
         .render(),
@@ -258,16 +255,21 @@ fn resource(
 
 /// CPU of the contestant's process tree, % of one core.
 pub fn cpu(s: &ScenarioReport) -> Option<String> {
-    resource(s, "cpu", "CPU", "CPU (% of one core)", &|p| p.1)
+    resource(s, "cpu", "CPU", &|p| p.1, &|_| (1.0, "CPU (% of one core)".to_owned()))
 }
 
-/// Resident memory of the contestant's process tree, MiB.
+/// Resident memory of the contestant's process tree, MiB (KiB below 1 MiB, GiB from 2 GiB).
 pub fn rss(s: &ScenarioReport) -> Option<String> {
-    resource(s, "rss", "memory (RSS)", "RSS (MiB)", &|p| p.2 as f64 / 1_048_576.0)
+    resource(s, "rss", "memory (RSS)", &|p| p.2 as f64 / 1_048_576.0, &|max| {
+        let (div, unit) = size_unit(max);
+        (div, format!("RSS ({unit})"))
+    })
 }
 
-/// Cold start p50 with a whisker to p95.
+/// Cold start p50 with a whisker to p95, in ms (s from 10 s).
 pub fn cold_start(s: &ScenarioReport) -> Option<String> {
+    let max = s.contestants.iter().filter_map(|c| c.cold_start_ms.filter(|q| q.n > 0)).map(|q| q.p95);
+    let (div, unit) = if max.fold(0.0, f64::max) >= 10_000.0 { (1_000.0, "s") } else { (1.0, "ms") };
     let bars: Vec<Bar> = s
         .contestants
         .iter()
@@ -276,11 +278,12 @@ pub fn cold_start(s: &ScenarioReport) -> Option<String> {
             let q = c.cold_start_ms.filter(|q| q.n > 0)?;
             Some(Bar {
                 label: c.name.clone(),
-                value: q.p50,
-                whisker: Some((q.p50, q.p95)),
+                value: q.p50 / div,
+                whisker: Some((q.p50 / div, q.p95 / div)),
                 dots: Vec::new(),
                 color: color(i).to_owned(),
                 note: format!("{} (p95 {})", fmt::millis(q.p50), fmt::millis(q.p95)),
+                short_note: fmt::millis(q.p50),
             })
         })
         .collect();
@@ -288,15 +291,16 @@ pub fn cold_start(s: &ScenarioReport) -> Option<String> {
         hbars(
             "cold-start",
             &format!("{}: cold start", s.name),
-            "exec to first verified answer (ms)",
+            &format!("exec to first verified answer ({unit})"),
             &bars,
-            &tick_label,
         )
     })
 }
 
-/// Size of each contestant's artifact (binary, image, bundle), MiB.
+/// Size of each contestant's artifact (binary, image, bundle), MiB (KiB below 1 MiB, GiB from 2 GiB).
 pub fn artifact(s: &ScenarioReport) -> Option<String> {
+    let max = s.contestants.iter().filter_map(|c| c.artifact_bytes).max().unwrap_or(0) as f64;
+    let (div, unit) = size_unit(max / 1_048_576.0);
     let bars: Vec<Bar> = s
         .contestants
         .iter()
@@ -305,16 +309,17 @@ pub fn artifact(s: &ScenarioReport) -> Option<String> {
             let b = c.artifact_bytes? as f64;
             Some(Bar {
                 label: c.name.clone(),
-                value: b / 1_048_576.0,
+                value: b / 1_048_576.0 / div,
                 whisker: None,
                 dots: Vec::new(),
                 color: color(i).to_owned(),
                 note: fmt::bytes(b),
+                short_note: fmt::bytes(b),
             })
         })
         .collect();
     (!bars.is_empty()).then(|| {
-        hbars("artifact", &format!("{}: artifact size", s.name), "artifact size (MiB)", &bars, &tick_label)
+        hbars("artifact", &format!("{}: artifact size", s.name), &format!("artifact size ({unit})"), &bars)
     })
 }
 
@@ -330,7 +335,9 @@ mod tests {
         assert_eq!((0..5).map(nines_label).collect::<Vec<_>>(), ["0%", "90%", "99%", "99.9%", "99.99%"]);
         assert_eq!(latency_unit(900.0).1, "µs");
         assert_eq!(latency_unit(1_200_000.0).1, "ms");
-        assert_eq!(tick_label(1500.0), "1,500");
-        assert_eq!(tick_label(0.25), "0.25");
+        assert_eq!(latency_unit(4_000_000.0).1, "s");
+        assert_eq!(size_unit(0.4).1, "KiB");
+        assert_eq!(size_unit(900.0).1, "MiB");
+        assert_eq!(size_unit(3_000.0).1, "GiB");
     }
 }

@@ -1,10 +1,16 @@
-//! A small SVG writer for the report's charts: elements as text, numbers
-//! rounded to a tenth of a pixel (stable snapshots, small files), scales
-//! (linear and log10) with "nice" ticks (Heckbert, "Nice numbers for graph
-//! labels", Graphics Gems, 1990), axes with labelled units, and a legend.
-//! Text uses the reader's own sans-serif font: nothing is fetched.
+//! A small SVG writer for the report's charts: one element per line (a
+//! snapshot diff reads element by element), numbers rounded to a tenth of a
+//! pixel (stable snapshots, small files), scales (linear and log10), axes
+//! with labelled units whose tick labels never overlap ([`super::axis`]),
+//! and a legend. A chart has a `viewBox` and no fixed size: it takes the
+//! width of its container, the page sets how wide at most. Text uses the
+//! reader's own sans-serif font: nothing is fetched.
 
 use std::fmt::Write as _;
+
+use super::axis::{self, ROW};
+pub use super::text::text_width;
+use super::text::{FONT, TITLE_FONT, fit, fit_plain};
 
 /// Colour-blind-safe palette (Okabe and Ito, 2008), without the yellow that
 /// disappears on white.
@@ -41,39 +47,42 @@ pub fn n(x: f64) -> String {
 /// An SVG document under construction.
 pub struct Svg {
     buf: String,
-}
-
-/// Approximate width of `s` in pixels at the charts' 13 px font.
-pub fn text_width(s: &str) -> f64 {
-    s.chars().count() as f64 * 7.0
+    width: f64,
 }
 
 impl Svg {
-    /// Starts a chart of `kind` (the `data-chart` attribute tests look for).
+    /// Starts a chart of `kind` (the `data-chart` attribute tests look for)
+    /// with a view box of `width` × `height` and no fixed size; the title is
+    /// shortened to fit (the `<title>` keeps it whole).
     pub fn new(kind: &str, title: &str, width: f64, height: f64) -> Svg {
         let mut buf = String::new();
-        let _ = write!(
+        let _ = writeln!(
             buf,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" data-chart=\"{}\" viewBox=\"0 0 {} {}\" \
-             width=\"{}\" height=\"{}\" role=\"img\" font-family=\"system-ui, -apple-system, 'Segoe UI', Roboto, \
-             sans-serif\" font-size=\"13\"><title>{}</title>",
+             role=\"img\" font-family=\"system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif\" \
+             font-size=\"{}\"><title>{}</title>",
             esc(kind),
             n(width),
             n(height),
-            n(width),
-            n(height),
+            n(FONT),
             esc(title)
         );
-        let _ = write!(
+        let _ = writeln!(
             buf,
-            "<text x=\"4\" y=\"16\" font-size=\"15\" font-weight=\"600\" fill=\"#222\">{}</text>",
-            esc(title)
+            "<text x=\"4\" y=\"16\" font-size=\"{}\" font-weight=\"600\" fill=\"#222\">{}</text>",
+            n(TITLE_FONT),
+            esc(&fit(title, width - 8.0, TITLE_FONT, true))
         );
-        Svg { buf }
+        Svg { buf, width }
+    }
+
+    /// Width of the view box.
+    pub fn width(&self) -> f64 {
+        self.width
     }
 
     pub fn line(&mut self, x1: f64, y1: f64, x2: f64, y2: f64, stroke: &str, width: f64) {
-        let _ = write!(
+        let _ = writeln!(
             self.buf,
             "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{stroke}\" stroke-width=\"{}\"/>",
             n(x1),
@@ -85,7 +94,7 @@ impl Svg {
     }
 
     pub fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, fill: &str, opacity: f64) {
-        let _ = write!(
+        let _ = writeln!(
             self.buf,
             "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{fill}\" fill-opacity=\"{}\"/>",
             n(x),
@@ -97,7 +106,7 @@ impl Svg {
     }
 
     pub fn circle(&mut self, x: f64, y: f64, r: f64, fill: &str) {
-        let _ = write!(
+        let _ = writeln!(
             self.buf,
             "<circle cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{fill}\" stroke=\"#fff\" stroke-width=\"0.8\"/>",
             n(x),
@@ -108,7 +117,7 @@ impl Svg {
 
     /// Text; `anchor` is `start`, `middle` or `end`.
     pub fn text(&mut self, x: f64, y: f64, anchor: &str, fill: &str, s: &str) {
-        let _ = write!(
+        let _ = writeln!(
             self.buf,
             "<text x=\"{}\" y=\"{}\" text-anchor=\"{anchor}\" fill=\"{fill}\">{}</text>",
             n(x),
@@ -119,7 +128,7 @@ impl Svg {
 
     /// Text rotated a quarter turn counter-clockwise (a y-axis label).
     pub fn vertical_text(&mut self, x: f64, y: f64, s: &str) {
-        let _ = write!(
+        let _ = writeln!(
             self.buf,
             "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#333\" transform=\"rotate(-90 {} {})\">{}</text>",
             n(x),
@@ -136,7 +145,7 @@ impl Svg {
             return;
         }
         let pts: Vec<String> = points.iter().map(|(x, y)| format!("{},{}", n(*x), n(*y))).collect();
-        let _ = write!(
+        let _ = writeln!(
             self.buf,
             "<polyline points=\"{}\" fill=\"none\" stroke=\"{stroke}\" stroke-width=\"{}\" stroke-opacity=\"{}\" \
              stroke-linejoin=\"round\"{}/>",
@@ -176,66 +185,6 @@ impl Scale {
         };
         if u.is_finite() { u.clamp(0.0, 1.0) } else { 0.0 }
     }
-
-    /// Tick positions within the scale.
-    pub fn ticks(&self) -> Vec<f64> {
-        match *self {
-            Scale::Linear { min, max } => nice_ticks(min, max, 5),
-            Scale::Log { min, max } => {
-                let mut out = Vec::new();
-                let mut p = 10f64.powf(min.log10().floor());
-                while p <= max * 1.000_001 {
-                    for m in [1.0, 2.0, 5.0] {
-                        let v = p * m;
-                        if v >= min * 0.999_999 && v <= max * 1.000_001 {
-                            out.push(v);
-                        }
-                    }
-                    p *= 10.0;
-                }
-                out
-            }
-        }
-    }
-}
-
-/// A "nice" step (1, 2 or 5 times a power of ten) for about `count` ticks.
-fn nice_step(span: f64, count: usize) -> f64 {
-    let raw = span / count.max(1) as f64;
-    let mag = 10f64.powf(raw.log10().floor());
-    let f = raw / mag;
-    let nice = if f < 1.5 {
-        1.0
-    } else if f < 3.0 {
-        2.0
-    } else if f < 7.0 {
-        5.0
-    } else {
-        10.0
-    };
-    nice * mag
-}
-
-/// Ticks at a nice step covering `[min, max]`.
-pub fn nice_ticks(min: f64, max: f64, count: usize) -> Vec<f64> {
-    if max.partial_cmp(&min) != Some(std::cmp::Ordering::Greater) {
-        return vec![min];
-    }
-    let step = nice_step(max - min, count);
-    let mut v = (min / step).ceil() * step;
-    let mut out = Vec::new();
-    while v <= max + step * 1e-9 {
-        out.push(if v.abs() < step * 1e-9 { 0.0 } else { v });
-        v += step;
-    }
-    out
-}
-
-/// A linear scale from 0 to a nice number at or above `max`.
-pub fn zero_to_nice(max: f64) -> Scale {
-    let max = if max > 0.0 && max.is_finite() { max } else { 1.0 };
-    let step = nice_step(max, 5);
-    Scale::Linear { min: 0.0, max: (max / step).ceil() * step }
 }
 
 /// A plot area inside a chart, with its two scales.
@@ -247,7 +196,12 @@ pub struct Plot {
     pub height: f64,
     pub x: Scale,
     pub y: Scale,
+    /// Width of the whole chart: labels stay within it.
+    pub view_width: f64,
 }
+
+/// From the plot's bottom to the first row of x labels' baseline, px.
+const X_LABELS: f64 = 17.0;
 
 impl Plot {
     pub fn px(&self, x: f64) -> f64 {
@@ -258,7 +212,19 @@ impl Plot {
         self.top + self.height - self.y.unit(y) * self.height
     }
 
-    /// Grid, axes, tick labels and axis labels.
+    /// The x tick labels as placed: staggered on a second row or left out
+    /// where they would collide ([`axis::place_x`]).
+    pub fn x_labels(&self, ticks: &[(f64, String)]) -> Vec<axis::Placed> {
+        let at: Vec<(f64, String)> = ticks.iter().map(|(v, l)| (self.px(*v), l.clone())).collect();
+        axis::place_x(&at, (2.0, self.view_width - 2.0))
+    }
+
+    /// Height below the plot that the x tick labels and the axis title take.
+    pub fn below(&self, ticks: &[(f64, String)]) -> f64 {
+        X_LABELS + ROW * (axis::rows(&self.x_labels(ticks)) as f64 - 1.0) + ROW + 8.0
+    }
+
+    /// Grid, axes, tick labels and axis labels (`y_label` is shortened to the plot's height).
     pub fn axes(
         &self,
         svg: &mut Svg,
@@ -273,55 +239,96 @@ impl Plot {
             svg.line(self.left, y, self.left + self.width, y, "#e3e3e3", 1.0);
             svg.text(self.left - 5.0, y + 4.0, "end", "#444", label);
         }
-        for (v, label) in x_ticks {
+        for (v, _) in x_ticks {
             let x = self.px(*v);
             svg.line(x, bottom, x, bottom + 4.0, "#888", 1.0);
-            svg.text(x, bottom + 17.0, "middle", "#444", label);
+        }
+        let placed = self.x_labels(x_ticks);
+        for p in &placed {
+            svg.text(p.x, bottom + X_LABELS + ROW * p.row as f64, "middle", "#444", &p.text);
         }
         svg.line(self.left, bottom, self.left + self.width, bottom, "#888", 1.0);
         svg.line(self.left, self.top, self.left, bottom, "#888", 1.0);
-        svg.text(self.left + self.width / 2.0, bottom + 34.0, "middle", "#333", x_label);
+        let title = fit_plain(x_label, self.view_width - 8.0);
+        let (lo, hi) = axis::extent(self.left + self.width / 2.0, &title, (4.0, self.view_width - 4.0));
+        let baseline = bottom + X_LABELS + ROW * axis::rows(&placed) as f64;
+        svg.text(f64::midpoint(lo, hi), baseline, "middle", "#333", &title);
         if !y_label.is_empty() {
-            svg.vertical_text(14.0, self.top + self.height / 2.0, y_label);
+            svg.vertical_text(14.0, self.top + self.height / 2.0, &fit_plain(y_label, self.height + 20.0));
         }
     }
 }
 
-/// Draws a legend of coloured swatches, wrapping within `width`, starting at
-/// (`x`, `y`); returns the height it took.
-pub fn legend(svg: &mut Svg, items: &[(String, String)], x: f64, y: f64, width: f64) -> f64 {
-    if items.is_empty() {
-        return 0.0;
-    }
-    let (mut cx, mut cy) = (x, y);
-    for (color, label) in items {
-        let w = 18.0 + text_width(label) + 14.0;
-        if cx > x && cx + w > x + width {
-            cx = x;
-            cy += 18.0;
-        }
-        svg.rect(cx, cy - 9.0, 12.0, 10.0, color, 1.0);
-        svg.text(cx + 16.0, cy, "start", "#333", label);
-        cx += w;
-    }
-    cy - y + 18.0
+/// How a legend entry shows its series.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Mark {
+    /// A filled square (a series told by its colour).
+    Swatch,
+    /// A short solid line.
+    Solid,
+    /// A short dashed line.
+    Dashed,
 }
 
-/// Height a legend would take (same layout as [`legend`]).
-pub fn legend_height(items: &[(String, String)], width: f64) -> f64 {
-    if items.is_empty() {
-        return 0.0;
+/// A legend entry.
+#[derive(Debug, Clone)]
+pub struct Key {
+    pub color: String,
+    pub label: String,
+    pub mark: Mark,
+}
+
+impl Key {
+    pub fn swatch(color: &str, label: &str) -> Key {
+        Key { color: color.to_owned(), label: label.to_owned(), mark: Mark::Swatch }
     }
-    let (mut cx, mut rows) = (0.0, 1.0);
-    for (_, label) in items {
-        let w = 18.0 + text_width(label) + 14.0;
-        if cx > 0.0 && cx + w > width {
+}
+
+/// Height of a legend row, px.
+const LEGEND_ROW: f64 = 18.0;
+
+/// Legend entries laid out within `width`: (x offset, row, shortened label).
+fn legend_layout(items: &[Key], width: f64) -> Vec<(f64, usize, String)> {
+    let mut out = Vec::new();
+    let (mut cx, mut row) = (0.0, 0);
+    for k in items {
+        let label = fit_plain(&k.label, width - 22.0);
+        let w = 22.0 + text_width(&label) + 14.0;
+        if cx > 0.0 && cx + w - 14.0 > width {
             cx = 0.0;
-            rows += 1.0;
+            row += 1;
         }
+        out.push((cx, row, label));
         cx += w;
     }
-    rows * 18.0
+    out
+}
+
+/// Draws a legend, wrapping within `width`, its first baseline at (`x`, `y`).
+pub fn legend(svg: &mut Svg, items: &[Key], x: f64, y: f64, width: f64) {
+    for (k, (dx, row, label)) in items.iter().zip(legend_layout(items, width)) {
+        let (cx, cy) = (x + dx, y + LEGEND_ROW * row as f64);
+        match k.mark {
+            Mark::Swatch => svg.rect(cx, cy - 9.0, 12.0, 10.0, &k.color, 1.0),
+            Mark::Solid | Mark::Dashed => svg.polyline(
+                &[(cx, cy - 4.0), (cx + 18.0, cy - 4.0)],
+                &k.color,
+                2.0,
+                1.0,
+                k.mark == Mark::Dashed,
+            ),
+        }
+        svg.text(cx + 22.0, cy, "start", "#333", &label);
+    }
+}
+
+/// Height a legend takes (same layout as [`legend`]).
+pub fn legend_height(items: &[Key], width: f64) -> f64 {
+    if items.is_empty() {
+        return 0.0;
+    }
+    let rows = legend_layout(items, width).iter().map(|(_, r, _)| r + 1).max().unwrap_or(1);
+    LEGEND_ROW * rows as f64
 }
 
 #[cfg(test)]
@@ -329,21 +336,36 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ticks_are_nice() {
-        assert_eq!(nice_ticks(0.0, 1_000.0, 5), vec![0.0, 200.0, 400.0, 600.0, 800.0, 1_000.0]);
-        assert_eq!(nice_ticks(0.0, 7.3, 5), vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]);
-        assert_eq!(nice_ticks(0.0, 9.0, 5), vec![0.0, 2.0, 4.0, 6.0, 8.0]);
-        let Scale::Linear { max, .. } = zero_to_nice(1_882.0) else { panic!() };
-        assert!((max - 2_000.0).abs() < 1e-9);
-        assert_eq!(Scale::Log { min: 1.0, max: 100.0 }.ticks(), vec![1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]);
-        assert_eq!(nice_ticks(5.0, 5.0, 5), vec![5.0]);
-    }
-
-    #[test]
     fn text_is_escaped_and_numbers_short() {
         assert_eq!(esc("<a & 'b'>"), "&lt;a &amp; &#39;b&#39;&gt;");
         assert_eq!(n(12.04), "12");
         assert_eq!(n(-0.01), "0");
         assert_eq!(n(3.26), "3.3");
+    }
+
+    /// Regression: a chart had a fixed pixel size, wider than a phone.
+    #[test]
+    fn a_chart_has_a_view_box_and_no_fixed_size() {
+        let svg = Svg::new("k", "a title", 420.0, 200.0).finish();
+        let root = &svg[..svg.find('>').unwrap()];
+        assert!(root.contains("viewBox=\"0 0 420 200\""), "{root}");
+        assert!(!root.contains(" width=") && !root.contains(" height="), "{root}");
+    }
+
+    #[test]
+    fn a_long_title_is_shortened_and_kept_whole_in_title() {
+        let long = "a-scenario-with-a-very-long-name: latency by percentile and more";
+        let svg = Svg::new("k", long, 300.0, 100.0).finish();
+        assert!(svg.contains(&format!("<title>{long}</title>")));
+        assert!(svg.contains('…'));
+    }
+
+    #[test]
+    fn legends_wrap_within_their_width() {
+        let items: Vec<Key> = (0..6).map(|i| Key::swatch(color(i), &format!("contestant-{i}"))).collect();
+        for (dx, _, label) in legend_layout(&items, 200.0) {
+            assert!(dx + 22.0 + text_width(&label) <= 200.0 + 1e-9);
+        }
+        assert!(legend_height(&items, 200.0) > legend_height(&items, 2000.0));
     }
 }
