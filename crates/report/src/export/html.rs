@@ -2,7 +2,10 @@
 //! phone. No script, no font, no stylesheet or image from anywhere: inline
 //! CSS, inline SVG charts ([`crate::chart`]), and a Content-Security-Policy
 //! that forbids fetching anything, so a mistake would show as a blocked
-//! request rather than a silent dependency on the network.
+//! request rather than a silent dependency on the network. Layout: charts
+//! in a grid of columns at least 26rem wide (one on a phone), filled so that
+//! a lone chart keeps a column's width, each chart scaled to its column and
+//! at most 32rem wide; a wide table scrolls inside its own box.
 
 use std::fmt::Write as _;
 
@@ -16,12 +19,12 @@ pub struct Html;
 const STYLE: &str = "
 :root{color-scheme:light;--fg:#1d1d1f;--muted:#5f6368;--line:#e2e2e2;--warn:#8a5a00;--bad:#b3261e;--good:#0b6e4f}
 *{box-sizing:border-box}
-body{margin:0 auto;max-width:72rem;padding:1rem;font:15px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:var(--fg);background:#fff}
+body{margin:0 auto;max-width:72rem;padding:1rem;font:15px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:var(--fg);background:#fff;overflow-wrap:break-word}
 h1{font-size:1.5rem;margin:.2rem 0}h2{font-size:1.25rem;margin:2rem 0 .3rem;padding-top:.6rem;border-top:2px solid var(--line)}
 h3{font-size:1.05rem;margin:1.2rem 0 .4rem}
 .meta{color:var(--muted);margin:.15rem 0;overflow-wrap:anywhere}
 nav a{margin-right:1rem}
-.table{overflow-x:auto;-webkit-overflow-scrolling:touch}
+.table{max-width:100%;overflow-x:auto;-webkit-overflow-scrolling:touch}
 table{border-collapse:collapse;font-variant-numeric:tabular-nums;white-space:nowrap;font-size:.9rem}
 th,td{padding:.3rem .55rem;border-bottom:1px solid var(--line);text-align:left}
 th{background:#f6f6f6;font-weight:600}
@@ -29,12 +32,12 @@ td.n,th.n{text-align:right}
 tr.first td.name{color:var(--good);font-weight:600}
 ul{padding-left:1.2rem}li{margin:.2rem 0}
 .tied,.nointerval{color:var(--muted)}.failed{color:var(--bad)}.warning{color:var(--warn)}.note{color:var(--muted)}
-.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,26rem),1fr));gap:1rem;margin:.6rem 0}
-figure{margin:0;border:1px solid var(--line);border-radius:6px;padding:.4rem}
-figure svg{display:block;width:100%;height:auto}
+.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,26rem),1fr));gap:1rem;margin:.6rem 0}
+figure{margin:0;min-width:0;border:1px solid var(--line);border-radius:6px;padding:.4rem}
+figure svg{display:block;width:100%;height:auto;max-width:32rem;margin:0 auto}
 figcaption{color:var(--muted);font-size:.85rem;margin-top:.2rem}
 details{margin:.6rem 0}pre{overflow-x:auto;background:#f6f6f6;padding:.6rem;font-size:.85rem}
-@media (max-width:40rem){body{padding:.6rem;font-size:14px}table{font-size:.8rem}th,td{padding:.25rem .4rem}}
+@media (max-width:40rem){body{padding:.5rem;font-size:14px}table{font-size:.8rem}th,td{padding:.25rem .4rem}figure{padding:.2rem}}
 ";
 
 impl Exporter for Html {
