@@ -1,5 +1,7 @@
 //! Renders the synthetic "three kings" result set in one format:
-//! `cargo run -p stackbench-report --example three_kings -- [terminal|md|csv|json|html]`.
+//! `cargo run -p stackbench-report --example three_kings -- [terminal|md|csv|json|html] [extremes]`
+//! (`extremes` renders [`stackbench_report::synthetic::extremes`] instead,
+//! the charts at the edges of what they must show).
 
 use stackbench_report::{Analysis, AnalysisOptions, Format, RenderOptions, render, synthetic};
 
@@ -9,7 +11,11 @@ fn main() {
             eprintln!("{e}");
             std::process::exit(2);
         });
-    let set = synthetic::three_kings("results/three-kings");
+    let set = if std::env::args().nth(2).as_deref() == Some("extremes") {
+        synthetic::extremes("results/extremes")
+    } else {
+        synthetic::three_kings("results/three-kings")
+    };
     let analysis = Analysis::from_results(&set, &AnalysisOptions::default());
     print!("{}", render(&analysis, format, &RenderOptions::for_stdout()));
 }

@@ -10,7 +10,9 @@
 //! throughputs (Elixir 113k RPM, Japronto 95k, Go 80k, Flask 25k on `dummy`;
 //! Go 10k RPM, Elixir 6k, Japronto 3.8% over Flask on `event-log`), one
 //! contestant that fails verification, one that crashes, and a `bubble-sort`
-//! with too few runs for an interval.
+//! with too few runs for an interval. [`extremes`] stretches the charts:
+//! from a fraction of a request per second to millions, alone or with
+//! long-named neighbours.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -400,6 +402,56 @@ pub fn three_kings_with(dir: &str, factor: impl Fn(&str) -> f64) -> ResultSet {
 /// [`three_kings_with`] at the published figures.
 pub fn three_kings(dir: &str) -> ResultSet {
     three_kings_with(dir, |_| 1.0)
+}
+
+/// One scenario of [`extremes`]: throughput, virtual users, run length,
+/// CPU %, RSS MiB, cold start ms and artifact bytes of its first contestant.
+type Extreme = (&'static str, f64, u32, u32, f64, f64, f64, u64);
+
+const EXTREMES: [Extreme; 5] = [
+    ("tiny", 0.42, 1, 3, 0.8, 0.4, 2.5, 48_000),
+    ("small", 95.0, 10, 10, 35.0, 12.0, 35.0, 900_000),
+    ("typical", 48_123.0, 256, 30, 190.0, 140.0, 812.0, 25_000_000),
+    ("huge", 5_300_000.0, 10, 600, 1_580.0, 12_500.0, 45_000.0, 3_400_000_000),
+    ("slow", 3.0, 400, 60, 99.0, 800.0, 9_000.0, 700_000_000),
+];
+
+/// Contestants of [`extremes`]; the `-alone` scenarios have the first only.
+pub const EXTREME_NAMES: [&str; 5] =
+    ["plug", "japronto", "a-contestant-with-a-really-long-name-indeed", "gin", "flask"];
+
+/// Scenarios at the edges of what the charts must show: for each of
+/// `tiny`, `small`, `typical`, `huge` and `slow`, five contestants (one with
+/// a long name) and, as `<name>-alone`, the first of them alone; 3 runs each.
+/// Names repeat across scenarios: for rendering, not for [`write`].
+pub fn extremes(dir: &str) -> ResultSet {
+    let mut runs = Vec::new();
+    let mut contestants = Vec::new();
+    for (name, rps, users, seconds, cpu, rss, cold, artifact) in EXTREMES {
+        for (scenario, names) in
+            [(name.to_owned(), &EXTREME_NAMES[..]), (format!("{name}-alone"), &EXTREME_NAMES[..1])]
+        {
+            for (i, c) in names.iter().enumerate() {
+                let f = 1.0 - 0.17 * i as f64;
+                for rep in 1..=3 {
+                    let mut spec = RunSpec::new(c, &scenario, rep, rps * f * (1.0 + 0.01 * f64::from(rep)));
+                    spec.users = users;
+                    spec.duration_s = seconds;
+                    spec.shape =
+                        [Shape::Wave, Shape::Erratic, Shape::Rising, Shape::Bump, Shape::Flat][i % 5];
+                    spec.resources = Some((cpu * f, rss * f));
+                    runs.push(spec);
+                }
+                contestants.push(contestant(
+                    c,
+                    &scenario,
+                    Some(cold * f),
+                    Some((artifact as f64 * f) as u64),
+                ));
+            }
+        }
+    }
+    result_set(dir, contestants, &runs)
 }
 
 /// Writes a result set as the orchestrator lays it out (manifest,

@@ -5,7 +5,11 @@
 //! network load, so a stray dependency shows up here), checks that every
 //! chart is in the parsed DOM, and writes a phone and a desktop screenshot as
 //! CI artifacts (paths printed). Two control pages prove the console check
-//! can fail. Without Chromium the test skips visibly, unless `CI=true`.
+//! can fail. A second test measures the laid-out page with the real fonts,
+//! in a 390 px (phone) and a 1280 px frame: no text of a chart overlaps
+//! another or leaves its chart, no chart is wider than its box or 32rem,
+//! nothing widens the page; a control page proves the overlap check can
+//! fail. Without Chromium the tests skip visibly, unless `CI=true`.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -13,7 +17,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use stackbench_report::analysis::{Analysis, AnalysisOptions};
-use stackbench_report::synthetic::three_kings;
+use stackbench_report::synthetic::{extremes, three_kings};
 use stackbench_report::{Format, RenderOptions, render};
 
 /// Chromium's path: `STACKBENCH_CHROMIUM`, else the usual names on `PATH`.
@@ -98,9 +102,10 @@ fn say(line: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
-#[test]
-fn html_report_opens_offline_without_console_errors_and_shows_every_chart() {
-    let Some(browser) = chromium() else {
+/// Chromium, or `None` after saying the test is skipped (an error in CI).
+fn browser_or_skip() -> Option<PathBuf> {
+    let browser = chromium();
+    if browser.is_none() {
         assert!(
             !stackbench_testkit::in_ci(),
             "CI=true but no Chromium (install Debian's chromium, as .ci/run does, or set STACKBENCH_CHROMIUM)"
@@ -108,6 +113,13 @@ fn html_report_opens_offline_without_console_errors_and_shows_every_chart() {
         stackbench_testkit::skip(
             "Chromium not found; install Debian's `chromium` or set STACKBENCH_CHROMIUM",
         );
+    }
+    browser
+}
+
+#[test]
+fn html_report_opens_offline_without_console_errors_and_shows_every_chart() {
+    let Some(browser) = browser_or_skip() else {
         return;
     };
     let dir = out_dir();
@@ -153,7 +165,7 @@ fn html_report_opens_offline_without_console_errors_and_shows_every_chart() {
         assert!(dom.stdout.contains(&format!("<h2>{}</h2>", s.name)));
     }
 
-    for (name, size) in [("report-phone.png", "412,2600"), ("report-desktop.png", "1280,3200")] {
+    for (name, size) in [("report-phone.png", "390,2600"), ("report-desktop.png", "1280,3200")] {
         let shot = dir.join(name);
         let _ = std::fs::remove_file(&shot);
         let out = run_chromium(
@@ -166,6 +178,114 @@ fn html_report_opens_offline_without_console_errors_and_shows_every_chart() {
         assert!(console.is_empty(), "console messages:\n{}", console.join("\n"));
         let png = std::fs::read(&shot).unwrap_or_else(|e| panic!("no screenshot {}: {e}", shot.display()));
         assert!(png.starts_with(b"\x89PNG") && png.len() > 20_000, "{} looks empty", shot.display());
+        say(&format!("screenshot (CI artifact): {}", shot.display()));
+    }
+}
+
+/// Measures a page shown in an iframe of the given width (the frame's
+/// document is the report, unchanged, its policy included) and writes what
+/// is wrong, or `ok`, into `#layout-check`. Text boxes are the browser's own.
+const LAYOUT_CHECK: &str = r#"
+function check(doc) {
+  const out = [];
+  const vw = doc.documentElement.clientWidth;
+  if (doc.documentElement.scrollWidth > vw + 1)
+    out.push('the page is ' + doc.documentElement.scrollWidth + ' px wide in a ' + vw + ' px window');
+  const name = (svg) => svg.getAttribute('data-chart') + ' "' + (svg.querySelector('title') || {}).textContent + '"';
+  for (const svg of doc.querySelectorAll('svg')) {
+    const r = svg.getBoundingClientRect();
+    const box = svg.parentElement.getBoundingClientRect();
+    if (r.width > box.width + 1) out.push(name(svg) + ' is ' + r.width + ' px wide in a ' + box.width + ' px box');
+    if (r.width > 32 * 16 + 1) out.push(name(svg) + ' is ' + r.width + ' px wide, more than 32rem');
+    const texts = [...svg.querySelectorAll('text')].map(t => [t, t.getBoundingClientRect()]);
+    for (const [t, b] of texts)
+      if (b.left < r.left - 1 || b.right > r.right + 1 || b.top < r.top - 1 || b.bottom > r.bottom + 1)
+        out.push(name(svg) + ': "' + t.textContent + '" leaves the chart');
+    for (let i = 0; i < texts.length; i++) for (let j = i + 1; j < texts.length; j++) {
+      const [ta, a] = texts[i], [tb, b] = texts[j];
+      const ox = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+      const oy = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+      // A text's box includes its line spacing: glyphs meet when the boxes overlap by more.
+      if (ox > 0.5 && oy > 0.25 * Math.min(a.height, b.height))
+        out.push(name(svg) + ': "' + ta.textContent + '" overlaps "' + tb.textContent + '"');
+    }
+  }
+  for (const t of doc.querySelectorAll('.table'))
+    if (t.getBoundingClientRect().right > vw + 1) out.push('a table reaches past the window');
+  return out.length ? out.join('\n') : 'ok';
+}
+document.getElementById('frame').onload = function () {
+  document.getElementById('layout-check').textContent = check(this.contentDocument);
+};
+"#;
+
+/// What [`LAYOUT_CHECK`] found on `page` at `width` px.
+fn layout_problems(browser: &Path, page: &Path, width: u32) -> String {
+    let file = page.file_name().unwrap().to_str().unwrap();
+    let check = page.with_file_name(format!("check-{width}-{file}"));
+    std::fs::write(
+        &check,
+        format!(
+            "<!DOCTYPE html><html><body style=\"margin:0\"><iframe id=\"frame\" src=\"{file}\" \
+             style=\"width:{width}px;height:3000px;border:0\"></iframe><pre id=\"layout-check\">not run</pre>\
+             <script>{LAYOUT_CHECK}</script></body></html>"
+        ),
+    )
+    .unwrap();
+    let dom = run_chromium(
+        browser,
+        &check,
+        &["--allow-file-access-from-files".into(), "--dump-dom".into()],
+        &format!("layout-{width}"),
+    );
+    let start = dom.stdout.find("<pre id=\"layout-check\">").expect("the check's output") + 23;
+    let end = start + dom.stdout[start..].find("</pre>").unwrap();
+    dom.stdout[start..end].replace("&quot;", "\"").replace("&amp;", "&")
+}
+
+/// Regression: tick labels overlapped (throughput axis, 99.99% and
+/// 99.999%), and a lone contestant's signature filled a desktop screen.
+#[test]
+fn html_report_charts_fit_a_phone_and_a_desktop_without_overlapping_text() {
+    let Some(browser) = browser_or_skip() else {
+        return;
+    };
+    let dir = out_dir();
+    // Control: two texts drawn over each other are seen.
+    let control = dir.join("control-overlap.html");
+    std::fs::write(
+        &control,
+        "<!DOCTYPE html><html><body><figure><svg viewBox=\"0 0 200 50\" data-chart=\"control\">\
+         <text x=\"10\" y=\"20\">99.99%</text><text x=\"30\" y=\"22\">99.999%</text></svg></figure></body></html>",
+    )
+    .unwrap();
+    let found = layout_problems(&browser, &control, 390);
+    assert!(found.contains("\"99.99%\" overlaps \"99.999%\""), "the control must fail: {found}");
+
+    let options = AnalysisOptions::default();
+    for (name, set) in
+        [("report.html", three_kings("results/three-kings")), ("extremes.html", extremes("results/extremes"))]
+    {
+        let page = dir.join(name);
+        std::fs::write(
+            &page,
+            render(&Analysis::from_results(&set, &options), Format::Html, &RenderOptions::default()),
+        )
+        .unwrap();
+        for width in [390, 1280] {
+            let found = layout_problems(&browser, &page, width);
+            assert_eq!(found, "ok", "{name} at {width} px");
+        }
+    }
+    let page = dir.join("extremes.html");
+    for (name, size) in [("extremes-phone.png", "390,6000"), ("extremes-desktop.png", "1280,6000")] {
+        let shot = dir.join(name);
+        run_chromium(
+            &browser,
+            &page,
+            &[format!("--window-size={size}"), format!("--screenshot={}", shot.display())],
+            name,
+        );
         say(&format!("screenshot (CI artifact): {}", shot.display()));
     }
 }
