@@ -2,12 +2,11 @@
 //! them: seeding says what it did (and nothing the second time), a wrong
 //! `--store` says which forms exist, and the seeded file is served.
 
-use std::io::{BufRead as _, BufReader};
-use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use stackbench_testkit::http;
+use stackbench_testkit::process::Server;
 
 const BIN: &str = env!("CARGO_BIN_EXE_stackbench");
 
@@ -37,16 +36,16 @@ fn seed_then_serve_a_sqlite_file() {
     assert_eq!(code, Some(0));
     assert!(out.contains("nothing changed"), "{out}");
 
-    let mut child = Command::new(BIN)
-        .args(["serve", "db-read", "--sqlite", &path.display().to_string(), "--port", "0"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let mut server = Server::start(Command::new(BIN).args([
+        "serve",
+        "db-read",
+        "--sqlite",
+        &path.display().to_string(),
+        "--port",
+        "0",
+    ]));
+    let (line, addr) = (server.first_line(), server.addr);
     assert!(line.starts_with("stackbench serve db-read (axum): listening on http://"), "{line}");
-    let addr: SocketAddr =
-        line.split("http://").nth(1).and_then(|r| r.split(';').next()).unwrap().parse().unwrap();
     let r = http::get(addr, "/db/sqlite?a=2&b=1").unwrap();
     assert_eq!(r.status, 200);
     let rows: serde_json::Value = serde_json::from_slice(&r.body).unwrap();
@@ -57,8 +56,7 @@ fn seed_then_serve_a_sqlite_file() {
             {"id": 2, "name": "item-2", "price": 5838}
         ])
     );
-    let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
-    assert!(child.wait().unwrap().success());
+    assert!(server.terminate().success());
     std::fs::remove_dir_all(dir).unwrap();
 }
 

@@ -2,35 +2,13 @@
 //! the files it writes, its exit codes (0, 1 for bad input in one line, 2 for
 //! a failed threshold, 130 after Ctrl-C with the partial result written).
 
-use std::io::{BufRead, BufReader};
-use std::net::SocketAddr;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-struct Server(Child, SocketAddr);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use stackbench_testkit::process::Server;
 
 fn serve_dummy() -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_stackbench"))
-        .args(["serve", "dummy", "--port", "0"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("stackbench starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let addr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|rest| rest.split(';').next())
-        .and_then(|a| a.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no address in {line:?}"));
-    Server(child, addr)
+    Server::start(Command::new(env!("CARGO_BIN_EXE_stackbench")).args(["serve", "dummy", "--port", "0"]))
 }
 
 fn load(args: &[&str]) -> Output {
@@ -47,7 +25,7 @@ fn temp(name: &str) -> std::path::PathBuf {
 fn writes_the_record_the_timeline_and_the_interval_log() {
     let s = serve_dummy();
     let (json, csv, hlog) = (temp("r.json"), temp("t.csv"), temp("h.hlog"));
-    let url = format!("http://{}/events", s.1);
+    let url = format!("http://{}/events", s.addr);
     let out = load(&[
         &url,
         "--scenario",
@@ -96,7 +74,7 @@ fn writes_the_record_the_timeline_and_the_interval_log() {
 #[test]
 fn a_failed_threshold_exits_with_2_and_says_which() {
     let s = serve_dummy();
-    let url = format!("http://{}/events", s.1);
+    let url = format!("http://{}/events", s.addr);
     let out = load(&[&url, "-n", "50", "-c", "2", "--threshold", "p50<1us", "--threshold", "rps>1"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(2), "{stdout}");
@@ -130,7 +108,7 @@ fn bad_input_is_one_line_and_exit_code_1() {
 fn ctrl_c_stops_and_writes_the_partial_result() {
     let s = serve_dummy();
     let json = temp("partial.json");
-    let url = format!("http://{}/events", s.1);
+    let url = format!("http://{}/events", s.addr);
     let child = Command::new(env!("CARGO_BIN_EXE_stackbench"))
         .args(["load", &url, "-c", "2", "-d", "60s", "--threads", "1", "--json", json.to_str().unwrap()])
         .stdout(Stdio::piped())

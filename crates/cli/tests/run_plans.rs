@@ -10,6 +10,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use stackbench_record::store::{ResultSet, Status};
+use stackbench_testkit::process::Server;
 
 const BIN: &str = env!("CARGO_BIN_EXE_stackbench");
 
@@ -315,19 +316,14 @@ fn a_bad_plan_is_refused_with_its_place() {
 
 #[test]
 fn verify_names_the_broken_rule() {
-    let mut server =
-        Command::new(BIN).args(["serve", "dummy", "--port", "0"]).stdout(Stdio::piped()).spawn().unwrap();
-    let mut line = String::new();
-    BufReader::new(server.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let addr = line.split("http://").nth(1).and_then(|r| r.split(';').next()).unwrap().to_owned();
-    let url = format!("http://{addr}");
+    let mut server = Server::start(Command::new(BIN).args(["serve", "dummy", "--port", "0"]));
+    let url = format!("http://{}", server.addr);
     let (code, stdout, _) = run(&["verify", &url, "--scenario", "dummy"]);
     assert_eq!(code, Some(0), "{stdout}");
     let (code, stdout, _) = run(&["verify", &url, "--scenario", "event-log", "--clean"]);
     assert_eq!(code, Some(1), "{stdout}");
     assert!(stdout.contains("FAILED K sequential writes on a clean store give K"), "{stdout}");
-    let _ = Command::new("kill").arg(server.id().to_string()).status();
-    server.wait().unwrap();
+    assert!(server.terminate().success());
 }
 
 /// The any-language path: Flask behind gunicorn (from PyPI, into a venv)

@@ -1,45 +1,14 @@
 //! `stackbench serve dummy` as a user runs it: a real process on a real port,
 //! answering the contract, and stopping cleanly on SIGTERM.
 
-use std::io::{BufRead, BufReader};
-use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 use stackbench_testkit::http;
+use stackbench_testkit::process::Server;
 
-/// Starts `stackbench serve dummy --port 0` and returns it with its address.
-fn start() -> (Child, SocketAddr) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_stackbench"))
-        .args(["serve", "dummy", "--port", "0"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("stackbench starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let addr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|rest| rest.split(';').next())
-        .and_then(|a| a.parse().ok())
-        .unwrap_or_else(|| panic!("no address in {line:?}"));
-    (child, addr)
-}
-
-fn terminate(child: &Child) {
-    let status = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
-    assert!(status.success());
-}
-
-fn wait_exit(child: &mut Child) -> std::process::ExitStatus {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status;
-        }
-        assert!(Instant::now() < deadline, "the server did not stop within 10 s of SIGTERM");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+/// Starts `stackbench serve dummy --port 0`.
+fn start() -> Server {
+    Server::start(Command::new(env!("CARGO_BIN_EXE_stackbench")).args(["serve", "dummy", "--port", "0"]))
 }
 
 fn error_message(r: &http::Response) -> String {
@@ -50,7 +19,8 @@ fn error_message(r: &http::Response) -> String {
 
 #[test]
 fn serves_the_dummy_contract_and_stops_on_sigterm() {
-    let (mut child, addr) = start();
+    let mut server = start();
+    let addr = server.addr;
 
     let ok = http::post_json(addr, "/events", r#"{"type":"page_view","source":"web","value":1.5}"#).unwrap();
     assert_eq!((ok.status, ok.text().as_str()), (200, r#"{"count":1}"#));
@@ -80,19 +50,17 @@ fn serves_the_dummy_contract_and_stops_on_sigterm() {
     assert_eq!(r.status, 413);
     error_message(&r);
 
-    terminate(&child);
-    assert!(wait_exit(&mut child).success(), "SIGTERM is a clean stop");
+    assert!(server.terminate().success(), "SIGTERM is a clean stop");
 }
 
 #[test]
 fn a_taken_port_is_a_clear_error() {
-    let (mut first, addr) = start();
+    let mut first = start();
     let out = Command::new(env!("CARGO_BIN_EXE_stackbench"))
-        .args(["serve", "dummy", "--port", &addr.port().to_string()])
+        .args(["serve", "dummy", "--port", &first.addr.port().to_string()])
         .output()
         .unwrap();
-    terminate(&first);
-    wait_exit(&mut first);
+    first.terminate();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("cannot listen on") && err.contains("--port"), "{err}");

@@ -5,59 +5,31 @@
 
 mod db_read_common;
 
-use std::io::{BufRead as _, BufReader};
 use std::net::SocketAddr;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use db_read_common::{REDIS_DB, mysql_database, postgres_database, with_path};
 use stackbench_scenarios::check::{Expect, ResponseView, check};
+use stackbench_testkit::process::Server;
 use stackbench_testkit::{MYSQL, POSTGRES, REDIS, database_url, http};
 
 const BIN: &str = env!("CARGO_BIN_EXE_sb-db-read");
 
-/// Starts `sb-db-read ARGS --port 0` with `XDG_DATA_HOME=data_home`; returns
-/// it, its address and every line it printed up to the driver list's end.
-fn start(args: &[&str], data_home: &Path) -> (Child, SocketAddr, Vec<String>) {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .args(["--port", "0"])
-        .env("XDG_DATA_HOME", data_home)
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("sb-db-read starts");
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut lines = Vec::new();
-    loop {
-        let mut line = String::new();
-        assert!(out.read_line(&mut line).unwrap() > 0, "sb-db-read stopped early; printed {lines:?}");
-        let done = line.contains("pool sizes:");
-        lines.push(line.trim_end().to_owned());
-        if done {
-            break;
-        }
-    }
-    let addr = lines[0]
-        .split("http://")
-        .nth(1)
-        .and_then(|rest| rest.split(';').next())
-        .and_then(|a| a.parse().ok())
-        .unwrap_or_else(|| panic!("no address in the first line {:?}", lines[0]));
-    (child, addr, lines)
+/// Starts `sb-db-read ARGS --port 0` with `XDG_DATA_HOME=data_home`, and
+/// reads every line it prints up to the driver list's end.
+fn start(args: &[&str], data_home: &Path) -> Server {
+    let mut server =
+        Server::start(Command::new(BIN).args(args).args(["--port", "0"]).env("XDG_DATA_HOME", data_home));
+    server.read_until(|l| l.contains("pool sizes:"));
+    server
 }
 
-fn stop(mut child: Child) {
-    let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            assert!(status.success(), "SIGTERM is a clean stop, got {status}");
-            return;
-        }
-        assert!(Instant::now() < deadline, "sb-db-read did not stop within 10 s of SIGTERM");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+/// SIGTERM must be a clean stop.
+fn stop(mut server: Server) {
+    let status = server.terminate();
+    assert!(status.success(), "SIGTERM is a clean stop, got {status}");
 }
 
 fn rows(addr: SocketAddr, driver: &str, a: u32, b: u32) {
@@ -80,7 +52,8 @@ fn temp_dir(what: &str) -> std::path::PathBuf {
 #[test]
 fn without_flags_it_seeds_and_serves_sqlite() {
     let home = temp_dir("home");
-    let (child, addr, lines) = start(&[], &home);
+    let server = start(&[], &home);
+    let (addr, lines) = (server.addr, server.lines.clone());
     assert!(lines[0].contains("listening on http://127.0.0.1:"), "{lines:?}");
     assert!(
         lines.iter().any(|l| l.contains("no SQLite file yet") && l.contains("wrote 10000 rows")),
@@ -99,13 +72,14 @@ fn without_flags_it_seeds_and_serves_sqlite() {
     let unknown = http::get(addr, "/db/tokio-postgres").unwrap();
     assert_eq!(unknown.status, 404);
     assert!(unknown.text().contains("--postgres URL"), "{}", unknown.text());
-    stop(child);
+    stop(server);
 
     // The second start finds the file seeded.
-    let (child, addr, lines) = start(&[], &home);
+    let server = start(&[], &home);
+    let (addr, lines) = (server.addr, server.lines.clone());
     assert!(!lines.iter().any(|l| l.contains("no SQLite file yet")), "{lines:?}");
     rows(addr, "sqlite", 5, 5);
-    stop(child);
+    stop(server);
     std::fs::remove_dir_all(home).unwrap();
 }
 
@@ -114,19 +88,11 @@ fn without_flags_it_seeds_and_serves_sqlite() {
 #[test]
 fn a_closed_stdout_after_the_first_line_does_not_stop_the_server() {
     let home = temp_dir("closed-stdout");
-    let mut child = Command::new(BIN)
-        .args(["--port", "0"])
-        .env("XDG_DATA_HOME", &home)
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("sb-db-read starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap(); // reader dropped here
-    let addr: SocketAddr =
-        line.split("http://").nth(1).and_then(|r| r.split(';').next()).unwrap().parse().unwrap();
+    let mut server = Server::start(Command::new(BIN).args(["--port", "0"]).env("XDG_DATA_HOME", &home));
+    server.close_stdout();
     std::thread::sleep(Duration::from_millis(200));
-    rows(addr, "sqlite", 1, 2);
-    stop(child);
+    rows(server.addr, "sqlite", 1, 2);
+    stop(server);
     std::fs::remove_dir_all(home).unwrap();
 }
 
@@ -146,7 +112,8 @@ fn every_driver_in_one_process() {
     let sqlite_arg = sqlite.display().to_string();
     let args =
         ["--postgres", &pg, "--mysql", &my, "--redis", &rd, "--sqlite", &sqlite_arg, "--pool", "2", "--seed"];
-    let (child, addr, lines) = start(&args, &dir);
+    let server = start(&args, &dir);
+    let (addr, lines) = (server.addr, server.lines.clone());
     assert!(lines.iter().any(|l| l.contains("2 connections per pool (--pool)")), "{lines:?}");
     assert_eq!(lines.iter().filter(|l| l.starts_with("seeded: ")).count(), 4, "{lines:?}");
     let list = http::get(addr, "/db").unwrap();
@@ -170,7 +137,7 @@ fn every_driver_in_one_process() {
         rows(addr, name, 9, 4);
         rows(addr, name, 10000, 10000);
     }
-    stop(child);
+    stop(server);
     std::fs::remove_dir_all(dir).unwrap();
 }
 

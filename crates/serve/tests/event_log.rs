@@ -76,19 +76,12 @@ fn embedded_store_on_every_stack() {
 #[test]
 fn the_default_store_is_a_file_in_the_working_directory() {
     let dir = temp_dir("default");
-    let mut child = std::process::Command::new(BIN)
-        .args(["--port", "0"])
-        .current_dir(&dir)
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufRead::read_line(&mut std::io::BufReader::new(child.stdout.take().unwrap()), &mut line)
-        .unwrap();
-    assert!(line.contains("sqlite:stackbench-events.db"), "{line}");
+    let server = stackbench_testkit::process::Server::start(
+        std::process::Command::new(BIN).args(["--port", "0"]).current_dir(&dir),
+    );
+    assert!(server.first_line().contains("sqlite:stackbench-events.db"), "{}", server.first_line());
     assert!(dir.join("stackbench-events.db").exists());
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(server);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

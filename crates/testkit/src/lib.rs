@@ -7,8 +7,11 @@
 //!   skipping.
 //! - [`http`]: a tiny blocking HTTP/1.1 client, so tests of real servers need
 //!   no client stack of their own (and do not test ours with ours).
+//! - [`process`]: a server process started for a test, its announced address,
+//!   SIGTERM and a bounded wait for its exit.
 
 pub mod http;
+pub mod process;
 
 use std::io::Write as _;
 

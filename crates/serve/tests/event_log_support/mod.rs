@@ -5,20 +5,19 @@
 
 #![allow(dead_code)] // each test binary uses a different part
 
-use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use stackbench_testkit::http;
+use stackbench_testkit::{http, process};
 
 /// A running contestant; killed (SIGKILL) when dropped.
 pub struct Server {
-    pub child: Child,
+    pub process: process::Server,
     pub addr: SocketAddr,
     /// Every stdout line printed before the address was read (the first is the address line).
     pub banner: Vec<String>,
@@ -31,35 +30,12 @@ pub fn start(binary: &str, args: &[&str]) -> Server {
 
 /// Starts `binary`; `Err` carries its stderr when it exits instead of listening.
 pub fn try_start(binary: &str, args: &[&str]) -> Result<Server, String> {
-    let mut child = Command::new(binary)
-        .args(args)
-        .args(["--port", "0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| e.to_string())?;
-    let mut out = BufReader::new(child.stdout.take().expect("piped"));
-    let mut line = String::new();
-    out.read_line(&mut line).map_err(|e| e.to_string())?;
-    if line.is_empty() {
-        let output = child.wait_with_output().map_err(|e| e.to_string())?;
-        return Err(String::from_utf8_lossy(&output.stderr).into_owned());
-    }
-    let addr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|rest| rest.split([';', ' ']).next())
-        .and_then(|a| a.trim().parse().ok())
-        .ok_or_else(|| format!("no address in {line:?}"))?;
-    let mut banner = vec![line.trim_end().to_owned()];
+    let mut process = process::Server::try_start(Command::new(binary).args(args).args(["--port", "0"]))?;
     // The store's note follows at once when there is one; do not wait for more.
     if args.iter().any(|a| a.starts_with("--store")) || binary.ends_with("sb-event-log") {
-        let mut note = String::new();
-        if out.read_line(&mut note).is_ok() && !note.is_empty() {
-            banner.push(note.trim_end().to_owned());
-        }
+        process.read_line();
     }
-    Ok(Server { child, addr, banner })
+    Ok(Server { addr: process.addr, banner: process.lines.clone(), process })
 }
 
 impl Server {
@@ -75,38 +51,17 @@ impl Server {
     }
 
     pub fn signal(&self, sig: &str) {
-        let ok = Command::new("kill").args([sig, &self.child.id().to_string()]).status().unwrap().success();
-        assert!(ok, "kill {sig} failed");
+        self.process.signal(sig);
     }
 
     /// SIGTERM, then waits (10 s at most) and returns whether it exited 0.
     pub fn terminate(mut self) -> bool {
-        self.signal("-TERM");
-        wait_exit(&mut self.child, Duration::from_secs(10)).success()
+        self.process.terminate().success()
     }
 
     /// SIGKILL, and reap.
-    pub fn kill(mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-pub fn wait_exit(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
-    let deadline = Instant::now() + limit;
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status;
-        }
-        assert!(Instant::now() < deadline, "the process did not exit within {limit:?}");
-        std::thread::sleep(Duration::from_millis(20));
+    pub fn kill(self) {
+        drop(self);
     }
 }
 

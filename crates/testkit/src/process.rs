@@ -1,0 +1,197 @@
+//! Real server processes in tests: start one, read the address it announces
+//! on its first stdout line (`… listening on http://ADDR; …`, the line the
+//! orchestrator parses too), stop it with SIGTERM and wait for its exit, and
+//! kill it when a test fails before that.
+
+use std::io::{BufRead, BufReader, Read as _, Write as _};
+use std::net::SocketAddr;
+use std::process::{Child, ChildStdout, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long a server may take to exit after SIGTERM.
+pub const STOP_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The address in a `listening on http://ADDR; …` line.
+pub fn listening_addr(line: &str) -> Option<SocketAddr> {
+    let rest = line.split("http://").nth(1)?;
+    rest.split([';', ' ']).next()?.trim().parse().ok()
+}
+
+/// A running server; killed (SIGKILL) and reaped when dropped.
+#[derive(Debug)]
+pub struct Server {
+    pub child: Child,
+    pub addr: SocketAddr,
+    /// The stdout lines read so far, without their line ends; the first holds the address.
+    pub lines: Vec<String>,
+    stdout: Option<BufReader<ChildStdout>>,
+}
+
+impl Server {
+    /// Starts `cmd` and reads its address.
+    ///
+    /// # Panics
+    /// When it cannot start, or exits or prints no address on its first line
+    /// (the panic message holds what it printed on stderr).
+    pub fn start(cmd: &mut Command) -> Server {
+        Server::try_start(cmd).unwrap_or_else(|e| panic!("{cmd:?} did not start: {e}"))
+    }
+
+    /// Starts `cmd` with stdout and stderr piped and reads its first stdout
+    /// line. `Err` holds its stderr when it exits instead of listening. Its
+    /// later stderr is copied to the test's (shown when the test fails).
+    pub fn try_start(cmd: &mut Command) -> Result<Server, String> {
+        let mut child =
+            cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(|e| e.to_string())?;
+        let mut stdout = BufReader::new(child.stdout.take().expect("stdout is piped"));
+        let mut line = String::new();
+        stdout.read_line(&mut line).map_err(|e| e.to_string())?;
+        let Some(addr) = listening_addr(&line) else {
+            // Give it a moment to say why on stderr and exit by itself.
+            let deadline = Instant::now() + Duration::from_secs(2);
+            while child.try_wait().ok().flatten().is_none() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            let _ = child.kill();
+            let output = child.wait_with_output().map_err(|e| e.to_string())?;
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            return Err(if line.is_empty() {
+                stderr.into_owned()
+            } else {
+                format!("no `http://ADDR` in its first line {line:?}; stderr: {stderr}")
+            });
+        };
+        if let Some(mut stderr) = child.stderr.take() {
+            std::thread::spawn(move || {
+                let mut text = Vec::new();
+                let _ = stderr.read_to_end(&mut text);
+                if !text.is_empty() {
+                    let _ = std::io::stderr().write_all(&text);
+                }
+            });
+        }
+        let first = line.trim_end().to_owned();
+        Ok(Server { child, addr, lines: vec![first], stdout: Some(stdout) })
+    }
+
+    /// The first stdout line (the one with the address).
+    pub fn first_line(&self) -> &str {
+        &self.lines[0]
+    }
+
+    /// Reads the next stdout line (without its end) into [`Self::lines`];
+    /// `None` at the end of stdout.
+    ///
+    /// # Panics
+    /// After [`Self::close_stdout`].
+    pub fn read_line(&mut self) -> Option<String> {
+        let out = self.stdout.as_mut().expect("stdout was closed");
+        let mut line = String::new();
+        if out.read_line(&mut line).unwrap_or(0) == 0 {
+            return None;
+        }
+        let line = line.trim_end().to_owned();
+        self.lines.push(line.clone());
+        Some(line)
+    }
+
+    /// Reads stdout lines until one satisfies `done` (and returns it).
+    ///
+    /// # Panics
+    /// When stdout ends first.
+    pub fn read_until(&mut self, done: impl Fn(&str) -> bool) -> String {
+        loop {
+            let line = self.read_line().unwrap_or_else(|| panic!("stdout ended; printed {:?}", self.lines));
+            if done(&line) {
+                return line;
+            }
+        }
+    }
+
+    /// Closes our end of its stdout, as a starter that stops reading does.
+    pub fn close_stdout(&mut self) {
+        self.stdout = None;
+    }
+
+    /// Sends a signal (`-TERM`, `-KILL`, …) to the process.
+    ///
+    /// # Panics
+    /// When `kill` fails.
+    pub fn signal(&self, sig: &str) {
+        let ok = Command::new("kill")
+            .args([sig, &self.child.id().to_string()])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "kill {sig} {} failed", self.child.id());
+    }
+
+    /// Waits for the process to exit.
+    ///
+    /// # Panics
+    /// When it is still running after `timeout` (it is killed first).
+    pub fn wait_exit(&mut self, timeout: Duration) -> ExitStatus {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait on the child") {
+                return status;
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                panic!("the server did not exit within {timeout:?}: {:?}", self.lines[0]);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// SIGTERM, then its exit status (within [`STOP_TIMEOUT`]).
+    pub fn terminate(&mut self) -> ExitStatus {
+        self.signal("-TERM");
+        self.wait_exit(STOP_TIMEOUT)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_of_announcement_lines() {
+        let a = |l: &str| listening_addr(l).map(|a| a.to_string());
+        assert_eq!(
+            a("sb-dummy dummy (axum): listening on http://127.0.0.1:4242; ctrl-c").as_deref(),
+            Some("127.0.0.1:4242")
+        );
+        assert_eq!(a("x: listening on http://[::1]:80 and more\n").as_deref(), Some("[::1]:80"));
+        assert_eq!(a("x: listening on http://127.0.0.1:99\n").as_deref(), Some("127.0.0.1:99"));
+        assert_eq!(a("listening on 127.0.0.1:80"), None);
+        assert_eq!(a("listening on http://localhost:80"), None);
+    }
+
+    #[test]
+    fn a_process_that_prints_no_address_is_an_error_with_its_output() {
+        let err =
+            Server::try_start(Command::new("sh").args(["-c", "echo hello; echo oops >&2"])).unwrap_err();
+        assert!(err.contains("hello") && err.contains("oops"), "{err}");
+        let err = Server::try_start(Command::new("sh").args(["-c", "echo broken >&2; exit 3"])).unwrap_err();
+        assert_eq!(err.trim(), "broken");
+    }
+
+    #[test]
+    fn reads_lines_signals_and_waits() {
+        let script = "echo 'listening on http://127.0.0.1:1;'; echo second; trap 'exit 0' TERM; \
+                      while :; do sleep 0.05; done";
+        let mut s = Server::start(Command::new("sh").args(["-c", script]));
+        assert_eq!(s.addr.port(), 1);
+        assert_eq!(s.read_until(|l| l == "second"), "second");
+        assert_eq!(s.lines.len(), 2);
+        assert!(s.terminate().success());
+    }
+}
