@@ -47,6 +47,33 @@ impl Environment {
     }
 }
 
+impl Environment {
+    /// What differs between the machine a result directory was measured on
+    /// (`self`) and `now`, in the terms that change the numbers (CPU model,
+    /// cores, kernel, governor, stackbench version): one `field: was → now`
+    /// each. Empty when runs from both may be compared. The affinity is left
+    /// out: it is the caller's own choice of cores, said in each record.
+    pub fn differences(&self, now: &Environment) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut check = |field: &str, was: String, is: String| {
+            if was != is {
+                out.push(format!("{field}: {was:?} → {is:?}"));
+            }
+        };
+        check("os", self.os.clone(), now.os.clone());
+        check("cpu_model", self.cpu_model.clone(), now.cpu_model.clone());
+        check("cores", self.cores.to_string(), now.cores.to_string());
+        check("kernel", self.kernel.clone(), now.kernel.clone());
+        check(
+            "governor",
+            self.governor.clone().unwrap_or_default(),
+            now.governor.clone().unwrap_or_default(),
+        );
+        check("stackbench_version", self.stackbench_version.clone(), now.stackbench_version.clone());
+        out
+    }
+}
+
 fn cpu_model(cpuinfo: &str) -> String {
     cpuinfo
         .lines()
@@ -93,6 +120,21 @@ mod tests {
         );
         assert_eq!(count_cpu_list("0-3,6,8-9\n"), 7);
         assert_eq!(count_cpu_list(""), 0);
+    }
+
+    #[test]
+    fn differences_name_each_changed_field() {
+        let a = Environment::detect("1.0.0");
+        assert!(a.differences(&a).is_empty());
+        let b = Environment { cores: a.cores + 2, kernel: "9.9.9".into(), affinity: "7".into(), ..a.clone() };
+        let d = a.differences(&b);
+        assert_eq!(d.len(), 2, "{d:?}");
+        assert!(
+            d[0].starts_with("cores: ") && d[1].starts_with("kernel: ") && d[1].contains("\"9.9.9\""),
+            "{d:?}"
+        );
+        let c = Environment { stackbench_version: "2.0.0".into(), ..a.clone() };
+        assert_eq!(a.differences(&c), [r#"stackbench_version: "1.0.0" → "2.0.0""#]);
     }
 
     #[test]

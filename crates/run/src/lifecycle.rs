@@ -130,14 +130,23 @@ pub fn run_plan(
         limits_ok.push(ok);
     }
     let store = if opts.resume {
-        let s = ResultStore::resume(&opts.out)?;
-        if s.manifest().plan_text != plan.text {
+        // Both checks come before `resume`, which sets interrupted runs aside.
+        let manifest = stackbench_record::store::ResultSet::load(&opts.out)?.manifest;
+        if manifest.plan_text != plan.text {
             return Err(RunError::Refused(format!(
                 "{} was started with a different plan; --resume continues the same plan (start a new result directory for a changed one)",
                 opts.out.display()
             )));
         }
-        s
+        let changed = manifest.environment.differences(&opts.environment);
+        if !changed.is_empty() {
+            return Err(RunError::Refused(format!(
+                "{} was measured on another machine or stackbench ({}); runs from both would be compared as if alike. Start a new result directory",
+                opts.out.display(),
+                changed.join(", ")
+            )));
+        }
+        ResultStore::resume(&opts.out)?
     } else {
         let s = ResultStore::create(&opts.out, plan.path.as_deref(), &plan.text, opts.environment.clone())?;
         let invocation = crate::store::Invocation {

@@ -259,6 +259,8 @@ struct Harness {
     world: Shared,
     dir: PathBuf,
     lines: Vec<String>,
+    /// The machine the next run says it runs on.
+    environment: Environment,
 }
 
 fn plan(contestants: &str) -> Plan {
@@ -278,7 +280,7 @@ impl Harness {
     fn new(tag: &str) -> Harness {
         let dir = std::env::temp_dir().join(format!("sb-lifecycle-{tag}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        Harness { world: Shared::default(), dir, lines: Vec::new() }
+        Harness { world: Shared::default(), dir, lines: Vec::new(), environment: Environment::default() }
     }
 
     fn run_with(
@@ -301,7 +303,7 @@ impl Harness {
             stackbench: PathBuf::from("/opt/stackbench"),
             bin_dir: PathBuf::from("/opt"),
             interrupt,
-            environment: Environment::default(),
+            environment: self.environment.clone(),
             cores: 2,
             seed: 1,
         };
@@ -418,6 +420,11 @@ fn an_interrupt_saves_the_current_run_and_resume_finishes_the_plan() {
     assert!(set.runs[0].interrupted);
     assert_eq!(h.world.lock().unwrap().alive, 0, "nothing left running");
 
+    h.environment.kernel = "another-kernel".to_owned();
+    let e = h.run_with(&p, true, true, Cancel::new()).unwrap_err().to_string();
+    assert!(e.contains("another machine") && e.contains("kernel: \"\" → \"another-kernel\""), "{e}");
+    assert_eq!(h.results().manifest.status, Status::Interrupted, "a refused resume changes nothing");
+    h.environment.kernel = String::new();
     let out = h.run_with(&p, true, true, Cancel::new()).unwrap();
     assert_eq!((out.runs, out.interrupted), (4, false));
     let set = h.results();
