@@ -12,12 +12,13 @@
 //!
 //! This crate is the one place where the shape of results lives; it also owns
 //! the result-store layout ([`store`]) and the one percentile routine used for
-//! sample summaries ([`quantiles`]).
+//! sample summaries ([`quantiles`]), and the records' wall-clock times ([`time`]).
 
 pub mod env;
 pub mod histogram;
 pub mod quantiles;
 pub mod store;
+pub mod time;
 
 use std::collections::BTreeMap;
 

@@ -7,11 +7,11 @@
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use stackbench_record::store::{
     self as layout, ContestantRecord, MANIFEST, Manifest, RUNS_DIR, ResultSet, Status, StoreError,
 };
+use stackbench_record::time::Utc;
 use stackbench_record::{Environment, RunRecord, SCHEMA_VERSION};
 
 /// How a result directory was asked for, so `--resume` continues the same
@@ -35,10 +35,7 @@ impl Invocation {
     }
 }
 
-/// Milliseconds since the Unix epoch.
-pub fn now_ms() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
-}
+pub use stackbench_record::time::now_ms;
 
 /// A result directory being written.
 #[derive(Debug)]
@@ -54,23 +51,8 @@ pub struct ResultStore {
 
 /// A directory name for now, like `2025-12-01T10-32-05Z` (UTC; sorts by time).
 pub fn timestamp_name(ms: u64) -> String {
-    let secs = ms / 1000;
-    let (days, rem) = (secs / 86_400, secs % 86_400);
-    let (y, m, d) = civil_from_days(days as i64);
-    format!("{y:04}-{m:02}-{d:02}T{:02}-{:02}-{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
-}
-
-/// Days since 1970-01-01 to a civil date (Howard Hinnant's `civil_from_days`).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
+    let t = Utc::from_ms(ms);
+    format!("{:04}-{:02}-{:02}T{:02}-{:02}-{:02}Z", t.year, t.month, t.day, t.hour, t.minute, t.second)
 }
 
 impl ResultStore {
