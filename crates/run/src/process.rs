@@ -5,9 +5,14 @@
 //! A contestant runs in its own process group, pinned to its CPUs
 //! (`sched_setaffinity` before `exec`, inherited by every child), inside its
 //! cgroup when limits apply, with `PR_SET_PDEATHSIG` so that even a SIGKILLed
-//! stackbench takes it down. Stopping sends SIGTERM to the whole group, waits
-//! for a grace period, then SIGKILLs the group, the cgroup's members and any
-//! descendant the sampler saw that left the group (`setsid`): no orphan.
+//! stackbench takes it down. Every process gets a token of its own in its
+//! environment ([`TOKEN_VAR`]), inherited by all its descendants, whatever
+//! group or session they move to. Stopping sends SIGTERM to the whole group
+//! and every holder of the token, waits for a grace period, then SIGKILLs the
+//! group, the token holders, the cgroup's members and any descendant the
+//! sampler saw: a daemon that `setsid`s and double-forks is still found. No
+//! orphan (only a process that empties its own environment could hide, and the
+//! cgroup catches that one when limits apply).
 
 use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
@@ -15,6 +20,33 @@ use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+
+/// The environment variable holding a started process's token: unique per
+/// start, inherited by its descendants, how [`Process::stop`] finds those that
+/// left its process group.
+pub const TOKEN_VAR: &str = "STACKBENCH_PROCESS_TOKEN";
+
+/// A token no other start in this or another stackbench shares.
+fn new_token() -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let nanos =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    format!("{}-{nanos}-{n}", std::process::id())
+}
+
+/// Live processes (not zombies) whose environment holds `TOKEN_VAR=token`.
+pub fn token_holders(token: &str) -> Vec<i32> {
+    let entry = format!("{TOKEN_VAR}={token}");
+    let Ok(dir) = fs::read_dir("/proc") else { return Vec::new() };
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&pid| {
+            fs::read(format!("/proc/{pid}/environ"))
+                .is_ok_and(|env| env.split(|&b| b == 0).any(|kv| kv == entry.as_bytes()))
+                && crate::sampler::read_stat(pid).is_some_and(|s| s.state != 'Z' && s.state != 'X')
+        })
+        .collect()
+}
 
 /// How to start a process.
 #[derive(Debug, Clone, Default)]
@@ -174,6 +206,8 @@ struct OsProcess {
     child: Child,
     log: Option<PathBuf>,
     exit: Option<Exit>,
+    /// The value of [`TOKEN_VAR`] it and its descendants carry.
+    token: String,
 }
 
 fn exit_of(status: std::process::ExitStatus) -> Exit {
@@ -190,7 +224,12 @@ impl Launcher for OsLauncher {
         use std::os::unix::process::CommandExt as _;
         let program = spec.argv.first().cloned().unwrap_or_default();
         let mut cmd = Command::new(&program);
-        cmd.args(&spec.argv[1..]).envs(&spec.env).stdin(Stdio::null()).process_group(0);
+        let token = new_token();
+        cmd.args(&spec.argv[1..])
+            .envs(&spec.env)
+            .env(TOKEN_VAR, &token)
+            .stdin(Stdio::null())
+            .process_group(0);
         if let Some(cwd) = &spec.cwd {
             cmd.current_dir(cwd);
         }
@@ -239,7 +278,7 @@ impl Launcher for OsLauncher {
             };
             LaunchError::Spawn { program: program.clone(), source, hint }
         })?;
-        Ok(Box::new(OsProcess { child, log: spec.log.clone(), exit: None }))
+        Ok(Box::new(OsProcess { child, log: spec.log.clone(), exit: None, token }))
     }
 }
 
@@ -264,8 +303,13 @@ impl Process for OsProcess {
                 kill(p.pid, libc::SIGTERM);
             }
         }
+        for pid in token_holders(&self.token) {
+            kill(pid, libc::SIGTERM);
+        }
         let deadline = Instant::now() + grace;
-        let gone = |me: &mut OsProcess| me.try_exit().is_some() && group_members(pgid).is_empty();
+        let gone = |me: &mut OsProcess| {
+            me.try_exit().is_some() && group_members(pgid).is_empty() && token_holders(&me.token).is_empty()
+        };
         while !gone(self) && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(10));
         }
@@ -273,6 +317,9 @@ impl Process for OsProcess {
         if !gone(self) {
             killed = true;
             kill(-pgid, libc::SIGKILL);
+            for pid in token_holders(&self.token) {
+                kill(pid, libc::SIGKILL);
+            }
         }
         for p in extra {
             if crate::sampler::read_stat(p.pid).is_some_and(|s| s.start == p.start && s.state != 'Z') {
@@ -285,8 +332,15 @@ impl Process for OsProcess {
         }
         // Group members are reparented when the leader dies; wait until the kernel has removed them.
         let deadline = Instant::now() + Duration::from_secs(5);
-        while !group_members(pgid).is_empty() && Instant::now() < deadline {
+        loop {
+            let holders = token_holders(&self.token);
+            if (group_members(pgid).is_empty() && holders.is_empty()) || Instant::now() >= deadline {
+                break;
+            }
             kill(-pgid, libc::SIGKILL);
+            for pid in holders {
+                kill(pid, libc::SIGKILL);
+            }
             std::thread::sleep(Duration::from_millis(10));
         }
         StopReport { exit: self.exit, killed, already_exited }
