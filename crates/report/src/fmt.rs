@@ -39,7 +39,15 @@ pub fn with_error(value: f64, error: f64) -> String {
     // An error far below the value's own precision (identical runs) is shown as 0.
     let negligible = error <= value.abs() * 1e-9;
     let error = if negligible { 0.0 } else { error };
-    let decimals = if error > 0.0 { (1 - error.log10().floor() as i32).clamp(0, 6) as usize } else { 0 };
+    // Two significant digits of the error; with no error, three of the value
+    // (a rate under 1 req/s must not print as 0).
+    let decimals = if error > 0.0 {
+        (1 - error.log10().floor() as i32).clamp(0, 6) as usize
+    } else if value != 0.0 {
+        (2 - value.abs().log10().floor() as i32).clamp(0, 6) as usize
+    } else {
+        0
+    };
     let fixed = |x: f64| {
         let s = format!("{:.decimals$}", x.abs());
         let (int, frac) = s.split_once('.').map_or((s.as_str(), ""), |(i, f)| (i, f));
@@ -47,7 +55,10 @@ pub fn with_error(value: f64, error: f64) -> String {
         let sign = if x < 0.0 && s.chars().any(|c| c.is_ascii_digit() && c != '0') { "-" } else { "" };
         if frac.is_empty() { format!("{sign}{int}") } else { format!("{sign}{int}.{frac}") }
     };
-    format!("{} ± {}", fixed(value), fixed(error))
+    let error = fixed(error);
+    // An error that rounds to nothing at these decimals is 0, not 0.000000.
+    let error = if error.chars().any(|c| c.is_ascii_digit() && c != '0') { error } else { "0".to_owned() };
+    format!("{} ± {error}", fixed(value))
 }
 
 /// `950`, `10.2k`, `2.89M`: counts such as requests per minute.
@@ -169,6 +180,11 @@ mod tests {
         assert_eq!(with_error(10_000.0, 0.0), "10,000 ± 0");
         // Identical runs: the interval is 0 up to rounding noise (regression: printed 490.000000 ± 0.000000).
         assert_eq!(with_error(490.0, 490.0 * 1e-13), "490 ± 0");
+        // Under 1 req/s (regression: printed 0 ± 0).
+        assert_eq!(with_error(0.4217, 0.0), "0.422 ± 0");
+        assert_eq!(with_error(0.4217, 0.0213), "0.422 ± 0.021");
+        assert_eq!(with_error(0.4217, 1e-8), "0.421700 ± 0");
+        assert_eq!(with_error(0.0, 0.0), "0 ± 0");
     }
 
     #[test]

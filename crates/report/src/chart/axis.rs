@@ -102,7 +102,7 @@ pub fn nice_step(span: f64, count: usize) -> f64 {
 /// A linear axis from 0: the finest nice step, from about `finest` steps
 /// up, whose ticks `fit`, the axis ending on the first tick at or above
 /// `max`; at least three ticks with `2,000`-style labels, else with compact
-/// ones (`2k`), else the two ends.
+/// ones (`2k`), else a 2.5 step, else the two ends.
 fn zero_to(max: f64, finest: usize, fits: &dyn Fn(&Scale, &Ticks) -> bool) -> (Scale, Ticks) {
     let max = if max > 0.0 && max.is_finite() { max } else { 1.0 };
     for compact in [false, true] {
@@ -116,7 +116,12 @@ fn zero_to(max: f64, finest: usize, fits: &dyn Fn(&Scale, &Ticks) -> bool) -> (S
             } else {
                 labelled(&values, step)
             };
-            if ((n >= 2 || compact) && fits(&scale, &ticks)) || (compact && n <= 1) {
+            if compact && n <= 1 {
+                // Before the two ends alone: a 2.5 step (0, 250M, 500M) where
+                // 2 crowds the axis and 5 leaves one interval.
+                return quarter(max, fits).unwrap_or((scale, ticks));
+            }
+            if n >= 2 && fits(&scale, &ticks) {
                 return (scale, ticks);
             }
             if n <= 1 {
@@ -126,6 +131,20 @@ fn zero_to(max: f64, finest: usize, fits: &dyn Fn(&Scale, &Ticks) -> bool) -> (S
         }
     }
     unreachable!("the compact pass ends with two ticks")
+}
+
+/// The finest 2.5 × 10^k step with at least two intervals whose compact
+/// labels fit, if any.
+fn quarter(max: f64, fits: &dyn Fn(&Scale, &Ticks) -> bool) -> Option<(Scale, Ticks)> {
+    let top = max.log10().floor() as i32;
+    (top - 1..=top).find_map(|k| {
+        let step = 2.5 * 10f64.powi(k);
+        let n = (max / step - 1e-9).ceil().max(1.0) as usize;
+        let values: Vec<f64> = (0..=n).map(|i| i as f64 * step).collect();
+        let scale = Scale::Linear { min: 0.0, max: n as f64 * step };
+        let ticks: Ticks = values.iter().map(|v| (*v, label(*v, step, true))).collect();
+        (n >= 2 && fits(&scale, &ticks)).then_some((scale, ticks))
+    })
 }
 
 /// A log axis: 1-2-5 ticks per decade if they fit, else decades, else every
@@ -160,9 +179,14 @@ pub fn labelled(values: &[f64], step: f64) -> Ticks {
     values.iter().map(|v| (*v, label(*v, step, compact))).collect()
 }
 
-/// Decimals that show a multiple of `step` exactly (steps are 1, 2 or 5 × 10^k).
+/// Decimals that show a multiple of `step` exactly (steps are 1, 2, 2.5 or 5 × 10^k).
 fn decimals(step: f64) -> usize {
-    (-step.log10() - 1e-9).ceil().max(0.0) as usize
+    (0..12)
+        .find(|&d| {
+            let x = step * 10f64.powi(d);
+            (x - x.round()).abs() <= x * 1e-6
+        })
+        .map_or(12, |d| d as usize)
 }
 
 /// `v` with the decimals its `step` needs, trailing zeros trimmed.

@@ -130,7 +130,7 @@ proptest! {
         }
         let step = ticks[1].0;
         let m = step / 10f64.powf(step.log10().floor());
-        prop_assert!([1.0, 2.0, 5.0, 10.0].iter().any(|n| (m - n).abs() < 1e-6), "step {}", step);
+        prop_assert!([1.0, 2.0, 2.5, 5.0, 10.0].iter().any(|n| (m - n).abs() < 1e-6), "step {}", step);
         let px: Vec<(f64, String)> = ticks.iter().map(|(v, l)| (start + scale.unit(*v) * length, l.clone())).collect();
         let placed = place_x(&px, bounds);
         prop_assert_eq!(placed.len(), ticks.len());
@@ -168,4 +168,14 @@ proptest! {
         prop_assert!(!placed.is_empty() && rows(&placed) <= 2);
         no_overlap(&placed, bounds)?;
     }
+}
+#[test]
+fn a_quarter_step_keeps_three_ticks_where_halves_do_not_fit() {
+    // Regression (proptest): 0..464M on 125 px had only `0` and `500M`.
+    let (_, ticks) = Axis::ZeroTo(4.638_713e8).horizontal(60.0, 124.6, (0.0, 224.6));
+    let labels: Vec<&str> = ticks.iter().map(|(_, l)| l.as_str()).collect();
+    assert_eq!(labels, ["0", "250M", "500M"]);
+    assert_eq!(label(0.75, 0.25, false), "0.75");
+    assert_eq!(label(7.5, 2.5, false), "7.5");
+    assert_eq!(label(2_500_000.0, 250_000.0, true), "2.5M");
 }
