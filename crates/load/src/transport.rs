@@ -24,10 +24,8 @@ pub struct Prepared {
     /// The whole HTTP/1.1 request (head and body).
     pub wire: Bytes,
     pub method: http::Method,
-    /// Absolute URI (h2 needs scheme and authority).
-    pub uri: http::Uri,
-    /// Headers for h2 (no `Host`, `Connection` or `Content-Length`).
-    pub headers: http::HeaderMap,
+    /// The h2 header block (HPACK, pseudo-headers included), see [`h2c::request_head`].
+    pub h2_head: Bytes,
     /// Body as sent (gRPC: framed).
     pub body: Bytes,
     /// What the answer must be, when the scenario checks it.
@@ -92,11 +90,8 @@ pub fn prepare(spec: &LoadSpec) -> Arc<[Prepared]> {
         head.push_str("\r\n");
         let mut wire = head.into_bytes();
         wire.extend_from_slice(&body);
-        let uri = format!("http://{}{path}", t.authority).parse().unwrap_or_else(|_| {
-            // The target was validated; a generated path is always valid too.
-            http::Uri::from_static("http://invalid/")
-        });
-        Prepared { wire: Bytes::from(wire), method: method.clone(), uri, headers, body, expect }
+        let h2_head = h2c::request_head(method, &t.authority, path, &headers);
+        Prepared { wire: Bytes::from(wire), method: method.clone(), h2_head, body, expect }
     };
     match &spec.requests {
         RequestSource::Fixed { method, headers, body } => {

@@ -87,6 +87,15 @@ fn a_server_that_hangs_up_gives_reset_errors() {
 }
 
 #[test]
+fn an_h2c_server_that_hangs_up_gives_reset_errors() {
+    let addr = start_hangup();
+    let o = LoadOptions { http2: true, requests: Some(10), connections: Some(1), threads: Some(1), ..opts() };
+    let r = load(&o, &format!("http://{addr}/"));
+    assert_eq!(r.summary.requests, 10);
+    assert_eq!(err(&r, "reset"), 10, "{:?}", r.errors);
+}
+
+#[test]
 fn h2c_multiplexes_streams() {
     let s = start(Behavior::default());
     let o = LoadOptions {
