@@ -37,6 +37,11 @@ use crate::transport::{Answer, Prepared};
 
 const WINDOWS: Windows = Windows { stream: 16 * 1024 * 1024, connection: 64 * 1024 * 1024 };
 
+/// Octets a request with this header block and body puts on the wire
+/// (HEADERS, CONTINUATION and DATA frames at the default 16 KiB frame size).
+pub fn wire_size(head: &[u8], body: &[u8]) -> u64 {
+    frame::request_size(head.len(), body.len(), frame::DEFAULT_MAX_FRAME)
+}
 /// One shared h2c connection of a worker thread.
 #[derive(Debug)]
 pub struct Slot {

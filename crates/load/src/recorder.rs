@@ -127,7 +127,7 @@ impl Recorder {
         }
         let c = &mut self.current;
         c.completed += 1;
-        c.bytes_sent += req.wire.len() as u64;
+        c.bytes_sent += req.sent_size;
         let result = match outcome {
             Err(kind) => Err(*kind),
             Ok(a) => {

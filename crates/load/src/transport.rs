@@ -30,6 +30,9 @@ pub struct Prepared {
     pub body: Bytes,
     /// What the answer must be, when the scenario checks it.
     pub expect: Option<Expect>,
+    /// Octets this request puts on the wire with the spec's transport (the
+    /// HTTP/1.1 text, or the h2 HEADERS, CONTINUATION and DATA frames).
+    pub sent_size: u64,
 }
 
 /// What came back. Borrowed from the lane's buffers until the next request.
@@ -91,7 +94,11 @@ pub fn prepare(spec: &LoadSpec) -> Arc<[Prepared]> {
         let mut wire = head.into_bytes();
         wire.extend_from_slice(&body);
         let h2_head = h2c::request_head(method, &t.authority, path, &headers);
-        Prepared { wire: Bytes::from(wire), method: method.clone(), h2_head, body, expect }
+        let sent_size = match spec.transport {
+            Transport::Http1 => wire.len() as u64,
+            Transport::H2c | Transport::Grpc => h2c::wire_size(&h2_head, &body),
+        };
+        Prepared { wire: Bytes::from(wire), method: method.clone(), h2_head, body, expect, sent_size }
     };
     match &spec.requests {
         RequestSource::Fixed { method, headers, body } => {
@@ -184,5 +191,27 @@ impl Pool {
         if let (Pool::Http1 { idle, .. }, Lane::Http1(c)) = (self, lane) {
             idle.borrow_mut().push(c);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::LoadOptions;
+
+    #[test]
+    fn sent_size_is_what_each_transport_puts_on_the_wire() {
+        let body = Some("{\"type\":\"a\"}".to_owned());
+        let http1 = LoadOptions { method: Some("POST".into()), body: body.clone(), ..LoadOptions::default() };
+        let spec = http1.to_spec("http://127.0.0.1:1/events").unwrap();
+        let r = &super::prepare(&spec)[0];
+        assert_eq!(r.sent_size, r.wire.len() as u64);
+        assert!(r.wire.ends_with(b"\r\n\r\n{\"type\":\"a\"}"));
+
+        let h2 = LoadOptions { http2: true, ..http1 };
+        let spec = h2.to_spec("http://127.0.0.1:1/events").unwrap();
+        let r = &super::prepare(&spec)[0];
+        // One HEADERS and one DATA frame, 9 octets of frame header each.
+        assert_eq!(r.sent_size, (r.h2_head.len() + 9 + r.body.len() + 9) as u64);
+        assert!(r.sent_size < r.wire.len() as u64, "HPACK is smaller than the HTTP/1.1 text");
     }
 }

@@ -154,7 +154,6 @@ pub fn put_headers(out: &mut Vec<u8>, stream: u32, block: &[u8], end_stream: boo
     }
 }
 
-#[cfg(test)]
 /// Octets on the wire for a header block of `block` octets and a body of `body` octets.
 pub fn request_size(block: usize, body: usize, max_frame: usize) -> u64 {
     let frames = |n: usize| n.div_ceil(max_frame).max(1);

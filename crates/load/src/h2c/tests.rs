@@ -45,6 +45,7 @@ fn request(path: &str, body: &[u8]) -> Prepared {
         method,
         body: Bytes::copy_from_slice(body),
         expect: None,
+        sent_size: 0,
     }
 }
 
