@@ -88,6 +88,16 @@ pub struct LoadOptions {
     /// Send a scenario's requests and check the answers: event-log, dummy, db-read, bubble-sort.
     #[arg(long, value_name = "NAME", help_heading = "Request")]
     pub scenario: Option<String>,
+    /// gRPC to any unary method: the .proto that declares it (compiled at start, no protoc
+    /// needed; imports resolve from its directory). Goes with --call and --data.
+    #[arg(long, value_name = "FILE", help_heading = "Request")]
+    pub proto: Option<std::path::PathBuf>,
+    /// With --proto: the method, package.Service/Method (e.g. sort.v1.SortService/BubbleSort).
+    #[arg(long, value_name = "METHOD", help_heading = "Request")]
+    pub call: Option<String>,
+    /// With --proto: the request message as JSON (proto3 JSON mapping), or @FILE. [default: {}]
+    #[arg(long, value_name = "JSON|@FILE", help_heading = "Request")]
+    pub data: Option<String>,
     /// Seed of the scenario's request generator. [default: 1]
     #[arg(long, value_name = "N", help_heading = "Request")]
     pub seed: Option<u64>,
@@ -126,6 +136,8 @@ pub enum SpecError {
     Scenario(String),
     #[error("--body: cannot read {path}: {why}")]
     BodyFile { path: String, why: String },
+    #[error(transparent)]
+    Call(#[from] crate::grpc_call::CallError),
 }
 
 fn invalid(flag: &'static str, why: impl Into<String>) -> SpecError {
@@ -134,6 +146,46 @@ fn invalid(flag: &'static str, why: impl Into<String>) -> SpecError {
 
 fn conflict(a: &'static str, b: &'static str, why: &'static str) -> SpecError {
     SpecError::Conflict { a, b, why }
+}
+
+impl LoadOptions {
+    /// The `--proto`/`--call`/`--data` call, checked against the other options.
+    fn dynamic_call(&self, target: &Target) -> Result<Option<crate::grpc_call::Call>, SpecError> {
+        let Some(proto) = &self.proto else {
+            if self.call.is_some() {
+                return Err(invalid("--call", "needs --proto FILE, the .proto that declares the method"));
+            }
+            if self.data.is_some() {
+                return Err(invalid(
+                    "--data",
+                    "needs --proto FILE and --call; for a plain HTTP body use -b/--body",
+                ));
+            }
+            return Ok(None);
+        };
+        let Some(call) = &self.call else {
+            return Err(invalid("--proto", "needs --call package.Service/Method"));
+        };
+        if self.scenario.is_some() {
+            return Err(conflict("--proto", "--scenario", "the scenario builds its own requests"));
+        }
+        if self.method.is_some() || self.body.is_some() {
+            return Err(conflict("--proto", "-m/-b", "a gRPC call is a POST of the --data message"));
+        }
+        if self.http2 {
+            return Err(conflict("--proto", "--http2", "--proto calls gRPC, which already runs over h2c"));
+        }
+        if target.path != "/" {
+            return Err(invalid(
+                "--call",
+                format!(
+                    "sets the path; give the URL without one (http://{}, not …{})",
+                    target.authority, target.path
+                ),
+            ));
+        }
+        Ok(Some(crate::grpc_call::prepare(proto, call, self.data.as_deref())?))
+    }
 }
 
 /// Parses and checks the target URL.
@@ -174,29 +226,36 @@ impl LoadOptions {
     /// Applies the defaults and checks the options against `url`.
     #[allow(clippy::too_many_lines)] // one check after another, in flag order
     pub fn to_spec(&self, url: &str) -> Result<LoadSpec, SpecError> {
-        let target = parse_target(url)?;
+        let mut target = parse_target(url)?;
+        let call = self.dynamic_call(&target)?;
+        if let Some(call) = &call {
+            target.path.clone_from(&call.path);
+        }
 
         // What is sent.
         let scenario = match &self.scenario {
             Some(name) => Some(name.parse::<Scenario>().map_err(|e| SpecError::Scenario(e.to_string()))?),
             None => None,
         };
-        let transport = match (scenario, self.grpc, self.http2) {
+        let transport = match (scenario, self.grpc || call.is_some(), self.http2) {
             (Some(Scenario::BubbleSort), _, _) | (_, true, _) => Transport::Grpc,
             (_, false, true) => Transport::H2c,
             (_, false, false) => Transport::Http1,
         };
-        if transport == Transport::Grpc && scenario != Some(Scenario::BubbleSort) {
+        if transport == Transport::Grpc && scenario != Some(Scenario::BubbleSort) && call.is_none() {
             return Err(match scenario {
                 Some(_) => conflict("--grpc", "--scenario", "only bubble-sort is a gRPC scenario"),
                 None => invalid(
                     "--grpc",
-                    "needs --scenario bubble-sort (the built-in gRPC service; a generic --proto/--call is not built)",
+                    "needs --scenario bubble-sort (the built-in gRPC service), or --proto FILE --call pkg.Service/Method",
                 ),
             });
         }
-        let headers = self.header.iter().map(|h| parse_header(h)).collect::<Result<Vec<_>, _>>()?;
-        let requests = if let Some(scenario) = scenario {
+        let mut headers = self.header.iter().map(|h| parse_header(h)).collect::<Result<Vec<_>, _>>()?;
+        let requests = if let Some(call) = call {
+            headers.push((http::header::CONTENT_TYPE, http::HeaderValue::from_static("application/grpc")));
+            RequestSource::Fixed { method: http::Method::POST, headers: headers.clone(), body: call.message }
+        } else if let Some(scenario) = scenario {
             if self.method.is_some() {
                 return Err(conflict("--scenario", "-m/--method", "the scenario builds its own requests"));
             }

@@ -140,3 +140,31 @@ fn a_plan_table_uses_the_flag_names() {
     let bad = toml::from_str::<LoadOptions>("duration = \"soon\"").unwrap_err().to_string();
     assert!(bad.contains("not a duration"), "{bad}");
 }
+
+#[test]
+fn proto_call_and_data_go_together() {
+    let proto =
+        std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../proto/sort/v1/sort.proto"));
+    let call = Some("sort.v1.SortService/BubbleSort".to_owned());
+    let url = "http://127.0.0.1:50051";
+    let o = LoadOptions { proto: Some(proto.clone()), call: call.clone(), ..opts() };
+    let s = o.to_spec(url).unwrap();
+    assert_eq!((s.transport, s.target.path.as_str()), (Transport::Grpc, "/sort.v1.SortService/BubbleSort"));
+    let RequestSource::Fixed { method, headers, body } = &s.requests else { panic!("{:?}", s.requests) };
+    assert_eq!((method, body.len()), (&http::Method::POST, 0), "no --data: the empty message");
+    assert!(headers.iter().any(|(k, v)| k == http::header::CONTENT_TYPE && v == "application/grpc"));
+
+    assert!(err(&LoadOptions { call: call.clone(), ..opts() }, url).starts_with("--call: needs --proto"));
+    assert!(
+        err(&LoadOptions { data: Some("{}".into()), ..opts() }, url).starts_with("--data: needs --proto")
+    );
+    assert!(
+        err(&LoadOptions { proto: Some(proto.clone()), ..opts() }, url).starts_with("--proto: needs --call")
+    );
+    let with =
+        |o: LoadOptions| err(&LoadOptions { proto: Some(proto.clone()), call: call.clone(), ..o }, url);
+    assert!(with(LoadOptions { scenario: Some("bubble-sort".into()), ..opts() }).contains("--scenario"));
+    assert!(with(LoadOptions { body: Some("x".into()), ..opts() }).contains("-m/-b"));
+    assert!(with(LoadOptions { http2: true, ..opts() }).contains("--http2"));
+    assert!(err(&LoadOptions { grpc: true, ..opts() }, url).contains("--proto FILE --call"));
+}

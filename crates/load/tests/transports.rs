@@ -300,3 +300,27 @@ fn a_request_waiting_for_a_connection_times_out_and_is_counted() {
     assert!((99..=101).contains(&r.summary.requests), "{:?}", r.summary);
     assert!(err(&r, "timeout") > 50, "{:?}", r.errors);
 }
+
+#[test]
+fn grpc_calls_any_unary_method_from_its_proto() {
+    let s = start(Behavior::default());
+    let proto = concat!(env!("CARGO_MANIFEST_DIR"), "/../../proto/sort/v1/sort.proto");
+    let o = LoadOptions {
+        proto: Some(proto.into()),
+        call: Some("sort.v1.SortService/BubbleSort".into()),
+        data: Some(r#"{"data":[3,1,2]}"#.into()),
+        requests: Some(30),
+        connections: Some(2),
+        ..opts()
+    };
+    let r = load(&o, &s.url(""));
+    assert_eq!(r.params.transport, "grpc");
+    assert_eq!((r.summary.requests, r.summary.ok), (30, 30), "{:?}", r.errors);
+    // A status other than OK is counted by code: the server refuses more than 10,000 numbers.
+    let data = format!(r#"{{"data":[{}]}}"#, vec!["1"; 10_001].join(","));
+    let r = load(&LoadOptions { data: Some(data), requests: Some(5), ..o.clone() }, &s.url(""));
+    assert_eq!(err(&r, "grpc_3"), 5, "{:?}", r.errors);
+    // The URL carries no path: --call sets it.
+    let e = o.to_spec(&s.url("/x")).unwrap_err().to_string();
+    assert!(e.starts_with("--call: sets the path"), "{e}");
+}
