@@ -26,11 +26,12 @@ pub fn options(scenario: Scenario, profile: &toml::Table) -> Result<LoadOptions,
         ));
     }
     table.insert("scenario".into(), toml::Value::String(scenario.name().into()));
-    for key in ["cpus", "threshold"] {
+    for key in ["cpus", "threshold", "proto", "call", "data"] {
         if table.contains_key(key) {
             return Err(match key {
                 "cpus" => "`cpus` in a load profile: give the generator's cores with `load_cpus` in [defaults] or the contestant instead".into(),
-                _ => "`threshold` has no meaning in a plan (the report compares contestants)".into(),
+                "threshold" => "`threshold` has no meaning in a plan (the report compares contestants)".into(),
+                _ => format!("`{key}` in a load profile: a plan's contestants serve a scenario, whose generator builds the requests (use `stackbench load --proto` on its own)"),
             });
         }
     }
@@ -99,6 +100,12 @@ mod tests {
         assert!(EngineDriver.check(&job("scenario = \"dummy\"", Scenario::EventLog, "")).is_err());
         assert!(
             EngineDriver.check(&job("cpus = \"1\"", Scenario::Dummy, "")).unwrap_err().contains("load_cpus")
+        );
+        assert!(
+            EngineDriver
+                .check(&job("proto = \"x.proto\"", Scenario::BubbleSort, ""))
+                .unwrap_err()
+                .contains("`proto`")
         );
         let grpc = spec(&job("", Scenario::BubbleSort, "")).unwrap();
         assert_eq!(grpc.transport, stackbench_load::Transport::Grpc);
