@@ -42,6 +42,7 @@ const WINDOWS: Windows = Windows { stream: 16 * 1024 * 1024, connection: 64 * 10
 pub fn wire_size(head: &[u8], body: &[u8]) -> u64 {
     frame::request_size(head.len(), body.len(), frame::DEFAULT_MAX_FRAME)
 }
+
 /// One shared h2c connection of a worker thread.
 #[derive(Debug)]
 pub struct Slot {

@@ -182,14 +182,21 @@ pub fn contestant_path(dir: &Path, name: &str) -> PathBuf {
     dir.join(CONTESTANTS_DIR).join(format!("{}.json", file_safe(name)))
 }
 
+impl Manifest {
+    /// Reads the manifest of a result directory alone (not its runs).
+    pub fn load(dir: &Path) -> Result<Manifest, StoreError> {
+        let path = dir.join(MANIFEST);
+        if !path.exists() {
+            return Err(StoreError::NotAResultDir(dir.to_owned()));
+        }
+        read_json(&path)
+    }
+}
+
 impl ResultSet {
     /// Reads a result directory. Temporary files of interrupted writes are ignored.
     pub fn load(dir: &Path) -> Result<ResultSet, StoreError> {
-        let manifest_path = dir.join(MANIFEST);
-        if !manifest_path.exists() {
-            return Err(StoreError::NotAResultDir(dir.to_owned()));
-        }
-        let manifest = read_json(&manifest_path)?;
+        let manifest = Manifest::load(dir)?;
         let mut contestants: Vec<ContestantRecord> =
             json_files(&dir.join(CONTESTANTS_DIR))?.iter().map(|p| read_json(p)).collect::<Result<_, _>>()?;
         contestants.sort_by(|a, b| a.name.cmp(&b.name));

@@ -131,7 +131,7 @@ pub fn run_plan(
     }
     let store = if opts.resume {
         // Both checks come before `resume`, which sets interrupted runs aside.
-        let manifest = stackbench_record::store::ResultSet::load(&opts.out)?.manifest;
+        let manifest = stackbench_record::store::Manifest::load(&opts.out)?;
         if manifest.plan_text != plan.text {
             return Err(RunError::Refused(format!(
                 "{} was started with a different plan; --resume continues the same plan (start a new result directory for a changed one)",

@@ -3,7 +3,7 @@
 //! orchestrator parses too), stop it with SIGTERM and wait for its exit, and
 //! kill it when a test fails before that.
 
-use std::io::{BufRead, BufReader, Read as _, Write as _};
+use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::process::{Child, ChildStdout, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
@@ -61,12 +61,12 @@ impl Server {
                 format!("no `http://ADDR` in its first line {line:?}; stderr: {stderr}")
             });
         };
-        if let Some(mut stderr) = child.stderr.take() {
+        if let Some(stderr) = child.stderr.take() {
+            // Line by line as it comes, with `eprintln!` (not the raw handle):
+            // the spawned thread inherits the test's output capture.
             std::thread::spawn(move || {
-                let mut text = Vec::new();
-                let _ = stderr.read_to_end(&mut text);
-                if !text.is_empty() {
-                    let _ = std::io::stderr().write_all(&text);
+                for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                    eprintln!("{line}");
                 }
             });
         }
