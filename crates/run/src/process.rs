@@ -461,12 +461,20 @@ mod tests {
         LaunchSpec { argv: vec!["sh".into(), "-c".into(), script.into()], ..LaunchSpec::default() }
     }
 
+    /// Waits (up to 10 s, for a loaded CI machine) until the group has `n` members.
+    fn wait_for_members(pgid: i32, n: usize) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while group_members(pgid).len() < n {
+            assert!(Instant::now() < deadline, "{:?}", group_members(pgid));
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
     #[test]
     fn stops_the_whole_group_and_reports_how() {
         let mut p = OsLauncher.spawn(&spec("sleep 30 & sleep 30 & wait")).unwrap();
         let pgid = p.pid() as i32;
-        std::thread::sleep(Duration::from_millis(100));
-        assert!(group_members(pgid).len() >= 3, "{:?}", group_members(pgid));
+        wait_for_members(pgid, 3);
         let r = p.stop(Duration::from_secs(5), &[]);
         assert!(group_members(pgid).is_empty());
         assert!(!r.already_exited);
@@ -476,7 +484,8 @@ mod tests {
     #[test]
     fn sigkill_after_the_grace_period() {
         let mut p = OsLauncher.spawn(&spec("trap '' TERM; sleep 30 & wait; sleep 30")).unwrap();
-        std::thread::sleep(Duration::from_millis(100));
+        // The background sleep exists only once the trap is set.
+        wait_for_members(p.pid() as i32, 2);
         let t = Instant::now();
         let r = p.stop(Duration::from_millis(300), &[]);
         assert!(r.killed && t.elapsed() >= Duration::from_millis(300), "{r:?}");

@@ -186,7 +186,8 @@ mod tests {
 
     #[test]
     fn reads_lines_signals_and_waits() {
-        let script = "echo 'listening on http://127.0.0.1:1;'; echo second; trap 'exit 0' TERM; \
+        // The trap comes first: SIGTERM may arrive as soon as "second" is read.
+        let script = "trap 'exit 0' TERM; echo 'listening on http://127.0.0.1:1;'; echo second; \
                       while :; do sleep 0.05; done";
         let mut s = Server::start(Command::new("sh").args(["-c", script]));
         assert_eq!(s.addr.port(), 1);
