@@ -12,6 +12,7 @@
 //! Code generation: `build.rs` compiles `proto/sort/v1/sort.proto` with protox
 //! (a protobuf compiler in Rust, no `protoc` needed) and tonic-prost-build.
 
+pub mod codec;
 pub mod connect;
 pub mod service;
 pub mod sort;
