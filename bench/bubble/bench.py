@@ -2,9 +2,10 @@
 """bubble-sort: the tonic contestant against the physical limit, and the seed's profile.
 
 The contestant (sb-bubble-sort) runs pinned to core 0 (`taskset -c 0`); every load generator
-runs pinned to core 1. Only 127.0.0.1. Each repetition measures the anchor and the contestant
-back to back (limit, service, limit, service, ...), so the machine's drift hits both alike; the
-report gives the median and the spread (min..max) of the per-repetition ratios.
+runs pinned to core 1. Only 127.0.0.1. The anchor and the contestant alternate (limit, service,
+limit, service, ..., limit) and each service run is compared with the mean of the limit runs just
+before and after it, so the shared machine's drift cancels to first order; the report gives the
+median and the spread (min..max) of the per-run ratios.
 
   limit   the physical limit of the scenario on one core: in-process bubble sorts of the seed's
           1000-number list per second (examples/bubble_limit.rs: copy the list, sort it with the
@@ -259,44 +260,54 @@ def section_grpc(args, bins, report, tmp):
     data = grpc_data_file(tmp)
     rows = []
     extra = ["-c", str(CONNECTIONS), "--streams", str(STREAMS)]
-    for rep in range(1, args.reps + 1):
-        log(f"grpc rep {rep}/{args.reps} ({uptime_line()})")
+    # Bracketed: every service run sits between two limit runs (L S L S L ...), and its ratio
+    # uses the mean of the limit just before and just after, so a drift of the shared host's
+    # speed during the pair cancels to first order instead of landing on one side.
+    server = Server(bins)
+    try:
+        stackbench_load(bins, server.url, 2, tmp, extra)  # warm-up, unmeasured
+        h2load(server.url, data, 2)
         lim = limit(bins, args.duration)["stackbench"]
-        server = Server(bins)
-        try:
-            stackbench_load(bins, server.url, 2, tmp, extra)  # warm-up, unmeasured
+        for rep in range(1, args.reps + 1):
+            log(f"grpc rep {rep}/{args.reps} ({uptime_line()})")
             (sb_rps, sb_ok, sb_err, _), sb_cpu = measured(
                 server, lambda: stackbench_load(bins, server.url, args.duration, tmp, extra))
+            mid = limit(bins, args.duration)["stackbench"]
             (h2_rps, h2_ok, h2_failed), h2_cpu = measured(server, lambda: h2load(server.url, data, args.duration))
-        finally:
-            server.stop()
-        if sb_err or h2_failed:
-            sys.exit(f"errors under load: stackbench load {sb_err}, h2load {h2_failed}")
-        rows.append({
-            "limit_rps": lim[0], "limit_per_cpu": lim[1],
-            "sb_rps": sb_rps, "sb_per_cpu": sb_ok / sb_cpu,
-            "h2_rps": h2_rps, "h2_per_cpu": h2_ok / h2_cpu,
-        })
-        log(f"  limit {lim[0]:.0f}/s ({lim[1]:.0f}/CPU-s); stackbench load {sb_rps:.0f}/s "
-            f"({sb_ok / sb_cpu:.0f}/CPU-s); h2load {h2_rps:.0f}/s ({h2_ok / h2_cpu:.0f}/CPU-s)")
+            end = limit(bins, args.duration)["stackbench"]
+            if sb_err or h2_failed:
+                sys.exit(f"errors under load: stackbench load {sb_err}, h2load {h2_failed}")
+            rows.append({
+                "sb_limit_rps": (lim[0] + mid[0]) / 2, "sb_limit_per_cpu": (lim[1] + mid[1]) / 2,
+                "h2_limit_rps": (mid[0] + end[0]) / 2, "h2_limit_per_cpu": (mid[1] + end[1]) / 2,
+                "sb_rps": sb_rps, "sb_per_cpu": sb_ok / sb_cpu,
+                "h2_rps": h2_rps, "h2_per_cpu": h2_ok / h2_cpu,
+            })
+            log(f"  limit {lim[0]:.0f}/s; stackbench load {sb_rps:.0f}/s ({sb_ok / sb_cpu:.0f}/CPU-s); "
+                f"limit {mid[0]:.0f}/s; h2load {h2_rps:.0f}/s ({h2_ok / h2_cpu:.0f}/CPU-s); limit {end[0]:.0f}/s")
+            lim = end
+    finally:
+        server.stop()
     report.append("## grpc: the service on core 0 vs the limit on core 0, load from core 1\n")
-    report.append(f"{args.reps} repetitions of {args.duration} s each (limit, then the service under each "
-                  f"generator), {CONNECTIONS} connections x {STREAMS} streams, keep-alive. Machine: "
-                  f"{uptime_line()}\n")
-    report.append("| rep | limit sorts/s | stackbench load calls/s | h2load calls/s | limit sorts/CPU-s | "
+    report.append(f"{args.reps} repetitions of {args.duration} s runs, bracketed: limit, service under "
+                  f"`stackbench load`, limit, service under h2load, limit, ... (one server process, idle "
+                  f"while the limit runs); each service run is compared with the mean of the limit runs "
+                  f"just before and after it. {CONNECTIONS} connections x {STREAMS} streams, keep-alive. "
+                  f"Machine: {uptime_line()}\n")
+    report.append("| rep | stackbench load calls/s | its limit sorts/s | h2load calls/s | its limit sorts/s | "
                   "stackbench load calls/CPU-s | h2load calls/CPU-s |")
     report.append("|---|---|---|---|---|---|---|")
     for i, r in enumerate(rows, 1):
-        report.append(f"| {i} | {r['limit_rps']:.0f} | {r['sb_rps']:.0f} | {r['h2_rps']:.0f} | "
-                      f"{r['limit_per_cpu']:.0f} | {r['sb_per_cpu']:.0f} | {r['h2_per_cpu']:.0f} |")
+        report.append(f"| {i} | {r['sb_rps']:.0f} | {r['sb_limit_rps']:.0f} | {r['h2_rps']:.0f} | "
+                      f"{r['h2_limit_rps']:.0f} | {r['sb_per_cpu']:.0f} | {r['h2_per_cpu']:.0f} |")
     report.append("")
     report.append("| ratio to the limit, median (min..max) | stackbench load | h2load |")
     report.append("|---|---|---|")
-    report.append(f"| throughput (calls/s / sorts/s) | {spread([r['sb_rps'] / r['limit_rps'] for r in rows])} | "
-                  f"{spread([r['h2_rps'] / r['limit_rps'] for r in rows])} |")
+    report.append(f"| throughput (calls/s / sorts/s) | {spread([r['sb_rps'] / r['sb_limit_rps'] for r in rows])} | "
+                  f"{spread([r['h2_rps'] / r['h2_limit_rps'] for r in rows])} |")
     report.append(f"| CPU (calls per CPU-s / sorts per CPU-s) | "
-                  f"{spread([r['sb_per_cpu'] / r['limit_per_cpu'] for r in rows])} | "
-                  f"{spread([r['h2_per_cpu'] / r['limit_per_cpu'] for r in rows])} |")
+                  f"{spread([r['sb_per_cpu'] / r['sb_limit_per_cpu'] for r in rows])} | "
+                  f"{spread([r['h2_per_cpu'] / r['h2_limit_per_cpu'] for r in rows])} |")
     report.append("")
 
 
