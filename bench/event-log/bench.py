@@ -7,7 +7,8 @@ spread (min..max) of the per-repetition ratios. Contestants run pinned to core 0
 (`taskset -c 0`); the load (wrk, pgbench) runs pinned to core 1. Only 127.0.0.1.
 
   dummy       sb-dummy on axum, actix and hyper vs nginx `return 200` (one worker, core 0),
-              the same wrk command for all: wrk -t1 -c64 -d10s, POST of one event.
+              the same wrk command for all: wrk -t1 -c64 -d10s, POST of one event; nginx runs
+              before and after every stack and the ratio is to the mean of the two.
   postgres    sb-event-log on a private PostgreSQL (initdb here, not pinned) vs pgbench
               running the same statement (prepared) at the same concurrency, both count modes.
               The table is emptied before every run; each run starts from zero events.
@@ -222,23 +223,41 @@ def bench_dummy(args, bins, tmp):
     need("wrk")
     script = lua_script(tmp)
     nginx = Nginx(tmp)
-    names = ["nginx"] + STACKS
-    rps = {n: [] for n in names}
+
+    def measure(name):
+        server = nginx.start() if name == "nginx" else Contestant([f"{bins}/sb-dummy", "--stack", name])
+        wrk(server.url, script, args.connections, 2)  # warm-up
+        result = wrk(server.url, script, args.connections, args.duration)["rps"]
+        server.stop()
+        log(f"  {name} {result:.0f} req/s")
+        return result
+
+    # Bracketed: nginx runs before and after every stack (nginx A nginx B nginx C nginx), the
+    # stacks' order rotating each repetition, and a stack's ratio is to the mean of the two nginx
+    # runs around it, so the shared machine's drift cancels to first order.
+    rps = {n: [] for n in ["nginx"] + STACKS}
+    ratios = {n: [] for n in STACKS}
     for rep in range(args.reps):
-        for name in names:
-            server = nginx.start() if name == "nginx" else Contestant([f"{bins}/sb-dummy", "--stack", name])
-            wrk(server.url, script, args.connections, 2)  # warm-up
-            rps[name].append(wrk(server.url, script, args.connections, args.duration)["rps"])
-            server.stop()
-            log(f"dummy rep {rep + 1}: {name} {rps[name][-1]:.0f} req/s")
+        log(f"dummy rep {rep + 1}/{args.reps}")
+        order = STACKS[rep % len(STACKS):] + STACKS[:rep % len(STACKS)]
+        before = measure("nginx")
+        rps["nginx"].append(before)
+        for name in order:
+            value = measure(name)
+            after = measure("nginx")
+            rps[name].append(value)
+            rps["nginx"].append(after)
+            ratios[name].append(value / ((before + after) / 2))
+            before = after
     lines = ["### dummy vs nginx `return 200`", "",
-             f"`wrk -t1 -c{args.connections} -d{args.duration}s` POST of one event, {args.reps} interleaved "
-             f"repetitions; server on core 0, wrk on core 1.", "",
-             "| contestant | requests/s (median) | ratio to nginx, median (min..max) |", "|---|---:|---:|"]
-    for name in names:
-        ratios = [a / b for a, b in zip(rps[name], rps["nginx"])]
-        label = "nginx 1.22 `return 200` (anchor)" if name == "nginx" else f"sb-dummy --stack {name}"
-        lines.append(f"| {label} | {statistics.median(rps[name]):,.0f} | {spread(ratios)} |")
+             f"`wrk -t1 -c{args.connections} -d{args.duration}s` POST of one event; server on core 0, wrk on "
+             f"core 1. {args.reps} repetitions, bracketed: nginx, stack, nginx, stack, nginx, stack, nginx (the "
+             f"stacks' order rotating), each stack's ratio taken to the mean of the nginx runs just before and "
+             f"after it.", "",
+             "| contestant | requests/s (median) | ratio to nginx, median (min..max) |", "|---|---:|---:|",
+             f"| nginx 1.22 `return 200` (anchor) | {statistics.median(rps['nginx']):,.0f} | 1 |"]
+    for name in STACKS:
+        lines.append(f"| sb-dummy --stack {name} | {statistics.median(rps[name]):,.0f} | {spread(ratios[name])} |")
     return lines
 
 
