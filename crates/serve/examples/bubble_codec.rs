@@ -1,4 +1,5 @@
-//! The `sort.v1.List` codec of the gRPC service (`bubble::codec`) against
+//! The `sort.v1.List` wire format of the gRPC service (`stackbench_scenarios::bubble`
+//! `encode_list`/`decode_list`, used by `bubble::codec`) against
 //! prost's generated code, on the seed's 1000 numbers: decode a message into
 //! a `Vec<i32>`, encode a list into a buffer (prost's `encode` needs an owned
 //! `List`: the cost of that copy is measured and taken off). Interleaved
@@ -14,7 +15,7 @@ use std::time::Instant;
 
 use prost::Message as _;
 use stackbench_scenarios::bubble::SEED;
-use stackbench_serve::bubble::codec;
+use stackbench_scenarios::bubble::{decode_list, encode_list};
 use stackbench_serve::bubble::proto::List;
 
 /// Calls per timing.
@@ -33,9 +34,9 @@ fn main() {
     let rounds: u32 = std::env::args().nth(1).map_or(30, |a| a.parse().expect("ROUNDS is a number"));
     let seed = SEED.clone();
     let message = List { data: seed.clone() }.encode_to_vec();
-    assert_eq!(codec::decode(&message).expect("prost's bytes decode"), seed);
+    assert_eq!(decode_list(&message).expect("prost's bytes decode"), seed);
     let mut ours = Vec::new();
-    codec::encode(&seed, &mut ours);
+    encode_list(&seed, &mut ours);
     assert_eq!(ours, message, "the same bytes as prost");
 
     let mut out = bytes::BytesMut::with_capacity(16 * 1024);
@@ -44,7 +45,7 @@ fn main() {
     for _ in 0..rounds {
         let times = [
             per_call(|| drop(black_box(List::decode(black_box(&message[..])).expect("decodes")))),
-            per_call(|| drop(black_box(codec::decode(black_box(&message[..])).expect("decodes")))),
+            per_call(|| drop(black_box(decode_list(black_box(&message[..])).expect("decodes")))),
             per_call(|| drop(black_box(seed.clone()))),
             per_call(|| {
                 out.clear();
@@ -55,7 +56,7 @@ fn main() {
             per_call(|| {
                 out.clear();
                 scratch.clear();
-                codec::encode(black_box(&seed), &mut scratch);
+                encode_list(black_box(&seed), &mut scratch);
                 bytes::BufMut::put_slice(&mut out, &scratch);
                 black_box(&out);
             }),
