@@ -237,11 +237,11 @@ def bench_dummy(args, bins, tmp):
     # runs around it, so the shared machine's drift cancels to first order.
     rps = {n: [] for n in ["nginx"] + STACKS}
     ratios = {n: [] for n in STACKS}
+    before = measure("nginx")
+    rps["nginx"].append(before)
     for rep in range(args.reps):
         log(f"dummy rep {rep + 1}/{args.reps}")
         order = STACKS[rep % len(STACKS):] + STACKS[:rep % len(STACKS)]
-        before = measure("nginx")
-        rps["nginx"].append(before)
         for name in order:
             value = measure(name)
             after = measure("nginx")
@@ -251,7 +251,7 @@ def bench_dummy(args, bins, tmp):
             before = after
     lines = ["### dummy vs nginx `return 200`", "",
              f"`wrk -t1 -c{args.connections} -d{args.duration}s` POST of one event; server on core 0, wrk on "
-             f"core 1. {args.reps} repetitions, bracketed: nginx, stack, nginx, stack, nginx, stack, nginx (the "
+             f"core 1. {args.reps} repetitions, bracketed: nginx, stack, nginx, stack, nginx, stack, nginx, ... (the "
              f"stacks' order rotating), each stack's ratio taken to the mean of the nginx runs just before and "
              f"after it.", "",
              "| contestant | requests/s (median) | ratio to nginx, median (min..max) |", "|---|---:|---:|",
