@@ -1,0 +1,376 @@
+//! The fast path of [`super::parse_event`]: one pass over the bytes for the
+//! bodies real clients send (an object of the four known keys, no escapes,
+//! no unknown keys), without serde. It only ever *accepts*: anything it does
+//! not fully understand, valid or not (escapes, unknown keys, duplicates,
+//! `-0`, a bad name, malformed JSON), makes it answer `None`, and the serde
+//! path decides, with its exact error messages. So the set of accepted bodies
+//! and the events they give are the serde path's by construction; the property
+//! tests below check that whatever this path accepts, the serde path accepts
+//! identically.
+//!
+//! Why it exists: in `sb-dummy` under load, the serde path was about 6% of the
+//! server's CPU time (`bench/event-log/bench.py dummy`, perf); this pass is a
+//! fraction of that.
+
+use std::borrow::Cow;
+
+use super::{DEFAULT_SOURCE, DEFAULT_VALUE, Event, Field, MAX_NAME_LEN, TIMESTAMP_LIMIT};
+
+/// The bytes of `[A-Za-z0-9_.:-]`, the characters of `type` and `source`.
+const NAME_BYTE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        table[c] = b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'-');
+        c += 1;
+    }
+    table
+};
+
+/// `Some(event)` when `body` is certainly a valid event of the simple shape;
+/// `None` when the serde path must decide.
+pub(super) fn parse(body: &[u8]) -> Option<Event<'_>> {
+    let mut r = Reader { b: body, i: 0 };
+    r.ws();
+    r.eat(b'{')?;
+    let (mut kind, mut source, mut value, mut timestamp) = (None, None, None, None);
+    // The keys seen, one bit per field: a second one goes to the serde path.
+    let mut seen = 0u8;
+    // `{}` has no `type`: the serde path says so.
+    loop {
+        r.ws();
+        let key = r.key()?;
+        r.ws();
+        r.eat(b':')?;
+        r.ws();
+        let bit = 1 << key as u8;
+        if seen & bit != 0 {
+            return None;
+        }
+        seen |= bit;
+        match key {
+            Field::Type => kind = Some(r.name()?),
+            Field::Source => r.nullable(Reader::name, &mut source)?,
+            Field::Value => r.nullable(Reader::value, &mut value)?,
+            Field::Timestamp => r.nullable(Reader::timestamp, &mut timestamp)?,
+        }
+        r.ws();
+        match r.next()? {
+            b',' => {}
+            b'}' => break,
+            _ => return None,
+        }
+    }
+    r.ws();
+    if r.i != body.len() {
+        return None;
+    }
+    Some(Event {
+        kind: Cow::Borrowed(kind?),
+        source: Cow::Borrowed(source.unwrap_or(DEFAULT_SOURCE)),
+        value: value.unwrap_or(DEFAULT_VALUE),
+        timestamp_ms: timestamp,
+    })
+}
+
+struct Reader<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn peek(&self) -> Option<u8> {
+        self.b.get(self.i).copied()
+    }
+
+    fn next(&mut self) -> Option<u8> {
+        let c = self.peek()?;
+        self.i += 1;
+        Some(c)
+    }
+
+    fn eat(&mut self, c: u8) -> Option<()> {
+        (self.next()? == c).then_some(())
+    }
+
+    /// JSON's whitespace: space, tab, line feed, carriage return.
+    fn ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.i += 1;
+        }
+    }
+
+    /// One of the four known keys, quoted, without escapes.
+    fn key(&mut self) -> Option<Field> {
+        let rest = &self.b[self.i..];
+        let (field, len) = if rest.starts_with(b"\"type\"") {
+            (Field::Type, 6)
+        } else if rest.starts_with(b"\"source\"") {
+            (Field::Source, 8)
+        } else if rest.starts_with(b"\"value\"") {
+            (Field::Value, 7)
+        } else if rest.starts_with(b"\"timestamp\"") {
+            (Field::Timestamp, 11)
+        } else {
+            return None;
+        };
+        self.i += len;
+        Some(field)
+    }
+
+    /// `null` (leaves `slot` empty), or what `read` reads into `slot`.
+    fn nullable<T>(&mut self, read: fn(&mut Self) -> Option<T>, slot: &mut Option<T>) -> Option<()> {
+        if self.b[self.i..].starts_with(b"null") {
+            self.i += 4;
+        } else {
+            *slot = Some(read(self)?);
+        }
+        Some(())
+    }
+
+    /// A valid `type`/`source`: 1–64 characters of `[A-Za-z0-9_.:-]`, no escapes.
+    fn name(&mut self) -> Option<&'a str> {
+        self.eat(b'"')?;
+        let start = self.i;
+        while self.peek().is_some_and(|c| NAME_BYTE[usize::from(c)]) {
+            self.i += 1;
+        }
+        let len = self.i - start;
+        self.eat(b'"')?;
+        if len == 0 || len > MAX_NAME_LEN {
+            return None;
+        }
+        // The charset is ASCII, so this cannot fail; no `unsafe` for 64 bytes.
+        std::str::from_utf8(&self.b[start..start + len]).ok()
+    }
+
+    /// A JSON number (RFC 8259 §6 grammar) that is a finite `f64`.
+    fn value(&mut self) -> Option<f64> {
+        let start = self.i;
+        if self.peek() == Some(b'-') {
+            self.i += 1;
+        }
+        match self.peek()? {
+            b'0' => self.i += 1,
+            b'1'..=b'9' => self.digits(),
+            _ => return None,
+        }
+        if self.peek() == Some(b'.') {
+            self.i += 1;
+            self.some_digits()?;
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            self.i += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.i += 1;
+            }
+            self.some_digits()?;
+        }
+        let text = std::str::from_utf8(&self.b[start..self.i]).ok()?;
+        text.parse::<f64>().ok().filter(|v| v.is_finite())
+    }
+
+    /// A `timestamp`: `0` or `[1-9][0-9]*`, below 2^53 (16 digits at most).
+    fn timestamp(&mut self) -> Option<u64> {
+        let start = self.i;
+        match self.peek()? {
+            b'0' => self.i += 1,
+            b'1'..=b'9' => self.digits(),
+            _ => return None,
+        }
+        // A fraction, an exponent or a digit after a leading 0: the serde path says why.
+        if let Some(b'.' | b'e' | b'E' | b'0'..=b'9') = self.peek() {
+            return None;
+        }
+        let digits = &self.b[start..self.i];
+        if digits.len() > 16 {
+            return None;
+        }
+        let t = digits.iter().fold(0u64, |t, d| t * 10 + u64::from(d - b'0'));
+        (t < TIMESTAMP_LIMIT).then_some(t)
+    }
+
+    fn digits(&mut self) {
+        while let Some(b'0'..=b'9') = self.peek() {
+            self.i += 1;
+        }
+    }
+
+    /// One digit or more.
+    fn some_digits(&mut self) -> Option<()> {
+        let start = self.i;
+        self.digits();
+        (self.i > start).then_some(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::super::parse_event_with_serde;
+    use super::*;
+
+    /// Whatever the fast path accepts, the serde path accepts identically.
+    fn agrees(body: &[u8]) {
+        if let Some(fast) = parse(body) {
+            let slow = parse_event_with_serde(body);
+            assert_eq!(slow.as_ref(), Ok(&fast), "{:?}", String::from_utf8_lossy(body));
+            // Bit-for-bit, not just `==` (which says -0.0 == 0.0).
+            assert_eq!(slow.unwrap().value.to_bits(), fast.value.to_bits());
+        }
+    }
+
+    #[test]
+    fn takes_the_bodies_clients_send() {
+        for body in [
+            r#"{"type":"page_view","source":"web","value":1.5,"timestamp":1764460800000}"#,
+            r#" { "type" : "a" } "#,
+            "{\n\t\"timestamp\": 0,\r\n\"type\": \"a.b:c-d_E9\", \"value\": -0.0e+5, \"source\": null}\n",
+            r#"{"type":"t","value":null,"timestamp":null}"#,
+            r#"{"type":"t","value":-1.7976931348623157e308,"timestamp":9007199254740991}"#,
+        ] {
+            assert!(parse(body.as_bytes()).is_some(), "{body}");
+            agrees(body.as_bytes());
+        }
+        let e = parse(br#"{"type":"page_view","value":2,"timestamp":12}"#).unwrap();
+        assert_eq!(
+            (&*e.kind, &*e.source, e.value, e.timestamp_ms),
+            ("page_view", DEFAULT_SOURCE, 2.0, Some(12))
+        );
+    }
+
+    #[test]
+    fn leaves_the_rest_to_the_serde_path() {
+        for body in [
+            "",
+            "{",
+            "{}",
+            "[]",
+            r#"{"type":"a"} x"#,
+            r#"{"type":"a",}"#,
+            r#"{"type":"a" "source":"b"}"#,
+            r#"{"type":"a","type":"a"}"#,
+            r#"{"type":"a","source":null,"source":null}"#,
+            r#"{"type":"a","extra":1}"#,
+            r#"{"typ\u0065":"a"}"#,
+            r#"{"type":"a\u005fb"}"#,
+            r#"{"type":null}"#,
+            r#"{"type":""}"#,
+            r#"{"type":"a b"}"#,
+            r#"{"type":"a","value":01}"#,
+            r#"{"type":"a","value":1.}"#,
+            r#"{"type":"a","value":.5}"#,
+            r#"{"type":"a","value":1e}"#,
+            r#"{"type":"a","value":1e400}"#,
+            r#"{"type":"a","value":"1"}"#,
+            r#"{"type":"a","timestamp":-0}"#,
+            r#"{"type":"a","timestamp":1.0}"#,
+            r#"{"type":"a","timestamp":01}"#,
+            r#"{"type":"a","timestamp":9007199254740992}"#,
+            r#"{"type":"a","timestamp":12345678901234567}"#,
+            r#"{"type":"a","value":nul}"#,
+            "\u{feff}{\"type\":\"a\"}",
+            "\x0c{\"type\":\"a\"}",
+        ] {
+            assert!(parse(body.as_bytes()).is_none(), "{body}");
+        }
+        let long = format!(r#"{{"type":"{}"}}"#, "a".repeat(MAX_NAME_LEN + 1));
+        assert!(parse(long.as_bytes()).is_none());
+        let longest = format!(r#"{{"type":"{}"}}"#, "a".repeat(MAX_NAME_LEN));
+        assert!(parse(longest.as_bytes()).is_some());
+    }
+
+    /// Pieces of event bodies, valid and not, to splice at random.
+    fn piece() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec![
+            "{",
+            "}",
+            ",",
+            ":",
+            " ",
+            "\n",
+            "\t",
+            "\"",
+            "\"type\"",
+            "\"source\"",
+            "\"value\"",
+            "\"timestamp\"",
+            "\"x\"",
+            "null",
+            "nul",
+            "true",
+            "\"a\"",
+            "\"page_view\"",
+            "\"a b\"",
+            "\"\"",
+            "\"\\u0061\"",
+            "0",
+            "-0",
+            "1",
+            "01",
+            "1.5",
+            "-2.25e-3",
+            "1e400",
+            "1E+2",
+            ".5",
+            "1.",
+            "-",
+            "9007199254740991",
+            "9007199254740992",
+            "[1]",
+            "é",
+            "\\",
+        ])
+    }
+
+    /// A well-formed event with random spacing, key order and values.
+    fn event_body() -> impl Strategy<Value = String> {
+        let name = "[A-Za-z0-9_.:-]{1,64}";
+        let ws = prop::sample::select(vec!["", " ", "\n", "\t ", "\r\n"]);
+        (
+            name,
+            prop::option::of(prop::option::of(name)),
+            prop::option::of(prop::option::of(any::<f64>().prop_filter("finite", |v| v.is_finite()))),
+            prop::option::of(prop::option::of(0u64..TIMESTAMP_LIMIT)),
+            any::<usize>(),
+            ws,
+        )
+            .prop_map(|(kind, source, value, timestamp, order, ws)| {
+                let quote = |s: String| format!("\"{s}\"");
+                let opt = |v: Option<String>| v.unwrap_or_else(|| "null".to_owned());
+                let mut fields = vec![format!("\"type\"{ws}:{ws}\"{kind}\"")];
+                if let Some(s) = source {
+                    fields.push(format!("\"source\":{ws}{}", opt(s.map(quote))));
+                }
+                if let Some(v) = value {
+                    fields.push(format!("\"value\":{}", opt(v.map(|v| format!("{v:e}")))));
+                }
+                if let Some(t) = timestamp {
+                    fields.push(format!("{ws}\"timestamp\":{}", opt(t.map(|t| t.to_string()))));
+                }
+                let n = fields.len();
+                fields.rotate_left(order % n);
+                format!("{ws}{{{}}}{ws}", fields.join(&format!(",{ws}")))
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn spliced_pieces_agree(pieces in prop::collection::vec(piece(), 0..24)) {
+            agrees(pieces.concat().as_bytes());
+        }
+
+        #[test]
+        fn arbitrary_bytes_agree(body in prop::collection::vec(any::<u8>(), 0..96)) {
+            agrees(&body);
+        }
+
+        #[test]
+        fn well_formed_events_take_the_fast_path(body in event_body()) {
+            prop_assert!(parse(body.as_bytes()).is_some(), "{}", body);
+            agrees(body.as_bytes());
+        }
+    }
+}
