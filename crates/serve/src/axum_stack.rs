@@ -6,17 +6,16 @@
 use std::sync::Arc;
 
 use axum::Router;
-use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::header::{ALLOW, CONTENT_LENGTH, CONTENT_TYPE};
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri};
+use axum::http::header::{ALLOW, CONTENT_TYPE};
+use axum::http::{HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use bytes::Bytes;
-use stackbench_scenarios::contract::{COUNT_PATH, EVENTS_PATH, MAX_BODY_BYTES};
+use stackbench_scenarios::contract::{COUNT_PATH, EVENTS_PATH};
 
 use crate::app::{self, Backend, Dummy, EventLog};
-use crate::events::{ALLOW_COUNT, ALLOW_EVENTS, Rejection, check_declared_length};
+use crate::events::{ALLOW_COUNT, ALLOW_EVENTS, Rejection, read_body};
 
 const JSON: HeaderValue = HeaderValue::from_static("application/json");
 
@@ -47,8 +46,10 @@ pub fn router<B: Backend>(backend: Arc<B>) -> Router {
         .with_state(backend)
 }
 
-async fn post_event<B: Backend>(State(backend): State<Arc<B>>, headers: HeaderMap, body: Body) -> Response {
-    let bytes = match read_body(&headers, body).await {
+async fn post_event<B: Backend>(State(backend): State<Arc<B>>, req: Request) -> Response {
+    let (parts, body) = req.into_parts();
+    let headers = &parts.headers;
+    let bytes = match read_body(headers, body).await {
         Ok(b) => b,
         Err(r) => return reject(&r, None),
     };
@@ -64,20 +65,6 @@ async fn get_count<B: Backend>(State(backend): State<Arc<B>>) -> Response {
         Ok(body) => json(StatusCode::OK, body),
         Err(r) => reject(&r, None),
     }
-}
-
-/// Reads the body within the 64 KiB limit: a declared length over it is refused
-/// before reading; a chunked body is cut at the limit.
-pub async fn read_body(headers: &HeaderMap, body: Body) -> Result<Bytes, Rejection> {
-    check_declared_length(headers.get(CONTENT_LENGTH).map(HeaderValue::as_bytes))?;
-    axum::body::to_bytes(body, MAX_BODY_BYTES).await.map_err(|e| {
-        let e = e.into_inner();
-        if e.is::<http_body_util::LengthLimitError>() {
-            Rejection::too_large()
-        } else {
-            Rejection::new(400, format!("could not read the request body: {e}"))
-        }
-    })
 }
 
 fn wrong_method(method: &Method, uri: &Uri, allow: &'static str) -> Response {
@@ -106,7 +93,11 @@ pub fn reject(r: &Rejection, allow: Option<&'static str>) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::body::Body;
+    use axum::http::HeaderMap;
+    use axum::http::header::CONTENT_LENGTH;
     use http_body_util::BodyExt as _;
+    use stackbench_scenarios::contract::MAX_BODY_BYTES;
     use tower::ServiceExt as _;
 
     async fn call(

@@ -1,33 +1,26 @@
 //! `event-log` and `dummy` on bare hyper 1 (what a team writes when it wants
 //! no framework): one `service_fn` that matches on the path and the method,
-//! served by hyper-util's HTTP/1.1 + h2c connection builder with an accept
-//! loop of our own. Validation and the store are [`crate::app`].
+//! served by the accept loop all our hyper-based servers share
+//! ([`crate::server::serve_http`]: HTTP/1.1 + h2c). Validation and the store are [`crate::app`].
 
 use std::convert::Infallible;
 use std::fmt::Display;
-use std::pin::pin;
 use std::sync::Arc;
-use std::time::Duration;
 
 use bytes::Bytes;
-use http::header::{ALLOW, CONTENT_LENGTH, CONTENT_TYPE};
+use http::header::{ALLOW, CONTENT_TYPE};
 use http::{HeaderValue, Method, Request, Response, StatusCode};
-use http_body_util::{BodyExt as _, Full, LengthLimitError, Limited};
+use http_body_util::Full;
 use hyper::body::Body;
 use hyper::service::service_fn;
-use hyper_util::rt::{TokioExecutor, TokioIo};
-use hyper_util::server::conn::auto;
-use hyper_util::server::graceful::GracefulShutdown;
-use stackbench_scenarios::contract::{COUNT_PATH, EVENTS_PATH, MAX_BODY_BYTES};
+use stackbench_scenarios::contract::{COUNT_PATH, EVENTS_PATH};
 use tokio::net::TcpListener;
 
 use crate::app::{self, Backend};
-use crate::events::{ALLOW_COUNT, ALLOW_EVENTS, Rejection, check_declared_length};
-use crate::server::{ServeError, shutdown_signal};
+use crate::events::{ALLOW_COUNT, ALLOW_EVENTS, Rejection, read_body};
+use crate::server::{ServeError, serve_http};
 
 const JSON: HeaderValue = HeaderValue::from_static("application/json");
-/// In-flight requests get this long to finish after SIGTERM.
-const DRAIN: Duration = Duration::from_secs(10);
 
 /// Answers one request. Generic over the body so tests can call it with a
 /// [`Full`] body, without a socket.
@@ -59,21 +52,6 @@ where
     }
 }
 
-/// Reads the body within the 64 KiB limit: a declared length over it is refused
-/// before reading; a chunked body is cut at the limit.
-async fn read_body<Bd>(headers: &http::HeaderMap, body: Bd) -> Result<Bytes, Rejection>
-where
-    Bd: Body<Data = Bytes>,
-    Bd::Error: std::error::Error + Send + Sync + 'static,
-{
-    check_declared_length(headers.get(CONTENT_LENGTH).map(HeaderValue::as_bytes))?;
-    match Limited::new(body, MAX_BODY_BYTES).collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(e) if e.is::<LengthLimitError>() => Err(Rejection::too_large()),
-        Err(e) => Err(Rejection::new(400, format!("could not read the request body: {e}"))),
-    }
-}
-
 fn wrong_method(method: &Method, path: &str, allow: &'static str) -> Response<Full<Bytes>> {
     reject(&Rejection::method_not_allowed(method.as_str(), path, allow), Some(allow))
 }
@@ -95,49 +73,16 @@ fn reject(r: &Rejection, allow: Option<&'static str>) -> Response<Full<Bytes>> {
 }
 
 /// Serves `backend` on `listener` until SIGTERM/SIGINT, then lets in-flight
-/// requests finish (at most [`DRAIN`]).
+/// requests finish ([`crate::server::serve_http`]).
 pub async fn serve_hyper<B: Backend>(listener: TcpListener, backend: Arc<B>) -> Result<(), ServeError> {
-    let builder = auto::Builder::new(TokioExecutor::new());
-    let graceful = GracefulShutdown::new();
-    let mut shutdown = pin!(shutdown_signal());
-    loop {
-        let tcp = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok((tcp, _)) => tcp,
-                Err(e) if is_per_connection(&e) => continue,
-                Err(e) => {
-                    // EMFILE and friends: wait for connections to close, as hyper's examples do.
-                    let _ = e;
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
-            },
-            () = &mut shutdown => break,
-        };
-        let _ = tcp.set_nodelay(true);
+    serve_http(listener, move || {
         let backend = backend.clone();
-        let service = service_fn(move |req| {
+        service_fn(move |req| {
             let backend = backend.clone();
             async move { Ok::<_, Infallible>(handle(&*backend, req).await) }
-        });
-        let conn = graceful.watch(builder.serve_connection(TokioIo::new(tcp), service).into_owned());
-        tokio::spawn(async move {
-            let _ = conn.await;
-        });
-    }
-    drop(listener);
-    let _ = tokio::time::timeout(DRAIN, graceful.shutdown()).await;
-    Ok(())
-}
-
-fn is_per_connection(e: &std::io::Error) -> bool {
-    matches!(
-        e.kind(),
-        std::io::ErrorKind::ConnectionAborted
-            | std::io::ErrorKind::ConnectionReset
-            | std::io::ErrorKind::ConnectionRefused
-            | std::io::ErrorKind::Interrupted
-    )
+        })
+    })
+    .await
 }
 
 #[cfg(test)]
@@ -145,6 +90,7 @@ mod tests {
     use super::*;
     use crate::app::Dummy;
     use crate::contract_tests::{Case, Outcome, check_contract};
+    use http_body_util::BodyExt as _;
 
     async fn call<B: Backend>(backend: &B, case: &Case) -> Outcome {
         let mut req = Request::builder().method(case.method).uri(case.path);
