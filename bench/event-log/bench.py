@@ -235,13 +235,17 @@ def bench_dummy(args, bins, tmp):
     # Bracketed: nginx runs before and after every stack (nginx A nginx B nginx C nginx), the
     # stacks' order rotating each repetition, and a stack's ratio is to the mean of the two nginx
     # runs around it, so the shared machine's drift cancels to first order.
-    rps = {n: [] for n in ["nginx"] + STACKS}
-    ratios = {n: [] for n in STACKS}
+    stacks = [s for s in args.stacks.split(",") if s]
+    unknown = [s for s in stacks if s not in STACKS]
+    if unknown or not stacks:
+        sys.exit(f"--stacks: {','.join(unknown) or 'nothing given'}: choose among {', '.join(STACKS)}")
+    rps = {n: [] for n in ["nginx"] + stacks}
+    ratios = {n: [] for n in stacks}
     before = measure("nginx")
     rps["nginx"].append(before)
     for rep in range(args.reps):
         log(f"dummy rep {rep + 1}/{args.reps}")
-        order = STACKS[rep % len(STACKS):] + STACKS[:rep % len(STACKS)]
+        order = stacks[rep % len(stacks):] + stacks[:rep % len(stacks)]
         for name in order:
             value = measure(name)
             after = measure("nginx")
@@ -256,7 +260,7 @@ def bench_dummy(args, bins, tmp):
              f"after it.", "",
              "| contestant | requests/s (median) | ratio to nginx, median (min..max) |", "|---|---:|---:|",
              f"| nginx 1.22 `return 200` (anchor) | {statistics.median(rps['nginx']):,.0f} | 1 |"]
-    for name in STACKS:
+    for name in stacks:
         lines.append(f"| sb-dummy --stack {name} | {statistics.median(rps[name]):,.0f} | {spread(ratios[name])} |")
     return lines
 
@@ -474,6 +478,7 @@ def main():
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--duration", type=int, default=10, help="seconds per measured run")
     p.add_argument("--connections", type=int, default=64, help="wrk connections for dummy")
+    p.add_argument("--stacks", default=",".join(STACKS), help="dummy: the stacks to measure, comma-separated")
     p.add_argument("--pg-connections", type=int, default=32, help="concurrency of the PostgreSQL comparison")
     p.add_argument("--growth-postgres", action="store_true", help="growth on PostgreSQL too")
     p.add_argument("--bin-dir", help="directory with release sb-dummy and sb-event-log")
