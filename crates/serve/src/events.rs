@@ -48,15 +48,24 @@ impl Rejection {
 }
 
 /// Reads a request body within the 64 KiB limit: a declared length over it is
-/// refused before reading, a chunked body is cut at the limit. A body that
-/// arrives in one piece (the usual case) is handed on as it is, without a copy
-/// or an allocation.
+/// refused before reading, a chunked body is cut at the limit.
 pub async fn read_body<Bd>(headers: &HeaderMap, body: Bd) -> Result<Bytes, Rejection>
 where
     Bd: hyper::body::Body<Data = Bytes>,
     Bd::Error: std::fmt::Display,
 {
     check_declared_length(headers.get(CONTENT_LENGTH).map(http::HeaderValue::as_bytes))?;
+    read_frames(body).await
+}
+
+/// [`read_body`] after the declared length was checked: the frames, within the
+/// limit. A body that arrives in one piece (the usual case) is handed on as it
+/// is, without a copy or an allocation.
+pub async fn read_frames<Bd>(body: Bd) -> Result<Bytes, Rejection>
+where
+    Bd: hyper::body::Body<Data = Bytes>,
+    Bd::Error: std::fmt::Display,
+{
     let mut body = std::pin::pin!(body);
     let (mut first, mut joined) = (Bytes::new(), None::<BytesMut>);
     let mut total = 0;
