@@ -69,6 +69,14 @@ def wait_port(port, what, timeout=30):
     sys.exit(f"{what} did not listen on {port} within {timeout} s")
 
 
+def cpu_seconds(pid):
+    """User and system CPU seconds of a process so far (/proc/PID/stat)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
+
+
 def is_root():
     return os.geteuid() == 0
 
@@ -91,6 +99,10 @@ class Contestant:
         if not m:
             sys.exit(f"{argv} did not start: {line}{self.proc.stderr.read()}")
         self.url = f"http://{m.group(1)}"
+
+    def cpu_pid(self):
+        """The process that serves (taskset execs the binary)."""
+        return self.proc.pid
 
     def stop(self):
         self.proc.send_signal(signal.SIGTERM)
@@ -138,6 +150,13 @@ http {{
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_port(self.port, "nginx")
         return self
+
+    def cpu_pid(self):
+        """nginx's one worker (the child of the master this script started)."""
+        out = subprocess.run(["pgrep", "-P", str(self.proc.pid)], capture_output=True, text=True).stdout.split()
+        if len(out) != 1:
+            sys.exit(f"expected one nginx worker under pid {self.proc.pid}, found {out}")
+        return int(out[0])
 
     def stop(self):
         self.proc.send_signal(signal.SIGQUIT)
@@ -209,7 +228,7 @@ def wrk(url, script, connections, duration, latency=False):
     errors = re.search(r"Socket errors: (.*)", out)
     if bad or errors:
         sys.exit(f"wrk saw failed requests on {url}:\n{out}")
-    result = {"rps": rps}
+    result = {"rps": rps, "requests": int(re.search(r"(\d+) requests in", out).group(1))}
     if latency:
         result["p50"] = ms(re.search(r"\s50%\s+(\S+)", out).group(1))
         result["p99"] = ms(re.search(r"\s99%\s+(\S+)", out).group(1))
@@ -224,13 +243,21 @@ def bench_dummy(args, bins, tmp):
     script = lua_script(tmp)
     nginx = Nginx(tmp)
 
+    cpu = {}  # name -> [(user µs, system µs) per request, one pair per run]
+
     def measure(name):
         server = nginx.start() if name == "nginx" else Contestant([f"{bins}/sb-dummy", "--stack", name])
         wrk(server.url, script, args.connections, 2)  # warm-up
-        result = wrk(server.url, script, args.connections, args.duration)["rps"]
+        pid = server.cpu_pid()
+        user0, sys0 = cpu_seconds(pid)
+        result = wrk(server.url, script, args.connections, args.duration)
+        user1, sys1 = cpu_seconds(pid)
         server.stop()
-        log(f"  {name} {result:.0f} req/s")
-        return result
+        n = result["requests"]
+        cpu.setdefault(name, []).append(((user1 - user0) * 1e6 / n, (sys1 - sys0) * 1e6 / n))
+        log(f"  {name} {result['rps']:.0f} req/s, {cpu[name][-1][0]:.2f} µs user + {cpu[name][-1][1]:.2f} µs "
+            f"system per request")
+        return result["rps"]
 
     # Bracketed: nginx runs before and after every stack (nginx A nginx B nginx C nginx), the
     # stacks' order rotating each repetition, and a stack's ratio is to the mean of the two nginx
@@ -258,10 +285,22 @@ def bench_dummy(args, bins, tmp):
              f"core 1. {args.reps} repetitions, bracketed: nginx, stack, nginx, stack, nginx, stack, nginx, ... (the "
              f"stacks' order rotating), each stack's ratio taken to the mean of the nginx runs just before and "
              f"after it.", "",
-             "| contestant | requests/s (median) | ratio to nginx, median (min..max) |", "|---|---:|---:|",
-             f"| nginx 1.22 `return 200` (anchor) | {statistics.median(rps['nginx']):,.0f} | 1 |"]
+             "The server's CPU time per request (`/proc/PID/stat` around each measured run; user space, "
+             "then the kernel's system time, which includes the loopback TCP work of both ends) says where "
+             "a difference lies; on a shared VM the system time moves with the host, the user time much less.",
+             "",
+             "| contestant | requests/s (median) | ratio to nginx, median (min..max) | CPU µs per request: user, system (median) |",
+             "|---|---:|---:|---:|"]
+
+    def per_request(name):
+        return (f"{statistics.median(u for u, _ in cpu[name]):.2f}, "
+                f"{statistics.median(s for _, s in cpu[name]):.2f}")
+
+    lines.append(f"| nginx 1.22 `return 200` (anchor) | {statistics.median(rps['nginx']):,.0f} | 1 | "
+                 f"{per_request('nginx')} |")
     for name in stacks:
-        lines.append(f"| sb-dummy --stack {name} | {statistics.median(rps[name]):,.0f} | {spread(ratios[name])} |")
+        lines.append(f"| sb-dummy --stack {name} | {statistics.median(rps[name]):,.0f} | {spread(ratios[name])} | "
+                     f"{per_request(name)} |")
     return lines
 
 
