@@ -170,7 +170,7 @@ pub fn parse_event(body: &[u8]) -> Result<Event<'_>, EventError> {
 
 /// [`parse_event`] without its fast path: every body, every error message.
 /// The same answers as [`parse_event`], slower; the reference the fast path is
-/// tested and measured against (`examples/event_parse.rs`).
+/// tested and measured against (`crates/serve/examples/event_parse.rs`).
 pub fn parse_event_with_serde(body: &[u8]) -> Result<Event<'_>, EventError> {
     let first = body.iter().copied().find(|b| !b.is_ascii_whitespace());
     if first != Some(b'{') {

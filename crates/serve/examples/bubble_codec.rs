@@ -11,27 +11,20 @@
 //! Output: one line, `bubble_codec decode_prost_ns=… decode_ours_ns=… encode_prost_ns=… encode_ours_ns=…`.
 
 use std::hint::black_box;
-use std::time::Instant;
 
 use prost::Message as _;
 use stackbench_scenarios::bubble::SEED;
 use stackbench_scenarios::bubble::{decode_list, encode_list};
 use stackbench_serve::bubble::proto::List;
+use timing::{best_of, per_call, rounds};
+
+mod timing;
 
 /// Calls per timing.
 const CALLS: u32 = 2000;
 
-/// Nanoseconds per call of `f`, over [`CALLS`] calls.
-fn per_call(mut f: impl FnMut()) -> f64 {
-    let t = Instant::now();
-    for _ in 0..CALLS {
-        f();
-    }
-    t.elapsed().as_secs_f64() * 1e9 / f64::from(CALLS)
-}
-
 fn main() {
-    let rounds: u32 = std::env::args().nth(1).map_or(30, |a| a.parse().expect("ROUNDS is a number"));
+    let rounds = rounds(30);
     let seed = SEED.clone();
     let message = List { data: seed.clone() }.encode_to_vec();
     assert_eq!(decode_list(&message).expect("prost's bytes decode"), seed);
@@ -41,30 +34,26 @@ fn main() {
 
     let mut out = bytes::BytesMut::with_capacity(16 * 1024);
     let mut scratch = Vec::new();
-    let mut best = [f64::MAX; 5];
-    for _ in 0..rounds {
-        let times = [
-            per_call(|| drop(black_box(List::decode(black_box(&message[..])).expect("decodes")))),
-            per_call(|| drop(black_box(decode_list(black_box(&message[..])).expect("decodes")))),
-            per_call(|| drop(black_box(seed.clone()))),
-            per_call(|| {
+    let best = best_of(rounds, || {
+        [
+            per_call(CALLS, || drop(black_box(List::decode(black_box(&message[..])).expect("decodes")))),
+            per_call(CALLS, || drop(black_box(decode_list(black_box(&message[..])).expect("decodes")))),
+            per_call(CALLS, || drop(black_box(seed.clone()))),
+            per_call(CALLS, || {
                 out.clear();
                 List { data: black_box(&seed).clone() }.encode(&mut out).expect("room enough");
                 black_box(&out);
             }),
             // As the service's encoder does: into a scratch buffer, then into tonic's.
-            per_call(|| {
+            per_call(CALLS, || {
                 out.clear();
                 scratch.clear();
                 encode_list(black_box(&seed), &mut scratch);
                 bytes::BufMut::put_slice(&mut out, &scratch);
                 black_box(&out);
             }),
-        ];
-        for (b, t) in best.iter_mut().zip(times) {
-            *b = b.min(t);
-        }
-    }
+        ]
+    });
     let [decode_prost, decode_ours, clone, encode_prost, encode_ours] = best;
     println!(
         "bubble_codec decode_prost_ns={decode_prost:.0} decode_ours_ns={decode_ours:.0} \

@@ -1,0 +1,31 @@
+//! `parse_event` (its one-pass fast path) against `parse_event_with_serde` (the
+//! serde path every body took before), on the event the benchmarks send.
+//! Interleaved rounds; the minimum of each (the machine is shared: the minimum
+//! is the figure least disturbed by other work).
+//!
+//!     taskset -c 0 cargo run --release -p stackbench-serve --example event_parse -- [ROUNDS]
+//!
+//! Output: one line, `event_parse serde_ns=… fast_ns=… ratio=…`.
+
+use std::hint::black_box;
+
+use stackbench_scenarios::event::{parse_event, parse_event_with_serde};
+use timing::{best_of, per_call, rounds};
+
+mod timing;
+
+/// Calls per timing.
+const CALLS: u32 = 20_000;
+/// The body `bench/event-log/bench.py` and `stackbench bench` send.
+const BODY: &[u8] = br#"{"type":"page_view","source":"web","value":1.5,"timestamp":1764460800000}"#;
+
+fn main() {
+    assert_eq!(parse_event(BODY), parse_event_with_serde(BODY));
+    let [serde, fast] = best_of(rounds(30), || {
+        [
+            per_call(CALLS, || drop(black_box(parse_event_with_serde(black_box(BODY)).expect("valid")))),
+            per_call(CALLS, || drop(black_box(parse_event(black_box(BODY)).expect("valid")))),
+        ]
+    });
+    println!("event_parse serde_ns={serde:.0} fast_ns={fast:.0} ratio={:.3}", fast / serde);
+}
