@@ -502,8 +502,13 @@ def bench_sizes(args, bins, tmp):
         found = [lib for lib, pat in [("SQLite", "sqlite3_step"), ("tokio-postgres", "tokio_postgres::"),
                                       ("mysql_async", "mysql_async::"), ("redis", "redis::"),
                                       ("hyper-util client (InfluxDB)", "client::legacy")] if pat in syms]
+        if not syms.strip():
+            # A stripped binary (the release profile strips) says nothing about what it links.
+            links = "unknown: no symbol table (give --bin-dir a `cargo build --profile profiling` directory)"
+        else:
+            links = ", ".join(found) or "no store code"
         mib = lambda p: f"{os.path.getsize(p) / 1048576:.1f} MiB"  # noqa: E731
-        lines.append(f"| {name} | {mib(path)} | {mib(stripped)} | {', '.join(found) or 'no store code'} |")
+        lines.append(f"| {name} | {mib(path)} | {mib(stripped)} | {links} |")
     return lines
 
 
