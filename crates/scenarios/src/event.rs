@@ -92,14 +92,11 @@ impl Field {
         }
     }
 
+    /// Every field, in the contract's order.
+    const ALL: [Field; 4] = [Field::Type, Field::Source, Field::Value, Field::Timestamp];
+
     fn from_key(key: &str) -> Option<Field> {
-        match key {
-            "type" => Some(Field::Type),
-            "source" => Some(Field::Source),
-            "value" => Some(Field::Value),
-            "timestamp" => Some(Field::Timestamp),
-            _ => None,
-        }
+        Field::ALL.into_iter().find(|f| f.name() == key)
     }
 
     /// What a correct value of this field looks like.
@@ -204,11 +201,16 @@ pub fn parse_event_with_serde(body: &[u8]) -> Result<Event<'_>, EventError> {
     Ok(Event { kind, source, value, timestamp_ms })
 }
 
+/// Is `b` one of the characters of `type` and `source` ([`NAME_CHARSET`])?
+const fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'-')
+}
+
 /// Is `s` a valid `type`/`source`? `Err` says why, for `field`.
 pub fn validate_name(field: Field, s: &str) -> Result<(), EventError> {
     let mut len = 0;
     for (position, ch) in s.chars().enumerate() {
-        if !(ch.is_ascii_alphanumeric() || matches!(ch, '_' | '.' | ':' | '-')) {
+        if !u8::try_from(ch).is_ok_and(is_name_byte) {
             return Err(EventError::BadChar { field, ch, position });
         }
         len += 1;

@@ -14,15 +14,14 @@
 
 use std::borrow::Cow;
 
-use super::{DEFAULT_SOURCE, DEFAULT_VALUE, Event, Field, MAX_NAME_LEN, TIMESTAMP_LIMIT};
+use super::{DEFAULT_SOURCE, DEFAULT_VALUE, Event, Field, MAX_NAME_LEN, TIMESTAMP_LIMIT, is_name_byte};
 
-/// The bytes of `[A-Za-z0-9_.:-]`, the characters of `type` and `source`.
+/// [`is_name_byte`] as a table: the bytes of `type` and `source`.
 const NAME_BYTE: [bool; 256] = {
     let mut table = [false; 256];
     let mut c = 0;
     while c < 256 {
-        let b = c as u8;
-        table[c] = b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'-');
+        table[c] = is_name_byte(c as u8);
         c += 1;
     }
     table
@@ -103,19 +102,11 @@ impl<'a> Reader<'a> {
 
     /// One of the four known keys, quoted, without escapes.
     fn key(&mut self) -> Option<Field> {
-        let rest = &self.b[self.i..];
-        let (field, len) = if rest.starts_with(b"\"type\"") {
-            (Field::Type, 6)
-        } else if rest.starts_with(b"\"source\"") {
-            (Field::Source, 8)
-        } else if rest.starts_with(b"\"value\"") {
-            (Field::Value, 7)
-        } else if rest.starts_with(b"\"timestamp\"") {
-            (Field::Timestamp, 11)
-        } else {
-            return None;
-        };
-        self.i += len;
+        let rest = self.b[self.i..].strip_prefix(b"\"")?;
+        let field = Field::ALL.into_iter().find(|f| {
+            rest.strip_prefix(f.name().as_bytes()).is_some_and(|after| after.first() == Some(&b'"'))
+        })?;
+        self.i += field.name().len() + 2;
         Some(field)
     }
 
