@@ -83,8 +83,8 @@ pub async fn serve_axum(listener: TcpListener, router: Router) -> Result<(), Ser
 ///
 /// HTTP/1.1 answers go out in one `write` of one buffer (hyper's `writev(false)`):
 /// the body of these services is a few bytes, which hyper then copies after
-/// the head instead of sending two buffers in a `writev`. Measured: 1.06× the
-/// requests/s of `sb-dummy --stack hyper` (`bench/event-log/bench.py`, README).
+/// the head instead of sending two buffers in a `writev`. Measured: 1.06–1.12×
+/// the requests/s of `sb-dummy --stack hyper` (`bench/event-log/ab.py`, README).
 pub async fn serve_http<S, B>(listener: TcpListener, service: impl Fn() -> S) -> Result<(), ServeError>
 where
     S: Service<http::Request<Incoming>, Response = http::Response<B>> + Send + 'static,
