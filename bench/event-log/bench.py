@@ -21,7 +21,7 @@ spread (min..max) of the per-repetition ratios. Contestants run pinned to core 0
 
 Usage: bench/event-log/bench.py [all|dummy|postgres|growth|cold-start|sizes ...]
                                 [--reps 3] [--duration 10] [--connections 64] [--bin-dir DIR]
-                                [--out FILE]
+                                [--stacks axum,actix,hyper] [--out FILE]
 Without --bin-dir it runs `cargo build --release -p stackbench-serve --bin sb-dummy --bin sb-event-log`.
 """
 
