@@ -32,3 +32,30 @@ fn dummy_on_every_stack() {
         assert!(server.terminate(), "{stack}: SIGTERM is a clean stop");
     }
 }
+
+/// A client may shut down its sending side once its request is out (`nc -N`,
+/// scripts that send one request and wait for EOF): the answer still comes.
+/// On hyper and axum this is hyper's `half_close(true)` (`server::serve_http`).
+#[test]
+fn a_half_closed_connection_still_gets_its_answer() {
+    use std::io::{Read as _, Write as _};
+    let body = r#"{"type":"page_view"}"#;
+    let request = format!(
+        "POST /events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    for stack in ["axum", "actix", "hyper"] {
+        let server = start(BIN, &["--stack", stack]);
+        for _ in 0..20 {
+            let mut tcp = std::net::TcpStream::connect(server.addr).unwrap();
+            tcp.set_read_timeout(Some(std::time::Duration::from_secs(10))).unwrap();
+            tcp.write_all(request.as_bytes()).unwrap();
+            tcp.shutdown(std::net::Shutdown::Write).unwrap();
+            let mut answer = String::new();
+            let _ = tcp.read_to_string(&mut answer);
+            assert!(answer.starts_with("HTTP/1.1 200"), "{stack}: {answer:?}");
+            assert!(answer.ends_with(r#"{"count":1}"#), "{stack}: {answer:?}");
+        }
+        assert!(server.terminate(), "{stack}");
+    }
+}
