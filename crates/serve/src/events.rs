@@ -94,25 +94,12 @@ where
 
 /// The 413 rule on a declared `Content-Length`, before reading any of the body.
 pub fn check_declared_length(content_length: Option<&[u8]>) -> Result<(), Rejection> {
-    match content_length.and_then(declared_length) {
+    let declared =
+        content_length.and_then(|v| std::str::from_utf8(v).ok()).and_then(|v| v.trim().parse::<u64>().ok());
+    match declared {
         Some(n) if n > MAX_BODY_BYTES as u64 => Err(Rejection::too_large()),
         _ => Ok(()),
     }
-}
-
-/// A `Content-Length` value as a number: digits (a `+` before them, spaces
-/// around them allowed, as `u64::from_str` after a trim), `None` when it is
-/// not one or does not fit. Read from the bytes, not through `str`: this runs
-/// on every request, and the UTF-8 check and `trim` were most of its cost.
-fn declared_length(value: &[u8]) -> Option<u64> {
-    let value = value.trim_ascii();
-    let digits = value.strip_prefix(b"+").unwrap_or(value);
-    if digits.is_empty() {
-        return None;
-    }
-    digits.iter().try_fold(0u64, |n, &d| {
-        if d.is_ascii_digit() { n.checked_mul(10)?.checked_add(u64::from(d - b'0')) } else { None }
-    })
 }
 
 /// Validates a whole `POST /events` request (body already read within the limit).
@@ -186,27 +173,5 @@ mod tests {
         assert!(check_declared_length(None).is_ok());
         assert_eq!(check_declared_length(Some(b" +70000 ")).unwrap_err().status, 413);
         assert!(check_declared_length(Some(b"99999999999999999999999")).is_ok(), "not a u64: hyper decides");
-    }
-
-    #[test]
-    fn declared_length_reads_what_u64_parsing_reads() {
-        for v in [
-            "0",
-            "12",
-            " 12\t",
-            "+7",
-            "007",
-            "",
-            "+",
-            "-1",
-            "1 2",
-            "1e3",
-            "0x10",
-            "18446744073709551615",
-            "18446744073709551616",
-            "\u{a0}5",
-        ] {
-            assert_eq!(declared_length(v.as_bytes()), v.trim_ascii().parse::<u64>().ok(), "{v:?}");
-        }
     }
 }
