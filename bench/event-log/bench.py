@@ -114,15 +114,18 @@ class Contestant:
 
 
 class Nginx:
-    """nginx answering `return 200 '{"count":1}'`, one worker, core 0."""
+    """nginx answering `return 200 '{"count":1}'`, one worker, core 0. With `master=False` the one
+    process serves itself (`master_process off`), for tools that must see the serving process
+    (instructions.py runs it under callgrind); `wrap` goes before its command (after `taskset`)."""
 
-    def __init__(self, tmp):
+    def __init__(self, tmp, master=True, wrap=()):
         need("nginx")
         self.dir = tempfile.mkdtemp(dir=tmp, prefix="nginx-")
         self.port = free_port()
         conf = os.path.join(self.dir, "nginx.conf")
         with open(conf, "w") as f:
             f.write(f"""worker_processes 1;
+master_process {"on" if master else "off"};
 daemon off;
 pid {self.dir}/nginx.pid;
 error_log {self.dir}/error.log;
@@ -141,7 +144,7 @@ http {{
   }}
 }}
 """)
-        self.argv = ["nginx", "-c", conf, "-p", self.dir]
+        self.argv = list(wrap) + ["nginx", "-c", conf, "-p", self.dir]
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc = None
 

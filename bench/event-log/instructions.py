@@ -19,70 +19,46 @@ with each other, not with a native profile.
 
 Each command is a server that takes `--port 0` and prints its address on its first line, or `nginx`:
 the dummy benchmark's nginx `return 200`, run without its master process so that callgrind counts
-the one process that serves. Prints one
-line per run and a table: instructions per request, and the ratio to the first command.
+the one process that serves. Prints one line per run and a table: instructions per request, and the
+ratio to the first command.
 """
 
 import argparse
 import os
-import re
 import shlex
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bench  # noqa: E402  (the dummy benchmark's wrk runner and its POST body)
+import bench  # noqa: E402  (the dummy benchmark's servers, wrk runner and POST body)
 
 
 NGINX = "nginx"
 
 
-def nginx_argv(tmp):
-    """The dummy benchmark's nginx (`return 200`), as one process: no master, so callgrind sees the worker."""
-    nginx = bench.Nginx(tmp)
-    conf = nginx.argv[2]
-    with open(conf) as f:
-        text = f.read()
-    with open(conf, "w") as f:
-        f.write("master_process off;\n" + text)
-    return nginx.argv, nginx.url
+def callgrind_run(command, tmp, run, script, connections, duration):
+    """Instructions (Ir) of one run of `command` under callgrind, and the requests wrk completed.
 
-
-def callgrind_run(command, tmp, script, connections, duration):
-    """Instructions (Ir) of one run of `command` under callgrind, and the requests wrk completed."""
-    out_file = os.path.join(tmp, "callgrind.out.%p")
-    valgrind = ["taskset", "-c", bench.SERVER_CPU, "valgrind", "--tool=callgrind", f"--callgrind-out-file={out_file}",
-                "--"]
+    The servers are the dummy benchmark's own (bench.Contestant, bench.Nginx with no master
+    process), started under valgrind; the count is the `totals:` line of callgrind's output file,
+    written when the server exits on the stop signal."""
+    out_file = os.path.join(tmp, f"callgrind.{run}.out")
+    valgrind = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out_file}", "--"]
     if command == NGINX:
-        argv, url = nginx_argv(tmp)
-        proc = subprocess.Popen(valgrind + argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        bench.wait_port(int(url.rsplit(":", 1)[1]), "nginx under valgrind", timeout=60)
+        server = bench.Nginx(tmp, master=False, wrap=valgrind).start()
     else:
-        proc = subprocess.Popen(valgrind + shlex.split(command) + ["--port", "0"], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
-        line = proc.stdout.readline()
-        m = re.search(r"http://([^;\s]+)", line)
-        if not m:
-            proc.kill()
-            sys.exit(f"{command} did not start under valgrind: {line}{proc.stderr.read()}")
-        url = f"http://{m.group(1)}"
-    requests = 0
-    if duration:
-        requests = bench.wrk(url, script, connections, duration)["requests"]
-    # nginx stops gracefully on SIGQUIT (SIGTERM is its fast stop); the slim binaries drain on SIGTERM.
-    proc.send_signal(signal.SIGQUIT if command == NGINX else signal.SIGTERM)
+        server = bench.Contestant(valgrind + shlex.split(command))
+    requests = bench.wrk(server.url, script, connections, duration)["requests"] if duration else 0
+    server.stop()
     try:
-        _, err = proc.communicate(timeout=120)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        sys.exit(f"{command} did not stop within 120 s of SIGTERM under valgrind")
-    found = re.search(r"Collected : (\d+)", err)
-    if not found:
-        sys.exit(f"callgrind gave no instruction count for {command}:\n{err}")
-    return int(found.group(1)), requests
+        with open(out_file) as f:
+            totals = [line for line in f if line.startswith("totals:")]
+    except FileNotFoundError:
+        totals = []
+    if not totals:
+        sys.exit(f"callgrind gave no instruction count for {command} (it must exit on its stop signal)")
+    return int(totals[-1].split()[1]), requests
 
 
 def main():
@@ -102,10 +78,11 @@ def main():
     with tempfile.TemporaryDirectory(prefix="sb-instr-") as tmp:
         script = bench.lua_script(tmp)
         for command in args.commands:
-            idle, _ = callgrind_run(command, tmp, script, args.connections, 0)
+            idle, _ = callgrind_run(command, tmp, f"{len(per_request)}-idle", script, args.connections, 0)
             runs = []
-            for _ in range(args.reps):
-                total, requests = callgrind_run(command, tmp, script, args.connections, args.duration)
+            for rep in range(args.reps):
+                total, requests = callgrind_run(command, tmp, f"{len(per_request)}-{rep}", script,
+                                                args.connections, args.duration)
                 if requests == 0:
                     sys.exit(f"{command}: wrk completed no request under callgrind")
                 runs.append((total - idle) / requests)
