@@ -49,7 +49,7 @@ pub fn router<B: Backend>(backend: Arc<B>) -> Router {
 async fn post_event<B: Backend>(State(backend): State<Arc<B>>, req: Request) -> Response {
     let (parts, body) = req.into_parts();
     let headers = &parts.headers;
-    let bytes = match read_body(headers, body).await {
+    let bytes = match read_body(body).await {
         Ok(b) => b,
         Err(r) => return reject(&r, None),
     };
@@ -203,7 +203,7 @@ mod tests {
             .uri("/events")
             .header(CONTENT_TYPE, "application/json")
             .header(CONTENT_LENGTH, "100000")
-            .body(Body::from("{}"))
+            .body(Body::new(crate::contract_tests::Declared(100_000)))
             .unwrap();
         assert_eq!(dummy_router().oneshot(req).await.unwrap().status(), 413);
     }

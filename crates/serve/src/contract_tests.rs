@@ -217,3 +217,22 @@ where
     let r = call(dummy, Case::bare("POST", "/events/count")).await;
     assert_eq!((r.status, r.allow.as_deref()), (405, Some("GET, HEAD")), "{stack}: dummy 405");
 }
+
+/// A request body that declares `.0` bytes (as hyper's body does from the
+/// `Content-Length` it decoded) and must not be read: the 413 on a declared
+/// length comes before any of the body.
+pub struct Declared(pub u64);
+
+impl hyper::body::Body for Declared {
+    type Data = bytes::Bytes;
+    type Error = &'static str;
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<bytes::Bytes>, &'static str>>> {
+        panic!("a body declared over the limit was read")
+    }
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        hyper::body::SizeHint::with_exact(self.0)
+    }
+}

@@ -8,7 +8,7 @@ use std::fmt::Display;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use http::header::{ALLOW, CONTENT_LENGTH, CONTENT_TYPE};
+use http::header::{ALLOW, CONTENT_TYPE};
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::Full;
 use hyper::body::Body;
@@ -17,7 +17,7 @@ use stackbench_scenarios::contract::{COUNT_PATH, EVENTS_PATH};
 use tokio::net::TcpListener;
 
 use crate::app::{self, Backend};
-use crate::events::{ALLOW_COUNT, ALLOW_EVENTS, Rejection, check_declared_length, read_frames};
+use crate::events::{ALLOW_COUNT, ALLOW_EVENTS, Rejection, check_body_length, read_frames};
 use crate::server::{ServeError, serve_http};
 
 const JSON: HeaderValue = HeaderValue::from_static("application/json");
@@ -46,12 +46,10 @@ where
     let (parts, body) = req.into_parts();
     let (method, path) = (&parts.method, parts.uri.path());
     let plan = match path {
-        EVENTS_PATH if method == Method::POST => {
-            match check_declared_length(parts.headers.get(CONTENT_LENGTH).map(HeaderValue::as_bytes)) {
-                Ok(()) => Plan::Post(body),
-                Err(r) => Plan::Reject(r, None),
-            }
-        }
+        EVENTS_PATH if method == Method::POST => match check_body_length(&body) {
+            Ok(()) => Plan::Post(body),
+            Err(r) => Plan::Reject(r, None),
+        },
         COUNT_PATH if method == Method::GET || method == Method::HEAD => Plan::Count,
         EVENTS_PATH => wrong_method(method, path, ALLOW_EVENTS),
         COUNT_PATH => wrong_method(method, path, ALLOW_COUNT),

@@ -59,3 +59,23 @@ fn a_half_closed_connection_still_gets_its_answer() {
         assert!(server.terminate(), "{stack}");
     }
 }
+
+/// A body declared over 64 KiB is refused from its `Content-Length` alone: the
+/// 413 comes while the client has sent the head and nothing of the body.
+#[test]
+fn a_declared_length_over_the_limit_is_refused_before_the_body_arrives() {
+    use std::io::{Read as _, Write as _};
+    let head = "POST /events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n";
+    for stack in ["axum", "actix", "hyper"] {
+        let server = start(BIN, &["--stack", stack]);
+        let mut tcp = std::net::TcpStream::connect(server.addr).unwrap();
+        tcp.set_read_timeout(Some(std::time::Duration::from_secs(10))).unwrap();
+        tcp.write_all(head.as_bytes()).unwrap();
+        let mut answer = vec![0; 4096];
+        let n = tcp.read(&mut answer).unwrap_or(0);
+        let answer = String::from_utf8_lossy(&answer[..n]);
+        assert!(answer.starts_with("HTTP/1.1 413"), "{stack}: {answer:?}");
+        assert!(answer.contains("64 KiB"), "{stack}: {answer:?}");
+        assert!(server.terminate(), "{stack}");
+    }
+}
