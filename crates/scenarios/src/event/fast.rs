@@ -27,6 +27,12 @@ const NAME_BYTE: [bool; 256] = {
     table
 };
 
+/// The powers of ten an `f64` holds exactly: 10^0 ..= 10^22.
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18,
+    1e19, 1e20, 1e21, 1e22,
+];
+
 /// `Some(event)` when `body` is certainly a valid event of the simple shape;
 /// `None` when the serde path must decide.
 pub(super) fn parse(body: &[u8]) -> Option<Event<'_>> {
@@ -137,29 +143,74 @@ impl<'a> Reader<'a> {
     }
 
     /// A JSON number (RFC 8259 §6 grammar) that is a finite `f64`.
+    ///
+    /// Read in the same pass as the grammar: the digits into a decimal
+    /// mantissa, the fraction and exponent into a power of ten. When both are
+    /// exact in an `f64` (mantissa at most 2^53, power within ±22), one
+    /// multiplication or division is the correctly rounded value, the fast
+    /// path `str::parse` itself takes (Clinger's); the rest goes through
+    /// `str::parse`. So the value is `str::parse`'s, bit for bit (tested
+    /// below), without a second scan and a UTF-8 check of the text.
     fn value(&mut self) -> Option<f64> {
         let start = self.i;
-        if self.peek() == Some(b'-') {
+        let negative = self.peek() == Some(b'-');
+        if negative {
             self.i += 1;
         }
+        // `None` once the digits no longer fit a u64.
+        let mut mantissa = Some(0u64);
+        let mut power = 0i32;
         match self.peek()? {
             b'0' => self.i += 1,
-            b'1'..=b'9' => self.digits(),
+            b'1'..=b'9' => self.mantissa_digits(&mut mantissa, &mut 0),
             _ => return None,
         }
         if self.peek() == Some(b'.') {
             self.i += 1;
-            self.some_digits()?;
+            let before = self.i;
+            self.mantissa_digits(&mut mantissa, &mut power);
+            if self.i == before {
+                return None;
+            }
         }
         if let Some(b'e' | b'E') = self.peek() {
             self.i += 1;
-            if let Some(b'+' | b'-') = self.peek() {
+            let sign = match self.peek() {
+                Some(b'-') => -1,
+                Some(b'+') => 1,
+                _ => 0,
+            };
+            self.i += usize::from(sign != 0);
+            let (before, mut exponent) = (self.i, 0i32);
+            while let Some(d @ b'0'..=b'9') = self.peek() {
+                // Past 9,999 the value is 0, infinite or `str::parse`'s to decide.
+                exponent = (exponent * 10 + i32::from(d - b'0')).min(10_000);
                 self.i += 1;
             }
-            self.some_digits()?;
+            if self.i == before {
+                return None;
+            }
+            power += if sign < 0 { -exponent } else { exponent };
+        }
+        if let Some(m) = mantissa.filter(|&m| m <= 1 << 53)
+            && power.unsigned_abs() <= 22
+        {
+            let (m, scale) = (m as f64, POW10[power.unsigned_abs() as usize]);
+            let v = if power < 0 { m / scale } else { m * scale };
+            return Some(if negative { -v } else { v });
         }
         let text = std::str::from_utf8(&self.b[start..self.i]).ok()?;
         text.parse::<f64>().ok().filter(|v| v.is_finite())
+    }
+
+    /// Digits into `mantissa` (`None` on overflow), one step of `power` down
+    /// for each (`&mut 0` for the integer part).
+    fn mantissa_digits(&mut self, mantissa: &mut Option<u64>, power: &mut i32) {
+        while let Some(d @ b'0'..=b'9') = self.peek() {
+            *mantissa = mantissa.and_then(|m| m.checked_mul(10)?.checked_add(u64::from(d - b'0')));
+            *power -= 1;
+            self.i += 1;
+        }
     }
 
     /// A `timestamp`: `0` or `[1-9][0-9]*`, below 2^53 (16 digits at most).
@@ -186,13 +237,6 @@ impl<'a> Reader<'a> {
         while let Some(b'0'..=b'9') = self.peek() {
             self.i += 1;
         }
-    }
-
-    /// One digit or more.
-    fn some_digits(&mut self) -> Option<()> {
-        let start = self.i;
-        self.digits();
-        (self.i > start).then_some(())
     }
 }
 
@@ -356,6 +400,21 @@ mod tests {
         #[test]
         fn arbitrary_bytes_agree(body in prop::collection::vec(any::<u8>(), 0..96)) {
             agrees(&body);
+        }
+
+        /// The in-pass number reading gives `str::parse`'s value, bit for bit,
+        /// on both sides of its fast path (mantissas past 2^53 and u64, powers
+        /// past ±22), and the serde path agrees.
+        #[test]
+        fn numbers_are_str_parse_bit_for_bit(
+            text in "-?(0|[1-9][0-9]{0,21})(\\.[0-9]{1,22})?([eE][+-]?[0-9]{1,3})?",
+        ) {
+            let mut r = Reader { b: text.as_bytes(), i: 0 };
+            let fast = r.value();
+            let std = text.parse::<f64>().ok().filter(|v| v.is_finite());
+            prop_assert_eq!(fast.map(f64::to_bits), std.map(f64::to_bits), "{}", text);
+            prop_assert!(fast.is_none() || r.i == text.len());
+            agrees(format!(r#"{{"type":"a","value":{text}}}"#).as_bytes());
         }
 
         #[test]
