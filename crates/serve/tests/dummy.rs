@@ -79,3 +79,54 @@ fn a_declared_length_over_the_limit_is_refused_before_the_body_arrives() {
         assert!(server.terminate(), "{stack}");
     }
 }
+
+/// SIGTERM is a graceful stop: a request whose body is still arriving gets its
+/// answer, an idle keep-alive connection does not hold the server up, and the
+/// process exits 0 well within its 10 s drain.
+#[test]
+fn sigterm_lets_the_request_in_flight_finish() {
+    use std::io::{Read as _, Write as _};
+    use std::net::TcpStream;
+    use std::time::{Duration, Instant};
+    let body = r#"{"type":"page_view"}"#;
+    let request = format!(
+        "POST /events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let (first, rest) = request.split_at(request.len() - 8);
+    /// Reads until the answer's body (`{"count":1}`) is in, or EOF, or 10 s.
+    fn answer(tcp: &mut TcpStream) -> String {
+        tcp.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let (mut got, mut buf) = (Vec::new(), [0; 1024]);
+        while !String::from_utf8_lossy(&got).contains(r#"{"count":1}"#) {
+            match tcp.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+            }
+        }
+        String::from_utf8_lossy(&got).into_owned()
+    }
+    for stack in ["axum", "actix", "hyper"] {
+        let mut server = start(BIN, &["--stack", stack]);
+        let mut idle = TcpStream::connect(server.addr).unwrap();
+        idle.write_all(request.as_bytes()).unwrap();
+        assert!(answer(&mut idle).starts_with("HTTP/1.1 200"), "{stack}");
+        let mut busy = TcpStream::connect(server.addr).unwrap();
+        busy.write_all(first.as_bytes()).unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        let stopping = Instant::now();
+        server.signal("-TERM");
+        std::thread::sleep(Duration::from_millis(300));
+        busy.write_all(rest.as_bytes()).unwrap();
+        let got = answer(&mut busy);
+        assert!(got.starts_with("HTTP/1.1 200") && got.ends_with(r#"{"count":1}"#), "{stack}: {got:?}");
+        let status = server.process.wait_exit(Duration::from_secs(10));
+        assert!(status.success(), "{stack}: {status}");
+        assert!(
+            stopping.elapsed() < Duration::from_secs(5),
+            "{stack}: stopped after {:?}",
+            stopping.elapsed()
+        );
+        drop(idle);
+    }
+}
