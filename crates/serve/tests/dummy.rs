@@ -85,7 +85,7 @@ fn a_declared_length_over_the_limit_is_refused_before_the_body_arrives() {
 /// process exits 0 well within its 10 s drain.
 #[test]
 fn sigterm_lets_the_request_in_flight_finish() {
-    use std::io::{Read as _, Write as _};
+    use std::io::Write as _;
     use std::net::TcpStream;
     use std::time::{Duration, Instant};
     let body = r#"{"type":"page_view"}"#;
@@ -94,18 +94,6 @@ fn sigterm_lets_the_request_in_flight_finish() {
         body.len()
     );
     let (first, rest) = request.split_at(request.len() - 8);
-    /// Reads until the answer's body (`{"count":1}`) is in, or EOF, or 10 s.
-    fn answer(tcp: &mut TcpStream) -> String {
-        tcp.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-        let (mut got, mut buf) = (Vec::new(), [0; 1024]);
-        while !String::from_utf8_lossy(&got).contains(r#"{"count":1}"#) {
-            match tcp.read(&mut buf) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => got.extend_from_slice(&buf[..n]),
-            }
-        }
-        String::from_utf8_lossy(&got).into_owned()
-    }
     for stack in ["axum", "actix", "hyper"] {
         let mut server = start(BIN, &["--stack", stack]);
         let mut idle = TcpStream::connect(server.addr).unwrap();
@@ -129,4 +117,18 @@ fn sigterm_lets_the_request_in_flight_finish() {
         );
         drop(idle);
     }
+}
+
+/// Reads until the answer's body (`{"count":1}`) is in, or EOF, or 10 s.
+fn answer(tcp: &mut std::net::TcpStream) -> String {
+    use std::io::Read as _;
+    tcp.set_read_timeout(Some(std::time::Duration::from_secs(10))).unwrap();
+    let (mut got, mut buf) = (Vec::new(), [0; 1024]);
+    while !String::from_utf8_lossy(&got).contains(r#"{"count":1}"#) {
+        match tcp.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+        }
+    }
+    String::from_utf8_lossy(&got).into_owned()
 }
