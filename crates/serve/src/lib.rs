@@ -9,6 +9,7 @@ pub mod args;
 pub mod axum_stack;
 pub mod bubble;
 pub mod db_read;
+pub mod drain;
 pub mod events;
 pub mod hyper_stack;
 pub mod launch;
