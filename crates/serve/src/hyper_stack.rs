@@ -8,6 +8,7 @@ use std::fmt::Display;
 use std::sync::Arc;
 
 use bytes::Bytes;
+use futures_util::FutureExt as _;
 use http::header::{ALLOW, CONTENT_TYPE};
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::Full;
@@ -116,10 +117,9 @@ fn reject(headers: HeaderMap, r: &Rejection, allow: Option<&'static str>) -> Res
 pub async fn serve_hyper<B: Backend>(listener: TcpListener, backend: Arc<B>) -> Result<(), ServeError> {
     serve_http(listener, move || {
         let backend = backend.clone();
-        service_fn(move |req| {
-            let answer = handle(backend.clone(), req);
-            async move { Ok::<_, Infallible>(answer.await) }
-        })
+        // `map`, not an `async` block around `handle`'s future: that block
+        // would move the whole future once more at its first poll.
+        service_fn(move |req| handle(backend.clone(), req).map(Ok::<_, Infallible>))
     })
     .await
 }
