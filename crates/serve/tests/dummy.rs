@@ -19,6 +19,12 @@ fn dummy_on_every_stack() {
             assert_eq!(r.header("content-type"), Some("application/json"), "{stack}");
         }
         assert_eq!(server.count(), 1, "{stack}");
+        // The answer is built in the request's header map on hyper and axum: none of the
+        // request's headers may come back with it.
+        let event = br#"{"type":"a"}"#;
+        let headers = [("Content-Type", "application/json"), ("X-Request-Only", "yes"), ("Accept", "*/*")];
+        let r = http::request(server.addr, "POST", "/events", &headers, event).unwrap();
+        assert_eq!((r.status, r.header("x-request-only"), r.header("accept")), (200, None, None), "{stack}");
         let r = server.post(r#"{"type":"a","timestamp":"now"}"#);
         assert!(r.status == 400 && error_of(&r).contains("`timestamp`"), "{stack}: {}", r.text());
         let r = http::get(server.addr, "/missing").unwrap();
