@@ -130,10 +130,8 @@ impl<'a> Reader<'a> {
     fn name(&mut self) -> Option<&'a str> {
         self.eat(b'"')?;
         let start = self.i;
-        while self.peek().is_some_and(|c| NAME_BYTE[usize::from(c)]) {
-            self.i += 1;
-        }
-        let len = self.i - start;
+        let len = self.b[start..].iter().take_while(|&&c| NAME_BYTE[usize::from(c)]).count();
+        self.i += len;
         self.eat(b'"')?;
         if len == 0 || len > MAX_NAME_LEN {
             return None;
@@ -215,28 +213,23 @@ impl<'a> Reader<'a> {
 
     /// A `timestamp`: `0` or `[1-9][0-9]*`, below 2^53 (16 digits at most).
     fn timestamp(&mut self) -> Option<u64> {
-        let start = self.i;
+        let (start, mut t) = (self.i, 0u64);
         match self.peek()? {
             b'0' => self.i += 1,
-            b'1'..=b'9' => self.digits(),
+            b'1'..=b'9' => {
+                while let Some(d @ b'0'..=b'9') = self.peek() {
+                    // Wraps only past 19 digits, refused below.
+                    t = t.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
+                    self.i += 1;
+                }
+            }
             _ => return None,
         }
         // A fraction, an exponent or a digit after a leading 0: the serde path says why.
         if let Some(b'.' | b'e' | b'E' | b'0'..=b'9') = self.peek() {
             return None;
         }
-        let digits = &self.b[start..self.i];
-        if digits.len() > 16 {
-            return None;
-        }
-        let t = digits.iter().fold(0u64, |t, d| t * 10 + u64::from(d - b'0'));
-        (t < TIMESTAMP_LIMIT).then_some(t)
-    }
-
-    fn digits(&mut self) {
-        while let Some(b'0'..=b'9') = self.peek() {
-            self.i += 1;
-        }
+        (self.i - start <= 16 && t < TIMESTAMP_LIMIT).then_some(t)
     }
 }
 
