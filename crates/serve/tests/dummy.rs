@@ -45,11 +45,7 @@ fn dummy_on_every_stack() {
 #[test]
 fn a_half_closed_connection_still_gets_its_answer() {
     use std::io::{Read as _, Write as _};
-    let body = r#"{"type":"page_view"}"#;
-    let request = format!(
-        "POST /events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
+    let request = raw_post(r#"{"type":"page_view"}"#);
     for stack in ["axum", "actix", "hyper"] {
         let server = start(BIN, &["--stack", stack]);
         for _ in 0..20 {
@@ -94,11 +90,7 @@ fn sigterm_lets_the_request_in_flight_finish() {
     use std::io::Write as _;
     use std::net::TcpStream;
     use std::time::{Duration, Instant};
-    let body = r#"{"type":"page_view"}"#;
-    let request = format!(
-        "POST /events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
+    let request = raw_post(r#"{"type":"page_view"}"#);
     let (first, rest) = request.split_at(request.len() - 8);
     for stack in ["axum", "actix", "hyper"] {
         let mut server = start(BIN, &["--stack", stack]);
@@ -123,6 +115,14 @@ fn sigterm_lets_the_request_in_flight_finish() {
         );
         drop(idle);
     }
+}
+
+/// `POST /events` of `body` as raw HTTP/1.1, for the tests that drive the socket themselves.
+fn raw_post(body: &str) -> String {
+    format!(
+        "POST /events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
 }
 
 /// Reads until the answer's body (`{"count":1}`) is in, or EOF, or 10 s.
