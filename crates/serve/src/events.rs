@@ -97,6 +97,10 @@ where
                 joined = Some(j);
             }
         }
+        // A body with a declared length ends with its last byte: no poll to hear so.
+        if body.is_end_stream() {
+            break;
+        }
     }
     Ok(joined.map_or(first, BytesMut::freeze))
 }
