@@ -9,16 +9,14 @@ use axum::Router;
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::header::{ALLOW, CONTENT_TYPE};
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri};
+use axum::http::{HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use bytes::Bytes;
 use stackbench_scenarios::contract::{COUNT_PATH, EVENTS_PATH};
 
 use crate::app::{self, Backend, Dummy, EventLog};
-use crate::events::{ALLOW_COUNT, ALLOW_EVENTS, Rejection, read_body};
-
-const JSON: HeaderValue = HeaderValue::from_static("application/json");
+use crate::events::{ALLOW_COUNT, ALLOW_EVENTS, JSON, Rejection, json_in, read_body};
 
 /// The `dummy` service: parse and validate the event, answer `{"count":1}`.
 pub fn dummy_router() -> Router {
@@ -56,7 +54,7 @@ async fn post_event<B: Backend>(State(backend): State<Arc<B>>, req: Request) -> 
     };
     let content_type = headers.get(CONTENT_TYPE).map(HeaderValue::as_bytes);
     match app::post_event(&*backend, content_type, &bytes).await {
-        Ok(body) => json_in(headers, StatusCode::OK, body),
+        Ok(body) => json_in(headers, StatusCode::OK, Body::from(body)),
         Err(r) => reject(&r, None),
     }
 }
@@ -81,18 +79,6 @@ pub fn json(status: StatusCode, body: Bytes) -> Response {
     (status, [(CONTENT_TYPE, JSON)], body).into_response()
 }
 
-/// A JSON response in `headers`, the request's own map, emptied: hyper keeps
-/// the map of each answer and parses the connection's next request into it,
-/// so no new map is allocated per answer (as in `hyper_stack`).
-fn json_in(mut headers: HeaderMap, status: StatusCode, body: Bytes) -> Response {
-    headers.clear();
-    headers.insert(CONTENT_TYPE, JSON);
-    let mut resp = Response::new(Body::from(body));
-    *resp.status_mut() = status;
-    *resp.headers_mut() = headers;
-    resp
-}
-
 /// The JSON error response of a rejection, with `Allow` for a 405.
 pub fn reject(r: &Rejection, allow: Option<&'static str>) -> Response {
     let status = StatusCode::from_u16(r.status).unwrap_or(StatusCode::BAD_REQUEST);
@@ -106,6 +92,7 @@ pub fn reject(r: &Rejection, allow: Option<&'static str>) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::http::HeaderMap;
     use axum::http::header::CONTENT_LENGTH;
     use http_body_util::BodyExt as _;
     use stackbench_scenarios::contract::MAX_BODY_BYTES;

@@ -124,7 +124,8 @@ impl Drain {
     }
 
     /// Connections not yet ended.
-    pub fn live(&self) -> usize {
+    #[cfg(test)]
+    fn live(&self) -> usize {
         self.shared.live().wakers.len()
     }
 }

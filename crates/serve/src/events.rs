@@ -4,6 +4,8 @@
 //! processed), then the `Content-Type` (400), then the event rules (400).
 
 use bytes::{Bytes, BytesMut};
+use http::header::CONTENT_TYPE;
+use http::{HeaderMap, HeaderValue, StatusCode};
 use http_body_util::BodyExt as _;
 use stackbench_scenarios::contract::{self, MAX_BODY_BYTES};
 use stackbench_scenarios::event::{Event, parse_event};
@@ -43,6 +45,22 @@ impl Rejection {
     pub fn too_large() -> Self {
         Rejection::new(413, contract::too_large_message())
     }
+}
+
+/// `Content-Type` of every answer.
+pub const JSON: HeaderValue = HeaderValue::from_static("application/json");
+
+/// A JSON answer whose headers go in `headers`, the request's own map, emptied
+/// here: hyper keeps the map of each answer and parses the connection's next
+/// request into it, so no map is allocated per answer (two buffers and their
+/// frees, about 2% of `sb-dummy --stack hyper`'s instructions per request).
+pub fn json_in<Bd>(mut headers: HeaderMap, status: StatusCode, body: Bd) -> http::Response<Bd> {
+    headers.clear();
+    headers.insert(CONTENT_TYPE, JSON);
+    let mut resp = http::Response::new(body);
+    *resp.status_mut() = status;
+    *resp.headers_mut() = headers;
+    resp
 }
 
 /// Reads a request body within the 64 KiB limit: a declared length over it is
