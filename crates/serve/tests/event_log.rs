@@ -128,6 +128,41 @@ fn postgres_store() {
     sigkill_loses_nothing(BIN, &format!("{url}?table=eventlog_it_kill"), "hyper");
 }
 
+/// Servers started at once on a database where the table does not exist yet
+/// (an orchestrator starting replicas, a script starting every stack): each
+/// creates the tables if missing, and none may fail because another one won
+/// that race.
+#[test]
+fn postgres_servers_started_at_once_all_serve() {
+    let Some(url) = database_url(POSTGRES) else { return };
+    let table = "eventlog_it_race";
+    let drop_tables = || {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(async {
+            let (client, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.unwrap();
+            tokio::spawn(conn);
+            client.batch_execute(&format!("DROP TABLE IF EXISTS {table}, {table}_count")).await.unwrap();
+        });
+    };
+    for round in 0..5 {
+        drop_tables();
+        let store = format!("{url}?table={table}");
+        let starts: Vec<_> = (0..4)
+            .map(|_| {
+                let store = store.clone();
+                std::thread::spawn(move || try_start(BIN, &["--store", &store, "--stack", "hyper"]))
+            })
+            .collect();
+        for started in starts {
+            let server =
+                started.join().unwrap().unwrap_or_else(|e| panic!("round {round}: a server failed: {e}"));
+            assert_eq!(server.post(r#"{"type":"a"}"#).status, 200, "round {round}");
+            assert!(server.terminate(), "round {round}");
+        }
+    }
+    drop_tables();
+}
+
 #[test]
 fn mysql_store() {
     let Some(url) = database_url(MYSQL) else { return };

@@ -127,8 +127,6 @@ pub enum SeedError {
 const SHAPE_HINT: &str =
     " (if a table `items` with other columns exists there, drop it or seed another database)";
 const READING: &str = "reading the table back";
-/// PostgreSQL's advisory lock key that serializes creating the table.
-const PG_SEED_LOCK: i64 = 0x7362_6462_7365_6564; // "sbdbseed"
 /// MySQL's named lock that serializes seeders (60 s at most).
 const SEED_LOCK: &str = "SELECT GET_LOCK('stackbench_dbread_seed', 60)";
 
@@ -182,12 +180,11 @@ async fn postgres(store: &Store, url: &str) -> Result<Outcome, SeedError> {
     let (mut client, conn) =
         tokio_postgres::connect(url, tokio_postgres::NoTls).await.map_err(|e| connect_error(store, &e))?;
     tokio::spawn(conn);
-    // `IF NOT EXISTS` does not serialize concurrent creators: the loser fails in
-    // the catalog ("relation" or "type already exists", or a unique violation,
-    // depending on timing). So seeders take turns on an advisory lock, held
-    // until this transaction ends.
-    let create = format!("BEGIN; SELECT pg_advisory_xact_lock({PG_SEED_LOCK}); {CREATE_TABLE}; COMMIT");
-    client.batch_execute(&create).await.map_err(|e| db_error(store, "CREATE TABLE", &e))?;
+    // Concurrent seeders take turns creating the table (`IF NOT EXISTS` alone races).
+    client
+        .batch_execute(&crate::store::postgres::serialized_ddl(CREATE_TABLE))
+        .await
+        .map_err(|e| db_error(store, "CREATE TABLE", &e))?;
     let tx = client.transaction().await.map_err(|e| db_error(store, "BEGIN", &e))?;
     // Self-conflicting, so concurrent seeders take turns; readers are not blocked.
     tx.batch_execute("LOCK TABLE items IN SHARE ROW EXCLUSIVE MODE")

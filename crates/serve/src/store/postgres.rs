@@ -59,22 +59,17 @@ impl PostgresStore {
             StoreError::Unavailable(format!("cannot connect to {label}: {e} (is it running? check --store)"))
         })?;
         let fail = |e: tokio_postgres::Error| StoreError::unavailable(&label, e);
-        let created = client
-            .batch_execute(&format!(
+        client
+            .batch_execute(&serialized_ddl(&format!(
                 "CREATE TABLE IF NOT EXISTS {t} (
                      id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
                      kind TEXT NOT NULL, source TEXT NOT NULL,
                      value DOUBLE PRECISION NOT NULL, ts_ms BIGINT NOT NULL);
                  CREATE TABLE IF NOT EXISTS {t}_count (id INTEGER PRIMARY KEY CHECK (id = 1), n BIGINT NOT NULL);
                  INSERT INTO {t}_count (id, n) VALUES (1, 0) ON CONFLICT (id) DO NOTHING;"
-            ))
-            .await;
-        if let Err(e) = created {
-            // Two servers creating the same table at once: the loser's error is harmless.
-            if e.code() != Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION) {
-                return Err(fail(e));
-            }
-        }
+            )))
+            .await
+            .map_err(fail)?;
         if mode == CountMode::Counter {
             client
                 .batch_execute(&format!("UPDATE {t}_count SET n = (SELECT COUNT(*) FROM {t}) WHERE id = 1"))
@@ -148,4 +143,16 @@ impl Store for PostgresStore {
     fn describe(&self) -> String {
         self.describe.clone()
     }
+}
+
+/// `ddl` (statements creating tables `IF NOT EXISTS`) in one transaction that
+/// first takes an advisory lock, so that processes creating the same tables at
+/// once take turns. `IF NOT EXISTS` alone does not serialize them: the loser
+/// fails in the catalog ("relation" or "type already exists", or a unique
+/// violation, depending on timing), or goes on before the winner's tables are
+/// committed.
+pub(crate) fn serialized_ddl(ddl: &str) -> String {
+    /// The advisory lock key ("sbcreate").
+    const KEY: i64 = 0x7362_6372_6561_7465;
+    format!("BEGIN; SELECT pg_advisory_xact_lock({KEY}); {ddl}; COMMIT")
 }
