@@ -19,6 +19,7 @@ use tokio_postgres::NoTls;
 
 use super::url::{SqlOptions, redact};
 use super::{CountMode, Store, StoreError, StoreFuture, StoredEvent};
+use crate::db_read::ErrorChain as _;
 
 /// How long to wait for a connection (new or from the pool).
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -58,7 +59,7 @@ impl PostgresStore {
         let client = pool.get().await.map_err(|e| {
             StoreError::Unavailable(format!("cannot connect to {label}: {e} (is it running? check --store)"))
         })?;
-        let fail = |e: tokio_postgres::Error| StoreError::unavailable(&label, e);
+        let fail = |e: tokio_postgres::Error| StoreError::unavailable(&label, e.chain());
         client
             .batch_execute(&serialized_ddl(&format!(
                 "CREATE TABLE IF NOT EXISTS {t} (
@@ -101,8 +102,10 @@ impl PostgresStore {
         Ok(PostgresStore { pool, append_sql, count_sql, table: t.clone(), label, describe })
     }
 
-    fn fail(&self, e: impl std::fmt::Display) -> StoreError {
-        StoreError::unavailable(&self.label, e)
+    /// The store's error with its whole cause: a server-side error's own
+    /// `Display` is only "db error", its message is in the source.
+    fn fail(&self, e: impl std::error::Error) -> StoreError {
+        StoreError::unavailable(&self.label, e.chain())
     }
 }
 
