@@ -24,6 +24,13 @@ pub fn count_body(count: u64) -> String {
 /// Is this `Content-Type` header value JSON? `application/json`, any case,
 /// optionally followed by parameters (`; charset=utf-8`).
 pub fn is_json_content_type(value: &[u8]) -> bool {
+    // What clients send, exactly: two 8-byte comparisons instead of the scan
+    // for `;`, the trim and the case-folding compare below (9,508 -> 9,344
+    // instructions per request of `sb-dummy --stack hyper`,
+    // bench/event-log/instructions.py).
+    if value == JSON.as_bytes() {
+        return true;
+    }
     let essence = value.split(|&b| b == b';').next().unwrap_or_default();
     essence.trim_ascii().eq_ignore_ascii_case(JSON.as_bytes())
 }
