@@ -59,6 +59,12 @@ pub enum Status {
 pub struct ContestantRecord {
     pub name: String,
     pub scenario: String,
+    /// What the contestant is written in, as the plan says (`"Go 1.19"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
+    /// Its framework, server or driver, as the plan says (`"Gin 1.8"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub framework: Option<String>,
     /// A server stackbench did not start (`url = ...`): no cold start, no sampling.
     #[serde(default)]
     pub external: bool,
@@ -255,6 +261,8 @@ mod tests {
         let c = ContestantRecord {
             name: "axum/dummy".into(),
             scenario: "dummy".into(),
+            language: Some("Rust".into()),
+            framework: Some("axum 0.8".into()),
             external: false,
             artifact_bytes: Some(10),
             build_s: None,

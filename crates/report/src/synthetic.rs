@@ -269,11 +269,20 @@ pub fn contestant(
     cold_ms: Option<f64>,
     artifact_bytes: Option<u64>,
 ) -> ContestantRecord {
+    // The stacks of the three-kings experiment, as a plan's `language`/`framework` keys name them.
+    let stack = match name {
+        "flask" | "flask-influx" => Some(("Python 3.11", "Flask 3.1")),
+        "gin" => Some(("Go 1.19", "Gin 1.8")),
+        "plug" => Some(("Elixir 1.14", "Plug on Cowboy")),
+        _ => None,
+    };
     let cold: Vec<f64> =
         cold_ms.map(|c| (0..5).map(|i| c * (0.95 + 0.025 * f64::from(i))).collect()).unwrap_or_default();
     ContestantRecord {
         name: name.to_owned(),
         scenario: scenario.to_owned(),
+        language: stack.map(|s| s.0.to_owned()),
+        framework: stack.map(|s| s.1.to_owned()),
         external: false,
         artifact_bytes,
         build_s: artifact_bytes.map(|_| 41.5),

@@ -237,6 +237,8 @@ impl Orchestrator<'_, '_> {
             let record = existing.clone().unwrap_or_else(|| ContestantRecord {
                 name: c.name.clone(),
                 scenario: c.scenario.name().to_owned(),
+                language: c.language.clone(),
+                framework: c.framework.clone(),
                 external: matches!(c.launch, Launch::External { .. }),
                 artifact_bytes: None,
                 build_s: None,

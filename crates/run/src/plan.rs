@@ -80,6 +80,12 @@ pub struct Settings {
 pub struct ContestantFile {
     pub name: Spanned<String>,
     pub scenario: ScenarioName,
+    /// What it is written in, free text for reports (`"Go 1.19"`).
+    #[serde(default)]
+    pub language: Option<String>,
+    /// Its framework, server or driver, free text for reports (`"Gin 1.8"`).
+    #[serde(default)]
+    pub framework: Option<String>,
     #[serde(default)]
     pub command: Option<Vec<String>>,
     #[serde(default)]
@@ -256,6 +262,8 @@ pub enum Launch {
 pub struct Contestant {
     pub name: String,
     pub scenario: Scenario,
+    pub language: Option<String>,
+    pub framework: Option<String>,
     pub launch: Launch,
     /// Path of the load and verification URL (e.g. `/db/sqlite`); `/` by default.
     pub path: String,
@@ -522,6 +530,8 @@ fn resolve(
     Ok(Contestant {
         name: name.to_owned(),
         scenario,
+        language: c.language.clone(),
+        framework: c.framework.clone(),
         launch,
         path,
         reset: c.reset.clone(),
@@ -678,6 +688,8 @@ load.dummy = { duration = "10s" }
 [[contestant]]
 name = "a"
 scenario = "dummy"
+language = "Rust 1.95"
+framework = "axum 0.8"
 command = ["{stackbench}", "serve", "dummy", "--port", "{port}"]
 load = { connections = 20 }
 [[contestant]]
@@ -696,7 +708,9 @@ url = "http://127.0.0.1:9/db/sqlite"
         assert_eq!(a.profile.get("connections").and_then(toml::Value::as_integer), Some(20));
         assert_eq!(a.profile.get("duration").and_then(toml::Value::as_str), Some("1s"));
         assert_eq!(a.limits, LimitsMode::Strict);
+        assert_eq!((a.language.as_deref(), a.framework.as_deref()), (Some("Rust 1.95"), Some("axum 0.8")));
         assert!(matches!(p.contestants[1].launch, Launch::External { .. }));
+        assert_eq!(p.contestants[1].language, None);
         let full = Plan::parse(GOOD, None, &PlanContext { variant: Some("full".into()), ..ctx() }).unwrap();
         assert_eq!(full.repetitions, 5);
         assert_eq!(full.contestants[0].profile.get("duration").and_then(toml::Value::as_str), Some("10s"));

@@ -101,6 +101,8 @@ pub(super) fn analyse(
     }
     let report = ContestantReport {
         name: name.to_owned(),
+        language: record.and_then(|r| r.language.clone()),
+        framework: record.and_then(|r| r.framework.clone()),
         rank: 0,
         tied: false,
         runs: used.len(),
@@ -320,6 +322,8 @@ fn failed(name: &str, record: Option<&ContestantRecord>) -> FailedContestant {
     };
     FailedContestant {
         name: name.to_owned(),
+        language: record.and_then(|r| r.language.clone()),
+        framework: record.and_then(|r| r.framework.clone()),
         reason,
         verification: record.and_then(|r| r.verification.clone()),
         incidents: record.map(|r| r.incidents.clone()).unwrap_or_default(),

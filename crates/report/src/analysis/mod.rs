@@ -95,6 +95,10 @@ pub enum BaselineKind {
 #[derive(Debug, Clone, Serialize)]
 pub struct ContestantReport {
     pub name: String,
+    /// What it is written in, as the plan says (`"Go 1.19"`).
+    pub language: Option<String>,
+    /// Its framework, server or driver, as the plan says (`"Gin 1.8"`).
+    pub framework: Option<String>,
     /// 1 + the number of contestants significantly faster (or, without an
     /// interval, with a higher mean); equal ranks are statistical ties.
     pub rank: usize,
@@ -196,6 +200,8 @@ pub struct Resources {
 #[derive(Debug, Clone, Serialize)]
 pub struct FailedContestant {
     pub name: String,
+    pub language: Option<String>,
+    pub framework: Option<String>,
     /// One line: what went wrong.
     pub reason: String,
     pub verification: Option<Verification>,

@@ -13,6 +13,8 @@ pub struct Csv;
 const COLUMNS: &[&str] = &[
     "scenario",
     "contestant",
+    "language",
+    "framework",
     "status",
     "notes",
     "rank",
@@ -65,9 +67,11 @@ impl Exporter for Csv {
                 let mut cells = vec![String::new(); COLUMNS.len()];
                 cells[0].clone_from(&s.name);
                 cells[1].clone_from(&f.name);
-                cells[2] = "failed".into();
-                cells[3].clone_from(&f.reason);
-                cells[6] = "0".into();
+                cells[2] = f.language.clone().unwrap_or_default();
+                cells[3] = f.framework.clone().unwrap_or_default();
+                cells[4] = "failed".into();
+                cells[5].clone_from(&f.reason);
+                cells[8] = "0".into();
                 line(&mut out, &cells);
             }
         }
@@ -102,6 +106,8 @@ fn measured(s: &ScenarioReport, c: &ContestantReport) -> Vec<String> {
     vec![
         s.name.clone(),
         c.name.clone(),
+        c.language.clone().unwrap_or_default(),
+        c.framework.clone().unwrap_or_default(),
         "measured".into(),
         c.warnings.join("; "),
         c.rank.to_string(),

@@ -37,6 +37,15 @@ pub fn throughput(c: &ContestantReport) -> String {
     }
 }
 
+/// `gin (Go 1.19, Gin 1.8)`: the name, with the stack the plan names.
+pub fn contestant(c: &ContestantReport) -> String {
+    match (&c.language, &c.framework) {
+        (None, None) => c.name.clone(),
+        (Some(l), None) | (None, Some(l)) => format!("{} ({l})", c.name),
+        (Some(l), Some(f)) => format!("{} ({l}, {f})", c.name),
+    }
+}
+
 /// The cells of one contestant's row.
 pub fn row(c: &ContestantReport) -> [String; 12] {
     let l = &c.latency.merged;
@@ -44,7 +53,7 @@ pub fn row(c: &ContestantReport) -> [String; 12] {
     let lat = |v: u64| if has_latency { fmt::micros(v as f64) } else { "–".to_owned() };
     [
         rank(c),
-        c.name.clone(),
+        contestant(c),
         throughput(c),
         fmt::compact(c.throughput.per_minute),
         lat(l.p50_us),
