@@ -18,7 +18,7 @@ class InfluxStore:
     def __init__(self):
         url = urllib.parse.urlsplit(os.environ.get("INFLUXDB_URL", "http://127.0.0.1:8086"))
         self.host, self.port = url.hostname or "127.0.0.1", url.port or 8086
-        self.db = os.environ.get("INFLUXDB_DB", "stackbench_python_flask")
+        self.db = os.environ.get("INFLUXDB_DB", "stackbench_py_flask")
         self.label = f"InfluxDB at {self.host}:{self.port}/{self.db}"
         self.local = threading.local()
         self.created = False

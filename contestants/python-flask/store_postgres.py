@@ -15,7 +15,7 @@ from stores import Unavailable
 class PostgresStore:
     def __init__(self, pool_size):
         self.url = os.environ.get("POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/postgres")
-        self.table = os.environ.get("POSTGRES_TABLE", "python_flask_events")
+        self.table = os.environ.get("POSTGRES_TABLE", "py_flask_events")
         if not re.fullmatch(r"[a-z_][a-z0-9_]{0,62}", self.table):
             raise SystemExit(f"POSTGRES_TABLE must be a lower-case SQL name, got {self.table!r}")
         self.label = f"PostgreSQL at {urllib.parse.urlsplit(self.url).hostname}, table {self.table}"

@@ -5,14 +5,14 @@
   synchronous=FULL: an acknowledged event survives a SIGKILL).
 - `influxdb`: InfluxDB 1.x through the `influxdb` PyPI client (the official
   1.x client, on requests), one client per thread. INFLUXDB_URL (default
-  http://127.0.0.1:8086) and INFLUXDB_DB (default stackbench_python_flask),
+  http://127.0.0.1:8086) and INFLUXDB_DB (default stackbench_py_flask),
   created on first use. The event is one point of measurement `events`, tags
   `type` and `source`, field `value`; the count is InfluxQL
   `SELECT COUNT(value) FROM events` after the acknowledged write.
 - `postgres`: PostgreSQL through psycopg 3 and a psycopg_pool ConnectionPool
   per worker process, as many connections as the worker has threads.
   POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres) and
-  POSTGRES_TABLE (default python_flask_events), created on first use. The
+  POSTGRES_TABLE (default py_flask_events), created on first use. The
   INSERT and the COUNT(*) run in one transaction.
 
 Every store has append(kind, source, value, ts_ms) -> count, count() and
