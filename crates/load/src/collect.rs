@@ -92,6 +92,11 @@ impl Collector {
         self.reported.iter().all(|r| r.1)
     }
 
+    /// The workers that have not sent their last interval.
+    pub fn unfinished(&self) -> Vec<usize> {
+        self.reported.iter().enumerate().filter(|(_, r)| !r.1).map(|(w, _)| w).collect()
+    }
+
     /// Takes one worker's interval.
     pub fn add(&mut self, iv: Interval) {
         let w = iv.worker;

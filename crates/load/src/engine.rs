@@ -16,6 +16,7 @@ use stackbench_record::{
 };
 
 use crate::collect::{Collector, Progress, Totals};
+use crate::fault::{self, Fault};
 use crate::hlog::HlogWriter;
 use crate::parse::CheckEvery;
 use crate::spec::{Bound, LoadSpec, ModelSpec, RequestSource};
@@ -67,6 +68,8 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
     let addr = resolve(spec)?;
     probe(spec, addr)?;
     sys::raise_open_file_limit();
+    fault::install_hook();
+    let fault = Arc::new(Fault::default());
     let spec = Arc::new(spec.clone());
     let requests = transport::prepare(&spec);
     let threads = spec.threads.max(1);
@@ -89,9 +92,15 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
             requests: Arc::clone(&requests),
             stop: stop.clone(),
             intervals: tx.clone(),
+            fault: Arc::clone(&fault),
         };
-        let (t_ready, t_go, t_start, t_error) =
-            (Arc::clone(&ready), Arc::clone(&go), Arc::clone(&start_at), Arc::clone(&setup_error));
+        let (t_ready, t_go, t_start, t_error, t_fault) = (
+            Arc::clone(&ready),
+            Arc::clone(&go),
+            Arc::clone(&start_at),
+            Arc::clone(&setup_error),
+            Arc::clone(&fault),
+        );
         let cpu = spec.cpus.as_ref().map(|c| c[index % c.len()]);
         let share = shares[index];
         let spawned = std::thread::Builder::new().name(format!("sb-load-{index}")).spawn(move || {
@@ -112,20 +121,31 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
                 }
             };
             let failed = t_error.lock().expect("no panics while holding it").is_some();
+            let waited = std::cell::Cell::new(false);
             // Waits for every worker; `None` when one of them could not start (then none runs).
             let wait_start = || {
+                waited.set(true);
                 t_ready.wait();
                 t_go.wait();
                 let start = *t_start.lock().expect("no panics while holding it");
                 start.filter(|_| t_error.lock().expect("no panics while holding it").is_none())
             };
-            match (runtime, failed) {
+            // A panic outside the worker's tasks ends the thread here, recorded; the
+            // barriers are still passed, so the other threads are not left waiting.
+            let body = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match (runtime, failed) {
                 (Some(runtime), false) => {
                     let local = tokio::task::LocalSet::new();
                     local.block_on(&runtime, worker::run(cx, share, wait_start));
                 }
                 _ => {
                     wait_start();
+                }
+            }));
+            if let Err(payload) = body {
+                t_fault.record_panic(&*payload);
+                if !waited.get() {
+                    t_ready.wait();
+                    t_go.wait();
                 }
             }
         });
@@ -176,9 +196,28 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
 
     // CPU time is read when the measured phase starts and when the workers are done.
     let mut cpu_start = None;
+    // Every worker ends by itself within --timeout of the end (or of a stop);
+    // one that does not is a fault, and the run ends without it.
+    let grace = spec.timeout + Duration::from_secs(5);
+    let mut deadline = spec.duration().map(|d| measure_from + d + grace);
+    let mut stalled = false;
     while !collector.done() {
-        if cpu_start.is_none() && Instant::now() >= measure_from {
+        let now = Instant::now();
+        if cpu_start.is_none() && now >= measure_from {
             cpu_start = Some(sys::cpu_time());
+        }
+        if stop.is_stopped() || fault.is_set() {
+            deadline = Some(deadline.map_or(now + grace, |d| d.min(now + grace)));
+        }
+        if deadline.is_some_and(|d| now >= d) {
+            fault.record(format!(
+                "the load engine failed: worker thread(s) {} did not finish within {} of the end of the run \
+                 (a bug in stackbench; please report it)",
+                collector.unfinished().iter().map(|w| format!("sb-load-{w}")).collect::<Vec<_>>().join(", "),
+                humantime::format_duration(grace)
+            ));
+            stalled = true;
+            break;
         }
         let wait = if cpu_start.is_none() {
             measure_from.saturating_duration_since(Instant::now()).min(Duration::from_millis(100))
@@ -191,8 +230,12 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
             Err(RecvTimeoutError::Disconnected) => break,
         }
     }
-    for h in handles {
-        let _ = h.join();
+    if !stalled {
+        for h in handles {
+            if h.join().is_err() {
+                fault.record("the load engine failed: a worker thread panicked".to_owned());
+            }
+        }
     }
     let cpu_end = sys::cpu_time();
     let cpu_start = cpu_start.unwrap_or(cpu_end);
@@ -201,7 +244,11 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
         return Err(LoadError::Hlog { path: path.display().to_string(), why: e.to_string() });
     }
     let started_at_ms = started_wall.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
-    Ok(record(&spec, &totals, started_at_ms, (cpu_start, cpu_end), stop.is_stopped()))
+    let mut record = record(&spec, &totals, started_at_ms, (cpu_start, cpu_end), stop.is_stopped());
+    record.invalid = fault
+        .take()
+        .map(|why| stackbench_record::Invalid::new(stackbench_record::Invalid::TOOL_FAILURE, why));
+    Ok(record)
 }
 
 fn resolve(spec: &LoadSpec) -> Result<SocketAddr, LoadError> {
@@ -281,6 +328,7 @@ fn record(spec: &LoadSpec, t: &Totals, started_at_ms: u64, cpu: CpuPair, stopped
         samples: None,
         thresholds,
         interrupted,
+        invalid: None,
     }
 }
 

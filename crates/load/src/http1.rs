@@ -24,18 +24,25 @@ const READ_CHUNK: usize = 16 * 1024;
 const MAX_HEADERS: usize = 64;
 /// Refuse to buffer answers larger than this (a misbehaving server).
 const MAX_ANSWER: usize = 64 * 1024 * 1024;
+/// Refuse heads (and chunk-size lines, and trailer sections) longer than this.
+const MAX_HEAD: usize = 64 * 1024;
+/// The most a connection's buffer ever holds: a head and an answer at their caps.
+const MAX_BUFFER: usize = MAX_HEAD + MAX_ANSWER + READ_CHUNK;
+/// A buffer grown past this for one large answer is given back before the next request.
+const KEEP_BUFFER: usize = 1024 * 1024;
 
 /// One HTTP/1.1 connection (connected lazily, reconnected after a failure).
 #[derive(Debug)]
 pub struct Http1Conn {
     addr: SocketAddr,
     stream: Option<TcpStream>,
-    /// Bytes read from the socket: the current answer (head and body).
+    /// Bytes read from the socket: the current answer (head and body; a
+    /// chunked body decoded in place).
     buf: Vec<u8>,
-    /// The decoded body of a chunked answer.
-    chunked: Vec<u8>,
     /// The content type of the last answer.
     content_type: Vec<u8>,
+    /// Bytes of the last answer as they came off the wire (before dechunking).
+    received: u64,
     /// Set while a request is under way; still set at the next call means the
     /// previous one was abandoned (timeout) and the stream is in an unknown state.
     busy: bool,
@@ -55,6 +62,8 @@ struct Head {
     len: usize,
     framing: Framing,
     close: bool,
+    /// Bytes of body after the head, once read.
+    body_len: usize,
 }
 
 impl Http1Conn {
@@ -63,8 +72,8 @@ impl Http1Conn {
             addr,
             stream: None,
             buf: Vec::with_capacity(READ_CHUNK),
-            chunked: Vec::new(),
             content_type: Vec::new(),
+            received: 0,
             busy: false,
         }
     }
@@ -108,13 +117,8 @@ impl Http1Conn {
             self.stream = None;
         }
         self.busy = false;
-        let received = self.buf.len() as u64;
-        let body = match head.framing {
-            Framing::Chunked => &self.chunked[..],
-            Framing::Length(n) => &self.buf[head.len..head.len + n],
-            Framing::Close => &self.buf[head.len..],
-            Framing::None => &[][..],
-        };
+        let received = self.received;
+        let body = &self.buf[head.len..head.len + head.body_len];
         Ok(Answer {
             status: head.status,
             content_type: (!self.content_type.is_empty()).then_some(&self.content_type[..]),
@@ -131,7 +135,11 @@ impl Http1Conn {
         }
         let stream = self.stream.as_mut().expect("connected above");
         stream.write_all(wire).await.map_err(|e| setup(io_kind(&e)))?;
+        if self.buf.capacity() > KEEP_BUFFER {
+            self.buf = Vec::with_capacity(READ_CHUNK);
+        }
         self.buf.clear();
+        self.received = 0;
         loop {
             // Read until a complete final (non-1xx) head is buffered.
             let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
@@ -143,9 +151,12 @@ impl Http1Conn {
                         self.buf.drain(..len);
                         continue;
                     }
-                    let head = parse_head(&resp, len, head_only, &mut self.content_type)?;
-                    self.read_body(&head).await?;
+                    let mut head = parse_head(&resp, len, head_only, &mut self.content_type)?;
+                    head.body_len = self.read_body(&head).await?;
                     return Ok(head);
+                }
+                Ok(httparse::Status::Partial) if self.buf.len() > MAX_HEAD => {
+                    return Err(Failure { kind: ErrorKind::Protocol, answer_started: true });
                 }
                 Ok(httparse::Status::Partial) => {}
                 Err(_) => return Err(Failure { kind: ErrorKind::Protocol, answer_started: true }),
@@ -206,49 +217,68 @@ fn parse_head(
         if matches!(framing, Framing::Close) {
             close = true;
         }
-        Ok(Head { status, len, framing, close })
+        Ok(Head { status, len, framing, close, body_len: 0 })
     }
 }
 
 impl Http1Conn {
-    async fn read_body(&mut self, head: &Head) -> Result<(), Failure> {
+    /// Reads the body after `head`; returns its length (it starts at `head.len`).
+    async fn read_body(&mut self, head: &Head) -> Result<usize, Failure> {
         let broken = |kind| Failure { kind, answer_started: true };
         match head.framing {
-            Framing::None => Ok(()),
+            Framing::None => Ok(0),
             Framing::Length(n) => {
                 while self.buf.len() < head.len + n {
                     if self.fill().await.map_err(|e| broken(io_kind(&e)))? == 0 {
                         return Err(broken(ErrorKind::Reset));
                     }
                 }
-                Ok(())
+                Ok(n)
             }
             Framing::Close => loop {
-                if self.buf.len() > MAX_ANSWER {
+                if self.buf.len() - head.len > MAX_ANSWER {
                     return Err(broken(ErrorKind::Protocol));
                 }
                 if self.fill().await.map_err(|e| broken(io_kind(&e)))? == 0 {
-                    return Ok(());
+                    return Ok(self.buf.len() - head.len);
                 }
             },
-            Framing::Chunked => loop {
-                match decode_chunked(&self.buf[head.len..], &mut self.chunked) {
-                    Ok(true) => return Ok(()),
-                    Ok(false) if self.buf.len() > MAX_ANSWER => return Err(broken(ErrorKind::Protocol)),
-                    Ok(false) => {}
-                    Err(()) => return Err(broken(ErrorKind::Protocol)),
+            Framing::Chunked => {
+                let mut dechunk = Dechunk::default();
+                loop {
+                    let (keep, done) = dechunk
+                        .advance(&mut self.buf[head.len..])
+                        .map_err(|()| broken(ErrorKind::Protocol))?;
+                    self.buf.truncate(head.len + keep);
+                    if done {
+                        return Ok(dechunk.decoded);
+                    }
+                    if keep > MAX_ANSWER + MAX_HEAD {
+                        return Err(broken(ErrorKind::Protocol));
+                    }
+                    if self.fill().await.map_err(|e| broken(io_kind(&e)))? == 0 {
+                        return Err(broken(ErrorKind::Reset));
+                    }
                 }
-                if self.fill().await.map_err(|e| broken(io_kind(&e)))? == 0 {
-                    return Err(broken(ErrorKind::Reset));
-                }
-            },
+            }
         }
     }
 
+    /// Reads once more from the socket. The buffer grows by doubling, but
+    /// never past [`MAX_BUFFER`]: what is held is bounded, not only what is kept.
     async fn fill(&mut self) -> io::Result<usize> {
-        self.buf.reserve(READ_CHUNK);
+        let (len, cap) = (self.buf.len(), self.buf.capacity());
+        if cap - len < READ_CHUNK {
+            let target = (cap * 2).max(len + READ_CHUNK).min(MAX_BUFFER);
+            if target <= len {
+                return Err(io::Error::new(io::ErrorKind::InvalidData, "answer larger than the cap"));
+            }
+            self.buf.reserve_exact(target - len);
+        }
         let stream = self.stream.as_mut().expect("reading a connected stream");
-        stream.read_buf(&mut self.buf).await
+        let n = stream.read_buf(&mut self.buf).await?;
+        self.received += n as u64;
+        Ok(n)
     }
 }
 
@@ -274,37 +304,71 @@ pub fn io_kind(e: &io::Error) -> ErrorKind {
     }
 }
 
-/// Decodes a whole chunked body from `data` into `out`. `Ok(false)`: more
-/// bytes are needed; `Err`: the framing is malformed.
-fn decode_chunked(mut data: &[u8], out: &mut Vec<u8>) -> Result<bool, ()> {
-    out.clear();
-    loop {
-        let (skip, size) = match httparse::parse_chunk_size(data) {
-            Ok(httparse::Status::Complete(x)) => x,
-            Ok(httparse::Status::Partial) => return Ok(false),
-            Err(_) => return Err(()),
-        };
-        data = &data[skip..];
-        let size = usize::try_from(size).map_err(|_| ())?;
-        if size == 0 {
-            // Trailers (ignored) end with an empty line.
-            let mut rest = data;
-            loop {
-                let Some(eol) = rest.windows(2).position(|w| w == b"\r\n") else { return Ok(false) };
-                if eol == 0 {
-                    return Ok(true);
+/// Decodes a chunked body in place, as its bytes arrive. The body region of
+/// the buffer holds the decoded data (its first `decoded` bytes) followed by
+/// what is not decoded yet; each complete chunk is moved down over its
+/// framing, so an answer is held once however it is chunked, and no byte is
+/// moved more than twice. Every size is checked against the caps before any
+/// arithmetic: a hostile chunk size is a protocol error, never an overflow.
+#[derive(Debug, Default, Clone, Copy)]
+struct Dechunk {
+    decoded: usize,
+    /// The last chunk is in; what follows are trailer lines and an empty line.
+    trailers: bool,
+    /// Bytes of trailer lines consumed (capped like a head).
+    trailer_bytes: usize,
+}
+
+impl Dechunk {
+    /// Decodes what `body` holds. Returns how many bytes of `body` are still
+    /// needed (the caller truncates to it) and whether the body is complete.
+    fn advance(&mut self, body: &mut [u8]) -> Result<(usize, bool), ()> {
+        let mut at = self.decoded;
+        let done = loop {
+            let rest = &body[at..];
+            if self.trailers {
+                let line = rest.windows(2).position(|w| w == b"\r\n");
+                if self.trailer_bytes + line.map_or(rest.len(), |eol| eol + 2) > MAX_HEAD {
+                    return Err(());
                 }
-                rest = &rest[eol + 2..];
+                match line {
+                    Some(0) => break true,
+                    Some(eol) => {
+                        at += eol + 2;
+                        self.trailer_bytes += eol + 2;
+                    }
+                    None => break false,
+                }
+                continue;
             }
+            let (skip, size) = match httparse::parse_chunk_size(rest) {
+                Ok(httparse::Status::Complete(x)) => x,
+                Ok(httparse::Status::Partial) if rest.len() > MAX_HEAD => return Err(()),
+                Ok(httparse::Status::Partial) => break false,
+                Err(_) => return Err(()),
+            };
+            if size == 0 {
+                at += skip;
+                self.trailers = true;
+                continue;
+            }
+            let size = usize::try_from(size).ok().filter(|&n| n <= MAX_ANSWER - self.decoded).ok_or(())?;
+            let need = skip + size + 2;
+            if rest.len() < need {
+                break false;
+            }
+            if &rest[skip + size..need] != b"\r\n" {
+                return Err(());
+            }
+            body.copy_within(at + skip..at + skip + size, self.decoded);
+            self.decoded += size;
+            at += need;
+        };
+        let rest = body.len() - at;
+        if at != self.decoded {
+            body.copy_within(at.., self.decoded);
         }
-        if data.len() < size + 2 {
-            return Ok(false);
-        }
-        if &data[size..size + 2] != b"\r\n" {
-            return Err(());
-        }
-        out.extend_from_slice(&data[..size]);
-        data = &data[size + 2..];
+        Ok((self.decoded + rest, done))
     }
 }
 
@@ -312,15 +376,83 @@ fn decode_chunked(mut data: &[u8], out: &mut Vec<u8>) -> Result<bool, ()> {
 mod tests {
     use super::*;
 
+    /// Feeds `wire` to a decoder in pieces of `step` bytes, as reads would
+    /// deliver it; returns the decoded body, `None` while incomplete, or `Err`.
+    fn dechunk(wire: &[u8], step: usize) -> Result<Option<Vec<u8>>, ()> {
+        let mut d = Dechunk::default();
+        let mut buf = Vec::new();
+        for piece in wire.chunks(step.max(1)) {
+            buf.extend_from_slice(piece);
+            let (keep, done) = d.advance(&mut buf)?;
+            buf.truncate(keep);
+            if done {
+                return Ok(Some(buf[..d.decoded].to_vec()));
+            }
+        }
+        Ok(None)
+    }
+
     #[test]
     fn chunked_bodies() {
-        let mut out = Vec::new();
-        assert_eq!(decode_chunked(b"5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n", &mut out), Ok(true));
-        assert_eq!(out, b"hello world");
-        assert_eq!(decode_chunked(b"5\r\nhello\r\n0\r\nX-T: 1\r\n\r\n", &mut out), Ok(true));
-        assert_eq!(decode_chunked(b"5\r\nhel", &mut out), Ok(false));
-        assert_eq!(decode_chunked(b"5\r\nhello\r\n0\r\n", &mut out), Ok(false));
-        assert_eq!(decode_chunked(b"zz\r\n", &mut out), Err(()));
-        assert_eq!(decode_chunked(b"2\r\nabc\r\n", &mut out), Err(()));
+        for step in [1, 2, 3, 7, 1000] {
+            let body = dechunk(b"5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n", step);
+            assert_eq!(body, Ok(Some(b"hello world".to_vec())), "step {step}");
+            let trailers = dechunk(b"5\r\nhello\r\n0\r\nX-T: 1\r\n\r\n", step);
+            assert_eq!(trailers, Ok(Some(b"hello".to_vec())), "step {step}");
+            assert_eq!(dechunk(b"5\r\nhel", step), Ok(None));
+            assert_eq!(dechunk(b"5\r\nhello\r\n0\r\n", step), Ok(None));
+            assert_eq!(dechunk(b"zz\r\n", step), Err(()));
+            assert_eq!(dechunk(b"2\r\nabc\r\n", step), Err(()));
+        }
+    }
+
+    /// Regression (a chunk size of 2^64-1 made `size + 2` overflow and the
+    /// worker panic, and the run was reported clean): sizes past the cap are
+    /// a protocol error, whatever their width.
+    #[test]
+    fn huge_chunk_sizes_are_refused_without_overflow() {
+        assert_eq!(dechunk(b"ffffffffffffffff\r\nxx\r\n0\r\n\r\n", 1000), Err(()));
+        assert_eq!(dechunk(b"fffffffffffffffe\r\nxx\r\n", 1000), Err(()));
+        assert_eq!(dechunk(format!("{:x}\r\n", MAX_ANSWER + 1).as_bytes(), 1000), Err(()));
+        // Two chunks that each fit but together pass the cap.
+        let half = MAX_ANSWER / 2 + 1;
+        let mut wire = format!("{half:x}\r\n").into_bytes();
+        wire.resize(wire.len() + half, b'a');
+        wire.extend_from_slice(format!("\r\n{half:x}\r\n").as_bytes());
+        assert_eq!(dechunk(&wire, wire.len()), Err(()));
+    }
+
+    /// An endless chunk-size line or trailer section is refused once it passes
+    /// the head cap, instead of being buffered up to the answer cap.
+    #[test]
+    fn endless_framing_lines_are_bounded() {
+        let long = vec![b'1'; MAX_HEAD + 10];
+        assert_eq!(dechunk(&long, 4096), Err(()));
+        let mut trailer = b"1\r\na\r\n0\r\nX: ".to_vec();
+        trailer.extend(std::iter::repeat_n(b'y', MAX_HEAD + 10));
+        assert_eq!(dechunk(&trailer, 4096), Err(()));
+    }
+
+    proptest::proptest! {
+        /// Any body, cut into any chunks, read in any pieces, decodes to itself.
+        #[test]
+        fn chunking_round_trips(
+            body in proptest::collection::vec(proptest::num::u8::ANY, 0..600),
+            cuts in proptest::collection::vec(1usize..80, 1..20),
+            step in 1usize..64,
+        ) {
+            let mut wire = Vec::new();
+            let (mut at, mut i) = (0, 0);
+            while at < body.len() {
+                let n = cuts[i % cuts.len()].min(body.len() - at);
+                wire.extend_from_slice(format!("{n:x}\r\n").as_bytes());
+                wire.extend_from_slice(&body[at..at + n]);
+                wire.extend_from_slice(b"\r\n");
+                at += n;
+                i += 1;
+            }
+            wire.extend_from_slice(b"0\r\n\r\n");
+            proptest::prop_assert_eq!(dechunk(&wire, step), Ok(Some(body)));
+        }
     }
 }

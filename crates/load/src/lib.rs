@@ -23,6 +23,7 @@
 
 pub mod collect;
 pub mod engine;
+pub mod fault;
 pub mod grpc_call;
 pub mod h2c;
 pub mod hlog;

@@ -114,7 +114,7 @@ pub struct LoadOptions {
     pub cpus: Option<CpuList>,
 
     /// Pass/fail criterion, e.g. 'p99<50ms', 'errors<1%', 'rps>1000'; repeat for more.
-    /// A failed one makes the exit code 2.
+    /// A failed one makes the exit code 99.
     #[arg(long = "threshold", value_name = "EXPR", help_heading = "Output")]
     pub threshold: Vec<Threshold>,
 }

@@ -124,6 +124,13 @@ pub fn summary_text(r: &RunRecord, color: bool) -> String {
         r.params.threads,
         if r.params.threads == 1 { "" } else { "s" }
     );
+    if let Some(invalid) = &r.invalid {
+        let _ = writeln!(
+            out,
+            "  {}",
+            p.red(&format!("FAILED ({}): {}; these numbers are not a result", invalid.kind, invalid.reason))
+        );
+    }
     if r.interrupted {
         let _ = writeln!(out, "  {}", p.yellow("interrupted: these numbers cover the part that ran"));
     }
@@ -346,6 +353,7 @@ mod tests {
                 ThresholdOutcome { expression: "errors<0.5%".into(), actual: 0.990_099, passed: false },
             ],
             interrupted: false,
+            invalid: None,
         }
     }
 

@@ -27,6 +27,7 @@ use std::time::{Duration, Instant};
 use stackbench_record::ErrorKind;
 use tokio::time::sleep_until;
 
+use crate::fault::{self, Fault};
 use crate::recorder::{Interval, Recorder};
 use crate::schedule::Profile;
 use crate::spec::{Bound, LoadSpec, ModelSpec};
@@ -41,6 +42,8 @@ pub struct WorkerCx {
     pub requests: Arc<[Prepared]>,
     pub stop: Stop,
     pub intervals: Sender<Interval>,
+    /// Where a panic in this worker is recorded; it ends the run.
+    pub fault: Arc<Fault>,
 }
 
 /// Per-worker state shared by its tasks (one thread: `Rc`/`Cell`, no locks).
@@ -62,6 +65,8 @@ struct Local {
     pool: Pool,
     /// Open model, HTTP/1.1: one permit per connection this worker may use.
     slots: Option<tokio::sync::Semaphore>,
+    /// [`fault::FAILPOINT`]: requests left before this worker panics on purpose.
+    failpoint: Option<Cell<u64>>,
 }
 
 impl Local {
@@ -105,6 +110,10 @@ impl Local {
         let outcome = result.unwrap_or(Err(ErrorKind::Timeout));
         self.recorder.borrow_mut().record(req, intended, sent, now, &outcome);
         self.in_flight.set(self.in_flight.get() - 1);
+        if let Some(left) = &self.failpoint {
+            left.set(left.get().saturating_sub(1));
+            assert!(left.get() > 0, "{}: the panic asked for", fault::FAILPOINT);
+        }
     }
 }
 
@@ -179,6 +188,7 @@ pub async fn run(cx: WorkerCx, share: u64, wait_start: impl FnOnce() -> Option<I
         active: Cell::new(0),
         pool,
         slots,
+        failpoint: fault::panic_after().map(Cell::new),
     });
 
     match spec.model {
@@ -187,13 +197,13 @@ pub async fn run(cx: WorkerCx, share: u64, wait_start: impl FnOnce() -> Option<I
                 // Users of all workers interleave, so a ramp starts them evenly across threads.
                 let global = u * threads + local.cx.index;
                 local.active.set(local.active.get() + 1);
-                tokio::task::spawn_local(user(Rc::clone(&local), lane, global as f64, think));
+                spawn(&local, user(Rc::clone(&local), lane, global as f64, think));
             }
         }
         ModelSpec::Open { max_in_flight, .. } => {
             let limit = max_in_flight.div_ceil(threads) as u64;
             local.active.set(1);
-            tokio::task::spawn_local(dispatcher(Rc::clone(&local), limit));
+            spawn(&local, dispatcher(Rc::clone(&local), limit));
         }
     }
 
@@ -201,8 +211,15 @@ pub async fn run(cx: WorkerCx, share: u64, wait_start: impl FnOnce() -> Option<I
     finish(&local, interrupted).await;
 }
 
-/// Cuts a second at each boundary until the end, a stop, or every task is done.
-/// Returns whether the run was stopped.
+/// Spawns one of the worker's tasks; a panic in it is recorded as the run's
+/// fault (tokio would otherwise drop the task silently) and ends the run.
+fn spawn(local: &Rc<Local>, task: impl Future<Output = ()> + 'static) {
+    let l = Rc::clone(local);
+    tokio::task::spawn_local(fault::guard(task, move |p| l.cx.fault.record_panic(p)));
+}
+
+/// Cuts a second at each boundary until the end, a stop, a fault, or every
+/// task is done. Returns whether the run was cut short.
 async fn clock(local: &Local) -> bool {
     let mut next_cut = local.measure_from + Duration::from_secs(1);
     loop {
@@ -212,7 +229,7 @@ async fn clock(local: &Local) -> bool {
         }
         sleep_until(wake.into()).await;
         let now = Instant::now();
-        if local.cx.stop.is_stopped() {
+        if local.cx.stop.is_stopped() || local.cx.fault.is_set() {
             return true;
         }
         if local.end_at.is_some_and(|e| now >= e) || local.active.get() == 0 {
@@ -297,7 +314,7 @@ async fn dispatcher(local: Rc<Local>, limit: u64) {
         let l = Rc::clone(&local);
         // Count it as in flight from now, so the limit holds before the task first runs.
         local.in_flight.set(local.in_flight.get() + 1);
-        tokio::task::spawn_local(async move {
+        spawn(&local, async move {
             // HTTP/1.1 past the connection cap: wait for a free connection (h2c multiplexes).
             // The wait counts against --timeout too, so every due request ends within it.
             let _permit = match (&l.slots, &l.pool) {

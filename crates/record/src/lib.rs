@@ -67,6 +67,34 @@ pub struct RunRecord {
     /// The run was stopped early (Ctrl-C, SIGTERM); the record covers what ran.
     #[serde(default)]
     pub interrupted: bool,
+    /// Set when the numbers are not a result: the tool failed during the run,
+    /// or nothing made progress. Reports leave such a run out of every statistic.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invalid: Option<Invalid>,
+}
+
+/// Why a run's numbers are not a result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Invalid {
+    /// [`Invalid::TOOL_FAILURE`], [`Invalid::NO_PROGRESS`], [`Invalid::STALLED_HOST`] or [`Invalid::STARVED`].
+    pub kind: String,
+    /// One sentence: what happened.
+    pub reason: String,
+}
+
+impl Invalid {
+    /// A panic or a stall inside stackbench itself (a load worker, the collector, the orchestrator).
+    pub const TOOL_FAILURE: &'static str = "tool_failure";
+    /// The measured phase completed no request at all.
+    pub const NO_PROGRESS: &'static str = "no_progress";
+    /// The timeline has fewer seconds than the measured phase lasted: the host stalled the generator.
+    pub const STALLED_HOST: &'static str = "stalled_host";
+    /// Every user waited on the contestant while it stayed nearly idle (< 10% of a core).
+    pub const STARVED: &'static str = "starved";
+
+    pub fn new(kind: &str, reason: impl Into<String>) -> Invalid {
+        Invalid { kind: kind.to_owned(), reason: reason.into() }
+    }
 }
 
 /// Who and what a run measured.

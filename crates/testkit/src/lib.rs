@@ -5,11 +5,13 @@
 //!   `_INFLUXDB`). Without it they skip with a line on the terminal; under
 //!   `CI=true` a missing database fails the test instead, so CI never passes by
 //!   skipping.
+//! - [`hostile`]: TCP servers that answer with malformed or endless bytes.
 //! - [`http`]: a tiny blocking HTTP/1.1 client, so tests of real servers need
 //!   no client stack of their own (and do not test ours with ours).
 //! - [`process`]: a server process started for a test, its announced address,
 //!   SIGTERM and a bounded wait for its exit.
 
+pub mod hostile;
 pub mod http;
 pub mod process;
 

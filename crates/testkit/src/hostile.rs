@@ -1,0 +1,102 @@
+//! Hostile servers for tests of the load engine and the orchestrator: a
+//! plain TCP listener on 127.0.0.1 that answers every request with bytes the
+//! test chooses (malformed framing, endless bodies, endless heads), one
+//! thread per connection. Dropping the server stops it: the listener closes
+//! and every connection thread ends at its next write.
+
+use std::io::{Read as _, Write as _};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// What the server sends for each request.
+#[derive(Debug, Clone)]
+pub enum Answer {
+    /// These bytes, then wait for the next request on the same connection.
+    Fixed(Vec<u8>),
+    /// `head`, then `repeat` over and over until the client goes away.
+    Endless { head: Vec<u8>, repeat: Vec<u8> },
+}
+
+/// A running hostile server.
+pub struct Hostile {
+    pub addr: SocketAddr,
+    stop: Arc<AtomicBool>,
+}
+
+impl Hostile {
+    pub fn start(answer: Answer) -> Hostile {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+        let addr = listener.local_addr().expect("local addr");
+        listener.set_nonblocking(true).expect("nonblocking listener");
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        std::thread::spawn(move || {
+            while !flag.load(Ordering::Relaxed) {
+                match listener.accept() {
+                    Ok((conn, _)) => {
+                        let (answer, flag) = (answer.clone(), Arc::clone(&flag));
+                        std::thread::spawn(move || serve(conn, &answer, &flag));
+                    }
+                    Err(_) => std::thread::sleep(Duration::from_millis(5)),
+                }
+            }
+        });
+        Hostile { addr, stop }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+}
+
+impl Drop for Hostile {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+fn serve(mut conn: TcpStream, answer: &Answer, stop: &AtomicBool) {
+    let _ = conn.set_nonblocking(false);
+    let _ = conn.set_read_timeout(Some(Duration::from_millis(200)));
+    let mut pending = Vec::new();
+    let mut buf = [0u8; 16 * 1024];
+    while !stop.load(Ordering::Relaxed) {
+        // One request: everything up to the blank line (the tests send no bodies).
+        while !pending.windows(4).any(|w| w == b"\r\n\r\n") {
+            match conn.read(&mut buf) {
+                Ok(0) => return,
+                Ok(n) => pending.extend_from_slice(&buf[..n]),
+                Err(e)
+                    if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) =>
+                {
+                    if stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                }
+                Err(_) => return,
+            }
+        }
+        let end = pending.windows(4).position(|w| w == b"\r\n\r\n").expect("found above") + 4;
+        pending.drain(..end);
+        match answer {
+            Answer::Fixed(bytes) => {
+                if conn.write_all(bytes).is_err() {
+                    return;
+                }
+            }
+            Answer::Endless { head, repeat } => {
+                if conn.write_all(head).is_err() {
+                    return;
+                }
+                while !stop.load(Ordering::Relaxed) {
+                    if conn.write_all(repeat).is_err() {
+                        return;
+                    }
+                }
+                return;
+            }
+        }
+    }
+}
