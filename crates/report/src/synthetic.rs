@@ -173,6 +173,7 @@ pub fn run_record(spec: &RunSpec) -> RunRecord {
         samples,
         thresholds: Vec::new(),
         interrupted: spec.interrupted,
+        invalid: None,
     }
 }
 

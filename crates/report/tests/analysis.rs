@@ -150,6 +150,31 @@ fn interrupted_runs_are_left_out_and_an_interrupted_plan_is_noted() {
     assert!(a.notes.iter().any(|n| n.contains("interrupted")), "{:?}", a.notes);
 }
 
+/// Regression: a run that completed nothing (0 requests over 5 s, 3 of its 5
+/// timeline seconds) was averaged in as an outlier. A run marked invalid by
+/// the engine or the orchestrator is never in the statistics.
+#[test]
+fn invalid_runs_are_never_in_the_statistics() {
+    let runs: Vec<RunSpec> =
+        (1..=4).map(|k| RunSpec::new("axum", "dummy", k, 1_000.0 + f64::from(k))).collect();
+    let mut set = result_set("r", vec![contestant("axum", "dummy", Some(5.0), None)], &runs);
+    let last = set.runs.iter_mut().find(|r| r.label.repetition == Some(4)).unwrap();
+    last.summary.ok_rps = 0.0;
+    last.invalid = Some(stackbench_record::Invalid::new(
+        stackbench_record::Invalid::NO_PROGRESS,
+        "no request completed in the 5 s measured",
+    ));
+    let a = analyse(&set);
+    let axum = &a.scenarios[0].contestants[0];
+    assert_eq!(axum.runs, 3);
+    assert!((axum.throughput.mean - 1_002.0).abs() < 1e-9);
+    assert!(
+        axum.warnings.iter().any(|w| w.starts_with("run 4 is not a result and is left out (no_progress:")),
+        "{:?}",
+        axum.warnings
+    );
+}
+
 #[test]
 fn a_contestant_that_answered_nothing_correctly_is_last_and_said_so() {
     let mut runs: Vec<RunSpec> = (1..=3).map(|k| RunSpec::new("good", "dummy", k, 500.0)).collect();

@@ -30,7 +30,6 @@ use crate::process::{LaunchSpec, Launcher, Process};
 use crate::sampler::ProcSource;
 use crate::store::{ResultStore, now_ms};
 use crate::verify::{Ready, verify, wait_ready};
-use crate::watch::{Target, attach_samples, describe, drive};
 
 /// The side effects of a plan run.
 pub struct Deps<'a> {
@@ -70,6 +69,8 @@ pub struct Outcome {
     pub failed: Vec<(String, String)>,
     pub interrupted: bool,
     pub seed: u64,
+    /// Runs in which stackbench itself failed (each an incident `tool_failure`).
+    pub tool_failures: u32,
 }
 
 /// Why a plan run stopped before its end (not a contestant's failure: those are recorded).
@@ -174,6 +175,7 @@ pub fn run_plan(
         scratch: scratch.clone(),
         live: Vec::new(),
         runs: 0,
+        tool_failures: 0,
     };
     let result = o.run(limits_ok);
     let _ = std::fs::remove_dir_all(&scratch);
@@ -204,6 +206,8 @@ struct Orchestrator<'a, 'p> {
     scratch: PathBuf,
     live: Vec<Live>,
     runs: u32,
+    /// Runs in which stackbench itself failed (a panic, a stalled worker).
+    tool_failures: u32,
 }
 
 /// A started contestant.
@@ -277,7 +281,14 @@ impl Orchestrator<'_, '_> {
             if n > 0 && !self.plan.cooldown.is_zero() {
                 std::thread::sleep(self.plan.cooldown);
             }
-            self.measure(eligible[slot.contestant], slot.repetition, n + 1, total)?;
+            let (i, rep) = (eligible[slot.contestant], slot.repetition);
+            if self.measure(i, rep, n + 1, total)? && !self.interrupted() {
+                self.say(&format!(
+                    "  {}: repetition {rep} is measured once more",
+                    self.plan.contestants[i].name
+                ));
+                self.measure(i, rep, n + 1, total)?;
+            }
         }
         let interrupted = self.interrupted();
         self.store.finish(if interrupted { Status::Interrupted } else { Status::Complete })?;
@@ -286,7 +297,14 @@ impl Orchestrator<'_, '_> {
             .iter()
             .filter_map(|l| l.reason.as_ref().map(|r| (l.record.name.clone(), r.clone())))
             .collect();
-        Ok(Outcome { dir: self.store.dir.clone(), runs: self.runs, failed, interrupted, seed })
+        Ok(Outcome {
+            dir: self.store.dir.clone(),
+            runs: self.runs,
+            failed,
+            interrupted,
+            seed,
+            tool_failures: self.tool_failures,
+        })
     }
 
     fn incident(
@@ -609,81 +627,6 @@ impl Orchestrator<'_, '_> {
         }
         Ok(())
     }
-
-    /// One measured run.
-    fn measure(&mut self, i: usize, rep: u32, nth: usize, total: usize) -> Result<(), RunError> {
-        let c = &self.plan.contestants[i];
-        let name = c.name.clone();
-        let (started, base) = match &c.launch {
-            Launch::External { url } => (None, base_of(url)),
-            Launch::Command { .. } => match self.start(i, "run", Some(rep))? {
-                Some(s) => {
-                    let b = s.base.clone();
-                    (Some(s), b)
-                }
-                None => return Ok(()),
-            },
-        };
-        let c = &self.plan.contestants[i];
-        let load_cpus = c.load_cpus.clone().or_else(|| {
-            let used = c.cpus.as_ref()?;
-            let rest: Vec<usize> = (0..self.opts.cores).filter(|x| !used.contains(x)).collect();
-            (!rest.is_empty()).then_some(rest)
-        });
-        let url = format!("{base}{}", path_of(c));
-        let job = LoadJob { url, scenario: c.scenario, profile: c.profile.clone(), cpus: load_cpus };
-        self.say(&format!("[{nth}/{total}] {name} repetition {rep}: load on {}", job.url));
-        let interval = self.plan.sample_interval;
-        let mut started = started;
-        let target = started.as_mut().map(|st| Target {
-            process: st.process.as_mut(),
-            group: st.group.as_deref(),
-            procs: (self.deps.procs)(),
-        });
-        let watched = drive(self.deps.load, &job, &self.opts.interrupt, target, interval);
-        let mut crashed = watched.crashed;
-        let tail = started.as_ref().map(|s| s.process.output_tail()).unwrap_or_default();
-        let limits = started.as_ref().and_then(|s| s.group.as_ref().map(|g| g.request()));
-        if let Some(mut st) = started {
-            let seen: Vec<_> = watched.sampler.seen.iter().copied().collect();
-            if crashed.is_none() {
-                crashed = st.process.try_exit();
-            }
-            self.stop(i, st, &seen, Some(rep))?;
-        }
-        if let Some(exit) = crashed {
-            let msg = format!("the contestant ended with {exit} during the run; its last output:\n{tail}");
-            self.incident(i, "run", "crashed", msg, Some(rep))?;
-        }
-        let mut record = match &watched.result {
-            Ok(r) => r.clone(),
-            Err(e) => {
-                self.incident(i, "run", "load_failed", e.clone(), Some(rep))?;
-                return Ok(());
-            }
-        };
-        record.label.contestant = Some(name.clone());
-        record.label.scenario = Some(c.scenario.name().to_owned());
-        record.label.repetition = Some(rep);
-        if self.opts.interrupt.is_cancelled() {
-            record.interrupted = true;
-        }
-        if matches!(c.launch, Launch::Command { .. }) {
-            attach_samples(&mut record, &watched, interval, limits);
-        }
-        self.store.save_run(&record)?;
-        self.runs += 1;
-        self.say(&describe(&record));
-        if record.generator.saturated {
-            let msg = format!(
-                "the load generator saturated its {} core(s) ({:.0}% busy): this run may measure the generator, not the contestant",
-                record.generator.cores,
-                record.generator.utilization * 100.0
-            );
-            self.incident(i, "run", "generator_saturated", msg, Some(rep))?;
-        }
-        Ok(())
-    }
 }
 
 /// The path the load and verification use: the contestant's `path`, or the
@@ -733,5 +676,6 @@ fn artifact_size(path: &Path, meta: &std::fs::Metadata) -> u64 {
         .map_or(0, |d| d.flatten().map(|e| e.metadata().map_or(0, |m| artifact_size(&e.path(), &m))).sum())
 }
 
+mod measure;
 #[cfg(test)]
 mod tests;

@@ -43,7 +43,8 @@ pub struct ResultStore {
     pub dir: PathBuf,
     manifest: Manifest,
     next_seq: u32,
-    /// `(contestant, repetition)` of every complete (not interrupted) run already stored.
+    /// `(contestant, repetition)` of every complete run already stored (not
+    /// interrupted, and a result: not marked invalid).
     pub done: BTreeSet<(String, u32)>,
     /// Contestant records already stored (resume).
     pub contestants: Vec<ContestantRecord>,
@@ -111,6 +112,7 @@ impl ResultStore {
         for run in &set.runs {
             if let (Some(c), Some(r)) = (&run.label.contestant, run.label.repetition)
                 && !run.interrupted
+                && run.invalid.is_none()
             {
                 done.insert((c.clone(), r));
             }

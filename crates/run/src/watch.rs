@@ -24,6 +24,8 @@ pub struct Watched {
     pub readings: Vec<(u64, CgroupCounters)>,
     /// The contestant ended during the run.
     pub crashed: Option<Exit>,
+    /// The load's thread panicked (a failure of stackbench, not a result).
+    pub panicked: Option<String>,
 }
 
 /// The contestant side of a watched run.
@@ -52,6 +54,7 @@ pub fn drive(
         sampler: Sampler::default(),
         readings: Vec::new(),
         crashed: None,
+        panicked: None,
     };
     let joined = std::thread::scope(|s| {
         let handle = s.spawn(|| load.run(job, &cancel));
@@ -91,7 +94,12 @@ pub fn drive(
         }
         handle.join()
     });
-    w.result = joined.unwrap_or_else(|_| Err("the load engine panicked".into()));
+    match joined {
+        Ok(result) => w.result = result,
+        Err(payload) => {
+            w.panicked = Some(stackbench_load::fault::describe("the load thread", &*payload, None));
+        }
+    }
     if moved {
         crate::process::affinity::set(&previous);
     }

@@ -23,25 +23,11 @@ pub(super) fn analyse(
     runs: &[&RunRecord],
     record: Option<&ContestantRecord>,
     seed: u64,
-) -> Result<(ContestantReport, Estimate), FailedContestant> {
+) -> Result<(ContestantReport, Estimate), Box<FailedContestant>> {
     let mut warnings = Vec::new();
-    let complete: Vec<&RunRecord> = runs.iter().copied().filter(|r| !r.interrupted).collect();
-    let used: Vec<&RunRecord> = if complete.is_empty() {
-        if !runs.is_empty() {
-            warnings.push(format!(
-                "every run was interrupted; the {} partial run(s) are used as they are",
-                runs.len()
-            ));
-        }
-        runs.to_vec()
-    } else {
-        for r in runs.iter().filter(|r| r.interrupted) {
-            warnings.push(format!("{} was interrupted and is left out", run_name(r)));
-        }
-        complete
-    };
+    let used = select(runs, &mut warnings);
     if used.is_empty() {
-        return Err(failed(name, record));
+        return Err(Box::new(failed(name, record)));
     }
 
     let rps: Vec<f64> = used.iter().map(|r| r.summary.ok_rps).collect();
@@ -130,6 +116,39 @@ pub(super) fn analyse(
         series: series(&used, &merged),
     };
     Ok((report, est))
+}
+
+/// The runs the statistics use. A run whose numbers are not a result (the
+/// tool failed, nothing progressed) is always left out; an interrupted run is
+/// left out unless every run was interrupted.
+fn select<'a>(runs: &[&'a RunRecord], warnings: &mut Vec<String>) -> Vec<&'a RunRecord> {
+    let mut valid = Vec::with_capacity(runs.len());
+    for r in runs {
+        match &r.invalid {
+            Some(i) => warnings.push(format!(
+                "{} is not a result and is left out ({}: {})",
+                run_name(r),
+                i.kind,
+                i.reason
+            )),
+            None => valid.push(*r),
+        }
+    }
+    let complete: Vec<&RunRecord> = valid.iter().copied().filter(|r| !r.interrupted).collect();
+    if complete.is_empty() {
+        if !valid.is_empty() {
+            warnings.push(format!(
+                "every run was interrupted; the {} partial run(s) are used as they are",
+                valid.len()
+            ));
+        }
+        valid
+    } else {
+        for r in valid.iter().filter(|r| r.interrupted) {
+            warnings.push(format!("{} was interrupted and is left out", run_name(r)));
+        }
+        complete
+    }
 }
 
 /// Each run's throughput with its modified z-score; outliers get a warning.

@@ -283,7 +283,7 @@ impl Analysis {
                 for (name, runs) in contestants {
                     match contestant::analyse(scenario, name, runs, record_of(scenario, name), options.seed) {
                         Ok(pair) => measured.push(pair),
-                        Err(f) => failed.push(f),
+                        Err(f) => failed.push(*f),
                     }
                 }
                 rank::scenario(scenario, measured, failed, options.reference.as_deref())

@@ -84,7 +84,7 @@ pub enum ChangeVerdict {
 }
 
 impl ChangeVerdict {
-    /// Does this fail `compare` (exit code 2)?
+    /// Does this fail `compare` (exit code 4)?
     pub fn is_regression(self) -> bool {
         matches!(self, ChangeVerdict::Regression | ChangeVerdict::NowFailing)
     }

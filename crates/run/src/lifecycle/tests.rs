@@ -32,6 +32,9 @@ struct World {
     max_alive: u32,
     alive: u32,
     interrupt_on_load: Option<Cancel>,
+    /// What the next loads do, in order: `"zero"` completes nothing, `"panic"`
+    /// panics in the load's thread; empty: a normal run.
+    load_script: std::collections::VecDeque<&'static str>,
 }
 
 type Shared = Arc<Mutex<World>>;
@@ -186,6 +189,7 @@ fn record(url: &str, interrupted: bool) -> RunRecord {
         samples: None,
         thresholds: vec![],
         interrupted,
+        invalid: None,
     }
 }
 
@@ -201,8 +205,13 @@ impl LoadDriver for FakeLoad {
             let mut w = self.0.lock().unwrap();
             w.load_started = Some(Instant::now());
             assert!(w.running.is_some() || job.url.contains(":9"), "load without a contestant");
-            w.interrupt_on_load.take()
+            (w.interrupt_on_load.take(), w.load_script.pop_front())
         };
+        let (hook, script) = hook;
+        if script == Some("panic") {
+            self.0.lock().unwrap().load_started = None;
+            panic!("a fake engine bug");
+        }
         if let Some(c) = hook {
             c.cancel();
         }
@@ -212,7 +221,12 @@ impl LoadDriver for FakeLoad {
             std::thread::sleep(Duration::from_millis(2));
         }
         self.0.lock().unwrap().load_started = None;
-        Ok(RunRecord { started_at_ms, ..record(&job.url, cancel.is_cancelled()) })
+        let mut r = RunRecord { started_at_ms, ..record(&job.url, cancel.is_cancelled()) };
+        if script == Some("zero") {
+            r.summary.requests = 0;
+            r.summary.ok = 0;
+        }
+        Ok(r)
     }
 }
 
@@ -497,4 +511,39 @@ fn placeholders_and_urls() {
     assert_eq!(base_of("http://h:1/db/x"), "http://h:1");
     let p = plan("[[contestant]]\nname='e'\nscenario='db-read'\nurl='http://h:1/db/x'\n");
     assert_eq!(path_of(&p.contestants[0]), "/db/x");
+}
+
+/// Regression: a run that completed nothing was stored as a result and
+/// averaged in. It is an incident `no_progress`, marked invalid in its
+/// record, and the repetition is measured once more.
+#[test]
+fn a_run_without_progress_is_an_incident_and_is_measured_again() {
+    let mut h = Harness::new("no-progress");
+    h.world.lock().unwrap().load_script.push_back("zero");
+    let out = h.run(&plan(&contestant("a", "good", "")));
+    assert_eq!((out.runs, out.tool_failures, out.failed.len()), (3, 0, 0), "{:#?}", h.lines);
+    let set = h.results();
+    let invalid: Vec<&RunRecord> = set.runs.iter().filter(|r| r.invalid.is_some()).collect();
+    assert_eq!(invalid.len(), 1);
+    assert_eq!(invalid[0].invalid.as_ref().unwrap().kind, "no_progress");
+    let valid: Vec<u32> =
+        set.runs.iter().filter(|r| r.invalid.is_none()).filter_map(|r| r.label.repetition).collect();
+    assert_eq!(valid.len(), 2, "both repetitions have a result: {valid:?}");
+    let c = &set.contestants[0];
+    assert!(c.incidents.iter().any(|i| i.kind == "no_progress" && i.phase == "run"), "{:?}", c.incidents);
+    assert!(h.lines.iter().any(|l| l.contains("is measured once more")), "{:#?}", h.lines);
+}
+
+/// A panic in the load's thread is a tool failure: recorded, counted (the
+/// command exits 70), the plan goes on, the repetition is measured again.
+#[test]
+fn a_panic_in_the_load_is_a_tool_failure_and_the_plan_goes_on() {
+    let mut h = Harness::new("load-panic");
+    h.world.lock().unwrap().load_script.push_back("panic");
+    let out = h.run(&plan(&contestant("a", "good", "")));
+    assert_eq!((out.runs, out.tool_failures, out.interrupted), (2, 1, false), "{:#?}", h.lines);
+    let c = &h.results().contestants[0];
+    let i = c.incidents.iter().find(|i| i.kind == "tool_failure").expect("a tool_failure incident");
+    assert!(i.message.contains("panicked") && i.message.contains("a fake engine bug"), "{}", i.message);
+    assert_eq!(h.world.lock().unwrap().alive, 0, "the contestant was stopped");
 }

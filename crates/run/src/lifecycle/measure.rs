@@ -1,0 +1,101 @@
+//! One measured run of the lifecycle: reset, start, ready, the load while
+//! the sampler watches, stop; then the record is judged ([`crate::validity`])
+//! and written, and incidents are recorded.
+
+use stackbench_record::Invalid;
+
+use super::{Launch, LoadJob, Orchestrator, RunError, base_of, path_of};
+use crate::watch::{Target, attach_samples, describe, drive};
+
+impl Orchestrator<'_, '_> {
+    /// One measured run. Returns `true` when the run is not a result
+    /// ([`crate::validity`]) and should be measured once more.
+    pub(super) fn measure(&mut self, i: usize, rep: u32, nth: usize, total: usize) -> Result<bool, RunError> {
+        let c = &self.plan.contestants[i];
+        let name = c.name.clone();
+        let (started, base) = match &c.launch {
+            Launch::External { url } => (None, base_of(url)),
+            Launch::Command { .. } => match self.start(i, "run", Some(rep))? {
+                Some(s) => {
+                    let b = s.base.clone();
+                    (Some(s), b)
+                }
+                None => return Ok(false),
+            },
+        };
+        let c = &self.plan.contestants[i];
+        let load_cpus = c.load_cpus.clone().or_else(|| {
+            let used = c.cpus.as_ref()?;
+            let rest: Vec<usize> = (0..self.opts.cores).filter(|x| !used.contains(x)).collect();
+            (!rest.is_empty()).then_some(rest)
+        });
+        let url = format!("{base}{}", path_of(c));
+        let job = LoadJob { url, scenario: c.scenario, profile: c.profile.clone(), cpus: load_cpus };
+        self.say(&format!("[{nth}/{total}] {name} repetition {rep}: load on {}", job.url));
+        let interval = self.plan.sample_interval;
+        let mut started = started;
+        let target = started.as_mut().map(|st| Target {
+            process: st.process.as_mut(),
+            group: st.group.as_deref(),
+            procs: (self.deps.procs)(),
+        });
+        let watched = drive(self.deps.load, &job, &self.opts.interrupt, target, interval);
+        let mut crashed = watched.crashed;
+        let tail = started.as_ref().map(|s| s.process.output_tail()).unwrap_or_default();
+        let limits = started.as_ref().and_then(|s| s.group.as_ref().map(|g| g.request()));
+        if let Some(mut st) = started {
+            let seen: Vec<_> = watched.sampler.seen.iter().copied().collect();
+            if crashed.is_none() {
+                crashed = st.process.try_exit();
+            }
+            self.stop(i, st, &seen, Some(rep))?;
+        }
+        if let Some(exit) = crashed {
+            let msg = format!("the contestant ended with {exit} during the run; its last output:\n{tail}");
+            self.incident(i, "run", "crashed", msg, Some(rep))?;
+        }
+        if let Some(why) = &watched.panicked {
+            self.tool_failures += 1;
+            self.incident(i, "run", Invalid::TOOL_FAILURE, why.clone(), Some(rep))?;
+            return Ok(true);
+        }
+        let mut record = match &watched.result {
+            Ok(r) => r.clone(),
+            Err(e) => {
+                self.incident(i, "run", "load_failed", e.clone(), Some(rep))?;
+                return Ok(false);
+            }
+        };
+        record.label.contestant = Some(name.clone());
+        record.label.scenario = Some(c.scenario.name().to_owned());
+        record.label.repetition = Some(rep);
+        if self.opts.interrupt.is_cancelled() {
+            record.interrupted = true;
+        }
+        if matches!(c.launch, Launch::Command { .. }) {
+            attach_samples(&mut record, &watched, interval, limits);
+        }
+        record.invalid = crate::validity::assess(&record);
+        self.store.save_run(&record)?;
+        self.runs += 1;
+        self.say(&describe(&record));
+        if let Some(invalid) = record.invalid.clone() {
+            if invalid.kind == Invalid::TOOL_FAILURE {
+                self.tool_failures += 1;
+            }
+            let msg =
+                format!("{}; this run is not a result and is left out of the statistics", invalid.reason);
+            self.incident(i, "run", &invalid.kind, msg, Some(rep))?;
+            return Ok(true);
+        }
+        if record.generator.saturated {
+            let msg = format!(
+                "the load generator saturated its {} core(s) ({:.0}% busy): this run may measure the generator, not the contestant",
+                record.generator.cores,
+                record.generator.utilization * 100.0
+            );
+            self.incident(i, "run", "generator_saturated", msg, Some(rep))?;
+        }
+        Ok(false)
+    }
+}
