@@ -32,7 +32,7 @@ pub enum Command {
         stackbench load http://127.0.0.1:8080/events --scenario dummy --rate 5000 -d 1m --json run.json\n  \
         stackbench load http://127.0.0.1:8080/ -c 100 --ramp-up 1s --warmup 30s -d 5m --threshold 'p99<50ms'\n  \
         stackbench load http://127.0.0.1:50051 --scenario bubble-sort -c 250 --think 100ms --no-keepalive\n\n\
-        Exit codes: 0 done, 1 bad input or target unreachable, 2 a --threshold failed, 130 interrupted.")]
+        Exit codes: 0 done, 1 bad input or target unreachable, 2 usage error, 70 stackbench itself failed (the numbers are not a result), 99 a --threshold failed, 130 interrupted.")]
     Load(Box<crate::load::LoadArgs>),
     /// Run a plan: start each contestant, verify it, load it, sample it, store every run.
     #[command(after_help = "Examples:\n  \
@@ -40,7 +40,7 @@ pub enum Command {
         stackbench run plans/db-drivers.toml --only sqlx-postgres --only tokio-postgres --out results/pg\n  \
         stackbench run --resume results/2025-12-01T10-32-05Z\n\n\
         Every plan key: plans/example.toml and docs/plan.md. Ctrl-C saves the current run and stops.\n\
-        Exit codes: 0 done, 1 error, 3 done but a contestant was left out, 130 interrupted.")]
+        Exit codes: 0 done, 1 error, 2 usage error, 3 done but a contestant was left out, 70 stackbench itself failed in a run (it is left out), 130 interrupted.")]
     Run(crate::run::RunArgs),
     /// The default benchmark: every scenario on the Rust contestants, no database needed (~3 min).
     #[command(after_help = "Examples:\n  stackbench bench\n  stackbench bench --full --out results/full\n\n\
@@ -50,7 +50,7 @@ pub enum Command {
     #[command(after_help = "Examples:\n  stackbench verify http://127.0.0.1:8080 --scenario dummy\n  \
         stackbench verify http://127.0.0.1:8080/db/sqlite --scenario db-read\n  \
         stackbench verify http://127.0.0.1:50051 --scenario bubble-sort\n\n\
-        Exit codes: 0 every rule holds, 1 a rule is broken (each is printed) or the server is unreachable.")]
+        Exit codes: 0 every rule holds, 1 a rule is broken (each is printed) or the server is unreachable, 2 usage error.")]
     Verify(crate::run::VerifyArgs),
     /// Re-render a result directory: terminal, Markdown, CSV, JSON or a self-contained HTML page.
     #[command(after_help = "Examples:\n  \
@@ -60,12 +60,12 @@ pub enum Command {
         Throughput is the mean of the runs with its 95% bootstrap interval; contestants whose ratio's interval \
         includes 1 are statistically tied. The JSON schema: docs/report-json.md.")]
     Report(crate::report::ReportArgs),
-    /// Compare two result directories; exit code 2 when a contestant regressed beyond --max-regression.
+    /// Compare two result directories; exit code 4 when a contestant regressed beyond --max-regression.
     #[command(after_help = "Examples:\n  \
         stackbench compare results/main results/branch\n  \
         stackbench compare results/main results/branch --max-regression 3% --format md --out compare.md\n\n\
         A regression is a drop whose whole 95% interval lies beyond the threshold, or a contestant that no longer \
-        runs. Exit codes: 0 no regression, 1 error, 2 regression.")]
+        runs. Exit codes: 0 no regression, 1 error, 2 usage error, 4 regression.")]
     Compare(crate::report::CompareArgs),
 }
 

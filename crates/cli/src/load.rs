@@ -1,13 +1,16 @@
 //! `stackbench load URL`: drive a server with the load engine, print the
 //! summary, write the record (`--json`), the timeline (`--csv`) and the
 //! interval log (`--hlog`). Ctrl-C (or SIGTERM) stops the run and still
-//! prints and writes what was measured. Exit codes: 0, 1 (bad input or the
-//! target is not there), 2 (a `--threshold` failed), 130 (interrupted).
+//! prints and writes what was measured. Exit codes are those of
+//! [`crate::exit`]: 0, 1 (bad input or the target is not there), 70 (the
+//! engine failed), 99 (a `--threshold` failed), 130 (interrupted).
 
 use std::fs::File;
 use std::io::{IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+use crate::exit;
 
 use anyhow::Context as _;
 use clap::Args;
@@ -59,12 +62,15 @@ pub fn run(args: &LoadArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn exit_code(record: &RunRecord) -> ExitCode {
-    if record.thresholds.iter().any(|t| !t.passed) {
-        ExitCode::from(2)
+    if let Some(invalid) = &record.invalid {
+        eprintln!("error: {}", invalid.reason);
+        exit::code(exit::TOOL_FAILURE)
+    } else if record.thresholds.iter().any(|t| !t.passed) {
+        exit::code(exit::THRESHOLD)
     } else if record.interrupted {
-        ExitCode::from(130)
+        exit::code(exit::INTERRUPTED)
     } else {
-        ExitCode::SUCCESS
+        exit::code(exit::OK)
     }
 }
 

@@ -1,9 +1,9 @@
 //! `stackbench`: the one binary. It parses arguments, calls into the library
-//! crates, and maps the outcome to an exit code (0 success, 1 error or bad
-//! usage, in one line; `load` adds 2 for a failed threshold and 130 for an
-//! interrupted run). Nothing here is worth testing in isolation.
+//! crates, and maps the outcome to an exit code ([`exit`]: 0 success, 1 error,
+//! 2 usage). Nothing here is worth testing in isolation.
 
 mod cli;
+mod exit;
 mod load;
 mod report;
 mod run;
@@ -34,13 +34,13 @@ fn main() -> ExitCode {
         Ok(()) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::FAILURE
+            exit::code(exit::ERROR)
         }
     }
 }
 
 /// Help and version print as clap has them; a usage mistake is one line on
-/// stderr and exit code 1 (2 is `load`'s failed threshold).
+/// stderr and exit code 2.
 fn usage_error(e: &clap::Error) -> ExitCode {
     if !e.use_stderr() {
         let _ = e.print();
@@ -53,5 +53,5 @@ fn usage_error(e: &clap::Error) -> ExitCode {
         .filter(|l| !l.is_empty() && !l.starts_with("Usage:") && !l.starts_with("For more information"))
         .collect();
     eprintln!("{} (see --help)", line.join("; "));
-    ExitCode::FAILURE
+    exit::code(exit::USAGE)
 }

@@ -1,10 +1,12 @@
 //! `stackbench report DIR` (re-render a result store in any format) and
-//! `stackbench compare BASE NEW` (changes between two, exit code 2 on a
+//! `stackbench compare BASE NEW` (changes between two, exit code 4 on a
 //! regression, for CI).
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+use crate::exit;
 
 use anyhow::{Context as _, bail};
 use clap::Args;
@@ -126,7 +128,7 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
                 eprintln!("regression: '{}' ({}): {}", r.contestant, r.scenario, r.text);
             }
         }
-        return Ok(ExitCode::from(2));
+        return Ok(exit::code(exit::REGRESSION));
     }
     Ok(ExitCode::SUCCESS)
 }

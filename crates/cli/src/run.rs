@@ -12,6 +12,8 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use crate::exit;
+
 use anyhow::{Context as _, bail};
 use clap::Args;
 use stackbench_record::Environment;
@@ -189,9 +191,21 @@ fn execute(mut plan: Plan, common: &Common) -> anyhow::Result<ExitCode> {
         seed: stackbench_run::schedule::clock_seed(),
     };
     let mut err = std::io::stderr();
-    let outcome = run_plan(&plan, &opts, &deps, &mut |line| {
-        let _ = writeln!(err, "{line}");
-    })?;
+    // A panic in the orchestrator is a failure of stackbench, reported as one:
+    // every run written before it stays in the result directory.
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        run_plan(&plan, &opts, &deps, &mut |line| {
+            let _ = writeln!(err, "{line}");
+        })
+    }));
+    let outcome = match outcome {
+        Ok(result) => result?,
+        Err(payload) => {
+            let why = stackbench_load::fault::describe("the orchestrator", &*payload, None);
+            eprintln!("error: {why}; the runs written before it are in {}", opts.out.display());
+            return Ok(exit::code(exit::TOOL_FAILURE));
+        }
+    };
     if !common.no_report {
         report(&outcome.dir)?;
     }
@@ -202,9 +216,18 @@ fn execute(mut plan: Plan, common: &Common) -> anyhow::Result<ExitCode> {
     writeln!(out, "results: {}", outcome.dir.display())?;
     if outcome.interrupted {
         writeln!(out, "interrupted: continue with `stackbench run --resume {}`", outcome.dir.display())?;
-        return Ok(ExitCode::from(130));
+        return Ok(exit::code(exit::INTERRUPTED));
     }
-    Ok(if outcome.failed.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(3) })
+    if outcome.tool_failures > 0 {
+        writeln!(
+            out,
+            "error: stackbench itself failed in {} run(s) (incident tool_failure, printed above); those runs are \
+             left out of the report. This is a bug in stackbench: please report it",
+            outcome.tool_failures
+        )?;
+        return Ok(exit::code(exit::TOOL_FAILURE));
+    }
+    Ok(if outcome.failed.is_empty() { exit::code(exit::OK) } else { exit::code(exit::LEFT_OUT) })
 }
 
 /// Prints the comparison and writes `report.html` into the result directory.

@@ -53,7 +53,7 @@ fn report_renders_every_format() {
     assert!(!page.contains(" src=") && !page.contains("href=\"http"), "nothing fetched from the network");
 
     for (format, marker) in
-        [("md", "| # | contestant |"), ("csv", "scenario,contestant,status"), ("json", "\"schema\": 1")]
+        [("md", "| # | contestant |"), ("csv", "scenario,contestant,language,framework,status"), ("json", "\"schema\": 1")]
     {
         let out = stackbench(&["report", d, "--format", format]);
         assert!(out.status.success(), "{format}: {}", text(&out.stderr));
@@ -73,15 +73,16 @@ fn report_refuses_bad_input_in_one_line() {
     let dir = temp("bad");
     write_set(&dir, false);
     let d = dir.to_str().unwrap();
-    for (args, needle) in [
-        (vec!["report", d, "--format", "pdf"], "use terminal, md, csv, json or html"),
-        (vec!["report", "/nonexistent/results"], "not a stackbench result directory"),
-        (vec!["report", d, "--reference", "cobol"], "--reference cobol: no measured contestant"),
-        (vec!["report", d, "--out", "/tmp/report-without-extension"], "add --format"),
-        (vec!["compare", d, d, "--max-regression", "lots"], "not a percentage"),
+    // 2: a usage error (the value does not parse); 1: it parses, but does not hold.
+    for (args, needle, code) in [
+        (vec!["report", d, "--format", "pdf"], "use terminal, md, csv, json or html", 2),
+        (vec!["report", "/nonexistent/results"], "not a stackbench result directory", 1),
+        (vec!["report", d, "--reference", "cobol"], "--reference cobol: no measured contestant", 1),
+        (vec!["report", d, "--out", "/tmp/report-without-extension"], "add --format", 1),
+        (vec!["compare", d, d, "--max-regression", "lots"], "not a percentage", 2),
     ] {
         let out = stackbench(&args);
-        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(out.status.code(), Some(code), "{args:?}");
         let err = text(&out.stderr);
         assert!(err.contains(needle), "{args:?}: {err}");
         assert_eq!(err.trim().lines().count(), 1, "{args:?}: one line: {err}");
@@ -90,7 +91,7 @@ fn report_refuses_bad_input_in_one_line() {
 }
 
 #[test]
-fn compare_exits_2_on_a_regression_only() {
+fn compare_exits_4_on_a_regression_only() {
     let (a, b) = (temp("base"), temp("new"));
     write_set(&a, false);
     write_set(&b, true);
@@ -101,7 +102,7 @@ fn compare_exits_2_on_a_regression_only() {
     assert!(text(&same.stdout).contains("No regression."));
 
     let worse = stackbench(&["compare", da, db]);
-    assert_eq!(worse.status.code(), Some(2), "{}", text(&worse.stderr));
+    assert_eq!(worse.status.code(), Some(4), "{}", text(&worse.stderr));
     let out = text(&worse.stdout);
     assert!(out.contains("REGRESSION") && out.contains("1 regression: 'flask' (dummy): −20.0%"), "{out}");
 
@@ -110,7 +111,7 @@ fn compare_exits_2_on_a_regression_only() {
 
     let md = a.join("compare.md");
     let file = stackbench(&["compare", da, db, "--out", md.to_str().unwrap()]);
-    assert_eq!(file.status.code(), Some(2));
+    assert_eq!(file.status.code(), Some(4));
     assert!(std::fs::read_to_string(&md).unwrap().contains("| flask |"));
     assert!(text(&file.stderr).contains("regression: 'flask' (dummy)"), "{}", text(&file.stderr));
     std::fs::remove_dir_all(&a).unwrap();
