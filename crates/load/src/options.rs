@@ -23,6 +23,35 @@ pub const DEFAULT_CONNECTIONS: usize = 10;
 /// Default `--max-in-flight` of the open model.
 pub const DEFAULT_MAX_IN_FLIGHT: usize = 1000;
 
+/// The upper bounds of every count and size, refused before anything starts
+/// (a mistyped `-c 4294967295` must not run until the OOM killer comes).
+pub mod limits {
+    use std::time::Duration;
+
+    /// `-c`: connections.
+    pub const CONNECTIONS: usize = 100_000;
+    /// `--streams` per connection.
+    pub const STREAMS: usize = 1_000;
+    /// Closed model: virtual users (connections × streams, or a stage's target).
+    pub const USERS: usize = 100_000;
+    /// `--rate` and an open-model stage's target, requests per second.
+    pub const RATE: f64 = 10_000_000.0;
+    /// `--max-in-flight`.
+    pub const IN_FLIGHT: usize = 1_000_000;
+    /// `-n`: requests.
+    pub const REQUESTS: u64 = 1_000_000_000_000;
+    /// `--threads`.
+    pub const THREADS: usize = 1_024;
+    /// `-d`, `--warmup`, `--ramp-up` and the stages together.
+    pub const DURATION: Duration = Duration::from_hours(24);
+    /// `--timeout` and `--think`.
+    pub const WAIT: Duration = Duration::from_hours(1);
+    /// `-b`: the request body.
+    pub const BODY_BYTES: u64 = 64 * 1024 * 1024;
+    /// `-H`: headers.
+    pub const HEADERS: usize = 100;
+}
+
 /// Options of one load run. Every field is optional; [`LoadOptions::to_spec`]
 /// applies the defaults and checks the combination.
 #[derive(Debug, Clone, Default, PartialEq, clap::Args, Deserialize)]
@@ -251,6 +280,12 @@ impl LoadOptions {
                 ),
             });
         }
+        if self.header.len() > limits::HEADERS {
+            return Err(invalid(
+                "-H/--header",
+                format!("at most {} headers, got {}", limits::HEADERS, self.header.len()),
+            ));
+        }
         let mut headers = self.header.iter().map(|h| parse_header(h)).collect::<Result<Vec<_>, _>>()?;
         let requests = if let Some(call) = call {
             headers.push((http::header::CONTENT_TYPE, http::HeaderValue::from_static("application/grpc")));
@@ -274,10 +309,7 @@ impl LoadOptions {
             let body = match self.body.as_deref() {
                 None => Bytes::new(),
                 Some(b) => match b.strip_prefix('@') {
-                    Some(path) => Bytes::from(
-                        std::fs::read(path)
-                            .map_err(|e| SpecError::BodyFile { path: path.to_owned(), why: e.to_string() })?,
-                    ),
+                    Some(path) => Bytes::from(read_body(path)?),
                     None => Bytes::from(b.to_owned()),
                 },
             };
@@ -303,6 +335,9 @@ impl LoadOptions {
             }
             (Some(d), None) => Bound::Duration(d.0),
             (None, Some(0)) => return Err(invalid("-n/--requests", "must be at least 1")),
+            (None, Some(n)) if n > limits::REQUESTS => {
+                return Err(invalid("-n/--requests", format!("at most {}, got {n}", limits::REQUESTS)));
+            }
             (None, Some(n)) => Bound::Requests(n),
             (None, None) if stages.is_empty() => Bound::Duration(DEFAULT_DURATION),
             (None, None) if stage_total <= warmup => {
@@ -321,12 +356,31 @@ impl LoadOptions {
         if timeout.is_zero() {
             return Err(invalid("--timeout", "must be longer than 0s"));
         }
+        for (flag, d, max) in [
+            ("-d/--duration", self.duration.map(|d| d.0), limits::DURATION),
+            ("--warmup", Some(warmup), limits::DURATION),
+            ("--ramp-up", self.ramp_up.map(|d| d.0), limits::DURATION),
+            ("--stages", Some(stage_total), limits::DURATION),
+            ("--timeout", Some(timeout), limits::WAIT),
+            ("--think", self.think.map(|d| d.0), limits::WAIT),
+        ] {
+            if let Some(d) = d.filter(|d| *d > max) {
+                let hours = max.as_secs() / 3600;
+                return Err(invalid(flag, format!("at most {hours}h, got {}s", d.as_secs())));
+            }
+        }
 
         // When.
         let multiplexed = transport != Transport::Http1;
         let streams = self.streams.unwrap_or(1);
         if streams == 0 {
             return Err(invalid("--streams", "must be at least 1"));
+        }
+        if streams > limits::STREAMS {
+            return Err(invalid("--streams", format!("at most {}, got {streams}", limits::STREAMS)));
+        }
+        if let Some(c) = self.connections.filter(|&c| c > limits::CONNECTIONS) {
+            return Err(invalid("-c/--connections", format!("at most {}, got {c}", limits::CONNECTIONS)));
         }
         if streams > 1 && !multiplexed {
             return Err(invalid(
@@ -339,6 +393,22 @@ impl LoadOptions {
         }
         let mut stages = stages;
         let model = if let Some(rate) = self.rate {
+            if rate > limits::RATE {
+                return Err(invalid(
+                    "--rate",
+                    format!("at most {} requests per second, got {rate}", limits::RATE),
+                ));
+            }
+            if let Some(s) = stages.iter().find(|s| s.target > limits::RATE) {
+                return Err(invalid(
+                    "--stages",
+                    format!(
+                        "a stage's rate is at most {} requests per second, got {}",
+                        limits::RATE,
+                        s.target
+                    ),
+                ));
+            }
             if !rate.is_finite() || rate < 0.0 || (rate == 0.0 && stages.is_empty()) {
                 return Err(invalid(
                     "--rate",
@@ -367,6 +437,12 @@ impl LoadOptions {
             let max_in_flight = self.max_in_flight.unwrap_or(DEFAULT_MAX_IN_FLIGHT);
             if max_in_flight == 0 {
                 return Err(invalid("--max-in-flight", "must be at least 1"));
+            }
+            if max_in_flight > limits::IN_FLIGHT {
+                return Err(invalid(
+                    "--max-in-flight",
+                    format!("at most {}, got {max_in_flight}", limits::IN_FLIGHT),
+                ));
             }
             let peak = stages.iter().map(|s| s.target).fold(rate, f64::max);
             if peak <= 0.0 {
@@ -404,12 +480,29 @@ impl LoadOptions {
                         "in the closed model the stages' targets are the users",
                     ));
                 }
-                let peak = stages.iter().map(|s| s.target).fold(0.0, f64::max).ceil() as usize;
+                let peak = stages.iter().map(|s| s.target).fold(0.0, f64::max).ceil();
+                if peak > limits::USERS as f64 {
+                    return Err(invalid(
+                        "--stages",
+                        format!("a stage's target is at most {} users, got {peak}", limits::USERS),
+                    ));
+                }
+                let peak = peak as usize;
                 if peak == 0 {
                     return Err(invalid("--stages", "every stage has 0 users: nothing would be sent"));
                 }
                 peak.div_ceil(streams)
             };
+            if connections * streams > limits::USERS {
+                return Err(invalid(
+                    if self.stages.is_some() { "--stages" } else { "--streams" },
+                    format!(
+                        "at most {} virtual users (connections × streams), got {}",
+                        limits::USERS,
+                        connections * streams
+                    ),
+                ));
+            }
             ModelSpec::Closed {
                 connections,
                 streams,
@@ -425,6 +518,9 @@ impl LoadOptions {
         }
         let mut threads = match (self.threads, &cpus) {
             (Some(0), _) => return Err(invalid("--threads", "must be at least 1")),
+            (Some(t), _) if t > limits::THREADS => {
+                return Err(invalid("--threads", format!("at most {}, got {t}", limits::THREADS)));
+            }
             (Some(t), _) => t,
             (None, Some(c)) => c.len(),
             (None, None) => std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
@@ -455,6 +551,16 @@ impl LoadOptions {
             hlog: None,
         })
     }
+}
+
+/// The body of `-b @FILE`, refused past [`limits::BODY_BYTES`] before it is read.
+fn read_body(path: &str) -> Result<Vec<u8>, SpecError> {
+    let fail = |why: String| SpecError::BodyFile { path: path.to_owned(), why };
+    let len = std::fs::metadata(path).map_err(|e| fail(e.to_string()))?.len();
+    if len > limits::BODY_BYTES {
+        return Err(fail(format!("it has {len} bytes; a body is at most {} bytes", limits::BODY_BYTES)));
+    }
+    std::fs::read(path).map_err(|e| fail(e.to_string()))
 }
 
 /// `Name: value` into a header pair; the framing headers are the engine's.

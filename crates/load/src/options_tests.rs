@@ -53,6 +53,44 @@ fn nonsense_numbers_are_refused() {
     assert!(err(&o, "http://h/").contains("--threads"));
 }
 
+/// Regression: `-c 4294967295` was accepted and ran until the OOM killer.
+/// Every count and size has an upper bound, refused before anything starts.
+#[test]
+fn huge_values_are_refused_with_the_bound() {
+    let secs = |s| Some(Dur(Duration::from_secs(s)));
+    let cases: Vec<(LoadOptions, &str)> = vec![
+        (LoadOptions { connections: Some(4_294_967_295), ..opts() }, "-c/--connections: at most 100000"),
+        (LoadOptions { http2: true, streams: Some(5_000), ..opts() }, "--streams: at most 1000"),
+        (
+            LoadOptions { http2: true, connections: Some(1_000), streams: Some(1_000), ..opts() },
+            "at most 100000 virtual users",
+        ),
+        (LoadOptions { rate: Some(1e12), ..opts() }, "--rate: at most"),
+        (
+            LoadOptions { rate: Some(10.0), max_in_flight: Some(usize::MAX), ..opts() },
+            "--max-in-flight: at most",
+        ),
+        (LoadOptions { requests: Some(u64::MAX), ..opts() }, "-n/--requests: at most"),
+        (LoadOptions { threads: Some(1 << 20), ..opts() }, "--threads: at most 1024"),
+        (LoadOptions { duration: secs(100 * 86_400), ..opts() }, "-d/--duration: at most 24h"),
+        (LoadOptions { warmup: secs(100 * 86_400), ..opts() }, "--warmup: at most"),
+        (LoadOptions { timeout: secs(7_200), ..opts() }, "--timeout: at most 1h"),
+        (LoadOptions { think: secs(7_200), ..opts() }, "--think: at most 1h"),
+        (
+            LoadOptions { stages: Some("1s:4000000000".parse().unwrap()), ..opts() },
+            "--stages: a stage's target",
+        ),
+        (LoadOptions { header: vec!["X: y".into(); 101], ..opts() }, "-H/--header: at most 100"),
+    ];
+    for (o, says) in cases {
+        let e = err(&o, "http://h/");
+        assert!(e.contains(says), "{says:?} in {e:?}");
+    }
+    // At the bounds themselves, accepted.
+    assert!(LoadOptions { connections: Some(100_000), ..opts() }.to_spec("http://h/").is_ok());
+    assert!(LoadOptions { duration: secs(86_400), ..opts() }.to_spec("http://h/").is_ok());
+}
+
 #[test]
 fn conflicts_are_named() {
     let both = LoadOptions { duration: Some(Dur(Duration::from_secs(1))), requests: Some(5), ..opts() };

@@ -153,6 +153,9 @@ pub async fn run(cx: WorkerCx, share: u64, wait_start: impl FnOnce() -> Option<I
     match spec.model {
         ModelSpec::Closed { streams, .. } => {
             for _ in 0..connections * streams {
+                if cx.stop.is_stopped() {
+                    break;
+                }
                 let mut lane = pool.take();
                 if spec.keepalive {
                     lane.connect().await;
@@ -162,6 +165,9 @@ pub async fn run(cx: WorkerCx, share: u64, wait_start: impl FnOnce() -> Option<I
         }
         ModelSpec::Open { .. } => {
             for _ in 0..if spec.keepalive { connections } else { 0 } {
+                if cx.stop.is_stopped() {
+                    break;
+                }
                 let mut lane = pool.take();
                 lane.connect().await;
                 pool.give_back(lane);
