@@ -26,14 +26,8 @@ pub fn options(scenario: Scenario, profile: &toml::Table) -> Result<LoadOptions,
         ));
     }
     table.insert("scenario".into(), toml::Value::String(scenario.name().into()));
-    for key in ["cpus", "threshold", "proto", "call", "data"] {
-        if table.contains_key(key) {
-            return Err(match key {
-                "cpus" => "`cpus` in a load profile: give the generator's cores with `load_cpus` in [defaults] or the contestant instead".into(),
-                "threshold" => "`threshold` has no meaning in a plan (the report compares contestants)".into(),
-                _ => format!("`{key}` in a load profile: a plan's contestants serve a scenario, whose generator builds the requests (use `stackbench load --proto` on its own)"),
-            });
-        }
+    if let Some(why) = table.keys().find_map(|k| crate::plan::profile::refused(k)) {
+        return Err(why.to_owned());
     }
     LoadOptions::deserialize(toml::Value::Table(table)).map_err(|e| e.message().trim().to_owned())
 }

@@ -92,7 +92,6 @@ pub fn run_plan(
     deps: &Deps<'_>,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Outcome, RunError> {
-    let plan_file = plan.path.as_ref().map_or_else(|| "the plan".to_owned(), |p| p.display().to_string());
     for c in &plan.contestants {
         let probe = LoadJob {
             url: format!("http://127.0.0.1:9{}", path_of(c)),
@@ -101,13 +100,12 @@ pub fn run_plan(
             cpus: None,
         };
         deps.load.check(&probe).map_err(|e| {
-            let at = crate::plan::locate_named_key(&plan.text, &e, c.profile.keys())
-                .map(|(line, col)| format!(":{line}:{col}"))
-                .unwrap_or_default();
-            RunError::Refused(format!(
-                "{plan_file}{at}: contestant {:?}: its {} load profile: {e}",
-                c.name, c.scenario
-            ))
+            let span = crate::plan::profile::Profile { spans: c.profile_spans.clone(), ..Default::default() }
+                .span_named(&e);
+            RunError::Refused(
+                plan.error_at(span, format!("contestant {:?}: its {} load profile: {e}", c.name, c.scenario))
+                    .to_string(),
+            )
         })?;
     }
     let mut limits_ok = Vec::new();
@@ -394,7 +392,8 @@ impl Orchestrator<'_, '_> {
         if let Some(build) = &c.build {
             let spec = self.spec(c, build, None);
             self.say(&format!("  build: {}", spec.display()));
-            match self.deps.launcher.run(&spec, BUILD_TIMEOUT) {
+            match self.deps.launcher.run(&spec, BUILD_TIMEOUT, &self.opts.interrupt) {
+                Ok(out) if out.interrupted => return Ok(()),
                 Ok(out) if out.success() => self.live[i].record.build_s = Some(out.elapsed.as_secs_f64()),
                 Ok(out) => {
                     let how = out.exit.map_or_else(|| "timed out".to_owned(), |e| format!("failed with {e}"));
@@ -530,8 +529,9 @@ impl Orchestrator<'_, '_> {
         };
         if let Some(reset) = &c.reset {
             let spec = self.spec(c, reset, Some(port));
-            match self.deps.launcher.run(&spec, RESET_TIMEOUT) {
+            match self.deps.launcher.run(&spec, RESET_TIMEOUT, &self.opts.interrupt) {
                 Ok(out) if out.success() => {}
+                Ok(out) if out.interrupted => return Ok(None),
                 Ok(out) => {
                     let how = out.exit.map_or_else(
                         || format!("did not finish within {RESET_TIMEOUT:?}"),

@@ -32,7 +32,7 @@ pub struct PlanFile {
     pub defaults: Settings,
     /// Load profile per scenario: any option of `stackbench load`, by its long flag name.
     #[serde(default)]
-    pub load: BTreeMap<String, Spanned<toml::Table>>,
+    pub load: BTreeMap<String, Spanned<profile::Table>>,
     /// Named variants (`stackbench run --variant NAME`, `bench --full`).
     #[serde(default)]
     pub variants: BTreeMap<String, Variant>,
@@ -50,7 +50,7 @@ pub struct Variant {
     pub defaults: Settings,
     /// Keys merged over `[load.<scenario>]`.
     #[serde(default)]
-    pub load: BTreeMap<String, Spanned<toml::Table>>,
+    pub load: BTreeMap<String, Spanned<profile::Table>>,
 }
 
 /// Settings that `[defaults]` gives every contestant and a contestant may override.
@@ -58,20 +58,20 @@ pub struct Variant {
 #[serde(deny_unknown_fields)]
 pub struct Settings {
     /// Plan-level: measured runs per contestant.
-    pub repetitions: Option<u32>,
+    pub repetitions: Option<Spanned<u32>>,
     /// Plan-level: seed of the interleaved order (omitted: random, printed).
     pub seed: Option<u64>,
-    pub cold_starts: Option<u32>,
-    pub ready_timeout: Option<Dur>,
-    pub stop_grace: Option<Dur>,
+    pub cold_starts: Option<Spanned<u32>>,
+    pub ready_timeout: Option<Spanned<Dur>>,
+    pub stop_grace: Option<Spanned<Dur>>,
     pub cpus: Option<Spanned<CpuList>>,
     pub load_cpus: Option<Spanned<CpuList>>,
     pub cpu_quota: Option<Spanned<f64>>,
     pub memory: Option<ByteSize>,
     pub limits: Option<LimitsMode>,
-    pub sample_interval: Option<Dur>,
+    pub sample_interval: Option<Spanned<Dur>>,
     /// Pause between the stop of one contestant and the start of the next.
-    pub cooldown: Option<Dur>,
+    pub cooldown: Option<Spanned<Dur>>,
 }
 
 /// A `[[contestant]]` as written.
@@ -107,10 +107,10 @@ pub struct ContestantFile {
     pub artifact: Option<String>,
     /// Keys merged over the scenario's load profile for this contestant.
     #[serde(default)]
-    pub load: Option<Spanned<toml::Table>>,
-    pub cold_starts: Option<u32>,
-    pub ready_timeout: Option<Dur>,
-    pub stop_grace: Option<Dur>,
+    pub load: Option<Spanned<profile::Table>>,
+    pub cold_starts: Option<Spanned<u32>>,
+    pub ready_timeout: Option<Spanned<Dur>>,
+    pub stop_grace: Option<Spanned<Dur>>,
     pub cpus: Option<Spanned<CpuList>>,
     pub load_cpus: Option<Spanned<CpuList>>,
     pub cpu_quota: Option<Spanned<f64>>,
@@ -282,6 +282,8 @@ pub struct Contestant {
     pub limits: LimitsMode,
     /// The load profile: `[load.<scenario>]` with the contestant's `load` merged over it.
     pub profile: toml::Table,
+    /// Where each key of `profile` is written in the plan text (byte ranges).
+    pub profile_spans: BTreeMap<String, std::ops::Range<usize>>,
 }
 
 /// A validated plan.
@@ -362,7 +364,7 @@ impl Plan {
             for (scenario, table) in &v.load {
                 let entry = load
                     .entry(scenario.clone())
-                    .or_insert_with(|| Spanned::new(table.span(), toml::Table::new()));
+                    .or_insert_with(|| Spanned::new(table.span(), profile::Table::new()));
                 for (k, val) in table.get_ref() {
                     entry.get_mut().insert(k.clone(), val.clone());
                 }
@@ -404,21 +406,33 @@ impl Plan {
             contestants
                 .push(resolve(c, &name, &defaults, &load, ctx).map_err(|(sp, m)| err(sp.or(span), m))?);
         }
-        let repetitions = defaults.repetitions.unwrap_or(DEFAULT_REPETITIONS);
-        if repetitions == 0 {
-            return Err(err(None, "`repetitions` must be at least 1".into()));
+        if contestants.len() > limits::CONTESTANTS {
+            return Err(err(None, format!("at most {} contestants in a plan", limits::CONTESTANTS)));
         }
+        let repetitions = bounded(defaults.repetitions.as_ref(), "repetitions", 1..=limits::REPETITIONS)
+            .map_err(|(sp, m)| err(sp, m))?;
+        let sample_interval =
+            bounded_dur(defaults.sample_interval.as_ref(), "sample_interval", limits::SAMPLE_INTERVAL)
+                .map_err(|(sp, m)| err(sp, m))?;
+        let cooldown = bounded_dur(defaults.cooldown.as_ref(), "cooldown", Duration::ZERO..=limits::WAIT)
+            .map_err(|(sp, m)| err(sp, m))?;
         Ok(Plan {
             name: raw.name,
             path: path.map(Path::to_owned),
             text: text.to_owned(),
-            repetitions,
+            repetitions: repetitions.unwrap_or(DEFAULT_REPETITIONS),
             seed: defaults.seed,
-            sample_interval: defaults.sample_interval.map_or(DEFAULT_SAMPLE_INTERVAL, |d| d.0),
-            cooldown: defaults.cooldown.map_or(Duration::ZERO, |d| d.0),
+            sample_interval: sample_interval.unwrap_or(DEFAULT_SAMPLE_INTERVAL),
+            cooldown: cooldown.unwrap_or(Duration::ZERO),
             contestants,
             variant: ctx.variant.clone(),
         })
+    }
+
+    /// A refusal at `span` of the plan text (`file:line:col`, the line, a caret).
+    pub fn error_at(&self, span: Option<std::ops::Range<usize>>, message: String) -> PlanError {
+        let file = self.path.as_ref().map_or_else(|| "<plan>".to_owned(), |p| p.display().to_string());
+        locate(&file, &self.text, span, message)
     }
 
     /// Keeps only the named contestants (`--only`); unknown names are an error listing the known ones.
@@ -462,11 +476,58 @@ fn overlay_settings(base: &mut Settings, over: &Settings) {
 
 type Located = (Option<std::ops::Range<usize>>, String);
 
+/// The upper bounds of a plan's counts and durations (the load profile's are
+/// `stackbench_load::options::limits`).
+pub mod limits {
+    use std::time::Duration;
+
+    pub const CONTESTANTS: usize = 10_000;
+    pub const REPETITIONS: u32 = 1_000;
+    pub const COLD_STARTS: u32 = 1_000;
+    /// `ready_timeout` and `cooldown`.
+    pub const WAIT: Duration = Duration::from_hours(1);
+    pub const STOP_GRACE: Duration = Duration::from_mins(10);
+    pub const SAMPLE_INTERVAL: std::ops::RangeInclusive<Duration> =
+        Duration::from_millis(10)..=Duration::from_mins(1);
+}
+
+/// A count within `range`, or an error at its value.
+fn bounded(
+    v: Option<&Spanned<u32>>,
+    key: &str,
+    range: std::ops::RangeInclusive<u32>,
+) -> Result<Option<u32>, Located> {
+    let Some(v) = v else { return Ok(None) };
+    let n = *v.get_ref();
+    if range.contains(&n) {
+        return Ok(Some(n));
+    }
+    Err((Some(v.span()), format!("`{key}` must be from {} to {}, got {n}", range.start(), range.end())))
+}
+
+/// A duration within `range`, or an error at its value.
+fn bounded_dur(
+    v: Option<&Spanned<Dur>>,
+    key: &str,
+    range: std::ops::RangeInclusive<Duration>,
+) -> Result<Option<Duration>, Located> {
+    let Some(v) = v else { return Ok(None) };
+    let d = v.get_ref().0;
+    if range.contains(&d) {
+        return Ok(Some(d));
+    }
+    let show = |d: &Duration| humantime::format_duration(*d).to_string();
+    Err((
+        Some(v.span()),
+        format!("`{key}` must be from {} to {}, got {}", show(range.start()), show(range.end()), show(&d)),
+    ))
+}
+
 fn resolve(
     c: &ContestantFile,
     name: &str,
     d: &Settings,
-    load: &BTreeMap<String, Spanned<toml::Table>>,
+    load: &BTreeMap<String, Spanned<profile::Table>>,
     ctx: &PlanContext,
 ) -> Result<Contestant, Located> {
     let scenario = c.scenario.0;
@@ -521,12 +582,31 @@ fn resolve(
             ),
         ));
     }
-    let mut profile = load.get(scenario.name()).map(|t| t.get_ref().clone()).unwrap_or_default();
-    if let Some(over) = &c.load {
-        for (k, v) in over.get_ref() {
-            profile.insert(k.clone(), v.clone());
+    let profile = profile::Profile::merge(
+        load.get(scenario.name()).into_iter().chain(c.load.as_ref()).map(Spanned::get_ref),
+    );
+    // The path the load goes to: an external server's URL path, or `path`.
+    let load_path = match &launch {
+        Launch::External { url } => {
+            url.split_once("://").and_then(|(_, r)| r.find('/').map(|i| r[i..].to_owned()))
         }
-    }
+        Launch::Command { .. } => None,
+    };
+    profile
+        .check(scenario, load_path.as_deref().unwrap_or(&path))
+        .map_err(|(sp, m)| (sp, format!("contestant {name:?}: its {scenario} load profile: {m}")))?;
+    let cold_starts =
+        bounded(c.cold_starts.as_ref().or(d.cold_starts.as_ref()), "cold_starts", 0..=limits::COLD_STARTS)?;
+    let ready_timeout = bounded_dur(
+        c.ready_timeout.as_ref().or(d.ready_timeout.as_ref()),
+        "ready_timeout",
+        Duration::from_millis(1)..=limits::WAIT,
+    )?;
+    let stop_grace = bounded_dur(
+        c.stop_grace.as_ref().or(d.stop_grace.as_ref()),
+        "stop_grace",
+        Duration::ZERO..=limits::STOP_GRACE,
+    )?;
     Ok(Contestant {
         name: name.to_owned(),
         scenario,
@@ -537,15 +617,16 @@ fn resolve(
         reset: c.reset.clone(),
         build: c.build.clone(),
         artifact: c.artifact.clone(),
-        cold_starts: c.cold_starts.or(d.cold_starts).unwrap_or(DEFAULT_COLD_STARTS),
-        ready_timeout: c.ready_timeout.or(d.ready_timeout).map_or(DEFAULT_READY_TIMEOUT, |x| x.0),
-        stop_grace: c.stop_grace.or(d.stop_grace).map_or(DEFAULT_STOP_GRACE, |x| x.0),
+        cold_starts: cold_starts.unwrap_or(DEFAULT_COLD_STARTS),
+        ready_timeout: ready_timeout.unwrap_or(DEFAULT_READY_TIMEOUT),
+        stop_grace: stop_grace.unwrap_or(DEFAULT_STOP_GRACE),
         cpus: cpus.map(|l| l.get_ref().0.clone()),
         load_cpus: load_cpus.map(|l| l.get_ref().0.clone()),
         cpu_quota: cpu_quota.map(|q| *q.get_ref()),
         memory: c.memory.or(d.memory).map(|m| m.0),
         limits: c.limits.or(d.limits).unwrap_or(LimitsMode::Strict),
-        profile,
+        profile: profile.table,
+        profile_spans: profile.spans,
     })
 }
 
@@ -616,33 +697,6 @@ fn check_placeholders(s: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Where a profile key an error message names (`` `key` ``) is written in
-/// the plan text, as 1-based line and column: the first `key =` whose key is
-/// one of `keys` (or, for an unknown key, the named one).
-pub fn locate_named_key<'a>(
-    text: &str,
-    message: &str,
-    keys: impl Iterator<Item = &'a String>,
-) -> Option<(usize, usize)> {
-    let named: Vec<&str> = message.split('`').skip(1).step_by(2).collect();
-    let keys: Vec<&String> = keys.collect();
-    let wanted: Vec<&str> = named.iter().copied().filter(|n| keys.iter().any(|k| k == n)).collect();
-    for key in wanted.iter().chain(named.first()) {
-        let mut from = 0;
-        while let Some(i) = text[from..].find(key) {
-            let at = from + i;
-            let before_ok = at == 0
-                || !text.as_bytes()[at - 1].is_ascii_alphanumeric() && text.as_bytes()[at - 1] != b'-';
-            let rest = text[at + key.len()..].trim_start_matches([' ', '\t']);
-            if before_ok && rest.starts_with('=') {
-                return Some(line_col(text, at));
-            }
-            from = at + key.len();
-        }
-    }
-    None
-}
-
 /// 1-based line and column of a byte offset.
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
@@ -661,141 +715,6 @@ fn locate(file: &str, text: &str, span: Option<std::ops::Range<usize>>, message:
     PlanError { location: format!("{file}:{line}:{col}"), message: message.trim_end().to_owned(), excerpt }
 }
 
+pub mod profile;
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn ctx() -> PlanContext {
-        PlanContext { cores: 2, variant: None }
-    }
-
-    fn parse(text: &str) -> Result<Plan, PlanError> {
-        Plan::parse(text, Some(Path::new("p.toml")), &ctx())
-    }
-
-    const GOOD: &str = r#"
-name = "t"
-[defaults]
-repetitions = 2
-cpus = "0"
-ready_timeout = "2s"
-[load.dummy]
-connections = 10
-duration = "1s"
-[variants.full]
-defaults = { repetitions = 5 }
-load.dummy = { duration = "10s" }
-[[contestant]]
-name = "a"
-scenario = "dummy"
-language = "Rust 1.95"
-framework = "axum 0.8"
-command = ["{stackbench}", "serve", "dummy", "--port", "{port}"]
-load = { connections = 20 }
-[[contestant]]
-name = "ext"
-scenario = "db-read"
-url = "http://127.0.0.1:9/db/sqlite"
-"#;
-
-    #[test]
-    fn a_good_plan_with_defaults_applied() {
-        let p = parse(GOOD).unwrap();
-        assert_eq!(p.repetitions, 2);
-        let a = &p.contestants[0];
-        assert_eq!(a.cpus, Some(vec![0]));
-        assert_eq!(a.ready_timeout, Duration::from_secs(2));
-        assert_eq!(a.profile.get("connections").and_then(toml::Value::as_integer), Some(20));
-        assert_eq!(a.profile.get("duration").and_then(toml::Value::as_str), Some("1s"));
-        assert_eq!(a.limits, LimitsMode::Strict);
-        assert_eq!((a.language.as_deref(), a.framework.as_deref()), (Some("Rust 1.95"), Some("axum 0.8")));
-        assert!(matches!(p.contestants[1].launch, Launch::External { .. }));
-        assert_eq!(p.contestants[1].language, None);
-        let full = Plan::parse(GOOD, None, &PlanContext { variant: Some("full".into()), ..ctx() }).unwrap();
-        assert_eq!(full.repetitions, 5);
-        assert_eq!(full.contestants[0].profile.get("duration").and_then(toml::Value::as_str), Some("10s"));
-        let e = Plan::parse(GOOD, None, &PlanContext { variant: Some("huge".into()), ..ctx() }).unwrap_err();
-        assert!(e.message.contains("full"), "{e}");
-    }
-
-    #[test]
-    fn errors_point_at_the_key() {
-        let e =
-            parse("[defaults]\nrepetitons = 3\n[[contestant]]\nname='a'\nscenario='dummy'\ncommand=['x']\n")
-                .unwrap_err();
-        assert_eq!(e.location, "p.toml:2:1", "{e}");
-        assert!(e.message.contains("repetitions"), "lists what is allowed: {e}");
-        assert!(e.to_string().contains("repetitons = 3"), "{e}");
-
-        let e = parse("[defaults]\nready_timeout = \"10 parsecs\"\n").unwrap_err();
-        assert_eq!(e.location, "p.toml:2:17", "{e}");
-        assert!(e.message.contains("10s"), "{e}");
-
-        let e = parse("[[contestant]]\nname = 'a'\nscenario = 'dumy'\ncommand = ['x']\n").unwrap_err();
-        assert_eq!(e.location, "p.toml:3:12", "{e}");
-        assert!(e.message.contains("event-log, dummy"), "{e}");
-
-        let e = parse(
-            "[defaults]\ncpus = \"7\"\n[[contestant]]\nname = 'a'\nscenario = 'dummy'\ncommand = ['x']\n",
-        )
-        .unwrap_err();
-        assert_eq!(e.location, "p.toml:2:8", "{e}");
-        assert!(e.message.contains("0-1"), "{e}");
-    }
-
-    #[test]
-    fn contestant_rules() {
-        let base = "[[contestant]]\nname = 'a'\nscenario = 'dummy'\n";
-        for (extra, needle) in [
-            ("", "needs `command"),
-            ("command = ['x']\nurl = 'http://x'\n", "both"),
-            ("command = []\n", "empty"),
-            ("command = ['x', '{prot}']\n", "unknown placeholder {prot}"),
-            ("url = 'ftp://x'\n", "http://"),
-            ("url = 'http://x'\nreset = ['y']\n", "`reset`"),
-            ("command = ['x']\ncpus = '0'\nload_cpus = '0-1'\n", "overlaps"),
-            ("command = ['x']\ncpu_quota = 0.0\n", "cpu_quota"),
-            ("command = ['x']\nmemory = '12 parsecs'\n", "MiB"),
-            ("command = ['x']\npath = 'db'\n", "path"),
-        ] {
-            let e = parse(&format!("{base}{extra}")).unwrap_err();
-            assert!(e.to_string().contains(needle), "{extra:?}: {e}");
-        }
-        let e = parse(&format!("{base}command=['x']\n{base}command=['y']\n")).unwrap_err();
-        assert!(e.message.contains("line 2"), "{e}");
-        let e = parse("[[contestant]]\nname='d'\nscenario='db-read'\ncommand=['x']\n").unwrap_err();
-        assert!(e.message.contains("/db/"), "{e}");
-        assert!(parse("").unwrap_err().message.contains("no [[contestant]]"));
-        let e = parse(&format!("[load.dumy]\nx=1\n{base}command=['x']\n")).unwrap_err();
-        assert!(e.message.contains("unknown scenario"), "{e}");
-        // `{` that is not a placeholder is left alone (shell scripts, JSON).
-        assert!(parse(&format!("{base}command=['sh','-c','f() {{ echo; }}; f {{port}}']\n")).is_ok());
-    }
-
-    #[test]
-    fn profile_errors_find_their_key() {
-        let text = "[load.dummy]\nconnections = 5\n[[contestant]]\nload = { conections = 3 }\n";
-        let keys = ["conections".to_owned(), "connections".to_owned()];
-        let msg = "unknown field `conections`, expected one of `connections`, `duration`";
-        assert_eq!(locate_named_key(text, msg, keys.iter()), Some((4, 10)));
-        assert_eq!(locate_named_key(text, "nothing named", keys.iter()), None);
-    }
-
-    #[test]
-    fn sizes_and_cpu_lists() {
-        assert_eq!("512MiB".parse::<ByteSize>(), Ok(ByteSize(512 << 20)));
-        assert_eq!("1 GB".parse::<ByteSize>(), Ok(ByteSize(1_000_000_000)));
-        assert!("0MiB".parse::<ByteSize>().is_err() && "MiB".parse::<ByteSize>().is_err());
-        assert_eq!("0,2-3,2".parse::<CpuList>(), Ok(CpuList(vec![0, 2, 3])));
-        assert!("3-1".parse::<CpuList>().is_err() && "".parse::<CpuList>().is_err());
-        assert_eq!(CpuList(vec![0, 1]).to_string(), "0,1");
-    }
-
-    #[test]
-    fn only_selects_and_says_what_exists() {
-        let mut p = parse(GOOD).unwrap();
-        assert!(p.select(&["nope".into()]).unwrap_err().contains("a, ext"));
-        p.select(&["ext".into()]).unwrap();
-        assert_eq!(p.contestants.len(), 1);
-    }
-}
+mod tests;

@@ -21,6 +21,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::load::Cancel;
+
 /// The environment variable holding a started process's token: unique per
 /// start, inherited by its descendants, how [`Process::stop`] finds those that
 /// left its process group.
@@ -135,21 +137,29 @@ pub trait Process: Send {
 pub trait Launcher: Send + Sync {
     fn spawn(&self, spec: &LaunchSpec) -> Result<Box<dyn Process>, LaunchError>;
 
-    /// Runs a command to its end (reset, build), killing it after `timeout`.
-    fn run(&self, spec: &LaunchSpec, timeout: Duration) -> Result<RunOutcome, LaunchError> {
+    /// Runs a command to its end (reset, build), killing it after `timeout`,
+    /// or at once when `cancel` is set (Ctrl-C during the setup).
+    fn run(&self, spec: &LaunchSpec, timeout: Duration, cancel: &Cancel) -> Result<RunOutcome, LaunchError> {
         let start = Instant::now();
         let mut p = self.spawn(spec)?;
         loop {
             if let Some(exit) = p.try_exit() {
                 let _ = p.stop(Duration::ZERO, &[]); // children it left behind
-                return Ok(RunOutcome { exit: Some(exit), elapsed: start.elapsed(), tail: p.output_tail() });
-            }
-            if start.elapsed() >= timeout {
-                let r = p.stop(Duration::from_secs(1), &[]);
                 return Ok(RunOutcome {
-                    exit: r.exit.filter(|_| false),
+                    exit: Some(exit),
                     elapsed: start.elapsed(),
                     tail: p.output_tail(),
+                    interrupted: false,
+                });
+            }
+            let interrupted = cancel.is_cancelled();
+            if interrupted || start.elapsed() >= timeout {
+                let _ = p.stop(Duration::from_secs(1), &[]);
+                return Ok(RunOutcome {
+                    exit: None,
+                    elapsed: start.elapsed(),
+                    tail: p.output_tail(),
+                    interrupted,
                 });
             }
             std::thread::sleep(Duration::from_millis(5));
@@ -160,10 +170,12 @@ pub trait Launcher: Send + Sync {
 /// The end of a command run to completion.
 #[derive(Debug, Clone)]
 pub struct RunOutcome {
-    /// `None` when it timed out and was killed.
+    /// `None` when it timed out or was interrupted, and was killed.
     pub exit: Option<Exit>,
     pub elapsed: Duration,
     pub tail: String,
+    /// Stopped by an interrupt, not by its timeout.
+    pub interrupted: bool,
 }
 
 impl RunOutcome {
@@ -503,7 +515,7 @@ mod tests {
             env: BTreeMap::from([("X".into(), "42".into())]),
             ..spec("echo x=$X; grep Cpus_allowed_list /proc/self/status; exit 3")
         };
-        let out = OsLauncher.run(&s, Duration::from_secs(10)).unwrap();
+        let out = OsLauncher.run(&s, Duration::from_secs(10), &Cancel::new()).unwrap();
         assert_eq!(out.exit, Some(Exit::Code(3)));
         assert!(
             out.tail.contains("x=42") && out.tail.contains("Cpus_allowed_list:\t0\n")
@@ -511,8 +523,18 @@ mod tests {
             "{}",
             out.tail
         );
-        let slow = OsLauncher.run(&spec("sleep 30"), Duration::from_millis(200)).unwrap();
-        assert_eq!(slow.exit, None);
+        let slow = OsLauncher.run(&spec("sleep 30"), Duration::from_millis(200), &Cancel::new()).unwrap();
+        assert_eq!((slow.exit, slow.interrupted), (None, false));
+        // Ctrl-C during a long build stops it at once.
+        let cancel = Cancel::new();
+        let c = cancel.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            c.cancel();
+        });
+        let t = Instant::now();
+        let build = OsLauncher.run(&spec("sleep 30"), Duration::from_mins(1), &cancel).unwrap();
+        assert!(build.interrupted && build.exit.is_none() && t.elapsed() < Duration::from_secs(5));
         let missing =
             OsLauncher.spawn(&LaunchSpec { argv: vec!["/no/such/program".into()], ..LaunchSpec::default() });
         let e = missing.err().unwrap().to_string();

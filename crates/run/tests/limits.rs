@@ -62,6 +62,6 @@ fn a_memory_limit_stops_a_process_that_outgrows_it() {
         cgroup_procs: group.procs_files(),
         ..LaunchSpec::default()
     };
-    let out = OsLauncher.run(&spec, Duration::from_mins(1)).unwrap();
+    let out = OsLauncher.run(&spec, Duration::from_mins(1), &stackbench_run::Cancel::new()).unwrap();
     assert_ne!(out.exit, Some(Exit::Code(0)), "200 MB fit in a 32 MiB limit: {out:?}");
 }

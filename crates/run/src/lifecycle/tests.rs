@@ -195,8 +195,8 @@ fn record(url: &str, interrupted: bool) -> RunRecord {
 
 impl LoadDriver for FakeLoad {
     fn check(&self, job: &LoadJob) -> Result<(), String> {
-        match job.profile.keys().find(|k| *k == "bogus") {
-            Some(k) => Err(format!("unknown option `{k}`")),
+        match job.profile.keys().find(|k| *k == "seed") {
+            Some(k) => Err(format!("this driver cannot take `{k}`")),
             None => Ok(()),
         }
     }
@@ -477,9 +477,11 @@ fn limits_refuse_to_run_unless_best_effort() {
 #[test]
 fn bad_load_profiles_are_refused_first_and_external_servers_are_not_started() {
     let mut h = Harness::new("profile");
-    let bad = plan(&contestant("a", "good", "load = { bogus = 1 }"));
+    // A key the plan accepts but the driver refuses: refused before anything starts, at its place.
+    let bad = plan(&contestant("a", "good", "load = { seed = 13 }"));
     let e = h.run_with(&bad, true, false, Cancel::new()).unwrap_err().to_string();
-    assert!(e.contains("\"a\"") && e.contains("bogus"), "{e}");
+    assert!(e.contains("\"a\"") && e.contains("cannot take `seed`"), "{e}");
+    assert!(e.starts_with("<plan>:11:17:"), "{e}");
     assert!(h.world.lock().unwrap().spawned.is_empty());
 
     // An external server: verified and loaded, never started, sampled or reset.

@@ -1,0 +1,155 @@
+//! Plan parsing: defaults, variants, and errors at the place of the value.
+
+use super::*;
+
+fn ctx() -> PlanContext {
+    PlanContext { cores: 2, variant: None }
+}
+
+fn parse(text: &str) -> Result<Plan, PlanError> {
+    Plan::parse(text, Some(Path::new("p.toml")), &ctx())
+}
+
+const GOOD: &str = r#"
+name = "t"
+[defaults]
+repetitions = 2
+cpus = "0"
+ready_timeout = "2s"
+[load.dummy]
+connections = 10
+duration = "1s"
+[variants.full]
+defaults = { repetitions = 5 }
+load.dummy = { duration = "10s" }
+[[contestant]]
+name = "a"
+scenario = "dummy"
+language = "Rust 1.95"
+framework = "axum 0.8"
+command = ["{stackbench}", "serve", "dummy", "--port", "{port}"]
+load = { connections = 20 }
+[[contestant]]
+name = "ext"
+scenario = "db-read"
+url = "http://127.0.0.1:9/db/sqlite"
+"#;
+
+#[test]
+fn a_good_plan_with_defaults_applied() {
+    let p = parse(GOOD).unwrap();
+    assert_eq!(p.repetitions, 2);
+    let a = &p.contestants[0];
+    assert_eq!(a.cpus, Some(vec![0]));
+    assert_eq!(a.ready_timeout, Duration::from_secs(2));
+    assert_eq!(a.profile.get("connections").and_then(toml::Value::as_integer), Some(20));
+    assert_eq!(a.profile.get("duration").and_then(toml::Value::as_str), Some("1s"));
+    assert_eq!(a.limits, LimitsMode::Strict);
+    assert_eq!((a.language.as_deref(), a.framework.as_deref()), (Some("Rust 1.95"), Some("axum 0.8")));
+    assert!(matches!(p.contestants[1].launch, Launch::External { .. }));
+    assert_eq!(p.contestants[1].language, None);
+    let full = Plan::parse(GOOD, None, &PlanContext { variant: Some("full".into()), ..ctx() }).unwrap();
+    assert_eq!(full.repetitions, 5);
+    assert_eq!(full.contestants[0].profile.get("duration").and_then(toml::Value::as_str), Some("10s"));
+    let e = Plan::parse(GOOD, None, &PlanContext { variant: Some("huge".into()), ..ctx() }).unwrap_err();
+    assert!(e.message.contains("full"), "{e}");
+}
+
+#[test]
+fn errors_point_at_the_key() {
+    let e = parse("[defaults]\nrepetitons = 3\n[[contestant]]\nname='a'\nscenario='dummy'\ncommand=['x']\n")
+        .unwrap_err();
+    assert_eq!(e.location, "p.toml:2:1", "{e}");
+    assert!(e.message.contains("repetitions"), "lists what is allowed: {e}");
+    assert!(e.to_string().contains("repetitons = 3"), "{e}");
+
+    let e = parse("[defaults]\nready_timeout = \"10 parsecs\"\n").unwrap_err();
+    assert_eq!(e.location, "p.toml:2:17", "{e}");
+    assert!(e.message.contains("10s"), "{e}");
+
+    let e = parse("[[contestant]]\nname = 'a'\nscenario = 'dumy'\ncommand = ['x']\n").unwrap_err();
+    assert_eq!(e.location, "p.toml:3:12", "{e}");
+    assert!(e.message.contains("event-log, dummy"), "{e}");
+
+    let e =
+        parse("[defaults]\ncpus = \"7\"\n[[contestant]]\nname = 'a'\nscenario = 'dummy'\ncommand = ['x']\n")
+            .unwrap_err();
+    assert_eq!(e.location, "p.toml:2:8", "{e}");
+    assert!(e.message.contains("0-1"), "{e}");
+}
+
+#[test]
+fn contestant_rules() {
+    let base = "[[contestant]]\nname = 'a'\nscenario = 'dummy'\n";
+    for (extra, needle) in [
+        ("", "needs `command"),
+        ("command = ['x']\nurl = 'http://x'\n", "both"),
+        ("command = []\n", "empty"),
+        ("command = ['x', '{prot}']\n", "unknown placeholder {prot}"),
+        ("url = 'ftp://x'\n", "http://"),
+        ("url = 'http://x'\nreset = ['y']\n", "`reset`"),
+        ("command = ['x']\ncpus = '0'\nload_cpus = '0-1'\n", "overlaps"),
+        ("command = ['x']\ncpu_quota = 0.0\n", "cpu_quota"),
+        ("command = ['x']\nmemory = '12 parsecs'\n", "MiB"),
+        ("command = ['x']\npath = 'db'\n", "path"),
+    ] {
+        let e = parse(&format!("{base}{extra}")).unwrap_err();
+        assert!(e.to_string().contains(needle), "{extra:?}: {e}");
+    }
+    let e = parse(&format!("{base}command=['x']\n{base}command=['y']\n")).unwrap_err();
+    assert!(e.message.contains("line 2"), "{e}");
+    let e = parse("[[contestant]]\nname='d'\nscenario='db-read'\ncommand=['x']\n").unwrap_err();
+    assert!(e.message.contains("/db/"), "{e}");
+    assert!(parse("").unwrap_err().message.contains("no [[contestant]]"));
+    let e = parse(&format!("[load.dumy]\nx=1\n{base}command=['x']\n")).unwrap_err();
+    assert!(e.message.contains("unknown scenario"), "{e}");
+    // `{` that is not a placeholder is left alone (shell scripts, JSON).
+    assert!(parse(&format!("{base}command=['sh','-c','f() {{ echo; }}; f {{port}}']\n")).is_ok());
+}
+
+#[test]
+fn sizes_and_cpu_lists() {
+    assert_eq!("512MiB".parse::<ByteSize>(), Ok(ByteSize(512 << 20)));
+    assert_eq!("1 GB".parse::<ByteSize>(), Ok(ByteSize(1_000_000_000)));
+    assert!("0MiB".parse::<ByteSize>().is_err() && "MiB".parse::<ByteSize>().is_err());
+    assert_eq!("0,2-3,2".parse::<CpuList>(), Ok(CpuList(vec![0, 2, 3])));
+    assert!("3-1".parse::<CpuList>().is_err() && "".parse::<CpuList>().is_err());
+    assert_eq!(CpuList(vec![0, 1]).to_string(), "0,1");
+}
+
+#[test]
+fn only_selects_and_says_what_exists() {
+    let mut p = parse(GOOD).unwrap();
+    assert!(p.select(&["nope".into()]).unwrap_err().contains("a, ext"));
+    p.select(&["ext".into()]).unwrap();
+    assert_eq!(p.contestants.len(), 1);
+}
+
+/// Regression: `repetitions = 4294967295` ran until the OOM killer, and
+/// `repetitions = 0`, `duration = "5 parsecs"`, `duration = 5`,
+/// `timeout = "0s"` and `rate = 0` were refused without a line (or at the
+/// contestant's name). Every refused value gets its own `file:line:col`.
+#[test]
+fn every_refused_value_is_refused_at_its_place() {
+    let tail = "[[contestant]]\nname = 'a'\nscenario = 'dummy'\ncommand = ['x']\n";
+    for (head, at, says) in [
+        ("[defaults]\nrepetitions = 4294967295\n", "p.toml:2:15", "`repetitions` must be from 1 to 1000"),
+        ("[defaults]\nrepetitions = 0\n", "p.toml:2:15", "`repetitions` must be from 1 to 1000"),
+        ("[defaults]\ncold_starts = 5000\n", "p.toml:2:15", "`cold_starts` must be from 0 to 1000"),
+        ("[defaults]\nready_timeout = \"0s\"\n", "p.toml:2:17", "`ready_timeout` must be from"),
+        ("[defaults]\nsample_interval = \"1ms\"\n", "p.toml:2:19", "`sample_interval` must be from 10ms"),
+        ("[load.dummy]\nduration = \"5 parsecs\"\n", "p.toml:2:12", "is not a duration"),
+        ("[load.dummy]\nduration = 5\n", "p.toml:2:12", "`duration`"),
+        ("[load.dummy]\ntimeout = \"0s\"\n", "p.toml:2:11", "--timeout: must be longer than 0s"),
+        ("[load.dummy]\nrate = 0\n", "p.toml:2:8", "--rate"),
+        ("[load.dummy]\nconnections = 4294967295\n", "p.toml:2:15", "at most 100000"),
+        ("[defaults]\ncpus = '0'\n[load.dummy]\ncpus = '1'\n", "p.toml:4:8", "load_cpus"),
+    ] {
+        let e = parse(&format!("{head}{tail}")).unwrap_err();
+        assert_eq!(e.location, at, "{head:?}: {e}");
+        assert!(e.message.contains(says), "{head:?}: {e}");
+        assert!(e.excerpt.contains('^'), "{head:?}: a caret under the value: {e}");
+    }
+    let e = parse(&format!("{tail}cold_starts = 9999\n")).unwrap_err();
+    assert_eq!(e.location, "p.toml:5:15", "{e}");
+}
