@@ -85,11 +85,12 @@ pub struct VerifyArgs {
     pub connect_json: bool,
 }
 
-fn cores() -> usize {
-    let online = std::fs::read_to_string("/sys/devices/system/cpu/online").unwrap_or_default();
-    match stackbench_record::env::count_cpu_list(&online) {
-        0 => std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
-        n => n as usize,
+/// The CPUs this process may use: its affinity mask (what `taskset` or a
+/// container's cpuset allows), not the machine's online count.
+fn cpus() -> Vec<usize> {
+    match stackbench_run::process::affinity::get() {
+        cpus if !cpus.is_empty() => cpus,
+        _ => (0..std::thread::available_parallelism().map_or(1, std::num::NonZero::get)).collect(),
     }
 }
 
@@ -132,7 +133,7 @@ fn resumed(common: &Common, variant: Option<String>) -> anyhow::Result<(Option<S
 pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let (variant, only) = resumed(&args.common, args.variant.clone())?;
     let common = Common { only, ..args.common.clone() };
-    let ctx = PlanContext { cores: cores(), variant };
+    let ctx = PlanContext { cpus: cpus(), variant };
     let plan = match (&args.plan, &args.common.resume) {
         (Some(path), _) => Plan::load(path, &ctx)?,
         (None, Some(dir)) => {
@@ -148,7 +149,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
 pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let (variant, only) = resumed(&args.common, args.full.then(|| "full".to_owned()))?;
     let common = Common { only, ..args.common.clone() };
-    let ctx = PlanContext { cores: cores(), variant };
+    let ctx = PlanContext { cpus: cpus(), variant };
     let plan = Plan::parse(QUICK_PLAN, Some(Path::new("plans/quick.toml")), &ctx)
         .context("the built-in plans/quick.toml")?;
     let mut plan = plan;
@@ -187,10 +188,14 @@ fn execute(mut plan: Plan, common: &Common) -> anyhow::Result<ExitCode> {
         bin_dir,
         interrupt,
         environment: Environment::detect(env!("CARGO_PKG_VERSION")),
-        cores: cores(),
+        cpus: cpus(),
         seed: stackbench_run::schedule::clock_seed(),
     };
     let mut err = std::io::stderr();
+    // What an earlier stackbench killed with SIGKILL left running (its cleanup never ran).
+    for line in stackbench_run::cgroup::track::reap_orphans() {
+        writeln!(err, "reaped: {line}")?;
+    }
     // A panic in the orchestrator is a failure of stackbench, reported as one:
     // every run written before it stays in the result directory.
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

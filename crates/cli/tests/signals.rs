@@ -100,3 +100,101 @@ fn ctrl_c_during_a_build_stops_at_once() {
     assert_eq!(set.manifest.status, Status::Interrupted);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Live processes whose command line is exactly `cmdline` (NUL-separated in /proc).
+fn with_cmdline(cmdline: &[&str]) -> Vec<i32> {
+    let want = cmdline.join("\0") + "\0";
+    let mut found = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else { continue };
+        let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+        if std::fs::read(e.path().join("cmdline")).is_ok_and(|c| c == want.as_bytes())
+            && !stat.contains(") Z ")
+        {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+fn assert_gone(cmdline: &[&str]) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !with_cmdline(cmdline).is_empty() {
+        assert!(Instant::now() < deadline, "{cmdline:?} left behind: {:?}", with_cmdline(cmdline));
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A contestant whose start script leaves two daemons: one that `setsid`s
+/// away from the group, one that also empties its environment (no token).
+fn daemon_plan(env_daemon: &str, token_daemon: &str) -> String {
+    format!(
+        "[defaults]\nrepetitions = 1\ncold_starts = 0\nready_timeout = \"10s\"\nstop_grace = \"2s\"\n\
+         [load.dummy]\nconnections = 2\nwarmup = \"200ms\"\nduration = \"20s\"\n\
+         [[contestant]]\nname = \"daemons\"\nscenario = \"dummy\"\n\
+         command = [\"sh\", \"-c\", \"( setsid sleep {token_daemon} & ); ( setsid env -i sleep {env_daemon} & ); \
+         exec {{stackbench}} serve dummy --port {{port}}\"]\n"
+    )
+}
+
+/// Regression: daemons a contestant started survived `kill -9` of
+/// `stackbench run`, and one that cleared its environment survived even a
+/// normal finish. Each start has a tracking cgroup now: the next stackbench
+/// reaps what a killed one left, and says what it killed.
+#[test]
+fn what_a_killed_stackbench_left_is_reaped_by_the_next() {
+    let dir = scratch("sigkill");
+    let (env_daemon, token_daemon) = (
+        format!("{}.25", 3000 + std::process::id() % 1000),
+        format!("{}.75", 3000 + std::process::id() % 1000),
+    );
+    let (mut child, _) = start_until(&daemon_plan(&env_daemon, &token_daemon), &dir, "repetition 1: load on");
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(with_cmdline(&["sleep", &env_daemon]).len(), 1, "the env -i daemon runs");
+    assert_eq!(with_cmdline(&["sleep", &token_daemon]).len(), 1, "the setsid daemon runs");
+    child.kill().unwrap(); // SIGKILL: no cleanup of stackbench runs
+    child.wait().unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(with_cmdline(&["sleep", &env_daemon]).len(), 1, "a SIGKILLed stackbench cannot stop it");
+
+    // The next stackbench, whatever it runs, reaps them first.
+    let again = dir.join("again");
+    std::fs::create_dir_all(&again).unwrap();
+    let quick = "[defaults]\nrepetitions = 1\ncold_starts = 0\n[load.dummy]\nconnections = 1\nduration = \"300ms\"\n\
+                 [[contestant]]\nname = \"q\"\nscenario = \"dummy\"\ncommand = [\"{stackbench}\", \"serve\", \"dummy\", \"--port\", \"{port}\"]\n";
+    std::fs::write(again.join("plan.toml"), quick).unwrap();
+    let out = Command::new(BIN)
+        .args([
+            "run",
+            again.join("plan.toml").to_str().unwrap(),
+            "--out",
+            again.join("r").to_str().unwrap(),
+            "--no-report",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("reaped: killed") && stderr.contains(&env_daemon), "{stderr}");
+    assert!(stderr.contains(&token_daemon), "{stderr}");
+    assert_gone(&["sleep", &env_daemon]);
+    assert_gone(&["sleep", &token_daemon]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Regression: a daemon that cleared its environment (`setsid env -i …`)
+/// survived a normal finish; its tracking cgroup catches it.
+#[test]
+fn a_daemon_without_its_environment_is_stopped_at_the_end() {
+    let dir = scratch("env-i");
+    let (env_daemon, token_daemon) = (
+        format!("{}.125", 4000 + std::process::id() % 1000),
+        format!("{}.375", 4000 + std::process::id() % 1000),
+    );
+    let plan = daemon_plan(&env_daemon, &token_daemon).replace("duration = \"20s\"", "duration = \"500ms\"");
+    let (mut child, _) = start_until(&plan, &dir, "repetition 1: load on");
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    assert_gone(&["sleep", &env_daemon]);
+    assert_gone(&["sleep", &token_daemon]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

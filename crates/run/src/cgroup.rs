@@ -3,8 +3,9 @@
 //! `cpu` and `memory` hierarchies), as `Documentation/admin-guide/cgroup-v2.rst`
 //! and `cgroup-v1/{cpu,memory}.rst` of the kernel describe them.
 //!
-//! One cgroup is made per contestant start, under the cgroup stackbench itself
-//! runs in. The contestant joins it before `exec` (its pre-exec hook writes `0`
+//! One cgroup is made per contestant start: for v1 under the cgroup stackbench
+//! runs in, for v2 under a parent of stackbench's own ([`v2`]: the kernel
+//! enables controllers only in cgroups without processes). The contestant joins it before `exec` (its pre-exec hook writes `0`
 //! to `cgroup.procs`, which moves the writing process), so every child it forks
 //! is inside too. The counters (CPU time, throttling, memory peak, OOM kills)
 //! are read for each run; on drop every process left in the cgroup is killed
@@ -12,9 +13,11 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, Ordering};
 
 use stackbench_record::CgroupUsage;
+
+pub mod track;
+pub mod v2;
 
 /// What to limit.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -103,18 +106,11 @@ pub struct Cgroup {
     pub request: LimitRequest,
 }
 
-static SEQ: AtomicU32 = AtomicU32::new(0);
-
 impl Cgroup {
     /// Creates a cgroup with these limits, v2 first, then v1.
     pub fn create(label: &str, req: LimitRequest) -> Result<Cgroup, LimitError> {
         let what = describe(req);
-        let name = format!(
-            "stackbench-{}-{}-{}",
-            std::process::id(),
-            SEQ.fetch_add(1, Ordering::Relaxed),
-            stackbench_record::store::file_safe(label)
-        );
+        let name = track::group_name(label);
         let mountinfo = fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
         let own = fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
         let v2_err = match create_v2(&mountinfo, &own, &name, req) {
@@ -265,20 +261,12 @@ fn create_v2(mountinfo: &str, own: &str, name: &str, req: LimitRequest) -> Resul
         .map(|(m, _, _)| m)
         .ok_or("no cgroup2 file system is mounted")?;
     let path = own_path(own, "").ok_or("this process is not in a v2 cgroup")?;
-    let parent = mount.join(path.trim_start_matches('/'));
-    let available = fs::read_to_string(parent.join("cgroup.controllers")).unwrap_or_default();
     let needed: Vec<&str> = [("cpu", req.cpu_quota.is_some()), ("memory", req.memory.is_some())]
         .iter()
         .filter(|x| x.1)
         .map(|x| x.0)
         .collect();
-    for c in &needed {
-        if !available.split_whitespace().any(|a| a == *c) {
-            return Err(format!("the `{c}` controller is not available in {}", parent.display()));
-        }
-    }
-    let enable: Vec<String> = needed.iter().map(|c| format!("+{c}")).collect();
-    write(&parent.join("cgroup.subtree_control"), &enable.join(" "))?;
+    let parent = v2::limits_parent(&mount, &path, &needed)?;
     let dir = parent.join(name);
     mkdir(&dir)?;
     let cg = Cgroup { dirs: vec![dir.clone()], version: 2, request: req };

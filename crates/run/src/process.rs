@@ -10,9 +10,10 @@
 //! group or session they move to. Stopping sends SIGTERM to the whole group
 //! and every holder of the token, waits for a grace period, then SIGKILLs the
 //! group, the token holders, the cgroup's members and any descendant the
-//! sampler saw: a daemon that `setsid`s and double-forks is still found. No
-//! orphan (only a process that empties its own environment could hide, and the
-//! cgroup catches that one when limits apply).
+//! sampler saw: a daemon that `setsid`s and double-forks is still found. Each
+//! start also has a tracking cgroup ([`crate::cgroup::track`]) that catches
+//! even a daemon that empties its environment, and that a later stackbench
+//! reaps when this one was killed with SIGKILL.
 
 use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
@@ -28,13 +29,28 @@ use crate::load::Cancel;
 /// left its process group.
 pub const TOKEN_VAR: &str = "STACKBENCH_PROCESS_TOKEN";
 
-/// A token no other start in this or another stackbench shares.
+/// A token no other start in this or another stackbench shares:
+/// `<owner>-<nanos>-<n>`, the owner as [`crate::cgroup::track::owner`] names it.
 fn new_token() -> String {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let nanos =
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-    format!("{}-{nanos}-{n}", std::process::id())
+    format!("{}-{nanos}-{n}", crate::cgroup::track::owner())
+}
+
+/// Every live process carrying a token, with the stackbench that owns the token.
+pub fn token_owners() -> Vec<(i32, (i32, u64))> {
+    let prefix = format!("{TOKEN_VAR}=");
+    let Ok(dir) = fs::read_dir("/proc") else { return Vec::new() };
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&pid| crate::sampler::read_stat(pid).is_some_and(|s| s.state != 'Z' && s.state != 'X'))
+        .filter_map(|pid| {
+            let env = fs::read(format!("/proc/{pid}/environ")).ok()?;
+            let token = env.split(|&b| b == 0).find_map(|kv| kv.strip_prefix(prefix.as_bytes()))?;
+            Some((pid, crate::cgroup::track::owner_of(std::str::from_utf8(token).ok()?)?))
+        })
+        .collect()
 }
 
 /// Live processes (not zombies) whose environment holds `TOKEN_VAR=token`.
@@ -220,6 +236,8 @@ struct OsProcess {
     exit: Option<Exit>,
     /// The value of [`TOKEN_VAR`] it and its descendants carry.
     token: String,
+    /// Its tracking cgroup (none where no cgroup hierarchy is writable).
+    tracker: Option<crate::cgroup::track::Tracker>,
 }
 
 fn exit_of(status: std::process::ExitStatus) -> Exit {
@@ -262,9 +280,14 @@ impl Launcher for OsLauncher {
                 cmd.stdout(Stdio::null()).stderr(Stdio::null());
             }
         }
+        let taken: Vec<PathBuf> =
+            spec.cgroup_procs.iter().filter_map(|p| p.parent().map(Path::to_owned)).collect();
+        let tracker = crate::cgroup::track::Tracker::create(&program, &taken);
         let procs: Vec<File> = spec
             .cgroup_procs
             .iter()
+            .cloned()
+            .chain(tracker.as_ref().map(crate::cgroup::track::Tracker::procs_file))
             .map(|p| OpenOptions::new().write(true).open(p))
             .collect::<Result<_, _>>()
             .map_err(|source| LaunchError::Spawn {
@@ -290,7 +313,7 @@ impl Launcher for OsLauncher {
             };
             LaunchError::Spawn { program: program.clone(), source, hint }
         })?;
-        Ok(Box::new(OsProcess { child, log: spec.log.clone(), exit: None, token }))
+        Ok(Box::new(OsProcess { child, log: spec.log.clone(), exit: None, token, tracker }))
     }
 }
 
@@ -315,12 +338,15 @@ impl Process for OsProcess {
                 kill(p.pid, libc::SIGTERM);
             }
         }
-        for pid in token_holders(&self.token) {
+        for pid in token_holders(&self.token).into_iter().chain(self.tracked()) {
             kill(pid, libc::SIGTERM);
         }
         let deadline = Instant::now() + grace;
         let gone = |me: &mut OsProcess| {
-            me.try_exit().is_some() && group_members(pgid).is_empty() && token_holders(&me.token).is_empty()
+            me.try_exit().is_some()
+                && group_members(pgid).is_empty()
+                && token_holders(&me.token).is_empty()
+                && me.tracked().is_empty()
         };
         while !gone(self) && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(10));
@@ -331,6 +357,9 @@ impl Process for OsProcess {
             kill(-pgid, libc::SIGKILL);
             for pid in token_holders(&self.token) {
                 kill(pid, libc::SIGKILL);
+            }
+            if let Some(t) = &self.tracker {
+                t.kill_all(Duration::from_secs(1));
             }
         }
         for p in extra {
@@ -346,11 +375,14 @@ impl Process for OsProcess {
         let deadline = Instant::now() + Duration::from_secs(5);
         loop {
             let holders = token_holders(&self.token);
-            if (group_members(pgid).is_empty() && holders.is_empty()) || Instant::now() >= deadline {
+            let tracked = self.tracked();
+            if (group_members(pgid).is_empty() && holders.is_empty() && tracked.is_empty())
+                || Instant::now() >= deadline
+            {
                 break;
             }
             kill(-pgid, libc::SIGKILL);
-            for pid in holders {
+            for pid in holders.into_iter().chain(tracked) {
                 kill(pid, libc::SIGKILL);
             }
             std::thread::sleep(Duration::from_millis(10));
@@ -360,6 +392,20 @@ impl Process for OsProcess {
 
     fn output_tail(&self) -> String {
         self.log.as_deref().map(|p| tail(p, 2000)).unwrap_or_default()
+    }
+}
+
+impl OsProcess {
+    /// The live members of its tracking cgroup.
+    fn tracked(&self) -> Vec<i32> {
+        self.tracker.as_ref().map_or_else(Vec::new, |t| {
+            t.pids()
+                .into_iter()
+                .filter(|&pid| {
+                    crate::sampler::read_stat(pid).is_some_and(|s| s.state != 'Z' && s.state != 'X')
+                })
+                .collect()
+        })
     }
 }
 
@@ -517,12 +563,10 @@ mod tests {
         };
         let out = OsLauncher.run(&s, Duration::from_secs(10), &Cancel::new()).unwrap();
         assert_eq!(out.exit, Some(Exit::Code(3)));
-        assert!(
-            out.tail.contains("x=42") && out.tail.contains("Cpus_allowed_list:\t0\n")
-                || out.tail.ends_with("\t0"),
-            "{}",
-            out.tail
-        );
+        // Each half on its own (an `A && B || C` once let the environment go unchecked).
+        assert!(out.tail.contains("x=42"), "the environment reached it: {}", out.tail);
+        let pinned = out.tail.lines().find(|l| l.starts_with("Cpus_allowed_list:")).unwrap_or_default();
+        assert_eq!(pinned.split_whitespace().nth(1), Some("0"), "pinned to CPU 0: {}", out.tail);
         let slow = OsLauncher.run(&spec("sleep 30"), Duration::from_millis(200), &Cancel::new()).unwrap();
         assert_eq!((slow.exit, slow.interrupted), (None, false));
         // Ctrl-C during a long build stops it at once.
