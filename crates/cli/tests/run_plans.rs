@@ -377,3 +377,22 @@ fn flask_against_the_rust_contestant() {
     let c = set.contestants.iter().find(|c| c.name == "flask-dummy").unwrap();
     assert!(c.artifact_bytes.unwrap_or(0) > 1_000_000 && c.build_s.is_some(), "{c:?}");
 }
+
+/// Regression: the load's CPUs came from the online count, so under
+/// `taskset` (or a container's cpuset) a plan was pinned to CPUs it may not
+/// use. The CPUs are the affinity mask's now.
+#[test]
+fn cpus_come_from_the_affinity_mask() {
+    let s = Scratch::new("affinity");
+    let plan = s.plan(
+        "[defaults]\ncpus = \"1\"\n[[contestant]]\nname = \"a\"\nscenario = \"dummy\"\ncommand = [\"x\"]\n",
+    );
+    let out = Command::new("taskset")
+        .args(["-c", "0", BIN, "run", plan.to_str().unwrap(), "--out", s.out().to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("CPU 1 is not one this process may use: it may use CPUs 0"), "{stderr}");
+    assert!(stderr.contains("plan.toml:2:8"), "{stderr}");
+}

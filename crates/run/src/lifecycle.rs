@@ -53,8 +53,8 @@ pub struct RunOptions {
     /// Ctrl-C / SIGTERM: stop the current run, save it, stop.
     pub interrupt: Cancel,
     pub environment: Environment,
-    /// Online CPUs (the load gets those the contestant does not use).
-    pub cores: usize,
+    /// The CPUs this process may use (the load gets those the contestant does not use).
+    pub cpus: Vec<usize>,
     /// Seed of the order when the plan has none.
     pub seed: u64,
 }

@@ -7,7 +7,7 @@
 //! (durations, CPU lists, sizes, scenario names), so an error carries the
 //! `file:line:col` of the offending value and shows its line. Checks that
 //! span several keys (a contestant with both `command` and `url`, duplicate
-//! names, cores the machine does not have) point at the contestant's `name`.
+//! names, CPUs this process may not use) point at the contestant's `name`.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -159,9 +159,19 @@ impl FromStr for CpuList {
     }
 }
 
+/// As it would be written: `0-3,6` (runs of two or more as ranges).
 impl fmt::Display for CpuList {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let parts: Vec<String> = self.0.iter().map(ToString::to_string).collect();
+        let mut parts = Vec::new();
+        let mut i = 0;
+        while i < self.0.len() {
+            let mut j = i;
+            while j + 1 < self.0.len() && self.0[j + 1] == self.0[j] + 1 {
+                j += 1;
+            }
+            parts.push(if j > i { format!("{}-{}", self.0[i], self.0[j]) } else { self.0[i].to_string() });
+            i = j + 1;
+        }
         f.write_str(&parts.join(","))
     }
 }
@@ -316,8 +326,8 @@ pub struct PlanError {
 /// Where to look for things that depend on the machine.
 #[derive(Debug, Clone)]
 pub struct PlanContext {
-    /// CPUs that exist (online).
-    pub cores: usize,
+    /// The CPUs this process may use (its affinity mask), ascending.
+    pub cpus: Vec<usize>,
     /// Named variant to apply.
     pub variant: Option<String>,
 }
@@ -550,26 +560,7 @@ fn resolve(
     }
     let cpus = c.cpus.as_ref().or(d.cpus.as_ref());
     let load_cpus = c.load_cpus.as_ref().or(d.load_cpus.as_ref());
-    for list in [cpus, load_cpus].into_iter().flatten() {
-        if let Some(&bad) = list.get_ref().0.iter().find(|&&n| n >= ctx.cores) {
-            return Err((
-                Some(list.span()),
-                format!("CPU {bad} does not exist: this machine has CPUs 0-{}", ctx.cores.saturating_sub(1)),
-            ));
-        }
-    }
-    if let (Some(a), Some(b)) = (cpus, load_cpus)
-        && a.get_ref().0.iter().any(|x| b.get_ref().0.contains(x))
-    {
-        return Err((
-            Some(b.span()),
-            format!(
-                "`load_cpus` {} overlaps the contestant's `cpus` {}: the load would compete with the contestant",
-                b.get_ref(),
-                a.get_ref()
-            ),
-        ));
-    }
+    check_cpus(cpus, load_cpus, ctx)?;
     let cpu_quota = c.cpu_quota.as_ref().or(d.cpu_quota.as_ref());
     if let Some(q) = cpu_quota
         && !(q.get_ref().is_finite() && *q.get_ref() >= 0.01)
@@ -628,6 +619,39 @@ fn resolve(
         profile: profile.table,
         profile_spans: profile.spans,
     })
+}
+
+/// The contestant's and the load's CPUs: ones this process may use, and apart.
+fn check_cpus(
+    cpus: Option<&Spanned<CpuList>>,
+    load_cpus: Option<&Spanned<CpuList>>,
+    ctx: &PlanContext,
+) -> Result<(), Located> {
+    for list in [cpus, load_cpus].into_iter().flatten() {
+        if let Some(&bad) = list.get_ref().0.iter().find(|n| !ctx.cpus.contains(n)) {
+            return Err((
+                Some(list.span()),
+                format!(
+                    "CPU {bad} is not one this process may use: it may use CPUs {} (its affinity mask, as \
+                     taskset or a container's cpuset set it)",
+                    CpuList(ctx.cpus.clone())
+                ),
+            ));
+        }
+    }
+    if let (Some(a), Some(b)) = (cpus, load_cpus)
+        && a.get_ref().0.iter().any(|x| b.get_ref().0.contains(x))
+    {
+        return Err((
+            Some(b.span()),
+            format!(
+                "`load_cpus` {} overlaps the contestant's `cpus` {}: the load would compete with the contestant",
+                b.get_ref(),
+                a.get_ref()
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// `command` or `url`, and the keys that only make sense with one of them.

@@ -63,5 +63,13 @@ fn a_memory_limit_stops_a_process_that_outgrows_it() {
         ..LaunchSpec::default()
     };
     let out = OsLauncher.run(&spec, Duration::from_mins(1), &stackbench_run::Cancel::new()).unwrap();
-    assert_ne!(out.exit, Some(Exit::Code(0)), "200 MB fit in a 32 MiB limit: {out:?}");
+    // It must have ended (not timed out: `exit` would be `None`), and not well.
+    let exit = out.exit.unwrap_or_else(|| panic!("it did not end within a minute: {out:?}"));
+    assert_ne!(exit, Exit::Code(0), "200 MB fit in a 32 MiB limit: {out:?}");
+    // The OOM killer's SIGKILL, of the shell or of the pipeline it waits for.
+    assert!(
+        exit == Exit::Signal(libc::SIGKILL) || matches!(exit, Exit::Code(c) if c != 0),
+        "ended by the limit: {out:?}"
+    );
+    assert!(group.counters().oom_kills > 0, "the cgroup counted the OOM kill: {:?}", group.counters());
 }

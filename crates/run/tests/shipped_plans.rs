@@ -37,7 +37,7 @@ fn shipped_plans_parse_and_their_profiles_are_valid() {
     for path in plans {
         let text = std::fs::read_to_string(&path).unwrap();
         for variant in variants(&text) {
-            let ctx = PlanContext { cores: 2, variant: variant.clone() };
+            let ctx = PlanContext { cpus: vec![0, 1], variant: variant.clone() };
             let plan = Plan::load(&path, &ctx).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             assert!(!plan.contestants.is_empty());
             for c in &plan.contestants {
@@ -60,7 +60,7 @@ fn shipped_plans_parse_and_their_profiles_are_valid() {
 #[test]
 fn the_quick_plan_covers_every_scenario_without_a_database() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../plans/quick.toml");
-    let plan = Plan::load(&path, &PlanContext { cores: 2, variant: None }).unwrap();
+    let plan = Plan::load(&path, &PlanContext { cpus: vec![0, 1], variant: None }).unwrap();
     for s in stackbench_scenarios::Scenario::ALL {
         assert!(plan.contestants.iter().any(|c| c.scenario == s), "{s}");
     }
@@ -71,7 +71,7 @@ fn the_quick_plan_covers_every_scenario_without_a_database() {
             assert!(!line.contains(server), "{}: {line}", c.name);
         }
     }
-    let full = Plan::load(&path, &PlanContext { cores: 2, variant: Some("full".into()) }).unwrap();
+    let full = Plan::load(&path, &PlanContext { cpus: vec![0, 1], variant: Some("full".into()) }).unwrap();
     let dummy = full.contestants.iter().find(|c| c.name == "dummy-axum").unwrap();
     assert_eq!(dummy.profile.get("duration").and_then(toml::Value::as_str), Some("5m"));
 }

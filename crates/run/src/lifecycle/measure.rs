@@ -26,7 +26,7 @@ impl Orchestrator<'_, '_> {
         let c = &self.plan.contestants[i];
         let load_cpus = c.load_cpus.clone().or_else(|| {
             let used = c.cpus.as_ref()?;
-            let rest: Vec<usize> = (0..self.opts.cores).filter(|x| !used.contains(x)).collect();
+            let rest: Vec<usize> = self.opts.cpus.iter().copied().filter(|x| !used.contains(x)).collect();
             (!rest.is_empty()).then_some(rest)
         });
         let url = format!("{base}{}", path_of(c));

@@ -281,7 +281,7 @@ fn plan(contestants: &str) -> Plan {
     let text = format!(
         "[defaults]\nrepetitions = 2\ncold_starts = 2\nready_timeout = \"300ms\"\nsample_interval = \"10ms\"\nseed = 3\n{contestants}"
     );
-    Plan::parse(&text, None, &PlanContext { cores: 2, variant: None }).unwrap()
+    Plan::parse(&text, None, &PlanContext { cpus: vec![0, 1], variant: None }).unwrap()
 }
 
 fn contestant(name: &str, kind: &str, extra: &str) -> String {
@@ -318,7 +318,7 @@ impl Harness {
             bin_dir: PathBuf::from("/opt"),
             interrupt,
             environment: self.environment.clone(),
-            cores: 2,
+            cpus: vec![0, 1],
             seed: 1,
         };
         let lines = &mut self.lines;

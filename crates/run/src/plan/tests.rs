@@ -3,7 +3,7 @@
 use super::*;
 
 fn ctx() -> PlanContext {
-    PlanContext { cores: 2, variant: None }
+    PlanContext { cpus: vec![0, 1], variant: None }
 }
 
 fn parse(text: &str) -> Result<Plan, PlanError> {
@@ -114,7 +114,8 @@ fn sizes_and_cpu_lists() {
     assert!("0MiB".parse::<ByteSize>().is_err() && "MiB".parse::<ByteSize>().is_err());
     assert_eq!("0,2-3,2".parse::<CpuList>(), Ok(CpuList(vec![0, 2, 3])));
     assert!("3-1".parse::<CpuList>().is_err() && "".parse::<CpuList>().is_err());
-    assert_eq!(CpuList(vec![0, 1]).to_string(), "0,1");
+    assert_eq!(CpuList(vec![0, 1]).to_string(), "0-1");
+    assert_eq!(CpuList(vec![0, 2, 3, 4, 7]).to_string(), "0,2-4,7");
 }
 
 #[test]
