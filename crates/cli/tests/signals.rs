@@ -198,3 +198,40 @@ fn a_daemon_without_its_environment_is_stopped_at_the_end() {
     assert_gone(&["sleep", &token_daemon]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Regression: `stackbench run --resume DIR` while another stackbench still
+/// wrote DIR measured both at once, and their records mixed. The directory
+/// has one writer: a second is refused with the holder's pid; once the
+/// holder is dead (SIGKILL), `--resume` continues and says so.
+#[test]
+fn a_result_directory_has_one_writer() {
+    let dir = scratch("lock");
+    let plan = "[defaults]\nrepetitions = 1\ncold_starts = 0\n[load.dummy]\nconnections = 1\nwarmup = \"100ms\"\nduration = \"2s\"\n\
+                [[contestant]]\nname = \"a\"\nscenario = \"dummy\"\ncommand = [\"{stackbench}\", \"serve\", \"dummy\", \"--port\", \"{port}\"]\n";
+    let (mut first, _) = start_until(plan, &dir, "repetition 1: load on");
+    let results = dir.join("results");
+    let second = Command::new(BIN)
+        .args(["run", "--resume", results.to_str().unwrap(), "--no-report"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("is being written by another stackbench")
+            && stderr.contains(&format!("pid {}", first.id())),
+        "{stderr}"
+    );
+    first.kill().unwrap();
+    first.wait().unwrap();
+    let again = Command::new(BIN)
+        .args(["run", "--resume", results.to_str().unwrap(), "--no-report"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert_eq!(again.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("was left running by a stackbench that is no longer running"), "{stderr}");
+    let set = ResultSet::load(&results).unwrap();
+    assert_eq!(set.manifest.status, Status::Complete);
+    assert_eq!(set.runs.iter().filter(|r| !r.interrupted).count(), 1, "one run, by one writer");
+    let _ = std::fs::remove_dir_all(&dir);
+}

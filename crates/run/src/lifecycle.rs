@@ -128,9 +128,18 @@ pub fn run_plan(
         };
         limits_ok.push(ok);
     }
+    // One writer per result directory, held until this function returns.
+    let lock = crate::dirlock::DirLock::acquire(&opts.out).map_err(|e| RunError::Refused(e.to_string()))?;
     let store = if opts.resume {
         // Both checks come before `resume`, which sets interrupted runs aside.
         let manifest = stackbench_record::store::Manifest::load(&opts.out)?;
+        if manifest.status == Status::Running {
+            progress(&format!(
+                "{} was left running by a stackbench that is no longer running (it was killed or crashed); \
+                 resuming it",
+                opts.out.display()
+            ));
+        }
         if manifest.plan_text != plan.text {
             return Err(RunError::Refused(format!(
                 "{} was started with a different plan; --resume continues the same plan (start a new result directory for a changed one)",
@@ -177,6 +186,7 @@ pub fn run_plan(
     };
     let result = o.run(limits_ok);
     let _ = std::fs::remove_dir_all(&scratch);
+    drop(lock);
     result
 }
 
