@@ -122,7 +122,11 @@ impl H2Lane {
                 Err(fail) => return Err(fail.kind),
             }
         };
-        if grpc && done.grpc_status.is_none() && done.status == 200 {
+        // The verifier's rule too: 200 without a `grpc-status` is malformed.
+        if grpc
+            && stackbench_scenarios::check::grpc_end(done.status, done.grpc_status.map(u32::from))
+                == stackbench_scenarios::check::GrpcEnd::MissingStatus
+        {
             return Err(ErrorKind::Protocol);
         }
         let body = if grpc { grpc_message(&self.body)? } else { &self.body[..] };

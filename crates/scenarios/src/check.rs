@@ -21,6 +21,32 @@ use crate::contract::is_json_content_type;
 use crate::dbread;
 use crate::event::Key;
 
+/// How a gRPC answer ended, by the one rule the verifier and the load engine
+/// share: an answer is a gRPC answer only with HTTP status 200 and a
+/// `grpc-status` (in the trailers, or the headers of a trailers-only
+/// answer); `0` is OK. The gRPC over HTTP/2 protocol requires the status, so
+/// an answer without one is malformed, however right its message looks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GrpcEnd {
+    Ok,
+    /// A non-OK `grpc-status`.
+    Status(u32),
+    /// HTTP status 200 but no `grpc-status`: a protocol error.
+    MissingStatus,
+    /// Not HTTP status 200: not a gRPC answer at all.
+    Http(u16),
+}
+
+/// Judges the end of a gRPC answer (see [`GrpcEnd`]).
+pub fn grpc_end(http_status: u16, grpc_status: Option<u32>) -> GrpcEnd {
+    match (http_status, grpc_status) {
+        (200, Some(0)) => GrpcEnd::Ok,
+        (200, Some(code)) => GrpcEnd::Status(code),
+        (200, None) => GrpcEnd::MissingStatus,
+        (status, _) => GrpcEnd::Http(status),
+    }
+}
+
 /// The parts of a response a checker looks at.
 #[derive(Debug, Clone, Copy)]
 pub struct ResponseView<'a> {

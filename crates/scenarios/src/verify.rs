@@ -172,10 +172,15 @@ impl Judge {
     }
 }
 
+/// The rule the load engine applies too ([`crate::check::grpc_end`]).
 fn grpc_ok(seen: &Observed<'_>) -> Result<(), Violation> {
-    match seen.grpc_status {
-        Some(0) | None => Ok(()),
-        got => Err(Violation::GrpcStatus { expected: 0, got }),
+    use crate::check::{GrpcEnd, grpc_end};
+    match grpc_end(seen.status, seen.grpc_status) {
+        GrpcEnd::Ok => Ok(()),
+        GrpcEnd::Status(_) | GrpcEnd::MissingStatus => {
+            Err(Violation::GrpcStatus { expected: 0, got: seen.grpc_status })
+        }
+        GrpcEnd::Http(status) => Err(Violation::Check(CheckError::Status { expected: 200, got: status })),
     }
 }
 
@@ -573,6 +578,15 @@ mod tests {
                     j.judge(&c.outcome, &seen).unwrap();
                     let failed = Observed { grpc_status: Some(13), ..seen };
                     assert!(j.judge(&c.outcome, &failed).is_err());
+                    // Regression: an answer without `grpc-status` passed verification while the
+                    // load engine counted it a protocol error; one rule now (`check::grpc_end`).
+                    let no_status = Observed { grpc_status: None, ..seen };
+                    assert!(j.judge(&c.outcome, &no_status).is_err());
+                    assert_eq!(
+                        crate::check::grpc_end(200, None),
+                        crate::check::GrpcEnd::MissingStatus,
+                        "the load engine's rule"
+                    );
                 }
                 Outcome::GrpcStatus(3) => {
                     assert_eq!(bubble::decode_list(&c.request.body).unwrap().len(), bubble::MAX_LEN + 1);
