@@ -77,6 +77,11 @@ pub struct ContestantRecord {
     pub cold_start_ms: Vec<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cold_start: Option<Quantiles>,
+    /// The largest readiness-probe resolution over the trials, ms: each
+    /// trial's figure is late by at most this much (the time between the last
+    /// probe that was not answered and the one that was).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cold_start_resolution_ms: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verification: Option<Verification>,
     /// What went wrong, in order (crash, never ready, failed verification, ...).
@@ -268,6 +273,7 @@ mod tests {
             build_s: None,
             cold_start_ms: vec![3.0, 4.0],
             cold_start: Some(Quantiles::of(&[3.0, 4.0])),
+            cold_start_resolution_ms: Some(0.4),
             verification: Some(Verification { passed: true, cases: 9, failures: vec![] }),
             incidents: vec![],
         };

@@ -288,6 +288,7 @@ pub fn contestant(
         artifact_bytes,
         build_s: artifact_bytes.map(|_| 41.5),
         cold_start: (!cold.is_empty()).then(|| Quantiles::of(&cold)),
+        cold_start_resolution_ms: (!cold.is_empty()).then_some(0.8),
         cold_start_ms: cold,
         verification: Some(Verification { passed: true, cases: 14, failures: Vec::new() }),
         incidents: Vec::new(),

@@ -3,6 +3,8 @@
 //! [`HyperProber`] is the real one (hyper over HTTP/1.1, or HTTP/2 prior
 //! knowledge for gRPC, one fresh connection per request, closed with it, so a
 //! probe never rides a connection that an earlier, broken answer left behind).
+//! One runtime serves every request: a readiness probe costs a connect, not
+//! a runtime, so it can be repeated every 50 µs at the start of a cold start.
 
 use std::time::Duration;
 
@@ -46,30 +48,44 @@ pub trait Prober: Send + Sync {
     fn send(&self, base: &str, req: &Request, timeout: Duration) -> Result<Reply, ProbeError>;
 }
 
-/// The real prober. Each request runs on a runtime of its own that is dropped
-/// with it, so the connection (and every task hyper spawned for it) is closed
+/// The real prober, on one current-thread runtime. A request's connection
+/// is driven inside the request's own future, not spawned, so it is closed
 /// the moment the answer is read: a server's graceful shutdown never waits
 /// for a probe's idle connection.
-#[derive(Debug, Default)]
-pub struct HyperProber;
+#[derive(Debug)]
+pub struct HyperProber {
+    rt: tokio::runtime::Runtime,
+}
 
 impl HyperProber {
     pub fn new() -> std::io::Result<HyperProber> {
-        Ok(HyperProber)
+        Ok(HyperProber { rt: tokio::runtime::Builder::new_current_thread().enable_all().build()? })
     }
 }
 
 impl Prober for HyperProber {
     fn send(&self, base: &str, req: &Request, timeout: Duration) -> Result<Reply, ProbeError> {
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(other)?;
-        let reply = rt.block_on(async {
+        self.rt.block_on(async {
             match tokio::time::timeout(timeout, send(base, req)).await {
                 Ok(r) => r,
                 Err(_) => Err(ProbeError::Timeout(timeout)),
             }
-        });
-        drop(rt);
-        reply
+        })
+    }
+}
+
+/// Runs `exchange` while driving its connection `conn`; once the connection
+/// ends (a server that closes after its answer), the exchange still gets what
+/// was read, or the error of a connection closed too early.
+async fn drive<T>(
+    exchange: impl Future<Output = Result<T, ProbeError>>,
+    conn: impl Future,
+) -> Result<T, ProbeError> {
+    tokio::pin!(exchange);
+    tokio::select! {
+        biased;
+        r = &mut exchange => r,
+        _ = conn => exchange.await,
     }
 }
 
@@ -107,20 +123,25 @@ async fn send(base: &str, req: &Request) -> Result<Reply, ProbeError> {
         builder = builder.header(http::header::CONTENT_TYPE, ct);
     }
     let request = builder.body(Full::new(body)).map_err(other)?;
-    let response = if grpc {
+    // The connection is driven beside the exchange and dropped (closed) with it.
+    let (parts, collected) = if grpc {
         let (mut sender, conn) =
             hyper::client::conn::http2::handshake(hyper_util::rt::TokioExecutor::new(), io)
                 .await
                 .map_err(other)?;
-        tokio::spawn(conn);
-        sender.send_request(request).await.map_err(other)?
+        let exchange = async {
+            let (parts, body) = sender.send_request(request).await.map_err(other)?.into_parts();
+            Ok::<_, ProbeError>((parts, body.collect().await.map_err(other)?))
+        };
+        drive(exchange, conn).await?
     } else {
         let (mut sender, conn) = hyper::client::conn::http1::handshake(io).await.map_err(other)?;
-        tokio::spawn(conn);
-        sender.send_request(request).await.map_err(other)?
+        let exchange = async {
+            let (parts, body) = sender.send_request(request).await.map_err(other)?.into_parts();
+            Ok::<_, ProbeError>((parts, body.collect().await.map_err(other)?))
+        };
+        drive(exchange, conn).await?
     };
-    let (parts, body) = response.into_parts();
-    let collected = body.collect().await.map_err(other)?;
     let trailers = collected.trailers().cloned();
     let bytes = collected.to_bytes();
     let headers: Vec<(String, Vec<u8>)> =

@@ -224,6 +224,8 @@ struct Started {
     base: String,
     group: Option<Box<dyn LimitGroup>>,
     ready: Duration,
+    /// The readiness probe's resolution for this start ([`Ready::Yes`]).
+    resolution: Duration,
 }
 
 impl Orchestrator<'_, '_> {
@@ -256,6 +258,7 @@ impl Orchestrator<'_, '_> {
                 build_s: None,
                 cold_start_ms: Vec::new(),
                 cold_start: None,
+                cold_start_resolution_ms: None,
                 verification: None,
                 incidents: Vec::new(),
             });
@@ -445,7 +448,8 @@ impl Orchestrator<'_, '_> {
             return self.verify_at(i, &base, &VerifyOptions { clean_store: false, ..opts });
         }
         let mut trials = Vec::new();
-        for trial in 0..c.cold_starts {
+        let mut resolution = Duration::ZERO;
+        for _ in 0..c.cold_starts {
             if self.interrupted() {
                 return Ok(());
             }
@@ -453,19 +457,21 @@ impl Orchestrator<'_, '_> {
                 return self.leave_out(i, "did not start".into());
             };
             trials.push(started.ready.as_secs_f64() * 1000.0);
+            resolution = resolution.max(started.resolution);
             self.stop(i, started, &[], None)?;
-            let _ = trial;
         }
         if !trials.is_empty() {
             let q = Quantiles::of(&trials);
+            let res_ms = resolution.as_secs_f64() * 1000.0;
             self.say(&format!(
-                "  cold start: p50 {:.1} ms, p95 {:.1} ms over {} trials",
+                "  cold start: p50 {:.1} ms, p95 {:.1} ms over {} trials (probe resolution {res_ms:.2} ms)",
                 q.p50,
                 q.p95,
                 trials.len()
             ));
             self.live[i].record.cold_start_ms = trials;
             self.live[i].record.cold_start = Some(q);
+            self.live[i].record.cold_start_resolution_ms = Some(res_ms);
         }
         if self.interrupted() {
             return Ok(());
@@ -592,7 +598,9 @@ impl Orchestrator<'_, '_> {
             process.try_exit().is_none() && !interrupt.is_cancelled()
         });
         let failure = match ready {
-            Ready::Yes(d) => return Ok(Some(Started { process, base, group, ready: d })),
+            Ready::Yes { after, resolution } => {
+                return Ok(Some(Started { process, base, group, ready: after, resolution }));
+            }
             Ready::Exited if self.interrupted() => None,
             Ready::Exited => {
                 let exit =

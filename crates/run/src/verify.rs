@@ -49,8 +49,10 @@ pub fn verify(
 /// How waiting for readiness ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Ready {
-    /// The first verified answer came this long after the start.
-    Yes(Duration),
+    /// The first verified answer came `after` the start. The contestant became
+    /// ready within `resolution` before the probe that saw it (the time since
+    /// the probe before, which did not): the cold start's quantization.
+    Yes { after: Duration, resolution: Duration },
     /// It answered, but wrongly (the last answer's violation).
     Wrong(String),
     /// Nothing verified in time; the last thing seen.
@@ -59,9 +61,19 @@ pub enum Ready {
     Exited,
 }
 
+/// The first pause between readiness probes; it doubles up to [`max_pause`].
+pub const FIRST_PAUSE: Duration = Duration::from_micros(50);
+
+/// The longest pause between probes this long into a start: 1 ms, or 1% of
+/// the time waited, so the resolution stays within 1% however slow the start.
+pub fn max_pause(waited: Duration) -> Duration {
+    (waited / 100).max(Duration::from_millis(1))
+}
+
 /// Probes until the probe case passes, `timeout` passes (measured from
 /// `started`), or `alive()` says the process ended. Wrong answers keep being
 /// retried until the deadline: some servers answer 503 while they warm up.
+/// Probes start [`FIRST_PAUSE`] apart and back off to [`max_pause`].
 pub fn wait_ready(
     prober: &dyn Prober,
     base: &str,
@@ -72,6 +84,8 @@ pub fn wait_ready(
 ) -> Ready {
     let mut last = "no answer yet".to_owned();
     let mut wrong = None;
+    let mut pause = FIRST_PAUSE;
+    let mut previous_probe = Duration::ZERO;
     loop {
         if !alive() {
             return Ready::Exited;
@@ -83,15 +97,23 @@ pub fn wait_ready(
                 None => Ready::Timeout(last),
             };
         }
+        let this_probe = started.elapsed();
         match prober.send(base, &probe.request, left.min(Duration::from_secs(2))) {
             Ok(reply) => match Judge::new(false).judge(&probe.outcome, &observe(&reply, probe)) {
-                Ok(()) => return Ready::Yes(started.elapsed()),
+                Ok(()) => {
+                    return Ready::Yes {
+                        after: started.elapsed(),
+                        resolution: this_probe.saturating_sub(previous_probe),
+                    };
+                }
                 Err(v) => wrong = Some(format!("{}: {v}", probe.rule)),
             },
             Err(ProbeError::Refused) => last = "connection refused".into(),
             Err(e) => last = e.to_string(),
         }
-        std::thread::sleep(Duration::from_millis(2));
+        previous_probe = this_probe;
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(max_pause(started.elapsed()));
     }
 }
 
@@ -155,8 +177,21 @@ mod tests {
     fn readiness_waits_through_refusals_and_gives_up_on_time() {
         let server = DummyServer { calls: Mutex::new(0), refuse_first: 5 };
         let probe = cases::ready_probe(Scenario::Dummy, &VerifyOptions::default()).unwrap();
-        let r = wait_ready(&server, "http://x", &probe, Instant::now(), Duration::from_secs(5), &mut || true);
-        assert!(matches!(r, Ready::Yes(_)), "{r:?}");
+        let t0 = Instant::now();
+        let r = wait_ready(&server, "http://x", &probe, t0, Duration::from_secs(5), &mut || true);
+        let Ready::Yes { after, resolution } = r else { panic!("{r:?}") };
+        // Five refusals, 50 + 100 + 200 + 400 + 800 µs of pauses: ready in a few ms, at
+        // sub-millisecond resolution (the 2 ms poll it replaced quantized a 5 ms start by 40%).
+        assert!(
+            after >= Duration::from_micros(1_550) && after < t0.elapsed() + Duration::from_micros(1),
+            "{after:?}"
+        );
+        assert!(
+            resolution >= Duration::from_micros(800) && resolution < Duration::from_millis(3),
+            "{resolution:?}"
+        );
+        assert_eq!(max_pause(Duration::from_millis(5)), Duration::from_millis(1));
+        assert_eq!(max_pause(Duration::from_secs(3)), Duration::from_millis(30));
         let never = DummyServer { calls: Mutex::new(0), refuse_first: u32::MAX };
         let r =
             wait_ready(&never, "http://x", &probe, Instant::now(), Duration::from_millis(50), &mut || true);

@@ -108,6 +108,7 @@ pub(super) fn analyse(
         cold_start_ms: record.and_then(|r| {
             r.cold_start.or_else(|| (!r.cold_start_ms.is_empty()).then(|| Quantiles::of(&r.cold_start_ms)))
         }),
+        cold_start_resolution_ms: record.and_then(|r| r.cold_start_resolution_ms),
         external,
         artifact_bytes: record.and_then(|r| r.artifact_bytes),
         build_s: record.and_then(|r| r.build_s),

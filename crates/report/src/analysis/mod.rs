@@ -115,6 +115,8 @@ pub struct ContestantReport {
     pub resources: Option<Resources>,
     /// Exec to first verified answer.
     pub cold_start_ms: Option<Quantiles>,
+    /// How late a cold start figure may be: the readiness probes' spacing, ms.
+    pub cold_start_resolution_ms: Option<f64>,
     /// A server stackbench did not start.
     pub external: bool,
     pub artifact_bytes: Option<u64>,

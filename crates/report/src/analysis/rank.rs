@@ -74,6 +74,16 @@ pub(super) fn scenario(
                 .to_owned(),
         );
     }
+    let resolution = measured
+        .iter()
+        .filter_map(|(c, _)| c.cold_start_resolution_ms)
+        .fold(None, |m: Option<f64>, r| Some(m.map_or(r, |m| m.max(r))));
+    if let Some(r) = resolution {
+        notes.push(format!(
+            "Cold start is exec to the first verified answer, probed at most {} apart: each figure is at most that late.",
+            crate::fmt::millis(r)
+        ));
+    }
     ScenarioReport {
         name: name.to_owned(),
         baseline: baseline.map(|b| measured[b].0.name.clone()),
