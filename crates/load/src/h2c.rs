@@ -18,9 +18,9 @@
 //! the headers of a trailers-only answer. A non-zero status is an error of
 //! kind `grpc_<code>`; a missing one is a protocol error.
 
-mod conn;
+pub(crate) mod conn;
 mod frame;
-mod hpack;
+pub(crate) mod hpack;
 mod huffman;
 #[cfg(test)]
 mod tests;

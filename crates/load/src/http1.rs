@@ -140,35 +140,125 @@ impl Http1Conn {
         }
         self.buf.clear();
         self.received = 0;
+        let mut reader = Reader::default();
+        let mut eof = false;
         loop {
-            // Read until a complete final (non-1xx) head is buffered.
-            let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
-            let mut resp = httparse::Response::new(&mut headers);
-            match resp.parse(&self.buf) {
-                Ok(httparse::Status::Complete(len)) => {
-                    let status = resp.code.unwrap_or(0);
-                    if (100..200).contains(&status) && status != 101 {
-                        self.buf.drain(..len);
-                        continue;
-                    }
-                    let mut head = parse_head(&resp, len, head_only, &mut self.content_type)?;
-                    head.body_len = self.read_body(&head).await?;
-                    return Ok(head);
-                }
-                Ok(httparse::Status::Partial) if self.buf.len() > MAX_HEAD => {
-                    return Err(Failure { kind: ErrorKind::Protocol, answer_started: true });
-                }
-                Ok(httparse::Status::Partial) => {}
-                Err(_) => return Err(Failure { kind: ErrorKind::Protocol, answer_started: true }),
+            if let Progress::Done(head) =
+                reader.advance(&mut self.buf, eof, head_only, &mut self.content_type)?
+            {
+                return Ok(head);
             }
-            let started = !self.buf.is_empty();
+            let started = !self.buf.is_empty() || reader.head.is_some();
             match self.fill().await {
-                Ok(0) => return Err(Failure { kind: ErrorKind::Reset, answer_started: started }),
+                Ok(0) => eof = true,
                 Ok(_) => {}
                 Err(e) => return Err(Failure { kind: io_kind(&e), answer_started: started }),
             }
         }
     }
+}
+
+/// Where reading an answer stands.
+enum Progress {
+    /// More bytes are needed.
+    More,
+    /// The answer is complete: its head, with the body's length.
+    Done(Head),
+}
+
+/// Reads one answer from the bytes as they arrive, without I/O (so the
+/// parser can be driven, and fuzzed, on its own): call [`Reader::advance`]
+/// after each read with what the buffer holds, `eof` once the peer closed.
+#[derive(Default)]
+struct Reader {
+    head: Option<Head>,
+    dechunk: Dechunk,
+}
+
+impl Reader {
+    fn advance(
+        &mut self,
+        buf: &mut Vec<u8>,
+        eof: bool,
+        head_only: bool,
+        content_type: &mut Vec<u8>,
+    ) -> Result<Progress, Failure> {
+        let broken = |kind| Failure { kind, answer_started: true };
+        while self.head.is_none() {
+            // Until a complete final (non-1xx) head is buffered.
+            let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+            let mut resp = httparse::Response::new(&mut headers);
+            match resp.parse(buf) {
+                Ok(httparse::Status::Complete(len)) => {
+                    let status = resp.code.unwrap_or(0);
+                    if (100..200).contains(&status) && status != 101 {
+                        buf.drain(..len);
+                        continue;
+                    }
+                    self.head = Some(parse_head(&resp, len, head_only, content_type)?);
+                }
+                Ok(httparse::Status::Partial) if buf.len() > MAX_HEAD => {
+                    return Err(broken(ErrorKind::Protocol));
+                }
+                Ok(httparse::Status::Partial) if eof => {
+                    return Err(Failure { kind: ErrorKind::Reset, answer_started: !buf.is_empty() });
+                }
+                Ok(httparse::Status::Partial) => return Ok(Progress::More),
+                Err(_) => return Err(broken(ErrorKind::Protocol)),
+            }
+        }
+        let head = self.head.as_mut().expect("parsed above");
+        let body = buf.len() - head.len;
+        let more = if eof { Err(broken(ErrorKind::Reset)) } else { Ok(Progress::More) };
+        head.body_len = match head.framing {
+            Framing::None => 0,
+            Framing::Length(n) if body >= n => n,
+            Framing::Length(_) => return more,
+            Framing::Close if body > MAX_ANSWER => return Err(broken(ErrorKind::Protocol)),
+            Framing::Close if eof => body,
+            Framing::Close => return Ok(Progress::More),
+            Framing::Chunked => {
+                let (keep, done) =
+                    self.dechunk.advance(&mut buf[head.len..]).map_err(|()| broken(ErrorKind::Protocol))?;
+                buf.truncate(head.len + keep);
+                if !done {
+                    return if keep > MAX_ANSWER + MAX_HEAD {
+                        Err(broken(ErrorKind::Protocol))
+                    } else {
+                        more
+                    };
+                }
+                self.dechunk.decoded
+            }
+        };
+        Ok(Progress::Done(self.head.take().expect("parsed above")))
+    }
+}
+
+/// Drives the answer reader over `data` delivered in pieces cut at `cuts`
+/// (offsets; out-of-range ones are ignored), then the end of the stream:
+/// the status and body of a complete answer, or the error it would count.
+/// For the fuzz targets (`fuzz/`) and tests; nothing here may panic.
+pub fn read_answer(data: &[u8], cuts: &[usize], head_only: bool) -> Result<(u16, Vec<u8>), ErrorKind> {
+    let mut reader = Reader::default();
+    let (mut buf, mut content_type) = (Vec::new(), Vec::new());
+    let mut from = 0;
+    let mut ends: Vec<usize> = cuts.iter().copied().filter(|&c| c > 0 && c < data.len()).collect();
+    ends.sort_unstable();
+    ends.push(data.len());
+    for (i, &to) in ends.iter().enumerate() {
+        buf.extend_from_slice(&data[from.min(to)..to]);
+        from = to;
+        let eof = i + 1 == ends.len();
+        match reader.advance(&mut buf, eof, head_only, &mut content_type).map_err(|f| f.kind)? {
+            Progress::Done(head) => {
+                return Ok((head.status, buf[head.len..head.len + head.body_len].to_vec()));
+            }
+            Progress::More if eof => return Err(ErrorKind::Reset),
+            Progress::More => {}
+        }
+    }
+    Err(ErrorKind::Reset)
 }
 
 /// The framing and status of a parsed head; the content type goes to `content_type`.
@@ -222,48 +312,6 @@ fn parse_head(
 }
 
 impl Http1Conn {
-    /// Reads the body after `head`; returns its length (it starts at `head.len`).
-    async fn read_body(&mut self, head: &Head) -> Result<usize, Failure> {
-        let broken = |kind| Failure { kind, answer_started: true };
-        match head.framing {
-            Framing::None => Ok(0),
-            Framing::Length(n) => {
-                while self.buf.len() < head.len + n {
-                    if self.fill().await.map_err(|e| broken(io_kind(&e)))? == 0 {
-                        return Err(broken(ErrorKind::Reset));
-                    }
-                }
-                Ok(n)
-            }
-            Framing::Close => loop {
-                if self.buf.len() - head.len > MAX_ANSWER {
-                    return Err(broken(ErrorKind::Protocol));
-                }
-                if self.fill().await.map_err(|e| broken(io_kind(&e)))? == 0 {
-                    return Ok(self.buf.len() - head.len);
-                }
-            },
-            Framing::Chunked => {
-                let mut dechunk = Dechunk::default();
-                loop {
-                    let (keep, done) = dechunk
-                        .advance(&mut self.buf[head.len..])
-                        .map_err(|()| broken(ErrorKind::Protocol))?;
-                    self.buf.truncate(head.len + keep);
-                    if done {
-                        return Ok(dechunk.decoded);
-                    }
-                    if keep > MAX_ANSWER + MAX_HEAD {
-                        return Err(broken(ErrorKind::Protocol));
-                    }
-                    if self.fill().await.map_err(|e| broken(io_kind(&e)))? == 0 {
-                        return Err(broken(ErrorKind::Reset));
-                    }
-                }
-            }
-        }
-    }
-
     /// Reads once more from the socket. The buffer grows by doubling, but
     /// never past [`MAX_BUFFER`]: what is held is bounded, not only what is kept.
     async fn fill(&mut self) -> io::Result<usize> {
@@ -403,6 +451,41 @@ mod tests {
             assert_eq!(dechunk(b"5\r\nhello\r\n0\r\n", step), Ok(None));
             assert_eq!(dechunk(b"zz\r\n", step), Err(()));
             assert_eq!(dechunk(b"2\r\nabc\r\n", step), Err(()));
+        }
+    }
+
+    #[test]
+    fn answers_are_read_however_they_arrive() {
+        type Want = Result<(u16, &'static [u8]), ErrorKind>;
+        let cases: [(&[u8], bool, Want); 8] = [
+            (b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", false, Ok((200, b"ok"))),
+            (
+                b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 1\r\n\r\nx",
+                false,
+                Ok((201, b"x")),
+            ),
+            (
+                b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+                false,
+                Ok((200, b"ok")),
+            ),
+            (b"HTTP/1.0 200 OK\r\n\r\nuntil the end", false, Ok((200, b"until the end"))),
+            (b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\n", true, Ok((200, b""))),
+            (b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nshort", false, Ok((200, b"short"))),
+            (b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nshort", false, Err(ErrorKind::Reset)),
+            (b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n", false, Err(ErrorKind::Protocol)),
+        ];
+        for (wire, head_only, want) in cases {
+            let want = want.map(|(s, b)| (s, b.to_vec()));
+            for step in [1, 3, 7, wire.len()] {
+                let cuts: Vec<usize> = (step..wire.len()).step_by(step).collect();
+                assert_eq!(
+                    read_answer(wire, &cuts, head_only),
+                    want,
+                    "{:?} in pieces of {step}",
+                    String::from_utf8_lossy(wire)
+                );
+            }
         }
     }
 

@@ -24,6 +24,8 @@
 pub mod collect;
 pub mod engine;
 pub mod fault;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod grpc_call;
 pub mod h2c;
 pub mod hlog;

@@ -179,33 +179,7 @@ impl Conn {
         if extra > 0 {
             frame::put_window_update(&mut wbuf, 0, extra as u32);
         }
-        let conn = Rc::new(Conn {
-            st: RefCell::new(State {
-                windows,
-                wbuf,
-                wpos: 0,
-                driver: None,
-                closed: None,
-                goaway: false,
-                next_id: 1,
-                max_streams: ASSUMED_STREAMS,
-                peer_window: frame::DEFAULT_WINDOW,
-                max_frame: frame::DEFAULT_MAX_FRAME,
-                send_window: frame::DEFAULT_WINDOW,
-                unacked: 0,
-                streams: Vec::new(),
-                free: Vec::new(),
-                by_id: HashMap::default(),
-                active: 0,
-                waiting: VecDeque::new(),
-                blocked: Vec::new(),
-                hpack: Decoder::default(),
-                block: Vec::new(),
-                block_stream: 0,
-                block_end_stream: false,
-                block_octets: 0,
-            }),
-        });
+        let conn = Rc::new(Conn { st: RefCell::new(State::new(windows, wbuf)) });
         tokio::task::spawn_local(drive(Rc::clone(&conn), tcp));
         Ok(conn)
     }
@@ -327,6 +301,34 @@ impl Drop for StreamGuard<'_> {
 }
 
 impl State {
+    fn new(windows: Windows, wbuf: Vec<u8>) -> State {
+        State {
+            windows,
+            wbuf,
+            wpos: 0,
+            driver: None,
+            closed: None,
+            goaway: false,
+            next_id: 1,
+            max_streams: ASSUMED_STREAMS,
+            peer_window: frame::DEFAULT_WINDOW,
+            max_frame: frame::DEFAULT_MAX_FRAME,
+            send_window: frame::DEFAULT_WINDOW,
+            unacked: 0,
+            streams: Vec::new(),
+            free: Vec::new(),
+            by_id: HashMap::default(),
+            active: 0,
+            waiting: VecDeque::new(),
+            blocked: Vec::new(),
+            hpack: Decoder::default(),
+            block: Vec::new(),
+            block_stream: 0,
+            block_end_stream: false,
+            block_octets: 0,
+        }
+    }
+
     fn wake_driver(&mut self) {
         if let Some(w) = self.driver.take() {
             w.wake();
@@ -756,4 +758,36 @@ impl State {
         }
         Ok(())
     }
+}
+
+/// Feeds `data` to a client connection's frame reader as a server's bytes,
+/// with streams 1, 3 and 5 open (their requests queued, no socket), in pieces
+/// cut at `cuts`, as reads would deliver them. For the fuzz targets (`fuzz/`):
+/// a hostile server's frames may end the connection with an error, never
+/// with a panic. Returns the connection error code, if one ended it.
+pub fn read_frames(data: &[u8], cuts: &[usize]) -> Option<u32> {
+    let mut st = State::new(Windows { stream: 65_535, connection: 65_535 }, Vec::new());
+    let body = Bytes::from_static(b"ping");
+    for _ in 0..3 {
+        st.open(&super::hpack::encode_request("POST", "h:1", "/", &[]), &body);
+    }
+    let mut buf = Vec::new();
+    let mut from = 0;
+    let mut ends: Vec<usize> = cuts.iter().copied().filter(|&c| c > 0 && c < data.len()).collect();
+    ends.sort_unstable();
+    ends.push(data.len());
+    for to in ends {
+        buf.extend_from_slice(&data[from.min(to)..to]);
+        from = to;
+        match st.on_frames(&buf) {
+            Ok(used) => {
+                buf.drain(..used);
+            }
+            Err(ConnError(code)) => return Some(code),
+        }
+        // What the driver would have written goes nowhere; keep the buffer small.
+        st.wbuf.clear();
+        st.wpos = 0;
+    }
+    None
 }

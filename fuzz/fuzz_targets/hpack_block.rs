@@ -1,0 +1,4 @@
+//! libFuzzer target: `stackbench_load::fuzzing::hpack_block` on arbitrary bytes.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| stackbench_load::fuzzing::hpack_block(data));
