@@ -52,9 +52,11 @@ fn report_renders_every_format() {
     assert!(page.starts_with("<!DOCTYPE html>") && page.contains("data-chart=\"percentiles\""));
     assert!(!page.contains(" src=") && !page.contains("href=\"http"), "nothing fetched from the network");
 
-    for (format, marker) in
-        [("md", "| # | contestant |"), ("csv", "scenario,contestant,language,framework,status"), ("json", "\"schema\": 1")]
-    {
+    for (format, marker) in [
+        ("md", "| # | contestant |"),
+        ("csv", "scenario,contestant,language,framework,status"),
+        ("json", "\"schema\": 1"),
+    ] {
         let out = stackbench(&["report", d, "--format", format]);
         assert!(out.status.success(), "{format}: {}", text(&out.stderr));
         assert!(text(&out.stdout).contains(marker), "{format}");

@@ -320,10 +320,31 @@ fn verify_names_the_broken_rule() {
     let url = format!("http://{}", server.addr);
     let (code, stdout, _) = run(&["verify", &url, "--scenario", "dummy"]);
     assert_eq!(code, Some(0), "{stdout}");
+    // Every rule is listed with its level and result.
+    assert!(stdout.contains("ok      core       a full event gets 200"), "{stdout}");
+    assert!(stdout.contains("ok      hardening  a key given twice gets 400"), "{stdout}");
+    assert!(stdout.contains("passes the dummy contract"), "{stdout}");
     let (code, stdout, _) = run(&["verify", &url, "--scenario", "event-log", "--clean"]);
     assert_eq!(code, Some(1), "{stdout}");
-    assert!(stdout.contains("FAILED K sequential writes on a clean store give K"), "{stdout}");
+    assert!(stdout.contains("FAILED  core       K sequential writes on a clean store give K"), "{stdout}");
     assert!(server.terminate().success());
+}
+
+/// A server that validates nothing passes the core rules: `verify` exits 0
+/// and prints what it does not enforce (hardening rules), each as FAILED.
+#[test]
+fn verify_exits_0_when_only_hardening_rules_fail() {
+    let server = stackbench_testkit::hostile::Hostile::start(stackbench_testkit::hostile::Answer::Fixed(
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{\"count\":1}"
+            .to_vec(),
+    ));
+    let (code, stdout, _) = run(&["verify", &server.url(""), "--scenario", "dummy"]);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(stdout.contains("FAILED  hardening  a key given twice gets 400"), "{stdout}");
+    assert!(
+        stdout.contains("with warnings: does not enforce") && stdout.contains("duplicate keys"),
+        "{stdout}"
+    );
 }
 
 /// The any-language path: Flask behind gunicorn (from PyPI, into a venv)

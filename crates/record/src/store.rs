@@ -92,10 +92,25 @@ pub struct ContestantRecord {
 /// The outcome of contract verification.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Verification {
+    /// Every core rule held (hardening rules may have failed; see `failures`).
     pub passed: bool,
     /// Number of cases run.
     pub cases: u32,
     pub failures: Vec<VerifyFailure>,
+}
+
+impl Verification {
+    /// The hardening rules broken: what the contestant does not enforce.
+    pub fn not_enforced(&self) -> Vec<&str> {
+        let mut what: Vec<&str> = self
+            .failures
+            .iter()
+            .filter(|f| f.level == "hardening")
+            .map(|f| if f.enforces.is_empty() { f.rule.as_str() } else { f.enforces.as_str() })
+            .collect();
+        what.dedup();
+        what
+    }
 }
 
 /// One contract rule a contestant broke.
@@ -105,6 +120,16 @@ pub struct VerifyFailure {
     pub rule: String,
     /// What happened instead.
     pub detail: String,
+    /// `core` (the answer is wrong) or `hardening` (bad input not refused).
+    #[serde(default = "core")]
+    pub level: String,
+    /// Hardening: what is not enforced, in a few words ("the 64 KiB body cap").
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub enforces: String,
+}
+
+fn core() -> String {
+    "core".to_owned()
 }
 
 /// Something that went wrong with a contestant.

@@ -295,6 +295,43 @@ pub fn contestant(
     }
 }
 
+/// Two contestants with verification failures: `fastify` broke a core rule
+/// (not measured), `japronto` only a hardening rule (measured, with a warning).
+fn verified_contestants() -> (ContestantRecord, ContestantRecord) {
+    let mut fastify = contestant("fastify", "dummy", Some(310.0), None);
+    fastify.verification = Some(Verification {
+        passed: false,
+        cases: 14,
+        failures: vec![
+            VerifyFailure {
+                rule: "a valid event gets 200 {\"count\": 1}".into(),
+                detail: "got 500 with an HTML body".into(),
+                level: "core".into(),
+                enforces: String::new(),
+            },
+            VerifyFailure {
+                rule: "a body over 64 KiB gets 413".into(),
+                detail: "got 200".into(),
+                level: "hardening".into(),
+                enforces: "the 64 KiB body cap".into(),
+            },
+        ],
+    });
+    // Measured, but it does not refuse what the contract says to refuse.
+    let mut japronto = contestant("japronto", "dummy", Some(298.0), None);
+    japronto.verification = Some(Verification {
+        passed: true,
+        cases: 21,
+        failures: vec![VerifyFailure {
+            rule: "a key given twice gets 400".into(),
+            detail: "expected HTTP status 400, got 200".into(),
+            level: "hardening".into(),
+            enforces: "duplicate keys".into(),
+        }],
+    });
+    (fastify, japronto)
+}
+
 /// A result set with a fixed manifest (created 2025-11-30, complete).
 pub fn result_set(dir: &str, contestants: Vec<ContestantRecord>, runs: &[RunSpec]) -> ResultSet {
     let mut contestants = contestants;
@@ -380,21 +417,10 @@ pub fn three_kings_with(dir: &str, factor: impl Fn(&str) -> f64) -> ResultSet {
         message: "exited with signal 11 (SIGSEGV) after 3.2 s".into(),
         repetition: Some(2),
     });
-    let mut fastify = contestant("fastify", "dummy", Some(310.0), None);
-    fastify.verification = Some(Verification {
-        passed: false,
-        cases: 14,
-        failures: vec![
-            VerifyFailure {
-                rule: "malformed JSON gets 400".into(),
-                detail: "got 500 with an HTML body".into(),
-            },
-            VerifyFailure { rule: "body over 64 KiB gets 413".into(), detail: "got 200".into() },
-        ],
-    });
+    let (fastify, japronto) = verified_contestants();
     let contestants = vec![
         contestant("plug", "dummy", Some(812.0), mib(25.3)),
-        contestant("japronto", "dummy", Some(298.0), None),
+        japronto,
         contestant("gin", "dummy", Some(11.6), mib(9.8)),
         contestant("flask", "dummy", Some(455.0), None),
         fastify,

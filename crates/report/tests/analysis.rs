@@ -76,7 +76,7 @@ fn contestants_that_failed_are_listed_with_the_reason() {
     assert_eq!(dummy.failed.len(), 1);
     let f = &dummy.failed[0];
     assert_eq!(f.name, "fastify");
-    assert!(f.reason.contains("malformed JSON gets 400 (got 500"), "{}", f.reason);
+    assert!(f.reason.contains("a valid event gets 200 {\"count\": 1} (got 500"), "{}", f.reason);
     assert!(f.reason.contains("1 more rule"), "{}", f.reason);
     let crashy = scenario(&a, "event-log").contestants.iter().find(|c| c.name == "crashy-influx").unwrap();
     assert!(

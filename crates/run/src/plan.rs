@@ -72,6 +72,7 @@ pub struct Settings {
     pub sample_interval: Option<Spanned<Dur>>,
     /// Pause between the stop of one contestant and the start of the next.
     pub cooldown: Option<Spanned<Dur>>,
+    pub verify: Option<VerifyMode>,
 }
 
 /// A `[[contestant]]` as written.
@@ -116,6 +117,7 @@ pub struct ContestantFile {
     pub cpu_quota: Option<Spanned<f64>>,
     pub memory: Option<ByteSize>,
     pub limits: Option<LimitsMode>,
+    pub verify: Option<VerifyMode>,
 }
 
 /// A duration written like `250ms`, `10s`, `5m`.
@@ -247,6 +249,17 @@ impl<'de> Deserialize<'de> for ScenarioName {
     }
 }
 
+/// Which broken verification rules leave a contestant out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum VerifyMode {
+    /// Core rules (the default): one that fails only hardening rules is
+    /// measured, with a warning saying what it does not enforce.
+    Standard,
+    /// Every rule, hardening included.
+    Strict,
+}
+
 /// What to do when CPU or memory limits cannot be applied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -290,6 +303,7 @@ pub struct Contestant {
     pub cpu_quota: Option<f64>,
     pub memory: Option<u64>,
     pub limits: LimitsMode,
+    pub verify: VerifyMode,
     /// The load profile: `[load.<scenario>]` with the contestant's `load` merged over it.
     pub profile: toml::Table,
     /// Where each key of `profile` is written in the plan text (byte ranges).
@@ -480,7 +494,8 @@ fn overlay_settings(base: &mut Settings, over: &Settings) {
         memory,
         limits,
         sample_interval,
-        cooldown
+        cooldown,
+        verify
     );
 }
 
@@ -616,6 +631,7 @@ fn resolve(
         cpu_quota: cpu_quota.map(|q| *q.get_ref()),
         memory: c.memory.or(d.memory).map(|m| m.0),
         limits: c.limits.or(d.limits).unwrap_or(LimitsMode::Strict),
+        verify: c.verify.or(d.verify).unwrap_or(VerifyMode::Standard),
         profile: profile.table,
         profile_spans: profile.spans,
     })

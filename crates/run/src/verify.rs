@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use stackbench_record::store::{Verification, VerifyFailure};
 use stackbench_scenarios::Scenario;
-use stackbench_scenarios::verify::{self as cases, Case, CasesError, Judge, Observed, VerifyOptions};
+use stackbench_scenarios::verify::{self as cases, Case, CasesError, Judge, Level, Observed, VerifyOptions};
 
 use crate::client::{ProbeError, Prober, Reply};
 
@@ -24,26 +24,47 @@ fn observe<'a>(reply: &'a Reply, case: &Case) -> Observed<'a> {
     }
 }
 
-/// Runs every case in order; the outcome lists each rule broken and how.
+/// Runs every case in order; the outcome lists each rule broken, its level
+/// and how. `exited` says whether the contestant has ended (and how): once it
+/// has, the verification stops there with that as its failure, rather than
+/// counting every later case as a refused connection.
 pub fn verify(
     prober: &dyn Prober,
     base: &str,
     scenario: Scenario,
     opts: &VerifyOptions,
+    exited: &mut dyn FnMut() -> Option<String>,
 ) -> Result<Verification, CasesError> {
     let list = cases::cases(scenario, opts)?;
     let mut judge = Judge::new(opts.clean_store);
     let mut failures = Vec::new();
-    for case in &list {
+    for (k, case) in list.iter().enumerate() {
         let detail = match prober.send(base, &case.request, CASE_TIMEOUT) {
             Ok(reply) => judge.judge(&case.outcome, &observe(&reply, case)).err().map(|v| v.to_string()),
-            Err(e) => Some(format!("{} {}: {e}", case.request.method, case.request.path)),
+            Err(e) => {
+                if let Some(how) = exited() {
+                    failures.push(VerifyFailure {
+                        rule: "the contestant keeps running while it is verified".to_owned(),
+                        detail: format!("it exited with {how} after case {} (\"{}\")", k + 1, case.rule),
+                        level: Level::Core.name().to_owned(),
+                        enforces: String::new(),
+                    });
+                    break;
+                }
+                Some(format!("{} {}: {e}", case.request.method, case.request.path))
+            }
         };
         if let Some(detail) = detail {
-            failures.push(VerifyFailure { rule: case.rule.to_owned(), detail });
+            failures.push(VerifyFailure {
+                rule: case.rule.to_owned(),
+                detail,
+                level: case.level.name().to_owned(),
+                enforces: case.enforces.to_owned(),
+            });
         }
     }
-    Ok(Verification { passed: failures.is_empty(), cases: list.len() as u32, failures })
+    let passed = failures.iter().all(|f| f.level != Level::Core.name());
+    Ok(Verification { passed, cases: list.len() as u32, failures })
 }
 
 /// How waiting for readiness ended.
@@ -147,7 +168,7 @@ mod tests {
                 {
                     (200, r#"{"count":1}"#, vec![])
                 }
-                ("POST", _) => (400, r#"{"error":"bad"}"#, vec![]),
+                ("POST", _) => (400, r#"{"error":"field `type` or `timestamp` is bad"}"#, vec![]),
                 _ => (405, r#"{"error":"method"}"#, vec![("allow".to_owned(), b"POST".to_vec())]),
             };
             Ok(Reply {
@@ -163,14 +184,76 @@ mod tests {
     #[test]
     fn a_correct_dummy_passes_and_is_wrong_as_an_event_log() {
         let server = DummyServer { calls: Mutex::new(0), refuse_first: 0 };
-        let v = verify(&server, "http://x", Scenario::Dummy, &VerifyOptions::default()).unwrap();
-        assert!(v.passed, "{:?}", v.failures);
+        let v =
+            verify(&server, "http://x", Scenario::Dummy, &VerifyOptions::default(), &mut || None).unwrap();
+        assert!(v.passed && v.failures.is_empty(), "{:?}", v.failures);
         assert!(v.cases > 15);
         let opts = VerifyOptions { clean_store: true, ..VerifyOptions::default() };
-        let v = verify(&server, "http://x", Scenario::EventLog, &opts).unwrap();
+        let v = verify(&server, "http://x", Scenario::EventLog, &opts, &mut || None).unwrap();
         assert!(!v.passed);
         assert!(v.failures[0].rule.contains("clean store"), "{:?}", v.failures);
         assert!(v.failures.iter().any(|f| f.rule == "K sequential writes on a clean store give K"));
+    }
+
+    /// A server that answers every POST `{"count":1}`, whatever its body.
+    struct Lenient;
+    impl Prober for Lenient {
+        fn send(&self, _: &str, req: &Request, _: Duration) -> Result<Reply, ProbeError> {
+            let (status, body) = match (req.method, req.path.as_str()) {
+                ("POST", "/events") | ("GET", "/events/count") => (200, r#"{"count":1}"#),
+                _ => (404, r#"{"error":"no"}"#),
+            };
+            Ok(Reply {
+                status,
+                content_type: Some(b"application/json".to_vec()),
+                headers: vec![],
+                grpc_status: None,
+                body: body.as_bytes().to_vec(),
+            })
+        }
+    }
+
+    /// A server that validates nothing breaks only hardening rules: it is
+    /// measured, and what it does not enforce is named.
+    #[test]
+    fn hardening_failures_alone_pass_with_what_is_not_enforced() {
+        let v =
+            verify(&Lenient, "http://x", Scenario::Dummy, &VerifyOptions::default(), &mut || None).unwrap();
+        assert!(v.passed, "core rules hold: {:?}", v.failures);
+        assert!(v.failures.iter().all(|f| f.level == "hardening"), "{:?}", v.failures);
+        let not = v.not_enforced();
+        for what in ["duplicate keys", "`timestamp` type", "the 64 KiB body cap", "405 with Allow"] {
+            assert!(not.contains(&what), "{what} in {not:?}");
+        }
+    }
+
+    /// Regression: a contestant that died during verification was reported
+    /// as every later case's refused connection.
+    #[test]
+    fn a_contestant_that_dies_is_reported_so() {
+        struct DiesAfter<'a>(&'a DummyServer, u32);
+        impl Prober for DiesAfter<'_> {
+            fn send(&self, b: &str, r: &Request, t: Duration) -> Result<Reply, ProbeError> {
+                if *self.0.calls.lock().unwrap() >= self.1 {
+                    Err(ProbeError::Refused)
+                } else {
+                    self.0.send(b, r, t)
+                }
+            }
+        }
+        let server = DummyServer { calls: Mutex::new(0), refuse_first: 0 };
+        let dies = DiesAfter(&server, 3);
+        let v = verify(&dies, "http://x", Scenario::Dummy, &VerifyOptions::default(), &mut || {
+            Some("exit code 101".to_owned())
+        })
+        .unwrap();
+        assert!(!v.passed);
+        assert_eq!(v.failures.len(), 1, "{:?}", v.failures);
+        assert!(
+            v.failures[0].detail.starts_with("it exited with exit code 101 after case 4 ("),
+            "{:?}",
+            v.failures
+        );
     }
 
     #[test]

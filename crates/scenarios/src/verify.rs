@@ -1,6 +1,14 @@
 //! Contract verification as data: for each scenario, an ordered list of cases
 //! (a request, the outcome the contract demands, and the name of the rule), the
-//! good inputs and the bad ones of `scenarios.md`.
+//! good inputs and the bad ones of `docs/scenarios.md`.
+//!
+//! Every case has a [`Level`] (TechEmpower's verifier, pass / warn / fail, is
+//! the model): a **core** rule says the answer is right (sorted lists, counts,
+//! rows, routes, the status of a good request), a **hardening** rule says bad
+//! input is refused (body caps, the 10,000-number cap, field validation,
+//! 404/405 details). A contestant that breaks a core rule is not measured; one
+//! that breaks only hardening rules is measured, and every report says what it
+//! does not enforce, unless the plan asks for `verify = "strict"`.
 //!
 //! This module does no I/O. The orchestrator (`stackbench-run`) sends each case
 //! in order over the wire and judges the answer with [`judge`], which reuses
@@ -52,10 +60,32 @@ pub enum Outcome {
     Baseline,
     /// `200 {"count": baseline + writes}`.
     CountAfter { writes: u64 },
+    /// `200 {"count": N}`: N becomes the baseline of the cases after it (any N).
+    Rebase,
     /// A gRPC call that fails with this status code (3 = INVALID_ARGUMENT).
     GrpcStatus(u32),
     /// `200`, JSON, any body that parses as JSON (e.g. the driver list of `GET /db`).
     JsonOk,
+    /// A JSON error with this status whose message names `field`.
+    ErrorNaming { status: u16, field: &'static str },
+}
+
+/// How much a broken rule matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    /// The answer is right: breaking it leaves the contestant out.
+    Core,
+    /// Bad input is refused: breaking it is a warning shown beside the contestant.
+    Hardening,
+}
+
+impl Level {
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Core => "core",
+            Level::Hardening => "hardening",
+        }
+    }
 }
 
 /// One verification case.
@@ -63,6 +93,10 @@ pub enum Outcome {
 pub struct Case {
     /// The rule in the contract's words; what a failing contestant is reported with.
     pub rule: &'static str,
+    pub level: Level,
+    /// Hardening: what a contestant that breaks it does not enforce, in a few
+    /// words ("the 10,000-number cap"); empty for core rules.
+    pub enforces: &'static str,
     pub request: Request,
     pub outcome: Outcome,
 }
@@ -110,6 +144,8 @@ pub enum Violation {
     NoBaseline,
     #[error("the body is not JSON: {0}")]
     NotJson(String),
+    #[error("the error does not name the field `{field}`: {message:?}")]
+    FieldUnnamed { field: &'static str, message: String },
 }
 
 /// State carried from case to case (the count baseline).
@@ -147,6 +183,11 @@ impl Judge {
                 self.baseline = Some(n);
                 Ok(())
             }
+            Outcome::Rebase => {
+                check(&Expect::Count { min: 0 }, &view)?;
+                self.baseline = Some(count_of(seen.body));
+                Ok(())
+            }
             Outcome::CountAfter { writes } => {
                 let base = self.baseline.ok_or(Violation::NoBaseline)?;
                 Ok(check(&Expect::CountExactly(base + writes), &view)?)
@@ -157,6 +198,14 @@ impl Judge {
                 } else {
                     Err(Violation::GrpcStatus { expected: *code, got: seen.grpc_status })
                 }
+            }
+            Outcome::ErrorNaming { status, field } => {
+                check(&Expect::Error { status: *status }, &view)?;
+                let message = serde_json::from_slice::<serde_json::Value>(seen.body)
+                    .ok()
+                    .and_then(|v| v.get("error").and_then(|e| e.as_str()).map(str::to_owned))
+                    .unwrap_or_default();
+                if message.contains(field) { Ok(()) } else { Err(Violation::FieldUnnamed { field, message }) }
             }
             Outcome::JsonOk => {
                 check(&Expect::Error { status: 200 }, &view).or_else(|e| match e {
@@ -226,8 +275,14 @@ fn post_json(path: &str, body: &str) -> Request {
     http("POST", path, Some(JSON), body)
 }
 
+/// A core case: the answer must be right.
 fn case(rule: &'static str, request: Request, outcome: Outcome) -> Case {
-    Case { rule, request, outcome }
+    Case { rule, level: Level::Core, enforces: "", request, outcome }
+}
+
+/// A hardening case: bad input must be refused; `enforces` names what.
+fn hardening(enforces: &'static str, rule: &'static str, request: Request, outcome: Outcome) -> Case {
+    Case { rule, level: Level::Hardening, enforces, request, outcome }
 }
 
 fn error(status: u16) -> Outcome {
@@ -243,57 +298,80 @@ pub fn cases(scenario: Scenario, opts: &VerifyOptions) -> Result<Vec<Case>, Case
     })
 }
 
-/// The refusals every event endpoint owes, each answered with a JSON error.
+/// The refusals every event endpoint owes, each answered with a JSON error
+/// (all hardening: a contestant without them answers good events rightly).
 fn bad_events() -> Vec<Case> {
     let big = format!(r#"{{"type":"page_view","pad":"{}"}}"#, "x".repeat(MAX_BODY_BYTES));
+    let field =
+        |enforces, rule, body: &str| hardening(enforces, rule, post_json(EVENTS_PATH, body), error(400));
     vec![
-        case("malformed JSON gets 400", post_json(EVENTS_PATH, r#"{"type": "page_view""#), error(400)),
-        case("a body that is not an object gets 400", post_json(EVENTS_PATH, "[1,2]"), error(400)),
-        case("a missing `type` gets 400", post_json(EVENTS_PATH, r#"{"source":"web"}"#), error(400)),
-        case("an empty `type` gets 400", post_json(EVENTS_PATH, r#"{"type":""}"#), error(400)),
-        case(
+        field("JSON syntax", "malformed JSON gets 400", r#"{"type": "page_view""#),
+        field(
+            "JSON syntax (trailing bytes)",
+            "bytes after the JSON object get 400",
+            r#"{"type":"click"} {}"#,
+        ),
+        field("the object shape", "a body that is not an object gets 400", "[1,2]"),
+        field("duplicate keys", "a key given twice gets 400", r#"{"type":"click","type":"view"}"#),
+        field("`type` required", "a missing `type` gets 400", r#"{"source":"web"}"#),
+        field("`type` length", "an empty `type` gets 400", r#"{"type":""}"#),
+        hardening(
+            "`type` length",
             "a `type` longer than 64 characters gets 400",
             post_json(EVENTS_PATH, &format!(r#"{{"type":"{}"}}"#, "a".repeat(65))),
             error(400),
         ),
-        case(
-            "a `type` outside [A-Za-z0-9_.:-] gets 400",
-            post_json(EVENTS_PATH, r#"{"type":"page view!"}"#),
-            error(400),
-        ),
-        case(
+        field("`type` charset", "a `type` outside [A-Za-z0-9_.:-] gets 400", r#"{"type":"page view!"}"#),
+        field(
+            "`source` charset",
             "a `source` breaking the name rule gets 400",
-            post_json(EVENTS_PATH, r#"{"type":"click","source":"a/b"}"#),
-            error(400),
+            r#"{"type":"click","source":"a/b"}"#,
         ),
-        case(
-            "a `value` that is not a number gets 400",
-            post_json(EVENTS_PATH, r#"{"type":"click","value":"1.5"}"#),
-            error(400),
-        ),
-        case(
-            "a negative `timestamp` gets 400",
-            post_json(EVENTS_PATH, r#"{"type":"click","timestamp":-1}"#),
-            error(400),
-        ),
-        case(
+        field("`value` type", "a `value` that is not a number gets 400", r#"{"type":"click","value":"1.5"}"#),
+        field("`timestamp` range", "a negative `timestamp` gets 400", r#"{"type":"click","timestamp":-1}"#),
+        field(
+            "`timestamp` range",
             "a `timestamp` of 2^53 or more gets 400",
-            post_json(EVENTS_PATH, r#"{"type":"click","timestamp":9007199254740992}"#),
-            error(400),
+            r#"{"type":"click","timestamp":9007199254740992}"#,
         ),
-        case(
-            "a fractional `timestamp` gets 400",
-            post_json(EVENTS_PATH, r#"{"type":"click","timestamp":1.5}"#),
-            error(400),
+        field("`timestamp` type", "a fractional `timestamp` gets 400", r#"{"type":"click","timestamp":1.5}"#),
+        field(
+            "`timestamp` type",
+            "a `timestamp` given as a string gets 400",
+            r#"{"type":"click","timestamp":"1764460800000"}"#,
         ),
-        case(
+        hardening(
+            "errors that name the field",
+            "a 400 names the field at fault (`type`)",
+            post_json(EVENTS_PATH, r#"{"source":"web"}"#),
+            Outcome::ErrorNaming { status: 400, field: "type" },
+        ),
+        hardening(
+            "errors that name the field",
+            "a 400 names the field at fault (`timestamp`)",
+            post_json(EVENTS_PATH, r#"{"type":"click","timestamp":-1}"#),
+            Outcome::ErrorNaming { status: 400, field: "timestamp" },
+        ),
+        hardening(
+            "the Content-Type check",
             "a Content-Type other than application/json gets 400",
             http("POST", EVENTS_PATH, Some("text/plain"), r#"{"type":"click"}"#),
             error(400),
         ),
-        case("a body over 64 KiB gets 413", post_json(EVENTS_PATH, &big), error(413)),
-        case("an unknown path gets 404", http("GET", "/no-such-path", None, ""), error(404)),
-        case(
+        hardening(
+            "the 64 KiB body cap",
+            "a body over 64 KiB gets 413",
+            post_json(EVENTS_PATH, &big),
+            error(413),
+        ),
+        hardening(
+            "404 for unknown paths",
+            "an unknown path gets 404",
+            http("GET", "/no-such-path", None, ""),
+            error(404),
+        ),
+        hardening(
+            "405 with Allow",
             "a known path with a wrong method gets 405 with an Allow header",
             http("PUT", EVENTS_PATH, Some(JSON), r#"{"type":"click"}"#),
             Outcome::ErrorWithHeader { status: 405, header: "allow" },
@@ -345,16 +423,23 @@ fn event_cases(scenario: Scenario) -> Vec<Case> {
         Outcome::CountAfter { writes },
     ));
     out.extend(bad_events());
-    out.push(case(
+    out.push(hardening(
+        "refused events left unwritten",
         "a refused event is not written (the count is unchanged)",
         http("GET", COUNT_PATH, None, ""),
         Outcome::CountAfter { writes },
     ));
-    writes += 1;
+    // Counted afresh: a contestant that wrote refused events broke a hardening
+    // rule above, not the count semantics below.
+    out.push(case(
+        "GET /events/count answers 200 {\"count\": N} after refusals",
+        http("GET", COUNT_PATH, None, ""),
+        Outcome::Rebase,
+    ));
     out.push(case(
         "the next write counts exactly once more",
         post_json(EVENTS_PATH, r#"{"type":"purchase","value":9.99}"#),
-        Outcome::CountAfter { writes },
+        Outcome::CountAfter { writes: 1 },
     ));
     out
 }
@@ -373,14 +458,25 @@ fn db_read_cases(base_path: &str) -> Result<Vec<Case>, CasesError> {
         case("a and b default to 1 and 2", get(""), rows(1, 2)),
         case("the same id twice gives that row twice", get("?a=7&b=7"), rows(7, 7)),
         case("GET /db lists the drivers", http("GET", "/db", None, ""), Outcome::JsonOk),
-        case("an id of 0 gets 400", get("?a=0&b=2"), error(400)),
-        case("an id that is not an integer gets 400", get("?a=abc&b=2"), error(400)),
-        case("a negative id gets 400", get("?a=1&b=-5"), error(400)),
-        case("an id above 2^31-1 gets 400", get("?a=2147483648&b=1"), error(400)),
-        case("an id with no row gets 404", get("?a=10001&b=1"), error(404)),
-        case("an unknown driver gets 404", http("GET", "/db/no-such-driver?a=1&b=2", None, ""), error(404)),
-        case("an unknown path gets 404", http("GET", "/no-such-path", None, ""), error(404)),
-        case(
+        hardening("id validation", "an id of 0 gets 400", get("?a=0&b=2"), error(400)),
+        hardening("id validation", "an id that is not an integer gets 400", get("?a=abc&b=2"), error(400)),
+        hardening("id validation", "a negative id gets 400", get("?a=1&b=-5"), error(400)),
+        hardening("id validation", "an id above 2^31-1 gets 400", get("?a=2147483648&b=1"), error(400)),
+        hardening("404 for missing rows", "an id with no row gets 404", get("?a=10001&b=1"), error(404)),
+        hardening(
+            "404 for unknown drivers",
+            "an unknown driver gets 404",
+            http("GET", "/db/no-such-driver?a=1&b=2", None, ""),
+            error(404),
+        ),
+        hardening(
+            "404 for unknown paths",
+            "an unknown path gets 404",
+            http("GET", "/no-such-path", None, ""),
+            error(404),
+        ),
+        hardening(
+            "405 with Allow",
             "a known path with a wrong method gets 405 with an Allow header",
             http("POST", base, Some(JSON), "{}"),
             Outcome::ErrorWithHeader { status: 405, header: "allow" },
@@ -390,7 +486,7 @@ fn db_read_cases(base_path: &str) -> Result<Vec<Case>, CasesError> {
 
 fn bubble_cases(connect_json: bool) -> Vec<Case> {
     let lists: [(&'static str, Vec<i32>); 4] = [
-        ("the seed's 1000 numbers come back sorted", bubble::SEED.clone()),
+        ("the 1000 numbers of the experiment come back sorted", bubble::SEED.clone()),
         ("an empty list is valid and comes back empty", Vec::new()),
         ("negative numbers and duplicates are sorted too", vec![5, -3, 5, 0, i32::MIN, i32::MAX, -3, 1]),
         ("a one-element list comes back as is", vec![42]),
@@ -412,14 +508,16 @@ fn bubble_cases(connect_json: bool) -> Vec<Case> {
         });
     }
     let rule = "more than 10,000 numbers is refused (INVALID_ARGUMENT, or 400 over JSON)";
+    let cap = "the 10,000-number cap";
     out.push(if connect_json {
-        case(
+        hardening(
+            cap,
             rule,
             http("POST", bubble::GRPC_PATH, Some(JSON), &serde_json::json!({ "data": too_long }).to_string()),
             error(400),
         )
     } else {
-        case(rule, grpc(&too_long), Outcome::GrpcStatus(3))
+        hardening(cap, rule, grpc(&too_long), Outcome::GrpcStatus(3))
     });
     out
 }
@@ -493,7 +591,7 @@ mod tests {
         let mut count = 0u64;
         for c in &list {
             let body = match &c.outcome {
-                Outcome::Baseline => format!(r#"{{"count":{count}}}"#),
+                Outcome::Baseline | Outcome::Rebase => format!(r#"{{"count":{count}}}"#),
                 Outcome::CountAfter { .. } => {
                     if c.request.method == "POST" {
                         count += 1;

@@ -57,6 +57,15 @@ pub(super) fn analyse(
         if let Some(v) = rec.verification.as_ref().filter(|v| !v.passed) {
             warnings.push(format!("measured although it failed contract verification: {}", verify_reason(v)));
         }
+        if let Some(v) = rec.verification.as_ref() {
+            let not_enforced = v.not_enforced();
+            if !not_enforced.is_empty() {
+                warnings.push(format!(
+                    "does not enforce: {} (hardening rules of its contract: it did less work than a contestant that does)",
+                    not_enforced.join("; ")
+                ));
+            }
+        }
         // A saturated generator is already summarised above from the runs themselves.
         for i in rec.incidents.iter().filter(|i| i.kind != "generator_saturated") {
             warnings.push(incident_line(i));

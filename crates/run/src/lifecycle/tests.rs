@@ -125,7 +125,7 @@ impl Prober for FakeProber {
             ("GET", "/events/count") => (200, count, vec![]),
             ("POST", "/events") if req.body.len() > 65536 => (413, r#"{"error":"big"}"#, vec![]),
             ("POST", "/events") if ok_event || kind == "lenient" => (200, count, vec![]),
-            ("POST", "/events") => (400, r#"{"error":"bad"}"#, vec![]),
+            ("POST", "/events") => (400, r#"{"error":"field `type` or `timestamp` is bad"}"#, vec![]),
             (_, "/events") => (405, r#"{"error":"m"}"#, vec![("allow".to_owned(), b"POST".to_vec())]),
             _ => (404, r#"{"error":"no"}"#, vec![]),
         };
@@ -383,6 +383,7 @@ fn failures_are_recorded_and_the_plan_goes_on() {
             contestant("crash", "crash-on-start", ""),
             contestant("wrong", "wrong", ""),
             contestant("lenient", "lenient", ""),
+            contestant("strict", "lenient", "verify = \"strict\""),
             contestant("missing", "missing", ""),
             contestant("mid", "crash-mid-run", ""),
             contestant("badreset", "good", "reset = [\"exit:3\"]"),
@@ -393,6 +394,7 @@ fn failures_are_recorded_and_the_plan_goes_on() {
     let out = h.run(&p);
     let failed: BTreeMap<String, String> = out.failed.into_iter().collect();
     assert_eq!(failed.len(), 6, "{failed:?}");
+    assert!(!failed.contains_key("lenient") && failed.contains_key("strict"), "{failed:?}");
     let set = h.results();
     let incident = |name: &str| set.contestants.iter().find(|c| c.name == name).unwrap().incidents.clone();
     assert_eq!(incident("never")[0].kind, "never_ready");
@@ -405,19 +407,24 @@ fn failures_are_recorded_and_the_plan_goes_on() {
         (incident("wrong")[0].phase.as_str(), incident("wrong")[0].kind.as_str()),
         ("cold_start", "wrong_answer")
     );
-    // One that accepts bad input fails verification, with the rule it broke.
+    // One that accepts bad input breaks hardening rules only: measured, with what it does not
+    // enforce; under verify = "strict" the same contestant is left out with the rule it broke.
     let lenient = set.contestants.iter().find(|c| c.name == "lenient").unwrap();
     let v = lenient.verification.as_ref().unwrap();
-    assert!(!v.passed && v.failures.iter().any(|f| f.rule == "malformed JSON gets 400"), "{v:?}");
-    assert!(failed["lenient"].contains("broke the rule"), "{failed:?}");
-    assert_eq!(lenient.incidents[0].kind, "wrong_answer");
+    assert!(v.passed && v.failures.iter().any(|f| f.rule == "malformed JSON gets 400"), "{v:?}");
+    assert!(v.not_enforced().contains(&"JSON syntax"), "{v:?}");
+    assert!(lenient.incidents.is_empty(), "{:?}", lenient.incidents);
+    assert!(failed["strict"].contains("broke the rule"), "{failed:?}");
+    let strict = set.contestants.iter().find(|c| c.name == "strict").unwrap();
+    assert_eq!(strict.incidents[0].kind, "wrong_answer");
     // Crashing mid-run is measured (the errors are data), recorded, and the next repetition starts afresh.
     let mid = incident("mid");
     assert_eq!(mid.iter().filter(|i| i.kind == "crashed" && i.phase == "run").count(), 2, "{mid:?}");
     let measured: Vec<&str> = set.runs.iter().filter_map(|r| r.label.contestant.as_deref()).collect();
     assert_eq!(measured.iter().filter(|n| **n == "ok").count(), 2);
     assert_eq!(measured.iter().filter(|n| **n == "mid").count(), 2);
-    assert!(!measured.contains(&"wrong") && !measured.contains(&"never") && !measured.contains(&"lenient"));
+    assert!(!measured.contains(&"wrong") && !measured.contains(&"never") && !measured.contains(&"strict"));
+    assert_eq!(measured.iter().filter(|n| **n == "lenient").count(), 2);
     assert_eq!(h.world.lock().unwrap().alive, 0);
 }
 
