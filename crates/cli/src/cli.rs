@@ -156,6 +156,10 @@ pub struct BubbleSortArgs {
     /// POST /sort.v1.SortService/BubbleSort with {"data": [...]}.
     #[arg(long)]
     pub rest: bool,
+    /// Which bubble sort: fast (tuned passes, about 2x the textbook loop) or textbook (the nested
+    /// loop the experiment's servers run, to compare stacks rather than sort tuning).
+    #[arg(long, value_name = "KIND", default_value = "fast", value_parser = ["fast", "textbook"])]
+    pub sort: String,
 }
 
 /// Where a server listens (one definition for `stackbench serve` and the slim binaries).

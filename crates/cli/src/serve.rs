@@ -17,7 +17,8 @@ pub fn run(cmd: ServeCommand) -> anyhow::Result<()> {
             let runtime = bubble::runtime().context("cannot start the async runtime")?;
             runtime.block_on(async {
                 let listener = bind(&args.listen, "bubble-sort", "tonic").await?;
-                bubble::serve(listener, bubble::Options { rest: args.rest }).await?;
+                let sort = args.sort.parse().map_err(anyhow::Error::msg)?;
+                bubble::serve(listener, bubble::Options { rest: args.rest, sort }).await?;
                 Ok(())
             })
         }

@@ -39,8 +39,8 @@ static SERVERS: LazyLock<Servers> = LazyLock::new(|| {
             addr
         })
     };
-    let grpc_only = start(Options { rest: false });
-    let rest = start(Options { rest: true });
+    let grpc_only = start(Options { rest: false, ..Options::default() });
+    let rest = start(Options { rest: true, ..Options::default() });
     Servers { runtime, grpc_only, rest }
 });
 
@@ -194,7 +194,7 @@ fn connect_json_over_4_mib_is_413_before_the_body_is_read() {
     let body = Body::from(vec![b' '; 4 * 1024 * 1024 + 1]);
     let req =
         axum::http::Request::post(GRPC_PATH).header("content-type", "application/json").body(body).unwrap();
-    let resp = block_on(bubble::router(Options { rest: true }).oneshot(req)).unwrap();
+    let resp = block_on(bubble::router(Options { rest: true, ..Options::default() }).oneshot(req)).unwrap();
     assert_eq!(resp.status(), 413);
     let body = block_on(resp.into_body().collect()).unwrap().to_bytes();
     assert!(String::from_utf8_lossy(&body).contains("4 MiB"));

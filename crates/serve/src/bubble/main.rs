@@ -16,12 +16,14 @@ use stackbench_serve::server;
 const USAGE: &str = "\
 sb-bubble-sort: the bubble-sort contestant of stackbench (gRPC sort.v1.SortService/BubbleSort over h2c)
 
-Usage: sb-bubble-sort [--port PORT] [--bind ADDR] [--rest]
+Usage: sb-bubble-sort [--port PORT] [--bind ADDR] [--rest] [--sort fast|textbook]
 
 Options:
   -p, --port PORT   TCP port; 0 picks a free one (default: $PORT, else 8080)
       --bind ADDR   address to bind (default: 127.0.0.1)
       --rest        also answer Connect JSON: POST /sort.v1.SortService/BubbleSort {\"data\": [...]}
+      --sort KIND   fast (default: tuned passes, about 2x the textbook loop) or textbook (the
+                    nested loop the experiment's servers run: compare stacks, not sort tuning)
   -h, --help        this text
   -V, --version     the version
 
@@ -74,6 +76,7 @@ fn parse(args: impl IntoIterator<Item = String>, env_port: Option<String>) -> Re
                 out.bind = v.parse().map_err(|_| format!("--bind must be an IP address, got {v:?}"))?;
             }
             "--rest" => out.opts.rest = true,
+            "--sort" => out.opts.sort = value("--sort")?.parse()?,
             "-h" | "--help" => return Ok(Parsed::Help),
             "-V" | "--version" => return Ok(Parsed::Version),
             _ => return Err(format!("unknown argument {arg:?}")),
@@ -115,7 +118,8 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         let mut out = std::io::stdout().lock();
         writeln!(
             out,
-            "sb-bubble-sort (tonic): listening on http://{addr}; {}; Ctrl-C or SIGTERM stops",
+            "sb-bubble-sort (tonic, {} sort): listening on http://{addr}; {}; Ctrl-C or SIGTERM stops",
+            args.opts.sort.name(),
             bubble::protocols(args.opts)
         )?;
         out.flush()?;
@@ -141,8 +145,12 @@ mod tests {
             Ok(Parsed::Run(Args { port: 8080, bind: local, opts: Options::default() }))
         );
         assert_eq!(
-            run_args(&["--port", "0", "--rest", "--bind=0.0.0.0"], Some("9000")),
-            Ok(Parsed::Run(Args { port: 0, bind: IpAddr::from([0, 0, 0, 0]), opts: Options { rest: true } }))
+            run_args(&["--port", "0", "--rest", "--bind=0.0.0.0", "--sort", "textbook"], Some("9000")),
+            Ok(Parsed::Run(Args {
+                port: 0,
+                bind: IpAddr::from([0, 0, 0, 0]),
+                opts: Options { rest: true, sort: bubble::SortKind::Textbook }
+            }))
         );
         assert_eq!(
             run_args(&[], Some("9000")),

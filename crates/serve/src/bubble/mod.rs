@@ -17,6 +17,8 @@ pub mod connect;
 pub mod service;
 pub mod sort;
 
+pub use sort::SortKind;
+
 /// The code generated from `proto/sort/v1/sort.proto`: `List`, the server
 /// (`sort_service_server`) and the client (`sort_service_client`).
 #[allow(clippy::all, clippy::pedantic, missing_docs)]
@@ -45,6 +47,8 @@ use service::Sorter;
 pub struct Options {
     /// Also answer the Connect JSON form of the call.
     pub rest: bool,
+    /// Which bubble sort runs.
+    pub sort: SortKind,
 }
 
 /// What a `--help` or a start line says the server speaks.
@@ -61,7 +65,7 @@ struct Endpoint {
 
 /// The whole contestant as a router (testable without a socket).
 pub fn router(opts: Options) -> Router {
-    let sorter = Sorter::default();
+    let sorter = Sorter::new(opts.sort);
     let endpoint = Endpoint { grpc: service::grpc_service(sorter.clone()), sorter, opts };
     Router::new()
         .route(GRPC_PATH, post(bubble_sort).fallback(wrong_method))

@@ -17,7 +17,7 @@ use tonic::{Request, Response, Status};
 
 use super::proto::List;
 use super::proto::sort_service_server::{SortService, SortServiceServer};
-use super::sort::bubble_sort;
+use super::sort::SortKind;
 
 /// Lists up to this length are sorted inline on the async worker (about
 /// 1 ms of CPU at this length).
@@ -47,12 +47,19 @@ pub fn check_len(len: usize) -> Result<(), TooLong> {
 pub struct Sorter {
     /// Permits for concurrent sorts of long lists: one per core.
     long_sorts: Arc<Semaphore>,
+    kind: SortKind,
 }
 
 impl Default for Sorter {
     fn default() -> Self {
+        Sorter::new(SortKind::default())
+    }
+}
+
+impl Sorter {
+    pub fn new(kind: SortKind) -> Sorter {
         let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-        Sorter { long_sorts: Arc::new(Semaphore::new(cores)) }
+        Sorter { long_sorts: Arc::new(Semaphore::new(cores)), kind }
     }
 }
 
@@ -60,14 +67,15 @@ impl Sorter {
     /// Sorts `data` ascending with bubble sort.
     pub async fn sort(&self, mut data: Vec<i32>) -> Result<Vec<i32>, TooLong> {
         check_len(data.len())?;
+        let kind = self.kind;
         if data.len() <= INLINE_MAX {
-            bubble_sort(&mut data);
+            kind.sort(&mut data);
             return Ok(data);
         }
         // The semaphore is never closed, so acquiring cannot fail.
         let _permit = self.long_sorts.acquire().await.expect("the semaphore is never closed");
         let sorted = tokio::task::spawn_blocking(move || {
-            bubble_sort(&mut data);
+            kind.sort(&mut data);
             data
         })
         .await;

@@ -37,6 +37,65 @@ use std::hint::select_unpredictable;
 /// 12 spills registers) while wasting few passes at the end.
 pub const PIPELINE: usize = 6;
 
+/// Which bubble sort a contestant runs (`--sort`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SortKind {
+    /// [`bubble_sort`]: the tuned passes (about twice the textbook loop's speed).
+    #[default]
+    Fast,
+    /// [`textbook_bubble_sort`]: the nested loop as the experiment's servers
+    /// and most people write it, for comparisons of stacks rather than of
+    /// algorithm engineering.
+    Textbook,
+}
+
+impl std::str::FromStr for SortKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim() {
+            "fast" => Ok(SortKind::Fast),
+            "textbook" => Ok(SortKind::Textbook),
+            other => Err(format!("--sort is textbook or fast, got {other:?}")),
+        }
+    }
+}
+
+impl SortKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            SortKind::Fast => "fast",
+            SortKind::Textbook => "textbook",
+        }
+    }
+
+    pub fn sort(self, v: &mut [i32]) {
+        match self {
+            SortKind::Fast => bubble_sort(v),
+            SortKind::Textbook => textbook_bubble_sort(v),
+        }
+    }
+}
+
+/// Bubble sort as the textbook (and the Bubble Benchmark's Rust and Go
+/// servers) write it: a nested loop over a shrinking bound, one branch per
+/// comparison, stopping after a pass that swapped nothing. The same
+/// comparisons and swaps as [`bubble_sort`], made one at a time.
+pub fn textbook_bubble_sort(v: &mut [i32]) {
+    let n = v.len();
+    for pass in 0..n.saturating_sub(1) {
+        let mut swapped = false;
+        for j in 0..n - 1 - pass {
+            if v[j] > v[j + 1] {
+                v.swap(j, j + 1);
+                swapped = true;
+            }
+        }
+        if !swapped {
+            break;
+        }
+    }
+}
+
 /// Sorts `v` ascending with bubble sort. Equal elements keep their order
 /// (a swap needs `v[i-1] > v[i]`).
 pub fn bubble_sort(v: &mut [i32]) {
@@ -185,6 +244,21 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use stackbench_scenarios::bubble::{SEED, SEED_SORTED};
+
+    #[test]
+    fn the_textbook_loop_sorts_as_the_fast_one_does() {
+        let mut a = SEED.to_vec();
+        textbook_bubble_sort(&mut a);
+        assert_eq!(a, &SEED_SORTED[..]);
+        for v in [vec![], vec![1], vec![2, 1], vec![3, 3, -1, i32::MIN, i32::MAX, 0]] {
+            let (mut t, mut f) = (v.clone(), v.clone());
+            textbook_bubble_sort(&mut t);
+            bubble_sort(&mut f);
+            assert_eq!(t, f);
+        }
+        assert_eq!("textbook".parse::<SortKind>(), Ok(SortKind::Textbook));
+        assert!("quick".parse::<SortKind>().unwrap_err().contains("textbook or fast"));
+    }
 
     /// Bubble sort as a textbook writes it, recording the swaps of each pass.
     fn textbook(v: &mut [i32]) -> Stats {
