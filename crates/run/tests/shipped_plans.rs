@@ -16,9 +16,30 @@ fn shipped() -> Vec<PathBuf> {
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .collect();
-    plans.push(root.join("contestants/python-flask/plan.toml"));
+    // Every contestant directory's plan too.
+    for dir in std::fs::read_dir(root.join("contestants")).unwrap().flatten() {
+        let plan = dir.path().join("plan.toml");
+        assert!(plan.exists(), "{} has no plan.toml", dir.path().display());
+        plans.push(plan);
+    }
     plans.sort();
     plans
+}
+
+/// Every contestant in a shipped plan says what it is written in and with.
+#[test]
+fn every_shipped_contestant_names_its_stack() {
+    for path in shipped() {
+        let plan = Plan::load(&path, &PlanContext { cpus: vec![0, 1], variant: None }).unwrap();
+        for c in &plan.contestants {
+            assert!(
+                c.language.is_some() && c.framework.is_some(),
+                "{}: contestant {} needs `language` and `framework`",
+                path.display(),
+                c.name
+            );
+        }
+    }
 }
 
 fn variants(text: &str) -> Vec<Option<String>> {
@@ -33,7 +54,7 @@ fn variants(text: &str) -> Vec<Option<String>> {
 #[test]
 fn shipped_plans_parse_and_their_profiles_are_valid() {
     let plans = shipped();
-    assert!(plans.len() >= 6, "{plans:?}");
+    assert!(plans.len() >= 17, "{plans:?}");
     for path in plans {
         let text = std::fs::read_to_string(&path).unwrap();
         for variant in variants(&text) {
