@@ -1,11 +1,12 @@
 //! `stackbench run` with real processes: a plan that works end to end, every
 //! way a contestant can fail (never ready, crash at start, crash mid-run, wrong
-//! answers, port already taken), Ctrl-C, and a foreign contestant (Flask).
+//! answers, port already taken), Ctrl-C. Contestants in other languages are
+//! run by `contestants.rs`.
 //! After each, no process the plan started is left: every contestant carries
 //! a marker in its environment, and `/proc/*/environ` is searched for it.
 
 use std::io::{BufRead as _, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -345,58 +346,6 @@ fn verify_exits_0_when_only_hardening_rules_fail() {
         stdout.contains("with warnings: does not enforce") && stdout.contains("duplicate keys"),
         "{stdout}"
     );
-}
-
-/// The any-language path: Flask behind gunicorn (from PyPI, into a venv)
-/// against the Rust contestant, through the plan shipped beside it.
-#[test]
-fn flask_against_the_rust_contestant() {
-    let flask = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../contestants/python-flask");
-    let venv_ok =
-        Command::new("python3").args(["-m", "venv", "--help"]).output().is_ok_and(|o| o.status.success());
-    if !venv_ok {
-        assert!(
-            !stackbench_testkit::in_ci(),
-            "CI=true needs python3 with venv (python3-venv) for the Flask contestant"
-        );
-        stackbench_testkit::skip(
-            "python3 -m venv is not available; install python3-venv to run the Flask contestant",
-        );
-        return;
-    }
-    let install = Command::new(flask.join("install.sh")).output().unwrap();
-    if !install.status.success() {
-        assert!(
-            !stackbench_testkit::in_ci(),
-            "install.sh failed: {}",
-            String::from_utf8_lossy(&install.stderr)
-        );
-        stackbench_testkit::skip(&format!(
-            "cannot install Flask and gunicorn from PyPI: {}",
-            String::from_utf8_lossy(&install.stderr)
-        ));
-        return;
-    }
-    let s = Scratch::new("flask");
-    let plan = flask.join("plan.toml");
-    let out_dir = s.out();
-    let (code, stdout, stderr) =
-        run(&["run", plan.to_str().unwrap(), "--variant", "test", "--out", out_dir.to_str().unwrap()]);
-    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
-    let set = ResultSet::load(&out_dir).unwrap();
-    let names: Vec<&str> = set.runs.iter().filter_map(|r| r.label.contestant.as_deref()).collect();
-    for n in ["flask-dummy", "flask-event-log", "axum-dummy", "axum-event-log"] {
-        assert!(names.contains(&n), "{n} measured: {names:?}");
-    }
-    let flask_run =
-        set.runs.iter().find(|r| r.label.contestant.as_deref() == Some("flask-event-log")).unwrap();
-    assert!(flask_run.summary.ok > 0 && flask_run.summary.errors == 0, "{:?}", flask_run.summary);
-    assert!(
-        flask_run.samples.as_ref().unwrap().points.iter().any(|p| p.threads > 2),
-        "gunicorn's master and workers"
-    );
-    let c = set.contestants.iter().find(|c| c.name == "flask-dummy").unwrap();
-    assert!(c.artifact_bytes.unwrap_or(0) > 1_000_000 && c.build_s.is_some(), "{c:?}");
 }
 
 /// Regression: the load's CPUs came from the online count, so under

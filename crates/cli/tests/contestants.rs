@@ -1,0 +1,191 @@
+//! Every contestant in another language (`contestants/*`), and the shipped
+//! plans that gather them (`plans/three-kings.toml`, `plans/bubble.toml`,
+//! `plans/db-drivers.toml`), run as CI runs them: `install.sh`, then
+//! `stackbench run PLAN --variant test`, which builds, cold-starts, verifies
+//! and measures every contestant in the plan. Each must be measured with no
+//! failed request and a contract verification whose core rules hold.
+//!
+//! They need PostgreSQL, MariaDB, Redis and InfluxDB (`.ci/services`) and
+//! each language's toolchain (the contestant's `install.sh` installs what it
+//! can). Without them the tests skip with a visible line; under `CI=true`
+//! they fail instead. One plan runs at a time: each pins its contestants to
+//! core 0 and its load to core 1.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+
+use stackbench_record::store::ResultSet;
+use stackbench_run::{Plan, PlanContext};
+use stackbench_testkit::{INFLUXDB, MYSQL, POSTGRES, REDIS, database_url, in_ci, skip};
+
+const BIN: &str = env!("CARGO_BIN_EXE_stackbench");
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// Every directory under `contestants/`, each with a test below.
+const DIRS: [&str; 12] = [
+    "elixir-db",
+    "elixir-yaws",
+    "go-db",
+    "go-gin",
+    "go-grpc",
+    "node-db",
+    "node-fastify",
+    "node-grpc",
+    "python-db",
+    "python-fastapi",
+    "python-flask",
+    "python-grpcio",
+];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+/// The databases every plan here uses, or `false` after a skip line.
+fn services() -> bool {
+    [POSTGRES, MYSQL, REDIS, INFLUXDB].iter().all(|v| database_url(v).is_some())
+}
+
+/// Runs a contestant's install.sh; `false` after a skip line when it cannot.
+fn install(dir: &str) -> bool {
+    let script = root().join("contestants").join(dir).join("install.sh");
+    let out = Command::new(&script).output().unwrap_or_else(|e| panic!("{}: {e}", script.display()));
+    if out.status.success() {
+        return true;
+    }
+    let why = format!("{dir}/install.sh failed: {}", String::from_utf8_lossy(&out.stderr).trim());
+    assert!(!in_ci(), "CI=true: {why}");
+    skip(&why);
+    false
+}
+
+/// `stackbench run PLAN --variant test`: every contestant measured, no error.
+fn run_test_variant(plan: &Path, dirs: &[&str]) {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if !services() || !dirs.iter().all(|d| install(d)) {
+        return;
+    }
+    let name = plan.parent().and_then(Path::file_name).unwrap().to_string_lossy().into_owned();
+    let out_dir = std::env::temp_dir().join(format!("sb-contestants-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let out = Command::new(BIN)
+        .args(["run", plan.to_str().unwrap(), "--variant", "test", "--no-report", "--out"])
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    let text = format!("{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{}:\n{text}", plan.display());
+    let set = ResultSet::load(&out_dir).unwrap();
+    let expected = Plan::load(plan, &PlanContext { cpus: vec![0, 1], variant: Some("test".into()) }).unwrap();
+    for c in &expected.contestants {
+        let runs: Vec<_> =
+            set.runs.iter().filter(|r| r.label.contestant.as_deref() == Some(c.name.as_str())).collect();
+        assert!(!runs.is_empty(), "{}: {} was not measured:\n{text}", plan.display(), c.name);
+        for r in runs {
+            assert!(
+                r.summary.ok > 0 && r.summary.errors == 0 && r.invalid.is_none(),
+                "{}: {}: {:?} {:?}\n{text}",
+                plan.display(),
+                c.name,
+                r.summary,
+                r.errors
+            );
+        }
+        let record = set.contestants.iter().find(|r| r.name == c.name).unwrap();
+        assert!(record.verification.as_ref().is_some_and(|v| v.passed), "{}: {record:?}", c.name);
+        assert!(record.language.is_some(), "{}: no language", c.name);
+        if c.artifact.is_some() {
+            assert!(
+                record.artifact_bytes.unwrap_or(0) > 0,
+                "{}: its artifact was measured: {record:?}",
+                c.name
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&out_dir);
+}
+
+fn contestant(dir: &str) {
+    run_test_variant(&root().join("contestants").join(dir).join("plan.toml"), &[dir]);
+}
+
+#[test]
+fn every_contestant_directory_is_tested_here() {
+    let mut found: Vec<String> = std::fs::read_dir(root().join("contestants"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    found.sort();
+    assert_eq!(found, DIRS, "add a test for each contestant directory");
+}
+
+#[test]
+fn elixir_db() {
+    contestant("elixir-db");
+}
+#[test]
+fn elixir_yaws() {
+    contestant("elixir-yaws");
+}
+#[test]
+fn go_db() {
+    contestant("go-db");
+}
+#[test]
+fn go_gin() {
+    contestant("go-gin");
+}
+#[test]
+fn go_grpc() {
+    contestant("go-grpc");
+}
+#[test]
+fn node_db() {
+    contestant("node-db");
+}
+#[test]
+fn node_fastify() {
+    contestant("node-fastify");
+}
+#[test]
+fn node_grpc() {
+    contestant("node-grpc");
+}
+#[test]
+fn python_db() {
+    contestant("python-db");
+}
+#[test]
+fn python_fastapi() {
+    contestant("python-fastapi");
+}
+#[test]
+fn python_flask() {
+    contestant("python-flask");
+}
+#[test]
+fn python_grpcio() {
+    contestant("python-grpcio");
+}
+
+/// The original experiment's comparison: event-log on InfluxDB and dummy, every stack.
+#[test]
+fn plan_three_kings() {
+    run_test_variant(
+        &root().join("plans/three-kings.toml"),
+        &["python-flask", "python-fastapi", "go-gin", "elixir-yaws", "node-fastify"],
+    );
+}
+
+#[test]
+fn plan_bubble() {
+    run_test_variant(&root().join("plans/bubble.toml"), &["go-grpc", "node-grpc", "python-grpcio"]);
+}
+
+#[test]
+fn plan_db_drivers() {
+    run_test_variant(&root().join("plans/db-drivers.toml"), &["go-db", "node-db", "python-db", "elixir-db"]);
+}
