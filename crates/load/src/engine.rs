@@ -65,6 +65,9 @@ pub enum LoadError {
 /// Runs the load described by `spec` until its end or until `stop` is set.
 #[allow(clippy::too_many_lines)] // start, collect, finish: one sequence, read top to bottom
 pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
+    if spec.search.is_some() {
+        return crate::findmax::run(spec, stop, &mut |_| {});
+    }
     let addr = resolve(spec)?;
     probe(spec, addr)?;
     sys::raise_open_file_limit();
@@ -329,6 +332,7 @@ fn record(spec: &LoadSpec, t: &Totals, started_at_ms: u64, cpu: CpuPair, stopped
         thresholds,
         interrupted,
         invalid: None,
+        find_max: None,
     }
 }
 

@@ -24,6 +24,7 @@
 pub mod collect;
 pub mod engine;
 pub mod fault;
+pub mod findmax;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod grpc_call;
@@ -43,7 +44,7 @@ pub mod worker;
 
 pub use engine::{LoadError, SATURATION, Stop, run};
 pub use options::{LoadOptions, SpecError, parse_target};
-pub use parse::{CheckEvery, CpuList, Dur, StageSpec, Stages};
+pub use parse::{CheckEvery, CpuList, Dur, Percent, StageSpec, Stages};
 pub use spec::{Bound, LoadSpec, ModelSpec, RequestSource, Target, Transport};
 pub use stackbench_record::RunRecord;
 pub use summary::{summary_text, timeline_csv};

@@ -10,8 +10,8 @@ use serde::Deserialize;
 use stackbench_scenarios::Scenario;
 use stackbench_scenarios::generate::{GenOptions, RequestGen};
 
-use crate::parse::{CheckEvery, CpuList, Dur, StageSpec, Stages};
-use crate::spec::{Bound, LoadSpec, ModelSpec, RequestSource, Target, Transport};
+use crate::parse::{CheckEvery, CpuList, Dur, Percent, StageSpec, Stages};
+use crate::spec::{Bound, LoadSpec, ModelSpec, RequestSource, SearchSpec, Target, Transport};
 use crate::threshold::Threshold;
 
 /// Default measured duration when neither `-d` nor `-n` nor `--stages` is given.
@@ -56,6 +56,7 @@ pub mod limits {
 /// applies the defaults and checks the combination.
 #[derive(Debug, Clone, Default, PartialEq, clap::Args, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+#[allow(clippy::struct_excessive_bools)] // each is an on/off flag of the command line
 pub struct LoadOptions {
     /// Closed model: connections, each carrying --streams virtual users (send, wait, think, repeat).
     /// Open model: connections opened at the start; given, also the most HTTP/1.1 uses (a due
@@ -146,6 +147,27 @@ pub struct LoadOptions {
     /// A failed one makes the exit code 99.
     #[arg(long = "threshold", value_name = "EXPR", help_heading = "Output")]
     pub threshold: Vec<Threshold>,
+
+    /// Find the highest rate the target sustains while every --slo holds: open-model steps,
+    /// doubled from a low start until one breaks, bisected to --precision, the best confirmed
+    /// by one more step. Exit code 99 when not even the lowest rate met the objectives.
+    #[arg(long, help_heading = "Capacity search")]
+    pub find_max: bool,
+    /// An objective of the search, e.g. 'p99<10ms' or 'errors<0.1%'; repeat for more.
+    #[arg(long = "slo", value_name = "EXPR", help_heading = "Capacity search")]
+    pub slo: Vec<Threshold>,
+    /// The measured time of each step (after a settle of --warmup, default 1s). [default: 5s]
+    #[arg(long, value_name = "DUR", help_heading = "Capacity search")]
+    pub step: Option<Dur>,
+    /// The highest rate to try, req/s.
+    #[arg(long, value_name = "R", help_heading = "Capacity search")]
+    pub max_rate: Option<f64>,
+    /// The first rate, req/s. [default: half of what a closed-model probe of -c users reaches]
+    #[arg(long, value_name = "R", help_heading = "Capacity search")]
+    pub start_rate: Option<f64>,
+    /// Bisect until the bracket is this narrow, e.g. 5%. [default: 5%]
+    #[arg(long, value_name = "P", help_heading = "Capacity search")]
+    pub precision: Option<Percent>,
 }
 
 /// A load run that cannot be done as asked, with what to change.
@@ -253,8 +275,79 @@ pub fn parse_target(url: &str) -> Result<Target, SpecError> {
 
 impl LoadOptions {
     /// Applies the defaults and checks the options against `url`.
-    #[allow(clippy::too_many_lines)] // one check after another, in flag order
     pub fn to_spec(&self, url: &str) -> Result<LoadSpec, SpecError> {
+        if !self.find_max {
+            for (flag, set) in [
+                ("--slo", !self.slo.is_empty()),
+                ("--step", self.step.is_some()),
+                ("--max-rate", self.max_rate.is_some()),
+                ("--start-rate", self.start_rate.is_some()),
+                ("--precision", self.precision.is_some()),
+            ] {
+                if set {
+                    return Err(invalid(flag, "belongs to the capacity search; add --find-max"));
+                }
+            }
+            return self.plain_spec(url);
+        }
+        if self.slo.is_empty() {
+            return Err(invalid("--find-max", "needs at least one objective, like --slo 'p99<10ms'"));
+        }
+        for (flag, set, why) in [
+            ("--rate", self.rate.is_some(), "the search chooses the rates"),
+            ("-d/--duration", self.duration.is_some(), "each step lasts --step"),
+            ("-n/--requests", self.requests.is_some(), "each step lasts --step"),
+            ("--stages", self.stages.is_some(), "the search chooses the rates"),
+            ("--think", self.think.is_some(), "the search runs the open model"),
+            ("--ramp-up", self.ramp_up.is_some(), "the search runs the open model"),
+        ] {
+            if set {
+                return Err(SpecError::Conflict { a: "--find-max", b: flag, why });
+            }
+        }
+        let step = self.step.map_or(Duration::from_secs(5), |d| d.0);
+        if step < Duration::from_millis(200) || step > limits::DURATION {
+            return Err(invalid("--step", "must be from 200ms to 24h"));
+        }
+        for (flag, r) in [("--max-rate", self.max_rate), ("--start-rate", self.start_rate)] {
+            if let Some(r) = r.filter(|r| !(r.is_finite() && *r >= 1.0 && *r <= limits::RATE)) {
+                return Err(invalid(flag, format!("{r} is not a rate from 1 to {} req/s", limits::RATE)));
+            }
+        }
+        if let (Some(s), Some(m)) = (self.start_rate, self.max_rate)
+            && s > m
+        {
+            return Err(invalid("--start-rate", format!("{s} is above --max-rate {m}")));
+        }
+        // Each step is an open-model run at its rate; the first is checked here.
+        let one_step = LoadOptions {
+            find_max: false,
+            slo: Vec::new(),
+            step: None,
+            max_rate: None,
+            start_rate: None,
+            precision: None,
+            rate: Some(self.start_rate.unwrap_or(1.0)),
+            duration: Some(Dur(step)),
+            warmup: Some(self.warmup.unwrap_or(Dur(Duration::from_secs(1)))),
+            ..self.clone()
+        };
+        let mut spec = one_step.plain_spec(url)?;
+        spec.search = Some(SearchSpec {
+            slo: self.slo.clone(),
+            step,
+            max_rate: self.max_rate,
+            start_rate: self.start_rate,
+            precision: self.precision.map_or(0.05, |p| p.0),
+            probe_users: self.connections.unwrap_or(64),
+            bracket: None,
+        });
+        Ok(spec)
+    }
+
+    /// The spec of a run that is not a search.
+    #[allow(clippy::too_many_lines)] // one check after another, in flag order
+    fn plain_spec(&self, url: &str) -> Result<LoadSpec, SpecError> {
         let mut target = parse_target(url)?;
         let call = self.dynamic_call(&target)?;
         if let Some(call) = &call {
@@ -549,6 +642,7 @@ impl LoadOptions {
             thresholds: self.threshold.clone(),
             progress: false,
             hlog: None,
+            search: None,
         })
     }
 }

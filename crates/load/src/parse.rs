@@ -46,6 +46,33 @@ impl fmt::Display for Dur {
     }
 }
 
+/// A share written like `5%` (or a fraction, `0.05`), strictly between 0 and 100%.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(try_from = "String")]
+pub struct Percent(pub f64);
+
+impl FromStr for Percent {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let t = s.trim();
+        let value = match t.strip_suffix('%') {
+            Some(p) => p.trim().parse::<f64>().map(|p| p / 100.0),
+            None => t.parse::<f64>(),
+        };
+        match value {
+            Ok(v) if v > 0.0 && v < 1.0 => Ok(Percent(v)),
+            _ => Err(format!("{t:?} is not a share between 0 and 100%; write it like 5% or 0.05")),
+        }
+    }
+}
+
+impl TryFrom<String> for Percent {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        s.parse()
+    }
+}
+
 /// A list of CPU numbers like `1`, `0-3` or `0,2-3` (the `taskset -c` syntax).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(try_from = "String")]

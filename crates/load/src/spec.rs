@@ -39,6 +39,25 @@ pub struct LoadSpec {
     pub progress: bool,
     /// Write an HdrHistogram interval log (one histogram per second) here.
     pub hlog: Option<PathBuf>,
+    /// `--find-max`: this spec is the template of each step of a capacity search.
+    pub search: Option<SearchSpec>,
+}
+
+/// A capacity search (`--find-max`, [`crate::findmax`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchSpec {
+    pub slo: Vec<crate::Threshold>,
+    /// Measured time of each step (each settles for the spec's `warmup` first).
+    pub step: Duration,
+    pub max_rate: Option<f64>,
+    /// The first rate; without it a closed-model probe of `probe_users` chooses it.
+    pub start_rate: Option<f64>,
+    /// Bisect until `(failing - passing) / passing` is at most this.
+    pub precision: f64,
+    pub probe_users: usize,
+    /// `[passing, failing]` from an earlier search of the same target: bisect
+    /// between them at once (a plan's later repetitions).
+    pub bracket: Option<[f64; 2]>,
 }
 
 /// Where the requests go.

@@ -227,7 +227,34 @@ pub fn summary_text(r: &RunRecord, color: bool) -> String {
         let mark = if t.passed { p.green("pass") } else { p.red("FAIL") };
         let _ = writeln!(out, "  threshold {mark} {} (measured {})", t.expression, trim_float(t.actual));
     }
+    if let Some(search) = &r.find_max {
+        let _ = writeln!(out, "{}", p.bold("capacity search (the numbers above are its confirming step)"));
+        for st in &search.steps {
+            let _ = writeln!(out, "  {}", step_line(st));
+        }
+        let line = crate::findmax::sentence(search, r);
+        let _ =
+            writeln!(out, "  {}", if search.sustained_rps.is_some() { p.bold(&line) } else { p.red(&line) });
+    }
     out
+}
+
+/// One step of a capacity search, as the live line and the summary print it.
+pub fn step_line(st: &stackbench_record::SearchStep) -> String {
+    let what = if st.phase == "probe" {
+        format!("{:<7} {:>9} users", st.phase, st.rate)
+    } else {
+        format!("{:<7} {:>9} req/s", st.phase, format!("{:.0}", st.rate))
+    };
+    let verdict = if st.passed { "ok".to_owned() } else { format!("broke: {}", st.broke.join("; ")) };
+    format!(
+        "{what} -> {:.0} req/s, p50 {}, p99 {}, {} errors, generator {:.0}% busy: {verdict}",
+        st.achieved_rps,
+        fmt_us(st.p50_us as f64),
+        fmt_us(st.p99_us as f64),
+        st.errors,
+        st.generator_utilization * 100.0
+    )
 }
 
 fn trim_float(v: f64) -> String {
@@ -260,7 +287,7 @@ pub fn timeline_csv(r: &RunRecord) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::collections::BTreeMap;
 
     use stackbench_record::{
@@ -284,7 +311,7 @@ mod tests {
         }
     }
 
-    fn record(model: Model) -> RunRecord {
+    pub(crate) fn record(model: Model) -> RunRecord {
         let open = matches!(model, Model::Open { .. });
         RunRecord {
             schema: 1,
@@ -354,6 +381,7 @@ mod tests {
             ],
             interrupted: false,
             invalid: None,
+            find_max: None,
         }
     }
 

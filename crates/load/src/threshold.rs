@@ -150,6 +150,32 @@ impl FromStr for Threshold {
 
 impl Threshold {
     /// Evaluates the threshold against a run's summary.
+    /// `p99 14.2 ms, not < 10 ms`: a missed objective, in its own unit.
+    pub fn missed(&self, outcome: &ThresholdOutcome) -> String {
+        let unit = match (self.metric, self.unit_scale) {
+            (Metric::Latency(_), s) if s >= 1_000_000.0 => " s",
+            (Metric::Latency(_), s) if s >= 1_000.0 => " ms",
+            (Metric::Latency(_), _) => " µs",
+            (Metric::ErrorsPercent, _) => "%",
+            _ => "",
+        };
+        let op = match self.op {
+            Op::Lt => "<",
+            Op::Le => "<=",
+            Op::Gt => ">",
+            Op::Ge => ">=",
+        };
+        let name = self.expression.split(['<', '>']).next().unwrap_or("");
+        let show = |v: f64| {
+            if v.abs() >= 100.0 {
+                format!("{v:.0}")
+            } else {
+                format!("{v:.3}").trim_end_matches('0').trim_end_matches('.').to_owned()
+            }
+        };
+        format!("{name} {}{unit}, not {op} {}{unit}", show(outcome.actual), show(self.value))
+    }
+
     pub fn evaluate(&self, s: &Summary) -> ThresholdOutcome {
         let l = &s.latency;
         let base = match self.metric {

@@ -17,6 +17,7 @@
 pub mod env;
 pub mod histogram;
 pub mod quantiles;
+pub mod search;
 pub mod store;
 pub mod time;
 
@@ -27,6 +28,7 @@ use serde::{Deserialize, Serialize};
 pub use env::Environment;
 pub use histogram::{HistogramError, Latency, decode_histogram, encode_histogram, new_histogram};
 pub use quantiles::Quantiles;
+pub use search::{Search, SearchStep};
 
 /// Version of the record format written by this build.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -71,6 +73,9 @@ pub struct RunRecord {
     /// or nothing made progress. Reports leave such a run out of every statistic.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invalid: Option<Invalid>,
+    /// A capacity search: this record is its confirming step, at the sustained rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub find_max: Option<Search>,
 }
 
 /// Why a run's numbers are not a result.

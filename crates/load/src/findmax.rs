@@ -1,0 +1,469 @@
+//! The capacity search (`--find-max`): the highest rate a target sustains
+//! while every objective (`--slo`) holds, found the way Nighthawk's adaptive
+//! load controller finds it: open-model steps at a constant rate, each
+//! measured for a fixed time after a short settle; the rate doubled from a
+//! low start until a step breaks, then bisected between the last passing and
+//! the first failing rate to `--precision`; the best passing rate held once
+//! more to confirm it.
+//!
+//! A step breaks when an objective fails, when requests fail (unless an
+//! `errors` objective says how many may), or when requests were `late` (the
+//! generator could not send them on time: the target is past its capacity).
+//! When the generator saturates its cores on a step that would pass, the
+//! search stops: what it found is a lower bound, and says so.
+//!
+//! Without `--start-rate` a closed-model probe (one step of `-c` users, 64 by
+//! default) measures what the target does flat out; the doubling starts at
+//! half of it. A plan's later repetitions pass the bracket of the first one
+//! and go straight to bisecting it.
+//!
+//! The search is written against [`Stepper`], so its logic is tested with a
+//! model of a server of known capacity; [`EngineStepper`] runs real steps.
+
+use std::time::Duration;
+
+use stackbench_record::{RunRecord, Search, SearchStep};
+
+use crate::engine::{LoadError, Stop};
+use crate::spec::{Bound, LoadSpec, ModelSpec, SearchSpec};
+
+/// What a step is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum StepKind {
+    /// Closed model with this many users, flat out.
+    Probe(usize),
+    /// Open model at this rate, req/s.
+    Rate(f64),
+}
+
+/// Runs one step (a whole measured run) and returns its record.
+pub trait Stepper {
+    fn step(&mut self, kind: StepKind) -> Result<RunRecord, LoadError>;
+}
+
+/// Steps on the real engine: each is `engine::run` of the template spec with
+/// the step's model, `warmup` to settle and `step` measured.
+pub struct EngineStepper<'a> {
+    pub template: &'a LoadSpec,
+    pub stop: &'a Stop,
+}
+
+impl Stepper for EngineStepper<'_> {
+    fn step(&mut self, kind: StepKind) -> Result<RunRecord, LoadError> {
+        let search = self.template.search.as_ref().expect("a search spec");
+        let mut spec = self.template.clone();
+        spec.search = None;
+        spec.thresholds = Vec::new();
+        spec.bound = Bound::Duration(search.step);
+        spec.stages = Vec::new();
+        spec.hlog = None;
+        spec.progress = false;
+        spec.model = match (kind, spec.model) {
+            (StepKind::Probe(users), ModelSpec::Open { .. }) => ModelSpec::Closed {
+                connections: users,
+                streams: 1,
+                think: Duration::ZERO,
+                ramp_up: Duration::ZERO,
+            },
+            (StepKind::Rate(rate), ModelSpec::Open { max_in_flight, connections, max_connections, .. }) => {
+                ModelSpec::Open { rate, max_in_flight, connections, max_connections }
+            }
+            (_, closed) => closed,
+        };
+        if let ModelSpec::Closed { connections, .. } = spec.model {
+            spec.threads = spec.threads.min(connections).max(1);
+        }
+        crate::engine::run(&spec, self.stop)
+    }
+}
+
+/// Runs the search of `spec` (its `search` must be set) on the engine.
+pub fn run(
+    spec: &LoadSpec,
+    stop: &Stop,
+    on_step: &mut dyn FnMut(&SearchStep),
+) -> Result<RunRecord, LoadError> {
+    let search = spec.search.as_ref().expect("a search spec");
+    let mut stepper = EngineStepper { template: spec, stop };
+    let mut record = find_max(search, &mut stepper, stop, on_step)?;
+    // What the record's own parameters say: the search, not one step.
+    record.params.extra.insert("find_max".into(), serde_json::Value::Bool(true));
+    record.thresholds = spec.thresholds.iter().map(|t| t.evaluate(&record.summary)).collect();
+    Ok(record)
+}
+
+/// Why the search stopped before its end.
+enum Halt {
+    Load(LoadError),
+    /// A step is not a result (the engine failed): it ends the search, and is its record.
+    Invalid(Box<RunRecord>),
+}
+
+impl From<LoadError> for Halt {
+    fn from(e: LoadError) -> Halt {
+        Halt::Load(e)
+    }
+}
+
+/// Runs the search; `on_step` sees each step as it ends (for a live line).
+/// Returns the record of the confirming step (the run at the sustained rate,
+/// or the last step when none held) with the whole search in `find_max`.
+pub fn find_max(
+    search: &SearchSpec,
+    stepper: &mut dyn Stepper,
+    stop: &Stop,
+    on_step: &mut dyn FnMut(&SearchStep),
+) -> Result<RunRecord, LoadError> {
+    let mut s = State { search, stepper, on_step, steps: Vec::new(), kept: None, saturated_at: None };
+    let (outcome, mut record) = match s.search(stop) {
+        Ok(outcome) => (outcome, s.kept.take()),
+        Err(Halt::Load(e)) => return Err(e),
+        Err(Halt::Invalid(r)) => (Outcome { ended: "failed", lo: None, hi: None, sustained: None }, Some(*r)),
+    };
+    let Outcome { ended, lo, hi, sustained } = outcome;
+    // A failure at or below a rate where the generator saturated may be the generator's own.
+    let lower_bound = ended == "saturated" || s.saturated_at.is_some_and(|r| hi.is_none_or(|h| r <= h));
+    let broke = hi
+        .and_then(|h| s.steps.iter().rev().find(|st| !st.passed && (st.rate - h).abs() < 0.5))
+        .map(|st| st.broke.join("; "));
+    let result = Search {
+        slo: search.slo.iter().map(|t| t.expression.clone()).collect(),
+        precision: search.precision,
+        step_s: search.step.as_secs_f64(),
+        steps: std::mem::take(&mut s.steps),
+        sustained_rps: sustained,
+        lower_bound: lower_bound && sustained.is_some(),
+        broke_at_rps: hi,
+        broke,
+        bracket: match (sustained.or(lo), hi) {
+            (Some(a), Some(b)) if b > a => Some([a, b]),
+            _ => None,
+        },
+        ended: if lower_bound && ended == "converged" { "saturated" } else { ended }.to_owned(),
+    };
+    let mut record =
+        record.take().ok_or_else(|| LoadError::Thread { index: 0, why: "the search ran no step".into() })?;
+    record.find_max = Some(result);
+    Ok(record)
+}
+
+struct Outcome {
+    ended: &'static str,
+    lo: Option<f64>,
+    hi: Option<f64>,
+    sustained: Option<f64>,
+}
+
+/// The lowest rate a search tries.
+const FLOOR: f64 = 1.0;
+
+struct State<'a> {
+    search: &'a SearchSpec,
+    stepper: &'a mut dyn Stepper,
+    on_step: &'a mut dyn FnMut(&SearchStep),
+    steps: Vec<SearchStep>,
+    /// The record the search keeps: the last rate step that held (at the end,
+    /// the confirming one), or the last one at all while none has held.
+    kept: Option<RunRecord>,
+    /// The lowest rate at which the generator saturated its cores.
+    saturated_at: Option<f64>,
+}
+
+impl State<'_> {
+    fn search(&mut self, stop: &Stop) -> Result<Outcome, Halt> {
+        let search = self.search;
+        let (mut lo, mut hi) = (None, None);
+        let mut ended = "converged";
+        if let Some([a, b]) = search.bracket.filter(|[a, b]| *a >= FLOOR && b > a) {
+            (lo, hi) = (Some(a), Some(b));
+        } else {
+            let start = match search.start_rate {
+                Some(r) => r,
+                None => (self.run("probe", StepKind::Probe(search.probe_users))?.0.summary.ok_rps / 2.0)
+                    .max(FLOOR),
+            };
+            let mut rate = search.max_rate.map_or(start, |m| start.min(m)).round().max(FLOOR);
+            loop {
+                if stop.is_stopped() {
+                    return Ok(Outcome { ended: "interrupted", lo, hi, sustained: None });
+                }
+                if self.rate("ramp", rate)? {
+                    lo = Some(rate);
+                    if self.saturated_at == Some(rate) {
+                        ended = "saturated";
+                        break;
+                    }
+                    if hi.is_some() {
+                        break;
+                    }
+                    match search.max_rate {
+                        Some(m) if rate >= m => {
+                            ended = "max_rate";
+                            break;
+                        }
+                        Some(m) => rate = (rate * 2.0).min(m),
+                        None => rate *= 2.0,
+                    }
+                } else {
+                    hi = Some(rate);
+                    if lo.is_some() {
+                        break;
+                    }
+                    if rate <= FLOOR {
+                        return Ok(Outcome { ended: "nothing_met", lo, hi, sustained: None });
+                    }
+                    // Even the start broke: halve until a rate holds.
+                    rate = (rate / 2.0).round().max(FLOOR);
+                }
+            }
+        }
+        if ended == "converged" {
+            while let (Some(a), Some(b)) = (lo, hi) {
+                if stop.is_stopped() {
+                    return Ok(Outcome { ended: "interrupted", lo, hi, sustained: None });
+                }
+                if (b - a) / a <= search.precision || b - a < 2.0 {
+                    break;
+                }
+                let mid = f64::midpoint(a, b).round();
+                if self.rate("bisect", mid)? {
+                    lo = Some(mid);
+                    if self.saturated_at == Some(mid) {
+                        ended = "saturated";
+                        break;
+                    }
+                } else {
+                    hi = Some(mid);
+                }
+            }
+        }
+        // Confirm the best passing rate once more; if it breaks now, step down
+        // by the precision (at most three times) rather than report a rate that
+        // did not hold twice.
+        let mut rate = lo;
+        for _ in 0..3 {
+            let Some(r) = rate else { break };
+            if stop.is_stopped() {
+                return Ok(Outcome { ended: "interrupted", lo, hi, sustained: None });
+            }
+            if self.rate("confirm", r)? {
+                return Ok(Outcome { ended, lo, hi, sustained: Some(r) });
+            }
+            hi = Some(hi.map_or(r, |h| h.min(r)));
+            lo = None;
+            rate = Some((r * (1.0 - search.precision)).round().max(FLOOR)).filter(|&x| x < r);
+        }
+        Ok(Outcome { ended: "nothing_met", lo, hi, sustained: None })
+    }
+
+    /// Runs a rate step; returns whether it held.
+    fn rate(&mut self, phase: &str, rate: f64) -> Result<bool, Halt> {
+        Ok(self.run(phase, StepKind::Rate(rate))?.1)
+    }
+
+    /// Runs a step, judges it, tells `on_step`; the record and whether it held.
+    fn run(&mut self, phase: &str, kind: StepKind) -> Result<(RunRecord, bool), Halt> {
+        let record = self.stepper.step(kind)?;
+        let s = &record.summary;
+        let mut broke = Vec::new();
+        let errors_objective = self.search.slo.iter().any(|t| t.expression.starts_with("errors"));
+        for t in &self.search.slo {
+            let o = t.evaluate(s);
+            if !o.passed {
+                broke.push(t.missed(&o));
+            }
+        }
+        if s.errors > 0 && !errors_objective {
+            broke.push(format!("{} of {} requests failed", s.errors, s.requests));
+        }
+        if s.late > 0 {
+            broke.push(format!("{} requests were late: the target fell behind the rate", s.late));
+        }
+        let (rate, is_probe) = match kind {
+            StepKind::Probe(users) => (users as f64, true),
+            StepKind::Rate(r) => (r, false),
+        };
+        let passed = is_probe || broke.is_empty();
+        if record.generator.saturated && !is_probe {
+            self.saturated_at = Some(self.saturated_at.map_or(rate, |r: f64| r.min(rate)));
+        }
+        let step = SearchStep {
+            phase: phase.to_owned(),
+            rate,
+            achieved_rps: s.rps,
+            ok_rps: s.ok_rps,
+            p50_us: s.latency.p50_us,
+            p99_us: s.latency.p99_us,
+            requests: s.requests,
+            errors: s.errors,
+            late: s.late,
+            generator_utilization: record.generator.utilization,
+            passed,
+            broke,
+        };
+        (self.on_step)(&step);
+        self.steps.push(step);
+        if record.invalid.is_some() {
+            return Err(Halt::Invalid(Box::new(record)));
+        }
+        if !is_probe && (passed || self.steps.iter().all(|st| !st.passed || st.phase == "probe")) {
+            self.kept = Some(record.clone());
+        }
+        Ok((record, passed))
+    }
+}
+
+/// The sentence of a search's result:
+/// `sustains 41,200 req/s with p99<10ms (p99 7.9 ms at that rate); 48,000 broke p99 (14.2 ms)`.
+pub fn sentence(search: &Search, record: &RunRecord) -> String {
+    let fmt_rate = |r: f64| {
+        let n = r.round() as u64;
+        let s = n.to_string();
+        let mut out = String::new();
+        for (i, c) in s.chars().enumerate() {
+            if i > 0 && (s.len() - i).is_multiple_of(3) {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        out
+    };
+    let slo = search.slo.join(" and ");
+    let p99 = record.summary.latency.p99_us as f64 / 1000.0;
+    let broke = match (search.broke_at_rps, &search.broke) {
+        (Some(r), Some(b)) => format!("; {} req/s broke it ({b})", fmt_rate(r)),
+        _ => String::new(),
+    };
+    match (search.sustained_rps, search.ended.as_str()) {
+        (None, "interrupted") => "the search was interrupted before a rate was confirmed".to_owned(),
+        (None, _) => format!("not even the lowest rate tried met {slo}{broke}"),
+        (Some(r), "saturated") => format!(
+            "sustains at least {} req/s with {slo} (p99 {p99:.2} ms at that rate): the load generator saturated \
+             its cores ({:.0}% busy) before an objective broke, so the target's capacity is higher",
+            fmt_rate(r),
+            record.generator.utilization * 100.0
+        ),
+        (Some(r), "max_rate") => {
+            format!(
+                "sustains {} req/s, the highest rate allowed (--max-rate), with {slo} (p99 {p99:.2} ms)",
+                fmt_rate(r)
+            )
+        }
+        (Some(r), _) => {
+            format!("sustains {} req/s with {slo} (p99 {p99:.2} ms at that rate){broke}", fmt_rate(r))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use stackbench_record::Model;
+
+    use super::*;
+
+    /// A server of known capacity: every rate up to it is met with a p99 of
+    /// 2 ms; past it the queue grows (p99 50 ms) and requests are late. The
+    /// generator saturates above `generator_limit`.
+    struct Server {
+        capacity: f64,
+        generator_limit: f64,
+        calls: Vec<StepKind>,
+    }
+
+    impl Stepper for Server {
+        fn step(&mut self, kind: StepKind) -> Result<RunRecord, LoadError> {
+            self.calls.push(kind);
+            let mut r = crate::summary::tests::record(Model::Open { rate: 1.0, max_in_flight: 1000 });
+            let rate = match kind {
+                StepKind::Probe(_) => self.capacity.min(self.generator_limit),
+                StepKind::Rate(x) => x,
+            };
+            let held = rate <= self.capacity;
+            let s = &mut r.summary;
+            s.rps = rate.min(self.capacity);
+            s.ok_rps = s.rps;
+            s.requests = (s.rps * 5.0) as u64;
+            s.ok = s.requests;
+            s.errors = 0;
+            s.late = if held { 0 } else { ((rate - self.capacity) * 5.0) as u64 + 1 };
+            s.latency.p99_us = if held { 2_000 } else { 50_000 };
+            let busy = rate / self.generator_limit;
+            r.generator.utilization = busy.min(1.0);
+            r.generator.saturated = busy >= 0.9;
+            Ok(r)
+        }
+    }
+
+    fn spec(bracket: Option<[f64; 2]>, max_rate: Option<f64>) -> SearchSpec {
+        SearchSpec {
+            slo: vec!["p99<10ms".parse().unwrap()],
+            step: Duration::from_secs(5),
+            max_rate,
+            start_rate: None,
+            precision: 0.05,
+            probe_users: 64,
+            bracket,
+        }
+    }
+
+    fn search(server: &mut Server, spec: &SearchSpec) -> Search {
+        let mut seen = 0;
+        let record = find_max(spec, server, &Stop::new(), &mut |_| seen += 1).unwrap();
+        let found = record.find_max.unwrap();
+        assert_eq!(seen, found.steps.len(), "every step is shown as it ends");
+        found
+    }
+
+    /// The search finds the capacity within the precision, never above it.
+    #[test]
+    fn finds_the_capacity_from_below() {
+        for capacity in [37.0, 1_000.0, 41_234.0, 250_000.0] {
+            let mut server = Server { capacity, generator_limit: f64::INFINITY, calls: Vec::new() };
+            let found = search(&mut server, &spec(None, None));
+            let sustained = found.sustained_rps.unwrap();
+            assert!(sustained <= capacity && sustained >= capacity * 0.95 - 1.0, "{capacity}: {found:?}");
+            assert!(!found.lower_bound && found.ended == "converged", "{found:?}");
+            assert_eq!(found.steps.first().map(|s| s.phase.as_str()), Some("probe"));
+            assert_eq!(found.steps.last().map(|s| s.phase.as_str()), Some("confirm"));
+            let [lo, hi] = found.bracket.unwrap();
+            assert!(lo <= capacity && hi > capacity, "{found:?}");
+            assert!(found.broke.as_deref().unwrap_or("").contains("late"), "{found:?}");
+            assert!(found.steps.len() <= 12, "{} steps", found.steps.len());
+        }
+    }
+
+    /// A later repetition bisects the bracket of the first at once.
+    #[test]
+    fn a_bracket_skips_the_probe_and_the_ramp() {
+        let mut server = Server { capacity: 41_234.0, generator_limit: f64::INFINITY, calls: Vec::new() };
+        let found = search(&mut server, &spec(Some([40_000.0, 44_000.0]), None));
+        assert!(found.steps.iter().all(|s| s.phase == "bisect" || s.phase == "confirm"), "{found:?}");
+        assert!(found.steps.len() <= 3, "{found:?}");
+        assert!(found.sustained_rps.unwrap() <= 41_234.0);
+    }
+
+    /// The generator saturating before any objective broke: a lower bound, said so.
+    #[test]
+    fn a_saturated_generator_gives_a_lower_bound() {
+        let mut server = Server { capacity: 100_000.0, generator_limit: 30_000.0, calls: Vec::new() };
+        let record = find_max(&spec(None, None), &mut server, &Stop::new(), &mut |_| {}).unwrap();
+        let found = record.find_max.as_ref().unwrap();
+        assert!(found.lower_bound, "{found:?}");
+        assert!(found.sustained_rps.unwrap() <= 30_000.0, "{found:?}");
+        assert!(sentence(found, &record).starts_with("sustains at least "), "{}", sentence(found, &record));
+    }
+
+    #[test]
+    fn nothing_met_and_max_rate() {
+        let mut server = Server { capacity: 0.5, generator_limit: f64::INFINITY, calls: Vec::new() };
+        let record = find_max(&spec(None, None), &mut server, &Stop::new(), &mut |_| {}).unwrap();
+        let found = record.find_max.as_ref().unwrap();
+        assert_eq!((found.sustained_rps, found.ended.as_str()), (None, "nothing_met"), "{found:?}");
+        assert!(sentence(found, &record).starts_with("not even the lowest rate"));
+
+        let mut server = Server { capacity: 50_000.0, generator_limit: f64::INFINITY, calls: Vec::new() };
+        let found = search(&mut server, &spec(None, Some(10_000.0)));
+        assert_eq!((found.sustained_rps, found.ended.as_str()), (Some(10_000.0), "max_rate"), "{found:?}");
+        assert!(server.calls.iter().all(|k| !matches!(k, StepKind::Rate(r) if *r > 10_000.0)));
+    }
+}
