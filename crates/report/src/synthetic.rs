@@ -174,6 +174,7 @@ pub fn run_record(spec: &RunSpec) -> RunRecord {
         thresholds: Vec::new(),
         interrupted: spec.interrupted,
         invalid: None,
+        find_max: None,
     }
 }
 

@@ -235,3 +235,112 @@ fn an_empty_store_and_a_store_of_failures_still_report() {
         assert!(text.contains("slowpoke"), "{format} does not name the failed contestant");
     }
 }
+
+/// Runs of `name` with these throughputs (and the synthetic CPU samples).
+fn runs_of(name: &str, rps: &[f64]) -> Vec<RunSpec> {
+    rps.iter().enumerate().map(|(k, &r)| RunSpec::new(name, "dummy", k as u32 + 1, r)).collect()
+}
+
+/// Regression: a contestant ranked 2 while a sentence said it was tied with
+/// one ranked 1=. Ranks and sentences come from one computation now, and a
+/// tie across ranks says who makes the difference.
+#[test]
+fn a_tie_across_ranks_says_why_the_ranks_differ() {
+    let mut runs = runs_of("wide", &[700.0, 1_000.0, 1_300.0]);
+    runs.extend(runs_of("steady", &[955.0, 950.0, 945.0]));
+    runs.extend(runs_of("slow", &[905.0, 900.0, 895.0]));
+    let names = ["wide", "steady", "slow"];
+    let set = result_set("r", names.iter().map(|n| contestant(n, "dummy", Some(5.0), None)).collect(), &runs);
+    let a = analyse(&set);
+    let s = scenario(&a, "dummy");
+    let rank = |n: &str| s.contestants.iter().find(|c| c.name == n).unwrap().rank;
+    assert_eq!((rank("wide"), rank("steady"), rank("slow")), (1, 1, 2));
+    let tie = s.statements.iter().find(|st| st.slower == "slow" && st.faster == "wide").unwrap();
+    assert_eq!(tie.verdict, Verdict::Tied, "{}", tie.text);
+    assert!(
+        tie.text.contains("though 'slow' ranks 2") && tie.text.contains("'steady' did significantly better"),
+        "{}",
+        tie.text
+    );
+}
+
+/// With three runs the outlier test is not applied (its score swings with
+/// one value: 1,572 against 1,227 and 1,259 was flagged, 256 against 3,847
+/// and 2,914 was not); a wide spread is said as it is instead.
+#[test]
+fn three_runs_are_too_few_to_call_one_an_outlier() {
+    let mut runs = runs_of("a", &[1_572.0, 1_227.0, 1_259.0]);
+    runs.extend(runs_of("b", &[256.0, 3_847.0, 2_914.0]));
+    let set = result_set(
+        "r",
+        vec![contestant("a", "dummy", None, None), contestant("b", "dummy", None, None)],
+        &runs,
+    );
+    let a = analyse(&set);
+    for c in &scenario(&a, "dummy").contestants {
+        assert!(c.throughput.runs.iter().all(|p| !p.outlier), "{}: {:?}", c.name, c.throughput.runs);
+        assert!(
+            c.warnings.iter().any(|w| w.contains("with fewer than 5 runs no run can be called an outlier")),
+            "{}: {:?}",
+            c.name,
+            c.warnings
+        );
+    }
+    // Five runs: the odd one is named.
+    let runs = runs_of("c", &[1_000.0, 1_010.0, 990.0, 1_005.0, 400.0]);
+    let set = result_set("r", vec![contestant("c", "dummy", None, None)], &runs);
+    let a = analyse(&set);
+    let c = &scenario(&a, "dummy").contestants[0];
+    assert!(
+        c.throughput.runs.iter().any(|p| p.outlier && p.repetition == Some(5)),
+        "{:?}",
+        c.throughput.runs
+    );
+}
+
+/// Capacity searches whose rates are lower bounds (the generator saturated)
+/// rank by CPU per correct answer, and say so; the rates show as minimums.
+#[test]
+fn lower_bound_rates_rank_by_cost_per_request() {
+    let mut runs = runs_of("lean", &[40_000.0, 40_500.0, 39_800.0]);
+    runs.extend(runs_of("heavy", &[39_000.0, 39_400.0, 38_900.0]));
+    let mut set = result_set(
+        "r",
+        vec![contestant("lean", "dummy", None, None), contestant("heavy", "dummy", None, None)],
+        &runs,
+    );
+    for r in &mut set.runs {
+        let lean = r.label.contestant.as_deref() == Some("lean");
+        r.find_max = Some(stackbench_record::Search {
+            slo: vec!["p99<10ms".into()],
+            precision: 0.05,
+            step_s: 5.0,
+            steps: Vec::new(),
+            sustained_rps: Some(r.summary.ok_rps),
+            lower_bound: lean,
+            broke_at_rps: None,
+            broke: None,
+            bracket: None,
+            ended: if lean { "saturated" } else { "converged" }.into(),
+        });
+        // heavy burns three times the CPU for about the same rate.
+        if !lean {
+            for p in &mut r.samples.as_mut().unwrap().points {
+                p.cpu_percent *= 3.0;
+            }
+        }
+    }
+    let a = analyse(&set);
+    let s = scenario(&a, "dummy");
+    assert_eq!(s.ranked_by, stackbench_report::analysis::RankedBy::CostPerRequest);
+    assert_eq!(s.contestants[0].name, "lean", "cheaper per answer ranks first");
+    let st = &s.statements[0];
+    assert!(
+        st.text.starts_with("'heavy' used 3")
+            && st.text.contains("times the CPU per correct answer of 'lean'"),
+        "{}",
+        st.text
+    );
+    assert!(s.notes.iter().any(|n| n.starts_with("Ranked by CPU per correct answer")), "{:?}", s.notes);
+    assert!(stackbench_report::export::table::throughput(&s.contestants[0]).starts_with("≥ "));
+}

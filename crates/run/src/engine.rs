@@ -35,6 +35,9 @@ pub fn options(scenario: Scenario, profile: &toml::Table) -> Result<LoadOptions,
 fn spec(job: &LoadJob) -> Result<LoadSpec, String> {
     let mut spec = options(job.scenario, &job.profile)?.to_spec(&job.url).map_err(|e| e.to_string())?;
     spec.progress = false;
+    if let Some(search) = spec.search.as_mut() {
+        search.bracket = job.bracket;
+    }
     if let Some(cpus) = &job.cpus {
         spec.cpus = Some(cpus.clone());
         if !job.profile.contains_key("threads") {
@@ -68,6 +71,7 @@ mod tests {
             scenario,
             profile: toml::from_str(profile).unwrap(),
             cpus: Some(vec![1]),
+            bracket: None,
         }
     }
 

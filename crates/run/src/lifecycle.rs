@@ -98,6 +98,7 @@ pub fn run_plan(
             scenario: c.scenario,
             profile: c.profile.clone(),
             cpus: None,
+            bracket: None,
         };
         deps.load.check(&probe).map_err(|e| {
             let span = crate::plan::profile::Profile { spans: c.profile_spans.clone(), ..Default::default() }
@@ -183,6 +184,7 @@ pub fn run_plan(
         live: Vec::new(),
         runs: 0,
         tool_failures: 0,
+        brackets: BTreeMap::new(),
     };
     let result = o.run(limits_ok);
     let _ = std::fs::remove_dir_all(&scratch);
@@ -216,6 +218,8 @@ struct Orchestrator<'a, 'p> {
     runs: u32,
     /// Runs in which stackbench itself failed (a panic, a stalled worker).
     tool_failures: u32,
+    /// The capacity-search bracket each contestant's last search ended with.
+    brackets: BTreeMap<usize, [f64; 2]>,
 }
 
 /// A started contestant.

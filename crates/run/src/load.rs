@@ -18,6 +18,9 @@ pub struct LoadJob {
     pub profile: toml::Table,
     /// Cores the generator may use (those the contestant does not).
     pub cpus: Option<Vec<usize>>,
+    /// A capacity search's bracket from an earlier repetition of the same
+    /// contestant: the search bisects it at once instead of starting afresh.
+    pub bracket: Option<[f64; 2]>,
 }
 
 /// Drives load. `run` blocks until the run ends or `cancel` fires, and

@@ -124,6 +124,14 @@ pub fn attach_samples(record: &mut RunRecord, w: &Watched, interval: Duration, l
 /// One progress line for a finished run.
 pub fn describe(record: &RunRecord) -> String {
     use std::fmt::Write as _;
+    if let Some(search) = &record.find_max {
+        let steps = search.steps.len();
+        return format!(
+            "  {} ({steps} steps of {:.1} s)",
+            stackbench_load::findmax::sentence(search, record),
+            search.step_s
+        );
+    }
     let s = &record.summary;
     let mut line = format!(
         "  {:.0} ok/s, p50 {:.2} ms, p99 {:.2} ms, {} errors of {} requests",

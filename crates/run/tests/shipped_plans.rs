@@ -67,8 +67,13 @@ fn shipped_plans_parse_and_their_profiles_are_valid() {
                     Launch::Command { .. } if c.path == "/" => "http://127.0.0.1:9".into(),
                     Launch::Command { .. } => format!("http://127.0.0.1:9{}", c.path),
                 };
-                let job =
-                    LoadJob { url: path_part, scenario: c.scenario, profile: c.profile.clone(), cpus: None };
+                let job = LoadJob {
+                    url: path_part,
+                    scenario: c.scenario,
+                    profile: c.profile.clone(),
+                    cpus: None,
+                    bracket: None,
+                };
                 EngineDriver.check(&job).unwrap_or_else(|e| {
                     panic!("{} ({variant:?}) contestant {}: {e}", path.display(), c.name)
                 });

@@ -10,8 +10,8 @@ use stackbench_record::store::ContestantRecord;
 use stackbench_record::{Latency, Quantiles, RunRecord, decode_histogram, new_histogram};
 
 use super::{
-    ContestantReport, Errors, FailedContestant, LatencyReport, Resources, RunPoint, RunSeries, Series,
-    Spread, Throughput,
+    ContestantReport, Cost, Errors, FailedContestant, LatencyReport, Resources, RunPoint, RunSeries, Series,
+    Spread, Sustained, Throughput,
 };
 use crate::fmt;
 use crate::stats::{Estimate, estimate, rng::seed_from, sample};
@@ -23,15 +23,14 @@ pub(super) fn analyse(
     runs: &[&RunRecord],
     record: Option<&ContestantRecord>,
     seed: u64,
-) -> Result<(ContestantReport, Estimate), Box<FailedContestant>> {
+) -> Result<Analysed, Box<FailedContestant>> {
     let mut warnings = Vec::new();
     let used = select(runs, &mut warnings);
     if used.is_empty() {
         return Err(Box::new(failed(name, record)));
     }
 
-    let rps: Vec<f64> = used.iter().map(|r| r.summary.ok_rps).collect();
-    let est = estimate(&rps, seed_from(seed, &[scenario, name]));
+    let Rates { rps, est, sustained, cost: cost_est } = rates(&used, seed_from(seed, &[scenario, name]));
     let points = run_points(&used, &rps, &est, &mut warnings);
 
     let (merged, bad) = merge_histograms(&used);
@@ -54,22 +53,7 @@ pub(super) fn analyse(
         ));
     }
     if let Some(rec) = record {
-        if let Some(v) = rec.verification.as_ref().filter(|v| !v.passed) {
-            warnings.push(format!("measured although it failed contract verification: {}", verify_reason(v)));
-        }
-        if let Some(v) = rec.verification.as_ref() {
-            let not_enforced = v.not_enforced();
-            if !not_enforced.is_empty() {
-                warnings.push(format!(
-                    "does not enforce: {} (hardening rules of its contract: it did less work than a contestant that does)",
-                    not_enforced.join("; ")
-                ));
-            }
-        }
-        // A saturated generator is already summarised above from the runs themselves.
-        for i in rec.incidents.iter().filter(|i| i.kind != "generator_saturated") {
-            warnings.push(incident_line(i));
-        }
+        record_warnings(rec, &mut warnings);
     }
     let external = record.is_some_and(|r| r.external);
     if external {
@@ -109,10 +93,16 @@ pub(super) fn analyse(
             median_ci: est.median_ci,
             per_minute: est.mean * 60.0,
             runs: points,
+            sustained,
         },
         ratio_to_baseline: None,
         latency,
         errors,
+        cost: cost_est.as_ref().map(|c| Cost {
+            cpu_ms_per_1k: c.mean,
+            ci: c.mean_ci,
+            rss_peak_bytes: resources.as_ref().map_or(0.0, |r| r.rss_bytes.max),
+        }),
         resources,
         cold_start_ms: record.and_then(|r| {
             r.cold_start.or_else(|| (!r.cold_start_ms.is_empty()).then(|| Quantiles::of(&r.cold_start_ms)))
@@ -125,7 +115,72 @@ pub(super) fn analyse(
         warnings,
         series: series(&used, &merged),
     };
-    Ok((report, est))
+    Ok(Analysed { report, throughput: est, cost: cost_est })
+}
+
+/// What the contestant's record says beside its numbers: a failed or partial
+/// verification, and its incidents.
+fn record_warnings(rec: &ContestantRecord, warnings: &mut Vec<String>) {
+    if let Some(v) = rec.verification.as_ref().filter(|v| !v.passed) {
+        warnings.push(format!("measured although it failed contract verification: {}", verify_reason(v)));
+    }
+    if let Some(v) = rec.verification.as_ref() {
+        let not_enforced = v.not_enforced();
+        if !not_enforced.is_empty() {
+            warnings.push(format!(
+                "does not enforce: {} (hardening rules of its contract: it did less work than a contestant that does)",
+                not_enforced.join("; ")
+            ));
+        }
+    }
+    // A saturated generator is already summarised above from the runs themselves.
+    for i in rec.incidents.iter().filter(|i| i.kind != "generator_saturated") {
+        warnings.push(incident_line(i));
+    }
+}
+
+/// The figures that rank a contestant: each run's throughput and their estimate, and what each answer cost.
+struct Rates {
+    rps: Vec<f64>,
+    est: Estimate,
+    sustained: Option<Sustained>,
+    cost: Option<Estimate>,
+}
+
+fn rates(used: &[&RunRecord], seed: u64) -> Rates {
+    // A capacity search's throughput is the rate it sustained under its objectives.
+    let rps: Vec<f64> = used
+        .iter()
+        .map(|r| r.find_max.as_ref().and_then(|s| s.sustained_rps).unwrap_or(r.summary.ok_rps))
+        .collect();
+    let est = estimate(&rps, seed);
+    let sustained = used.iter().find_map(|r| r.find_max.as_ref()).map(|s| Sustained {
+        slo: s.slo.clone(),
+        lower_bound: used.iter().any(|r| r.find_max.as_ref().is_some_and(|s| s.lower_bound)),
+    });
+    let costs: Vec<f64> = used.iter().filter_map(|r| cost_ms_per_1k(r)).collect();
+    let cost = (costs.len() == used.len() && !costs.is_empty()).then(|| estimate(&costs, seed ^ 0x0c05_7000));
+    Rates { rps, est, sustained, cost }
+}
+
+/// One contestant's report and the estimates its ranking needs.
+pub(super) struct Analysed {
+    pub report: ContestantReport,
+    pub throughput: Estimate,
+    /// CPU ms per 1,000 correct answers, when every run was sampled.
+    pub cost: Option<Estimate>,
+}
+
+/// CPU time of the contestant's process tree per 1,000 correct answers of a
+/// run, ms: the cgroup's CPU time when limits applied, else the sampled CPU.
+fn cost_ms_per_1k(r: &RunRecord) -> Option<f64> {
+    let s = r.samples.as_ref()?;
+    let cpu_s = match s.cgroup.as_ref().filter(|c| c.cpu_s > 0.0) {
+        Some(c) => c.cpu_s,
+        None if s.points.is_empty() => return None,
+        None => s.points.iter().map(|p| p.cpu_percent / 100.0).sum::<f64>() * s.interval_ms as f64 / 1000.0,
+    };
+    (r.summary.ok > 0).then(|| cpu_s * 1e6 / r.summary.ok as f64)
 }
 
 /// The runs the statistics use. A run whose numbers are not a result (the
@@ -166,14 +221,27 @@ fn run_points(used: &[&RunRecord], rps: &[f64], est: &Estimate, warnings: &mut V
     let z = sample::modified_z_scores(rps);
     let points: Vec<RunPoint> = used
         .iter()
+        .zip(rps)
         .zip(&z)
-        .map(|(r, &z)| RunPoint {
+        .map(|((r, &rps), &z)| RunPoint {
             repetition: r.label.repetition,
-            ok_rps: r.summary.ok_rps,
+            ok_rps: rps,
             modified_z: z,
             outlier: z.abs() > sample::OUTLIER_Z,
         })
         .collect();
+    // With fewer runs than an outlier test needs, a wide spread is said as it is.
+    let (lo, hi) = rps.iter().fold((f64::INFINITY, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
+    if (2..sample::MIN_OUTLIER_RUNS).contains(&rps.len()) && hi > 1.25 * lo {
+        warnings.push(format!(
+            "its runs differ by up to {} ({} to {} req/s): with fewer than {} runs no run can be called an \
+             outlier; measure more repetitions",
+            if lo > 0.0 { format!("{:.2}x", hi / lo) } else { "everything".to_owned() },
+            fmt::rate(lo),
+            fmt::rate(hi),
+            sample::MIN_OUTLIER_RUNS
+        ));
+    }
     for p in points.iter().filter(|p| p.outlier) {
         warnings.push(format!(
             "{} is an outlier: {} req/s against a median of {} (modified z-score {:.1}); look for \

@@ -81,7 +81,21 @@ pub struct ScenarioReport {
     pub failed: Vec<FailedContestant>,
     /// The comparison sentences, with their numbers.
     pub statements: Vec<Statement>,
+    /// What the ranks and sentences compare.
+    pub ranked_by: RankedBy,
     pub notes: Vec<String>,
+}
+
+/// What a scenario's ranks and sentences compare.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RankedBy {
+    /// Correct answers per second (or the rate sustained under the objectives).
+    Throughput,
+    /// CPU per correct answer: the rates are lower bounds (the load generator
+    /// saturated first), so the rate cannot rank the contestants; what each
+    /// answer cost holds whatever the load.
+    CostPerRequest,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -113,6 +127,8 @@ pub struct ContestantReport {
     pub errors: Errors,
     /// CPU and RSS of the contestant's process tree; `None` when not sampled.
     pub resources: Option<Resources>,
+    /// CPU per correct answer and peak RSS; `None` when not sampled.
+    pub cost: Option<Cost>,
     /// Exec to first verified answer.
     pub cold_start_ms: Option<Quantiles>,
     /// How late a cold start figure may be: the readiness probes' spacing, ms.
@@ -138,9 +154,33 @@ pub struct Throughput {
     /// 95% interval of the mean; `None` with fewer than 3 runs.
     pub mean_ci: Option<Interval>,
     pub median_ci: Option<Interval>,
-    /// `mean * 60`, the seeds' RPM.
+    /// `mean * 60`, the original experiments' requests per minute.
     pub per_minute: f64,
     pub runs: Vec<RunPoint>,
+    /// The runs were capacity searches: the throughput is the rate sustained
+    /// with these objectives.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sustained: Option<Sustained>,
+}
+
+/// The objectives of the capacity searches a throughput comes from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Sustained {
+    pub slo: Vec<String>,
+    /// In at least one search the generator saturated before an objective broke:
+    /// the rate is a lower bound of the contestant's.
+    pub lower_bound: bool,
+}
+
+/// What each correct answer cost the contestant, across repetitions.
+#[derive(Debug, Clone, Serialize)]
+pub struct Cost {
+    /// CPU time of the contestant's process tree per 1,000 correct answers, ms (mean over runs).
+    pub cpu_ms_per_1k: f64,
+    /// 95% interval of the mean; `None` with fewer than 3 runs.
+    pub ci: Option<Interval>,
+    /// The highest resident set size sampled, bytes.
+    pub rss_peak_bytes: f64,
 }
 
 /// One repetition's throughput.
@@ -284,7 +324,7 @@ impl Analysis {
                 let mut failed = Vec::new();
                 for (name, runs) in contestants {
                     match contestant::analyse(scenario, name, runs, record_of(scenario, name), options.seed) {
-                        Ok(pair) => measured.push(pair),
+                        Ok(analysed) => measured.push(analysed),
                         Err(f) => failed.push(*f),
                     }
                 }

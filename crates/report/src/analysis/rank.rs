@@ -12,60 +12,130 @@
 //! than 'flask'`, where ± is the larger distance from the ratio to an end of
 //! its 95% interval.
 
+use std::fmt::Write as _;
+
 use crate::fmt;
 use crate::stats::{Estimate, MIN_RUNS, ratio};
 
-use super::{BaselineKind, ContestantReport, FailedContestant, ScenarioReport, Statement, Verdict};
+use super::contestant::Analysed;
+use super::{BaselineKind, ContestantReport, FailedContestant, RankedBy, ScenarioReport, Statement, Verdict};
 
 pub(super) fn scenario(
     name: &str,
-    mut measured: Vec<(ContestantReport, Estimate)>,
+    analysed: Vec<Analysed>,
     failed: Vec<FailedContestant>,
     reference: Option<&str>,
 ) -> ScenarioReport {
-    measured.sort_by(|a, b| b.1.mean.total_cmp(&a.1.mean).then_with(|| a.0.name.cmp(&b.0.name)));
-    let ranks: Vec<usize> = (0..measured.len())
-        .map(|i| 1 + (0..measured.len()).filter(|&j| j != i && beats(&measured[j].1, &measured[i].1)).count())
+    // A rate the generator capped cannot rank contestants: what an answer cost can.
+    let lower_bound =
+        analysed.iter().any(|a| a.report.throughput.sustained.as_ref().is_some_and(|s| s.lower_bound));
+    let by_cost = lower_bound && !analysed.is_empty() && analysed.iter().all(|a| a.cost.is_some());
+    let ranked_by = if by_cost { RankedBy::CostPerRequest } else { RankedBy::Throughput };
+    let mut measured: Vec<(ContestantReport, Estimate)> = analysed
+        .into_iter()
+        .map(|a| {
+            let key = if by_cost { a.cost.expect("checked above") } else { a.throughput };
+            (a.report, key)
+        })
         .collect();
-    for (i, (c, _)) in measured.iter_mut().enumerate() {
-        c.rank = ranks[i];
-        c.tied = ranks.iter().enumerate().any(|(j, &r)| j != i && r == ranks[i]);
-    }
-    // Stable: equal ranks keep the order of their means.
-    measured.sort_by_key(|(c, _)| c.rank);
+    // Best first: the highest throughput, or the lowest cost.
+    measured.sort_by(|a, b| {
+        let order = if by_cost { a.1.mean.total_cmp(&b.1.mean) } else { b.1.mean.total_cmp(&a.1.mean) };
+        order.then_with(|| a.0.name.cmp(&b.0.name))
+    });
+    let (mut measured, beaten_by) = rank(measured, by_cost);
 
     let (baseline, kind) = match reference.and_then(|r| measured.iter().position(|(c, _)| c.name == r)) {
         Some(i) => (Some(i), BaselineKind::Reference),
         None => ((!measured.is_empty()).then_some(0), BaselineKind::Best),
     };
+    let sentence = |a: usize, b: usize, measured: &[(ContestantReport, Estimate)]| {
+        let (x, y) = (&measured[a], &measured[b]);
+        let mut st = if by_cost {
+            cost_statement(&x.0.name, &x.1, &y.0.name, &y.1)
+        } else {
+            statement(&x.0.name, &x.1, &y.0.name, &y.1)
+        };
+        // A tie between contestants of different ranks says why the ranks differ.
+        if st.verdict == Verdict::Tied && x.0.rank != y.0.rank {
+            let (lower, other) = if x.0.rank > y.0.rank { (a, b) } else { (b, a) };
+            if let Some(by) = &beaten_by[lower] {
+                let _ = write!(
+                    st.text,
+                    ", though '{}' ranks {} and '{}' {}: '{by}' did significantly better than '{}'",
+                    measured[lower].0.name,
+                    measured[lower].0.rank,
+                    measured[other].0.name,
+                    measured[other].0.rank,
+                    measured[lower].0.name
+                );
+            }
+        }
+        st
+    };
     let mut statements = Vec::new();
     if let Some(b) = baseline {
         let base_est = measured[b].1.clone();
-        let base_name = measured[b].0.name.clone();
         for (c, est) in &mut measured {
             c.ratio_to_baseline = ratio(est, &base_est);
-            if c.name != base_name {
-                statements.push(statement(&c.name, est, &base_name, &base_est));
+        }
+        for i in 0..measured.len() {
+            if i != b {
+                statements.push(sentence(i, b, &measured));
             }
         }
-        // Ties among the others are worth a sentence too (seed 000: "Japronto
-        // vs Flask didn't bring anything relevant").
+        // Ties among the others are worth a sentence too ("Japronto vs Flask
+        // didn't bring anything relevant", as the three-kings post put it).
         for i in 0..measured.len() {
             for j in i + 1..measured.len() {
-                let (a, b) = (&measured[i], &measured[j]);
-                if a.0.name != base_name && b.0.name != base_name && a.0.rank == b.0.rank {
-                    statements.push(statement(&b.0.name, &b.1, &a.0.name, &a.1));
+                if i != b && j != b && measured[i].0.rank == measured[j].0.rank {
+                    statements.push(sentence(j, i, &measured));
                 }
             }
         }
     }
 
+    let notes = notes(&measured, by_cost, lower_bound);
+    ScenarioReport {
+        name: name.to_owned(),
+        baseline: baseline.map(|b| measured[b].0.name.clone()),
+        baseline_kind: kind,
+        contestants: measured.into_iter().map(|(c, _)| c).collect(),
+        failed,
+        statements,
+        ranked_by,
+        notes,
+    }
+}
+
+/// The notes under a scenario's table: what its numbers are and are not.
+fn notes(measured: &[(ContestantReport, Estimate)], by_cost: bool, lower_bound: bool) -> Vec<String> {
     let mut notes = Vec::new();
     if measured.iter().any(|(c, _)| c.runs < MIN_RUNS) {
         notes.push(format!(
             "With fewer than {MIN_RUNS} runs no 95% interval is available: those ratios are point \
              estimates and those ranks follow the means only."
         ));
+    }
+    if let Some(s) = measured.iter().find_map(|(c, _)| c.throughput.sustained.as_ref()) {
+        notes.push(format!(
+            "Throughput is the rate each contestant sustained with {} (a capacity search per run); \
+             ≥ marks a lower bound: the load generator saturated its cores before an objective broke.",
+            s.slo.join(" and ")
+        ));
+    }
+    if by_cost {
+        notes.push(
+            "Ranked by CPU per correct answer, lower first: a sustained rate is a lower bound here, so the \
+             rates cannot rank the contestants; what each answer cost the contestant holds whatever the load."
+                .to_owned(),
+        );
+    } else if lower_bound {
+        notes.push(
+            "A sustained rate is a lower bound, and not every contestant was sampled, so the ranking still \
+             follows the rates: read the ≥ rates as minimums."
+                .to_owned(),
+        );
     }
     if measured.iter().any(|(c, _)| !c.latency.corrected_for_coordinated_omission) {
         notes.push(
@@ -84,15 +154,38 @@ pub(super) fn scenario(
             crate::fmt::millis(r)
         ));
     }
-    ScenarioReport {
-        name: name.to_owned(),
-        baseline: baseline.map(|b| measured[b].0.name.clone()),
-        baseline_kind: kind,
-        contestants: measured.into_iter().map(|(c, _)| c).collect(),
-        failed,
-        statements,
-        notes,
+    notes
+}
+
+/// Ranks `measured` (best first by the key estimate; for `by_cost` lower is
+/// better): ranks from one matrix of significant wins, the order by rank, and
+/// for each contestant one that did significantly better than it.
+fn rank(
+    mut measured: Vec<(ContestantReport, Estimate)>,
+    by_cost: bool,
+) -> (Vec<(ContestantReport, Estimate)>, Vec<Option<String>>) {
+    let better = |a: &Estimate, b: &Estimate| if by_cost { beats(b, a) } else { beats(a, b) };
+    // One computation for ranks and sentences: `wins[j][i]` is "j is significantly better than i".
+    let n = measured.len();
+    let wins: Vec<Vec<bool>> =
+        (0..n).map(|j| (0..n).map(|i| i != j && better(&measured[j].1, &measured[i].1)).collect()).collect();
+    let ranks: Vec<usize> = (0..n).map(|i| 1 + (0..n).filter(|&j| wins[j][i]).count()).collect();
+    for (i, (c, _)) in measured.iter_mut().enumerate() {
+        c.rank = ranks[i];
+        c.tied = ranks.iter().enumerate().any(|(j, &r)| j != i && r == ranks[i]);
     }
+    // Why a contestant ranks below one it is tied with: who beat it.
+    let beaten_by: Vec<Option<String>> =
+        (0..n).map(|i| (0..n).find(|&j| wins[j][i]).map(|j| measured[j].0.name.clone())).collect();
+    let mut order: Vec<usize> = (0..n).collect();
+    // Stable: equal ranks keep the order of their means.
+    order.sort_by_key(|&i| ranks[i]);
+    let mut slots: Vec<Option<(ContestantReport, Estimate)>> = measured.into_iter().map(Some).collect();
+    let measured: Vec<(ContestantReport, Estimate)> =
+        order.iter().map(|&i| slots[i].take().expect("once")).collect();
+    let beaten_by: Vec<Option<String>> = order.iter().map(|&i| beaten_by[i].clone()).collect();
+
+    (measured, beaten_by)
 }
 
 /// Is `a`'s throughput higher than `b`'s: significantly when both have an
@@ -149,6 +242,49 @@ fn statement(name: &str, est: &Estimate, base: &str, base_est: &Estimate) -> Sta
         ),
     };
     Statement { faster: hi.to_owned(), slower: lo.to_owned(), ratio: Some(r), verdict, text }
+}
+
+/// The sentence comparing two contestants' CPU per correct answer, the
+/// cheaper (better) one named `faster`, the ratio costlier / cheaper.
+fn cost_statement(name: &str, est: &Estimate, base: &str, base_est: &Estimate) -> Statement {
+    let (lo, lo_est, hi, hi_est) =
+        if est.mean <= base_est.mean { (name, est, base, base_est) } else { (base, base_est, name, est) };
+    let Some(r) = ratio(hi_est, lo_est) else {
+        return Statement {
+            faster: lo.to_owned(),
+            slower: hi.to_owned(),
+            ratio: None,
+            verdict: Verdict::NothingAnswered,
+            text: format!("'{lo}' and '{hi}' cannot be compared by CPU per answer (one used none)"),
+        };
+    };
+    let (verdict, text) = match (r.ci, r.significant()) {
+        (Some(ci), Some(true)) => (
+            Verdict::Faster,
+            format!(
+                "'{hi}' used {} ± {} times the CPU per correct answer of '{lo}'",
+                fmt::ratio(r.value),
+                fmt::ratio(ci.plus_minus(r.value))
+            ),
+        ),
+        (Some(ci), _) => (
+            Verdict::Tied,
+            format!(
+                "'{lo}' and '{hi}' are statistically tied in CPU per answer: '{hi}' used {} ± {} times the CPU of '{lo}'",
+                fmt::ratio(r.value),
+                fmt::ratio(ci.plus_minus(r.value))
+            ),
+        ),
+        (None, _) => (
+            Verdict::NoInterval,
+            format!(
+                "'{hi}' used {} times the CPU per correct answer of '{lo}' (no interval: {})",
+                fmt::ratio(r.value),
+                too_few(hi, hi_est, lo, lo_est)
+            ),
+        ),
+    };
+    Statement { faster: lo.to_owned(), slower: hi.to_owned(), ratio: Some(r), verdict, text }
 }
 
 fn too_few(a: &str, ae: &Estimate, b: &str, be: &Estimate) -> String {

@@ -4,8 +4,11 @@
 use crate::analysis::{ContestantReport, ScenarioReport};
 use crate::fmt;
 
+/// How many columns the table has.
+pub const COLUMNS: usize = 13;
+
 /// Column headers.
-pub const HEADERS: [&str; 12] = [
+pub const HEADERS: [&str; COLUMNS] = [
     "#",
     "contestant",
     "req/s",
@@ -15,26 +18,37 @@ pub const HEADERS: [&str; 12] = [
     "p99",
     "errors",
     "CPU p95",
-    "RSS p95",
+    "CPU/1k req",
+    "RSS peak",
     "cold start",
     "artifact",
 ];
 
 /// Columns holding numbers (right-aligned).
-pub const NUMERIC: [bool; 12] = [true, false, true, true, true, true, true, true, true, true, true, true];
+pub const NUMERIC: [bool; COLUMNS] =
+    [true, false, true, true, true, true, true, true, true, true, true, true, true];
 
 /// `1`, or `2=` when tied.
 pub fn rank(c: &ContestantReport) -> String {
     if c.tied { format!("{}=", c.rank) } else { c.rank.to_string() }
 }
 
-/// `1,882 ± 45`, or `499 (2 runs)` without an interval.
+/// `1,882 ± 45`, or `499 (2 runs)` without an interval; `≥ 41,200 ± 300` for
+/// a sustained rate that is a lower bound.
 pub fn throughput(c: &ContestantReport) -> String {
     let t = &c.throughput;
+    let at_least = if t.sustained.as_ref().is_some_and(|s| s.lower_bound) { "≥ " } else { "" };
     match t.mean_ci {
-        Some(ci) => fmt::with_error(t.mean, ci.plus_minus(t.mean)),
-        None => format!("{} ({} run{})", fmt::rate(t.mean), c.runs, if c.runs == 1 { "" } else { "s" }),
+        Some(ci) => format!("{at_least}{}", fmt::with_error(t.mean, ci.plus_minus(t.mean))),
+        None => {
+            format!("{at_least}{} ({} run{})", fmt::rate(t.mean), c.runs, if c.runs == 1 { "" } else { "s" })
+        }
     }
+}
+
+/// CPU time per 1,000 correct answers, `25.1 ms` (its interval is in the JSON and CSV reports).
+pub fn cost(c: &ContestantReport) -> String {
+    c.cost.as_ref().map_or("–".to_owned(), |k| fmt::millis(k.cpu_ms_per_1k))
 }
 
 /// `gin (Go 1.19, Gin 1.8)`: the name, with the stack the plan names.
@@ -47,7 +61,7 @@ pub fn contestant(c: &ContestantReport) -> String {
 }
 
 /// The cells of one contestant's row.
-pub fn row(c: &ContestantReport) -> [String; 12] {
+pub fn row(c: &ContestantReport) -> [String; COLUMNS] {
     let l = &c.latency.merged;
     let has_latency = l.count > 0;
     let lat = |v: u64| if has_latency { fmt::micros(v as f64) } else { "–".to_owned() };
@@ -61,7 +75,8 @@ pub fn row(c: &ContestantReport) -> [String; 12] {
         lat(l.p99_us),
         if c.errors.errors == 0 { "0".to_owned() } else { fmt::percent(100.0 * c.errors.rate) },
         c.resources.as_ref().map_or("–".to_owned(), |r| fmt::percent(r.cpu_percent.p95)),
-        c.resources.as_ref().map_or("–".to_owned(), |r| fmt::bytes(r.rss_bytes.p95)),
+        cost(c),
+        c.resources.as_ref().map_or("–".to_owned(), |r| fmt::bytes(r.rss_bytes.max)),
         match (&c.cold_start_ms, c.external) {
             (_, true) => "external".to_owned(),
             (Some(q), _) => fmt::millis(q.p50),

@@ -63,7 +63,7 @@ fn scenario(out: &mut String, s: &ScenarioReport, p: &Paint) {
         p.dim(&format!("· {} · ± is the 95% interval of the mean", table::runs_caption(s)))
     );
     if !s.contestants.is_empty() {
-        let rows: Vec<[String; 12]> = s.contestants.iter().map(table::row).collect();
+        let rows: Vec<[String; table::COLUMNS]> = s.contestants.iter().map(table::row).collect();
         let widths: Vec<usize> = (0..HEADERS.len())
             .map(|i| {
                 rows.iter()

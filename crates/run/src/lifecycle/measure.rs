@@ -30,7 +30,8 @@ impl Orchestrator<'_, '_> {
             (!rest.is_empty()).then_some(rest)
         });
         let url = format!("{base}{}", path_of(c));
-        let job = LoadJob { url, scenario: c.scenario, profile: c.profile.clone(), cpus: load_cpus };
+        let bracket = self.brackets.get(&i).copied();
+        let job = LoadJob { url, scenario: c.scenario, profile: c.profile.clone(), cpus: load_cpus, bracket };
         self.say(&format!("[{nth}/{total}] {name} repetition {rep}: load on {}", job.url));
         let interval = self.plan.sample_interval;
         let mut started = started;
@@ -74,6 +75,9 @@ impl Orchestrator<'_, '_> {
         }
         if matches!(c.launch, Launch::Command { .. }) {
             attach_samples(&mut record, &watched, interval, limits);
+        }
+        if let Some(b) = record.find_max.as_ref().and_then(|s| s.bracket) {
+            self.brackets.insert(i, b);
         }
         record.invalid = crate::validity::assess(&record);
         self.store.save_run(&record)?;

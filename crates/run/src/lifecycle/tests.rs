@@ -190,6 +190,7 @@ fn record(url: &str, interrupted: bool) -> RunRecord {
         thresholds: vec![],
         interrupted,
         invalid: None,
+        find_max: None,
     }
 }
 
