@@ -366,3 +366,23 @@ fn cpus_come_from_the_affinity_mask() {
     assert!(stderr.contains("CPU 1 is not one this process may use: it may use CPUs 0"), "{stderr}");
     assert!(stderr.contains("plan.toml:2:8"), "{stderr}");
 }
+
+/// Regression: the readiness probes' HTTP/2 connections outlived the probe
+/// (hyper runs them as tasks of the prober's runtime), so a gRPC contestant's
+/// graceful stop waited for them and was killed after its grace period.
+#[test]
+fn a_grpc_contestant_stops_gracefully_after_its_probes() {
+    let s = Scratch::new("grpc-stop");
+    let plan = s.plan(
+        "[defaults]\nrepetitions = 1\ncold_starts = 2\nstop_grace = \"3s\"\n\
+         [load.bubble-sort]\nconnections = 2\nwarmup = \"200ms\"\nduration = \"500ms\"\n\
+         [[contestant]]\nname = \"tonic\"\nscenario = \"bubble-sort\"\n\
+         command = [\"{stackbench}\", \"serve\", \"bubble-sort\", \"--port\", \"{port}\"]\n",
+    );
+    let (code, stdout, stderr) =
+        run(&["run", plan.to_str().unwrap(), "--out", s.out().to_str().unwrap(), "--no-report"]);
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    let set = ResultSet::load(&s.out()).unwrap();
+    let incidents = &set.contestants[0].incidents;
+    assert!(incidents.iter().all(|i| i.kind != "killed"), "{incidents:?}");
+}

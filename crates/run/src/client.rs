@@ -66,11 +66,48 @@ impl HyperProber {
 impl Prober for HyperProber {
     fn send(&self, base: &str, req: &Request, timeout: Duration) -> Result<Reply, ProbeError> {
         self.rt.block_on(async {
-            match tokio::time::timeout(timeout, send(base, req)).await {
+            let scope = Scope::default();
+            let reply = match tokio::time::timeout(timeout, send(base, req, &scope)).await {
                 Ok(r) => r,
                 Err(_) => Err(ProbeError::Timeout(timeout)),
-            }
+            };
+            scope.end().await;
+            reply
         })
+    }
+}
+
+/// The executor of one request's HTTP/2 connection. hyper runs an HTTP/2
+/// client connection (which owns the socket) as a task of its own; on a
+/// runtime that outlives the request that task would keep the socket open,
+/// and a server's graceful stop would wait for it. Every task of the scope is
+/// ended with the request, so its connection closes with it.
+#[derive(Clone, Default)]
+struct Scope(std::sync::Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>>);
+
+impl<F> hyper::rt::Executor<F> for Scope
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    fn execute(&self, fut: F) {
+        let handle = tokio::spawn(async move {
+            fut.await;
+        });
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(handle);
+    }
+}
+
+impl Scope {
+    /// Aborts every task and waits until each is gone (and its socket closed).
+    async fn end(&self) {
+        let handles = std::mem::take(&mut *self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+        for h in &handles {
+            h.abort();
+        }
+        for h in handles {
+            let _ = h.await;
+        }
     }
 }
 
@@ -93,7 +130,7 @@ fn other(e: impl std::fmt::Display) -> ProbeError {
     ProbeError::Other(e.to_string())
 }
 
-async fn send(base: &str, req: &Request) -> Result<Reply, ProbeError> {
+async fn send(base: &str, req: &Request, scope: &Scope) -> Result<Reply, ProbeError> {
     let uri: http::Uri = format!("{}{}", base.trim_end_matches('/'), req.path).parse().map_err(other)?;
     let authority = uri.authority().ok_or_else(|| other("the URL has no host"))?.clone();
     let port = authority.port_u16().unwrap_or(80);
@@ -126,9 +163,7 @@ async fn send(base: &str, req: &Request) -> Result<Reply, ProbeError> {
     // The connection is driven beside the exchange and dropped (closed) with it.
     let (parts, collected) = if grpc {
         let (mut sender, conn) =
-            hyper::client::conn::http2::handshake(hyper_util::rt::TokioExecutor::new(), io)
-                .await
-                .map_err(other)?;
+            hyper::client::conn::http2::handshake(scope.clone(), io).await.map_err(other)?;
         let exchange = async {
             let (parts, body) = sender.send_request(request).await.map_err(other)?.into_parts();
             Ok::<_, ProbeError>((parts, body.collect().await.map_err(other)?))
