@@ -56,7 +56,7 @@ pub struct SearchSpec {
     pub precision: f64,
     pub probe_users: usize,
     /// `[passing, failing]` from an earlier search of the same target: bisect
-    /// between them at once (a plan's later repetitions).
+    /// it at once, widened by twice the precision (a plan's later repetitions).
     pub bracket: Option<[f64; 2]>,
 }
 
