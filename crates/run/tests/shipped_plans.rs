@@ -99,5 +99,11 @@ fn the_quick_plan_covers_every_scenario_without_a_database() {
     }
     let full = Plan::load(&path, &PlanContext { cpus: vec![0, 1], variant: Some("full".into()) }).unwrap();
     let dummy = full.contestants.iter().find(|c| c.name == "dummy-axum").unwrap();
-    assert_eq!(dummy.profile.get("duration").and_then(toml::Value::as_str), Some("5m"));
+    assert_eq!(dummy.profile.get("step").and_then(toml::Value::as_str), Some("10s"));
+    let events =
+        full.contestants.iter().find(|c| c.scenario == stackbench_scenarios::Scenario::EventLog).unwrap();
+    assert_eq!(events.profile.get("duration").and_then(toml::Value::as_str), Some("5m"));
+    // The quick plan's headline scenarios are capacity searches under a latency objective.
+    let quick = plan.contestants.iter().find(|c| c.name == "dummy-axum").unwrap();
+    assert_eq!(quick.profile.get("find-max").and_then(toml::Value::as_bool), Some(true));
 }
