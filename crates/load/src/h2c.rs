@@ -149,7 +149,7 @@ pub fn request_head(method: &http::Method, authority: &str, path: &str, headers:
 }
 
 /// The message inside a unary gRPC answer's single frame (empty for none).
-fn grpc_message(body: &[u8]) -> Result<&[u8], ErrorKind> {
+pub fn grpc_message(body: &[u8]) -> Result<&[u8], ErrorKind> {
     if body.is_empty() {
         return Ok(body);
     }

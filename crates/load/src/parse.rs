@@ -73,39 +73,63 @@ impl TryFrom<String> for Percent {
     }
 }
 
-/// A list of CPU numbers like `1`, `0-3` or `0,2-3` (the `taskset -c` syntax).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(try_from = "String")]
+/// A list of CPU numbers like `1`, `0-3` or `0,2-3` (the `taskset -c`
+/// syntax), ascending, each once; CPUs above 4095 are refused. The one CPU
+/// list of stackbench: `--cpus` and a plan's `cpus`/`load_cpus` (where a bare
+/// integer is taken too).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CpuList(pub Vec<usize>);
 
 impl FromStr for CpuList {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || format!("{s:?} is not a CPU list; write CPU numbers and ranges, like 1, 0-3 or 0,2-3");
         let mut cpus = Vec::new();
         for part in s.split(',').map(str::trim) {
-            let bad = || format!("{s:?} is not a CPU list; write it like 1, 0-3 or 0,2-3");
-            let (a, b) = match part.split_once('-') {
-                Some((a, b)) => (a.trim().parse::<usize>(), b.trim().parse::<usize>()),
-                None => (part.parse::<usize>(), part.parse::<usize>()),
-            };
-            let (a, b) = (a.map_err(|_| bad())?, b.map_err(|_| bad())?);
-            if b < a || b - a > 4096 {
+            let (a, b) = part.split_once('-').unwrap_or((part, part));
+            let (a, b): (usize, usize) =
+                (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
+            if b < a || b > 4095 {
                 return Err(bad());
             }
-            for c in a..=b {
-                if !cpus.contains(&c) {
-                    cpus.push(c);
-                }
-            }
+            cpus.extend(a..=b);
         }
+        cpus.sort_unstable();
+        cpus.dedup();
         Ok(CpuList(cpus))
     }
 }
 
-impl TryFrom<String> for CpuList {
-    type Error = String;
-    fn try_from(s: String) -> Result<Self, String> {
-        s.parse()
+/// As it would be written: `0-3,6` (runs of two or more as ranges).
+impl fmt::Display for CpuList {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts = Vec::new();
+        let mut i = 0;
+        while i < self.0.len() {
+            let mut j = i;
+            while j + 1 < self.0.len() && self.0[j + 1] == self.0[j] + 1 {
+                j += 1;
+            }
+            parts.push(if j > i { format!("{}-{}", self.0[i], self.0[j]) } else { self.0[i].to_string() });
+            i = j + 1;
+        }
+        f.write_str(&parts.join(","))
+    }
+}
+
+impl<'de> Deserialize<'de> for CpuList {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Int(usize),
+            Text(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::Int(n) if n <= 4095 => Ok(CpuList(vec![n])),
+            Raw::Int(n) => Err(serde::de::Error::custom(format!("CPU {n} is above 4095"))),
+            Raw::Text(s) => s.parse().map_err(serde::de::Error::custom),
+        }
     }
 }
 

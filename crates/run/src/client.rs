@@ -8,7 +8,6 @@
 
 use std::time::Duration;
 
-use bytes::Bytes;
 use http_body_util::{BodyExt as _, Full};
 use hyper_util::rt::TokioIo;
 use stackbench_scenarios::verify::{Request, Transport};
@@ -141,15 +140,8 @@ async fn send(base: &str, req: &Request, scope: &Scope) -> Result<Reply, ProbeEr
     let _ = stream.set_nodelay(true);
     let io = TokioIo::new(stream);
     let grpc = req.transport == Transport::Grpc;
-    let body = if grpc {
-        let mut framed = Vec::with_capacity(req.body.len() + 5);
-        framed.push(0);
-        framed.extend_from_slice(&(req.body.len() as u32).to_be_bytes());
-        framed.extend_from_slice(&req.body);
-        Bytes::from(framed)
-    } else {
-        req.body.clone()
-    };
+    // The load engine's gRPC framing: one implementation of the 5-byte frame.
+    let body = if grpc { stackbench_load::h2c::grpc_frame(&req.body) } else { req.body.clone() };
     let mut builder = http::Request::builder().method(req.method).uri(uri.clone());
     if grpc {
         builder = builder.header("te", "trailers");
@@ -186,9 +178,10 @@ async fn send(base: &str, req: &Request, scope: &Scope) -> Result<Reply, ProbeEr
         .and_then(|t| t.get("grpc-status"))
         .or_else(|| parts.headers.get("grpc-status"))
         .and_then(|v| v.to_str().ok()?.trim().parse().ok());
-    let body = if grpc && bytes.len() >= 5 {
-        let len = u32::from_be_bytes([bytes[1], bytes[2], bytes[3], bytes[4]]) as usize;
-        bytes.get(5..5 + len).ok_or_else(|| other("a truncated gRPC message"))?.to_vec()
+    let body = if grpc && !bytes.is_empty() {
+        stackbench_load::h2c::grpc_message(&bytes)
+            .map_err(|_| other("a truncated or compressed gRPC message"))?
+            .to_vec()
     } else {
         bytes.to_vec()
     };

@@ -19,6 +19,7 @@ pub mod process;
 pub mod sampler;
 pub mod schedule;
 pub mod store;
+pub mod url;
 pub mod validity;
 pub mod verify;
 pub mod watch;

@@ -243,8 +243,9 @@ impl Orchestrator<'_, '_> {
 
     fn run(&mut self, limits_ok: Vec<Result<(), String>>) -> Result<Outcome, RunError> {
         let seed = self.plan.seed.unwrap_or(self.opts.seed);
+        let minutes = self.plan.estimated_duration().as_secs().div_ceil(60);
         self.say(&format!(
-            "results: {} ({} contestants, {} repetitions, order seed {seed})",
+            "results: {} ({} contestants, {} repetitions, order seed {seed}; about {minutes} min without builds)",
             self.store.dir.display(),
             self.plan.contestants.len(),
             self.plan.repetitions
@@ -680,23 +681,17 @@ impl Orchestrator<'_, '_> {
 /// The path the load and verification use: the contestant's `path`, or the
 /// path of its external URL.
 fn path_of(c: &Contestant) -> String {
-    if let Launch::External { url } = &c.launch {
-        let rest = url.split_once("://").map_or("", |(_, r)| r);
-        if let Some(idx) = rest.find('/')
-            && &rest[idx..] != "/"
-        {
-            return rest[idx..].to_owned();
-        }
+    if let Launch::External { url } = &c.launch
+        && let Some((_, path)) = crate::url::split(url).filter(|(_, p)| !p.is_empty())
+    {
+        return path;
     }
     if c.path == "/" { String::new() } else { c.path.clone() }
 }
 
 /// `scheme://authority` of a URL.
 fn base_of(url: &str) -> String {
-    match url.split_once("://") {
-        Some((scheme, rest)) => format!("{scheme}://{}", rest.split('/').next().unwrap_or(rest)),
-        None => url.to_owned(),
-    }
+    crate::url::split(url).map_or_else(|| url.to_owned(), |(base, _)| base)
 }
 
 /// Substitutes the placeholders.

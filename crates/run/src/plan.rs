@@ -10,7 +10,6 @@
 //! names, CPUs this process may not use) point at the contestant's `name`.
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Duration;
@@ -120,78 +119,8 @@ pub struct ContestantFile {
     pub verify: Option<VerifyMode>,
 }
 
-/// A duration written like `250ms`, `10s`, `5m`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Dur(pub Duration);
-
-impl<'de> Deserialize<'de> for Dur {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        humantime::parse_duration(s.trim()).map(Dur).map_err(|e| {
-            serde::de::Error::custom(format!(
-                "invalid duration {s:?} ({e}); write a number with a unit, like \"250ms\", \"10s\" or \"5m\""
-            ))
-        })
-    }
-}
-
-/// A set of CPUs written like `0`, `0-3`, `0,2-3`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CpuList(pub Vec<usize>);
-
-impl FromStr for CpuList {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        let bad = || {
-            format!("invalid CPU list {s:?}; write CPU numbers and ranges, like \"0\", \"0-3\" or \"0,2\"")
-        };
-        let mut cpus = Vec::new();
-        for part in s.split(',').map(str::trim) {
-            let (a, b) = part.split_once('-').unwrap_or((part, part));
-            let (a, b): (usize, usize) =
-                (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
-            if b < a || b > 4095 {
-                return Err(bad());
-            }
-            cpus.extend(a..=b);
-        }
-        cpus.sort_unstable();
-        cpus.dedup();
-        Ok(CpuList(cpus))
-    }
-}
-
-/// As it would be written: `0-3,6` (runs of two or more as ranges).
-impl fmt::Display for CpuList {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut parts = Vec::new();
-        let mut i = 0;
-        while i < self.0.len() {
-            let mut j = i;
-            while j + 1 < self.0.len() && self.0[j + 1] == self.0[j] + 1 {
-                j += 1;
-            }
-            parts.push(if j > i { format!("{}-{}", self.0[i], self.0[j]) } else { self.0[i].to_string() });
-            i = j + 1;
-        }
-        f.write_str(&parts.join(","))
-    }
-}
-
-impl<'de> Deserialize<'de> for CpuList {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            Int(usize),
-            Text(String),
-        }
-        match Raw::deserialize(d)? {
-            Raw::Int(n) => Ok(CpuList(vec![n])),
-            Raw::Text(s) => s.parse().map_err(serde::de::Error::custom),
-        }
-    }
-}
+/// The duration and CPU list of a plan are those of `stackbench load` (one parser each).
+pub use stackbench_load::{CpuList, Dur};
 
 /// A size in bytes, written `"512MiB"`, `"1GiB"`, `"100MB"` or as an integer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -453,6 +382,20 @@ impl Plan {
         })
     }
 
+    /// About how long the plan takes: each contestant's build is not counted,
+    /// its cold starts and verification about a second each, its runs as
+    /// [`crate::engine::estimated_runs`] says.
+    pub fn estimated_duration(&self) -> Duration {
+        self.contestants
+            .iter()
+            .map(|c| {
+                Duration::from_secs(u64::from(c.cold_starts) + 2)
+                    + crate::engine::estimated_runs(c.scenario, &c.profile, self.repetitions)
+            })
+            .sum::<Duration>()
+            + self.cooldown * (self.contestants.len() as u32 * self.repetitions)
+    }
+
     /// A refusal at `span` of the plan text (`file:line:col`, the line, a caret).
     pub fn error_at(&self, span: Option<std::ops::Range<usize>>, message: String) -> PlanError {
         let file = self.path.as_ref().map_or_else(|| "<plan>".to_owned(), |p| p.display().to_string());
@@ -593,9 +536,7 @@ fn resolve(
     );
     // The path the load goes to: an external server's URL path, or `path`.
     let load_path = match &launch {
-        Launch::External { url } => {
-            url.split_once("://").and_then(|(_, r)| r.find('/').map(|i| r[i..].to_owned()))
-        }
+        Launch::External { url } => crate::url::split(url).map(|(_, path)| path).filter(|p| !p.is_empty()),
         Launch::Command { .. } => None,
     };
     profile

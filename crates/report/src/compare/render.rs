@@ -163,9 +163,7 @@ fn terminal(c: &Comparison, color: bool) -> String {
     out
 }
 
-fn md_escape(s: &str) -> String {
-    s.replace('|', "\\|").replace('`', "\\`").replace('*', "\\*").replace('_', "\\_")
-}
+use crate::export::markdown::escape as md_escape;
 
 fn markdown(c: &Comparison) -> String {
     let mut out = String::from("# stackbench compare\n\n");

@@ -99,8 +99,9 @@ fn scenario(out: &mut String, s: &ScenarioReport) {
     }
 }
 
-/// Escapes what would break a table cell or start markup.
-fn escape(s: &str) -> String {
+/// Escapes what would break a table cell or start markup (every Markdown
+/// renderer here uses it).
+pub(crate) fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for ch in s.chars() {
         match ch {

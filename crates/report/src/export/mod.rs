@@ -6,7 +6,7 @@
 mod csv;
 mod html;
 mod json;
-mod markdown;
+pub(crate) mod markdown;
 pub mod table;
 mod terminal;
 

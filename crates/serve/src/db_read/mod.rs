@@ -186,6 +186,18 @@ impl Config {
         Config { timeout: Config::TIMEOUT, ..Config::default() }
     }
 
+    /// Serves the drivers of a store written as `--store` takes it (the forms
+    /// of `seed db-read`: postgres://…, mysql://…, redis://…, sqlite:PATH).
+    pub fn add_store(&mut self, url: &str) -> Result<(), seed::SeedError> {
+        match url.parse::<seed::Store>()? {
+            seed::Store::Postgres(u) => self.postgres = Some(u),
+            seed::Store::Mysql(u) => self.mysql = Some(u),
+            seed::Store::Redis(u) => self.redis = Some(u),
+            seed::Store::Sqlite(p) => self.sqlite = Some(p),
+        }
+        Ok(())
+    }
+
     /// Is no database given (the embedded default applies)?
     pub fn is_empty(&self) -> bool {
         self.postgres.is_none() && self.mysql.is_none() && self.redis.is_none() && self.sqlite.is_none()
@@ -368,20 +380,8 @@ impl<E: std::error::Error + ?Sized> ErrorChain for E {
     }
 }
 
-/// A URL with its password replaced by `***`, for messages.
-pub fn redact(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
-    };
-    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-    match authority.rsplit_once('@') {
-        Some((userinfo, host)) => match userinfo.split_once(':') {
-            Some((user, _)) => format!("{scheme}://{user}:***@{host}{path}"),
-            None => url.to_owned(),
-        },
-        None => url.to_owned(),
-    }
-}
+/// A URL with its password replaced by `***`, for messages (the one redactor, `store::url::redact`).
+pub use crate::store::url::redact;
 
 /// The 503 of a failed fetch.
 pub(crate) fn unavailable(e: &FetchError) -> Rejection {

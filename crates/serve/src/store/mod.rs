@@ -24,7 +24,7 @@ pub mod mysql;
 pub mod postgres;
 pub mod redis;
 pub mod sqlite;
-mod url;
+pub mod url;
 
 use std::fmt;
 use std::future::Future;
