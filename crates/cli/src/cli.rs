@@ -107,6 +107,10 @@ const DB_READ_HELP: &str = "Drivers: tokio-postgres, sqlx-postgres, sea-orm-post
 pub struct DbReadArgs {
     #[command(flatten)]
     pub listen: Listen,
+    /// A database to serve, as `seed db-read` takes it: postgres://…, mysql://…, redis://…,
+    /// sqlite:PATH; repeat for more. (--postgres, --mysql, --redis, --sqlite do the same.)
+    #[arg(long = "store", value_name = "URL")]
+    pub stores: Vec<String>,
     /// PostgreSQL URL: serves tokio-postgres, sqlx-postgres and sea-orm-postgres.
     #[arg(long, value_name = "URL")]
     pub postgres: Option<String>,
@@ -125,9 +129,6 @@ pub struct DbReadArgs {
     /// Connections per pool (default: from the cores; printed at start).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub pool: Option<u32>,
-    /// HTTP stack.
-    #[arg(long, default_value = "axum", value_parser = ["axum"])]
-    pub stack: String,
 }
 
 #[derive(Debug, Subcommand)]

@@ -48,7 +48,16 @@ pub fn run(args: &LoadArgs) -> anyhow::Result<ExitCode> {
 
     let stop = Stop::new();
     watch_signals(stop.clone());
-    let record = stackbench_load::run(&spec, &stop)?;
+    let record = if spec.search.is_some() {
+        let quiet = args.quiet;
+        stackbench_load::findmax::run(&spec, &stop, &mut |step| {
+            if !quiet {
+                eprintln!("{}", stackbench_load::summary::step_line(step));
+            }
+        })?
+    } else {
+        stackbench_load::run(&spec, &stop)?
+    };
 
     let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     print!("{}", summary_text(&record, color));
@@ -65,7 +74,9 @@ fn exit_code(record: &RunRecord) -> ExitCode {
     if let Some(invalid) = &record.invalid {
         eprintln!("error: {}", invalid.reason);
         exit::code(exit::TOOL_FAILURE)
-    } else if record.thresholds.iter().any(|t| !t.passed) {
+    } else if record.thresholds.iter().any(|t| !t.passed)
+        || record.find_max.as_ref().is_some_and(|s| s.sustained_rps.is_none() && s.ended != "interrupted")
+    {
         exit::code(exit::THRESHOLD)
     } else if record.interrupted {
         exit::code(exit::INTERRUPTED)

@@ -20,7 +20,7 @@ pub fn run(cmd: SeedCommand) -> anyhow::Result<()> {
 
 /// `serve db-read`: connect, print the listening line and the drivers, serve.
 pub async fn serve_db_read(args: DbReadArgs) -> anyhow::Result<()> {
-    let config = Config {
+    let mut config = Config {
         postgres: args.postgres,
         mysql: args.mysql,
         redis: args.redis,
@@ -29,6 +29,9 @@ pub async fn serve_db_read(args: DbReadArgs) -> anyhow::Result<()> {
         seed: args.seed,
         ..Config::new()
     };
+    for store in &args.stores {
+        config.add_store(store)?;
+    }
     let mut out = std::io::stdout();
     db_read::serve(&config, args.listen.bind, args.listen.port, "stackbench serve db-read", &mut out).await?;
     Ok(())

@@ -115,8 +115,9 @@ pub struct LoadOptions {
     /// Request body: a string, or @FILE to read it from a file.
     #[arg(short = 'b', long, value_name = "BODY|@FILE", help_heading = "Request")]
     pub body: Option<String>,
-    /// Send a scenario's requests and check the answers: event-log, dummy, db-read, bubble-sort.
-    #[arg(long, value_name = "NAME", help_heading = "Request")]
+    /// Send a scenario's requests and check the answers.
+    #[arg(long, value_name = "NAME", help_heading = "Request",
+          value_parser = ["event-log", "dummy", "db-read", "bubble-sort"])]
     pub scenario: Option<String>,
     /// gRPC to any unary method: the .proto that declares it (compiled at start, no protoc
     /// needed; imports resolve from its directory). Goes with --call and --data.

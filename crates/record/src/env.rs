@@ -47,6 +47,26 @@ impl Environment {
     }
 }
 
+/// This build of stackbench, told apart from any other with the same
+/// version: `0.1.0 (build 3fa2c1d9)`, the build being a hash of the running
+/// executable. `--resume` refuses to mix runs of two builds; a report says
+/// which build measured.
+pub fn version_with_build(version: &str) -> String {
+    static BUILD: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let build = BUILD.get_or_init(|| {
+        use std::hash::{DefaultHasher, Hasher as _};
+        match std::env::current_exe().and_then(fs::read) {
+            Ok(bytes) => {
+                let mut h = DefaultHasher::new();
+                h.write(&bytes);
+                format!("{:08x}", h.finish() as u32)
+            }
+            Err(_) => "unknown".to_owned(),
+        }
+    });
+    format!("{version} (build {build})")
+}
+
 impl Environment {
     /// What differs between the machine a result directory was measured on
     /// (`self`) and `now`, in the terms that change the numbers (CPU model,
@@ -135,6 +155,16 @@ mod tests {
         );
         let c = Environment { stackbench_version: "2.0.0".into(), ..a.clone() };
         assert_eq!(a.differences(&c), [r#"stackbench_version: "1.0.0" → "2.0.0""#]);
+    }
+
+    #[test]
+    fn the_build_is_named_by_the_executable() {
+        let v = version_with_build("1.2.3");
+        assert!(
+            v.starts_with("1.2.3 (build ") && v.ends_with(')') && v.len() == "1.2.3 (build 12345678)".len(),
+            "{v}"
+        );
+        assert_eq!(v, version_with_build("1.2.3"), "the same executable, the same build");
     }
 
     #[test]

@@ -32,6 +32,28 @@ pub fn options(scenario: Scenario, profile: &toml::Table) -> Result<LoadOptions,
     LoadOptions::deserialize(toml::Value::Table(table)).map_err(|e| e.message().trim().to_owned())
 }
 
+/// About how long one contestant's measured runs take with this profile: a
+/// plain run is its warm-up and measured time; a capacity search about nine
+/// steps the first time and four after (docs/capacity.md), each a settle and
+/// a step; plus a second to start and stop the contestant each time.
+pub fn estimated_runs(scenario: Scenario, profile: &toml::Table, repetitions: u32) -> std::time::Duration {
+    use std::time::Duration;
+    let Ok(spec) = options(scenario, profile)
+        .and_then(|o| o.to_spec("http://127.0.0.1:9/db/x").map_err(|e| e.to_string()))
+    else {
+        return Duration::ZERO;
+    };
+    let overhead = Duration::from_secs(1);
+    let one = |steps: u32| match &spec.search {
+        Some(s) => (spec.warmup + s.step) * steps + overhead,
+        None => spec.warmup + spec.duration().unwrap_or_default() + overhead,
+    };
+    if repetitions == 0 {
+        return Duration::ZERO;
+    }
+    one(9) + one(4) * (repetitions - 1)
+}
+
 fn spec(job: &LoadJob) -> Result<LoadSpec, String> {
     let mut spec = options(job.scenario, &job.profile)?.to_spec(&job.url).map_err(|e| e.to_string())?;
     spec.progress = false;

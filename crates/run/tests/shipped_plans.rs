@@ -107,3 +107,25 @@ fn the_quick_plan_covers_every_scenario_without_a_database() {
     let quick = plan.contestants.iter().find(|c| c.name == "dummy-axum").unwrap();
     assert_eq!(quick.profile.get("find-max").and_then(toml::Value::as_bool), Some(true));
 }
+
+/// `bench --help` says how long `--full` takes; the estimate of the plan
+/// agrees (within a quarter), and the short plan fits in about 3 minutes.
+#[test]
+fn the_bench_durations_said_are_the_plans() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../plans/quick.toml");
+    let quick = Plan::load(&path, &PlanContext { cpus: vec![0, 1], variant: None }).unwrap();
+    let full = Plan::load(&path, &PlanContext { cpus: vec![0, 1], variant: Some("full".into()) }).unwrap();
+    let minutes = |p: &Plan| p.estimated_duration().as_secs_f64() / 60.0;
+    let cli =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../cli/src/run.rs")).unwrap();
+    let said: f64 = cli
+        .split("about ")
+        .find_map(|s| s.split(" minutes").next()?.parse().ok())
+        .expect("run.rs says `about N minutes` for --full");
+    assert!(
+        (minutes(&full) - said).abs() <= said / 4.0,
+        "--full is about {:.0} min, the help says {said}",
+        minutes(&full)
+    );
+    assert!(minutes(&quick) <= 3.5, "the quick plan is about {:.1} min", minutes(&quick));
+}

@@ -37,7 +37,7 @@ fn grpc_sort(addr: SocketAddr, data: Vec<i32>) -> Vec<i32> {
 fn serves_grpc_and_stops_cleanly_on_sigterm() {
     let mut server = start(&["--port", "0"], None);
     assert!(
-        server.first_line().starts_with("sb-bubble-sort (tonic): listening on http://127.0.0.1:"),
+        server.first_line().starts_with("sb-bubble-sort (tonic, fast sort): listening on http://127.0.0.1:"),
         "{}",
         server.first_line()
     );
@@ -123,5 +123,18 @@ fn python_grpcio_client_with_stubs_from_our_proto() {
     for check in ["ok seed list sorted", "ok INVALID_ARGUMENT", "ok RESOURCE_EXHAUSTED", "ok UNIMPLEMENTED"] {
         assert!(stdout.contains(check), "missing {check:?} in:\n{stdout}");
     }
+    assert!(server.terminate().success());
+}
+
+/// `--sort textbook` runs the nested loop and says so; the answer is the same.
+#[test]
+fn the_textbook_sort_is_chosen_by_a_flag() {
+    let mut server = start(&["--port", "0", "--sort", "textbook"], None);
+    assert!(
+        server.first_line().starts_with("sb-bubble-sort (tonic, textbook sort): "),
+        "{}",
+        server.first_line()
+    );
+    assert_eq!(grpc_sort(server.addr, SEED.clone()), *SEED_SORTED);
     assert!(server.terminate().success());
 }

@@ -153,7 +153,9 @@ fn fails(args: &[&str], code: i32, says: &[&str]) {
 #[test]
 fn mistakes_are_clear_errors() {
     fails(&["--pool", "0"], 2, &["--pool", ">= 1"]);
-    fails(&["--stack", "actix"], 2, &["axum only"]);
+    fails(&["--stack", "axum"], 2, &["unknown argument \"--stack\""]);
+    fails(&["--store", "ftp://x"], 2, &["postgres://"]);
+    fails(&["--store", "postgres://postgres@127.0.0.1:1/x"], 1, &["tokio-postgres cannot connect"]);
     fails(&["--nope"], 2, &["unknown argument", "Usage"]);
     fails(&["--postgres"], 2, &["--postgres needs a value"]);
     fails(
@@ -175,4 +177,16 @@ fn help() {
     let out = Command::new(BIN).arg("--help").output().unwrap();
     let help = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success() && help.contains("--postgres URL") && help.contains("Example"), "{help}");
+}
+
+/// `--store` takes the forms of `stackbench seed db-read`.
+#[test]
+fn a_store_flag_serves_its_drivers() {
+    let dir = temp_dir("store-flag");
+    let file = dir.join("items.sqlite3");
+    let server = start(&["--store", &format!("sqlite:{}", file.display()), "--seed"], &dir);
+    rows(server.addr, "sqlite", 4, 2);
+    stop(server);
+    assert!(file.exists(), "the file --store named was seeded");
+    std::fs::remove_dir_all(dir).unwrap();
 }

@@ -11,11 +11,12 @@ use stackbench_serve::db_read::{self, Config};
 const USAGE: &str = "\
 sb-db-read: the db-read reference contestant (GET /db/{driver}?a=&b= answers two rows)
 
-Usage: sb-db-read [--postgres URL] [--mysql URL] [--redis URL] [--sqlite PATH]
-                  [--seed] [--pool N] [--port PORT] [--bind ADDR] [--stack axum]
+Usage: sb-db-read [--store URL]... [--seed] [--pool N] [--port PORT] [--bind ADDR]
 
-Serves every driver whose database is given; without any, serves `sqlite` on
-the default file (seeded if missing). PORT in the environment sets the port.
+Serves every driver whose database is given with --store (repeat it: the forms
+of `stackbench seed db-read`, postgres://, mysql://, redis://, sqlite:PATH; the
+older --postgres URL, --mysql URL, --redis URL and --sqlite PATH do the same);
+without any, serves `sqlite` on the default file (seeded if missing). PORT in the environment sets the port.
 Load a database first with `stackbench seed db-read --store URL`, or give
 --seed to load every given database before serving (idempotent).
 
@@ -50,6 +51,7 @@ fn parse(mut argv: impl Iterator<Item = String>) -> Result<Option<Args>, String>
         let mut value = || inline.clone().or_else(|| argv.next()).ok_or(format!("{name} needs a value"));
         match name.as_str() {
             "--seed" => args.config.seed = true,
+            "--store" => args.config.add_store(&value()?).map_err(|e| e.to_string())?,
             "--postgres" => args.config.postgres = Some(value()?),
             "--mysql" => args.config.mysql = Some(value()?),
             "--redis" => args.config.redis = Some(value()?),
@@ -68,12 +70,6 @@ fn parse(mut argv: impl Iterator<Item = String>) -> Result<Option<Args>, String>
             "--bind" => {
                 let v = value()?;
                 args.bind = v.parse().map_err(|_| format!("--bind {v:?} is not an IP address"))?;
-            }
-            "--stack" => {
-                let v = value()?;
-                if v != "axum" {
-                    return Err(format!("--stack {v:?}: db-read is served on axum only"));
-                }
             }
             _ => return Err(format!("unknown argument {flag:?}")),
         }
