@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bubble-sort: the tonic contestant against the physical limit, and the seed's profile.
+"""bubble-sort: the tonic contestant against the physical limit, and the original experiment's profile.
 
 The contestant (sb-bubble-sort) runs pinned to core 0 (`taskset -c 0`); every load generator
 runs pinned to core 1. Only 127.0.0.1. The anchor and the contestant alternate (limit, service,
@@ -7,7 +7,7 @@ limit, service, ..., limit) and each service run is compared with the mean of th
 before and after it, so the shared machine's drift cancels to first order; the report gives the
 median and the spread (min..max) of the per-run ratios.
 
-  limit   the physical limit of the scenario on one core: in-process bubble sorts of the seed's
+  limit   the physical limit of the scenario on one core: in-process bubble sorts of the original experiment's
           1000-number list per second (examples/bubble_limit.rs: copy the list, sort it with the
           service's own bubble_sort; nothing else). Also the textbook loop, for context.
   grpc    the service on core 0 under gRPC load from core 1 (keep-alive, 4 connections x 8
@@ -18,11 +18,11 @@ median and the spread (min..max) of the per-run ratios.
             CPU ratio        = service calls per CPU-second of the server
                                / limit sorts per CPU-second               (immune to other
                                processes sharing core 0; CPU from /proc/PID/stat and wait4)
-  size    the stripped size of sb-bubble-sort (the seed's "image size" column).
-  seed    the seed's profile through the orchestrator: `stackbench run plans/bubble.toml
+  size    the stripped size of sb-bubble-sort (the original experiment's "image size" column).
+  seed    the original experiment's profile through the orchestrator: `stackbench run plans/bubble.toml
           [--variant short]` (250 users, 100 ms think time, a new connection per call, server
-          limited to 1 CPU and 512 MiB by cgroups on core 0, 20 cold starts), printed in the seed's
-          table layout side by side with the seed's published Rust, Go and Node rows (which ran on
+          limited to 1 CPU and 512 MiB by cgroups on core 0, 20 cold starts), printed in the original experiment's
+          table layout side by side with the original experiment's published Rust, Go and Node rows (which ran on
           Cloud Run, 1 vCPU, 512 MiB; the k6 client on a separate 4-CPU job).
 
 Usage: bench/bubble/bench.py [all|limit|grpc|size|seed ...] [--reps 5] [--duration 10]
@@ -52,7 +52,7 @@ GRPC_PATH = "/sort.v1.SortService/BubbleSort"
 USER_HZ = os.sysconf("SC_CLK_TCK")
 CONNECTIONS, STREAMS = 4, 8
 
-# The seed's published results (seeds/003, README "Results"), Cloud Run, 1 vCPU, 512 MiB.
+# The original experiment's published results (seeds/003, README "Results"), Cloud Run, 1 vCPU, 512 MiB.
 SEED_ROWS = {
     "Rust (seed)": {
         "grpc_req_duration": "avg=384.06ms min=7.3ms med=371.06ms max=1.12s p(90)=703.66ms p(95)=756.19ms",
@@ -181,7 +181,7 @@ def limit(bins, seconds, textbook=False):
 
 
 def grpc_data_file(tmp):
-    """The seed's list as one gRPC frame (flag 0, big-endian length, the List message)."""
+    """The original experiment's list as one gRPC frame (flag 0, big-endian length, the List message)."""
     with open(os.path.join(ROOT, "data", "bubble-1000.json")) as f:
         seed = json.load(f)
 
@@ -246,7 +246,7 @@ def section_limit(args, bins, report):
     log(f"limit: {args.duration} s of in-process sorts on core {SERVER_CPU}, with the textbook loop")
     r = limit(bins, args.duration, textbook=True)
     ours, text = r["stackbench"], r["textbook"]
-    report.append("## limit: in-process bubble sorts of the seed's list, one core\n")
+    report.append("## limit: in-process bubble sorts of the original experiment's list, one core\n")
     report.append(f"`taskset -c {SERVER_CPU} bubble_limit {args.duration} --textbook` ({uptime_line()})\n")
     report.append("| sort | sorts/s (wall) | sorts per CPU-second |")
     report.append("|---|---|---|")
@@ -322,7 +322,7 @@ def section_size(args, bins, report, tmp):
     unstripped = os.path.getsize(os.path.join(bins, "sb-bubble-sort"))
     report.append("## size\n")
     report.append(f"sb-bubble-sort: {size} bytes stripped ({size / 1e6:.2f} MB), {unstripped} bytes as built "
-                  "(release: fat LTO, codegen-units 1, strip = true). The seed's images: Rust 2.1 MB, Go 3.2 MB, "
+                  "(release: fat LTO, codegen-units 1, strip = true). The original experiment's images: Rust 2.1 MB, Go 3.2 MB, "
                   "Node 45.5 MB.\n")
 
 
@@ -379,7 +379,7 @@ def section_seed(args, bins, report, tmp):
         "cpu_utilization": " ".join(f"p({q})={cpu[k]:.1f}%" for q, k in (("50", "p50"), ("95", "p95"),
                                                                         ("99", "p99")) if k in cpu),
     }
-    report.append("## seed: the seed's profile (plans/bubble.toml)\n")
+    report.append("## seed: the original experiment's profile (plans/bubble.toml)\n")
     report.append(f"`stackbench run plans/bubble.toml{' --variant ' + args.seed_variant if args.seed_variant != 'full' else ''}` "
                   "with `sb-bubble-sort` as the command: 250 users, 100 ms think time, a new connection per "
                   f"call, {rec['params'].get('duration_ms', 0) / 1000:.0f} s measured per repetition "

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""db-read: every driver side by side, with the seed's load, against raw-database anchors.
+"""db-read: every driver side by side, with the original experiment's load, against raw-database anchors.
 
-Seed 002 ran `wrk -c 100 -d 10` against one Elixir server per driver. This script
+The MySQL-drivers experiment ran `wrk -c 100 -d 10` against one Elixir server per driver. This script
 does the same for the Rust reference contestant `sb-db-read`, in one run:
 
   * private database instances started here (PostgreSQL from initdb, MariaDB from
@@ -239,8 +239,8 @@ def spread(values, fmt="{:.0f}"):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--duration", type=int, default=10, help="seconds per measured run (the seed's 10)")
-    ap.add_argument("--connections", type=int, default=100, help="the seed's 100")
+    ap.add_argument("--duration", type=int, default=10, help="seconds per measured run (the original experiment's 10)")
+    ap.add_argument("--connections", type=int, default=100, help="the original experiment's 100")
     ap.add_argument("--bin", help="a built sb-db-read (default: build it)")
     ap.add_argument("--out", help="also write the report here")
     ap.add_argument("--pool", type=int, help="connections per pool (default: the contestant's choice from the cores)")

@@ -1,4 +1,4 @@
-"""The `dummy` and `event-log` scenarios of stackbench on Flask (the seed's
+"""The `dummy` and `event-log` scenarios of stackbench on Flask (the original experiment's
 Python stack), served by gunicorn (gunicorn.conf.py). The contract is
 docs/scenarios.md: every rule below is checked by `stackbench verify` before
 any measurement.

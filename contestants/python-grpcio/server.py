@@ -5,7 +5,7 @@ from proto/sort/v1/sort.proto at install time (gen/).
 The server is grpcio's thread-pool server (grpc.server with a
 ThreadPoolExecutor), not grpc.aio: the work of a call is a pure-Python
 CPU-bound loop that holds the GIL for its whole length (about 50 ms for the
-seed's 1000 numbers), so under grpc.aio it would stop the event loop, and with
+experiment's 1000 numbers), so under grpc.aio it would stop the event loop, and with
 it every other call's I/O and every new connection's handshake, unless it
 were handed to a thread anyway. In the thread-pool server gRPC's core does
 the HTTP/2 work outside the GIL and a sort shares the GIL with the others

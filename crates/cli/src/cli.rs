@@ -71,7 +71,7 @@ pub enum Command {
 
 #[derive(Debug, Subcommand)]
 pub enum ServeCommand {
-    /// The `event-log` scenario (seed 000): store each event, answer the count of all events.
+    /// The `event-log` scenario (the three-kings experiment): store each event, answer the count of all events.
     #[command(
         after_help = "Examples:\n  stackbench serve event-log --port 8080 --reset        # ./stackbench-events.db\n  \
         stackbench serve event-log --store postgres://postgres@127.0.0.1:5432/bench --count counter --stack actix\n  \

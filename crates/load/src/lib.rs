@@ -1,7 +1,7 @@
 //! The load engine of stackbench: `stackbench load` and the orchestrator's
 //! measured runs.
 //!
-//! The split follows "schedule × transport × recorder" (`shared/design.md`):
+//! The split follows "schedule × transport × recorder" (docs/design.md has the reasons):
 //! - *when* a request is due: [`schedule`] (closed model with think time,
 //!   ramp-up and stages; open model at a rate, latency from the intended send
 //!   time so a stalled server cannot hide, the coordinated-omission correction

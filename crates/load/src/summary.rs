@@ -1,4 +1,4 @@
-//! What a person reads after a run: the terminal summary in the seeds' terms
+//! What a person reads after a run: the terminal summary in the original experiments' terms
 //! (total requests, req/s and req/min, latency avg/stdev/min/p50/p90/p95/
 //! p99/p99.9/max, errors by kind, bytes/s), the notes that keep it honest
 //! (closed-model latency is not corrected for coordinated omission; a

@@ -131,7 +131,7 @@ fn grpc_bubble_sort_over_h2c() {
     let r = load(&o, &s.url(""));
     assert_eq!(r.params.transport, "grpc");
     assert_eq!((r.summary.ok, r.summary.checks.performed), (60, 60), "{:?}", r.errors);
-    // The seed's k6 profile: a new connection for every call.
+    // The original experiment's k6 profile: a new connection for every call.
     let before = s.stats.connections.load(Ordering::Relaxed);
     let o = LoadOptions { no_keepalive: true, requests: Some(20), ..o };
     let r = load(&o, &s.url(""));

@@ -163,7 +163,7 @@ pub struct Stage {
     pub target: f64,
 }
 
-/// The run in the seeds' terms.
+/// The run in the original experiments' terms.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
     /// Measured wall time, seconds.

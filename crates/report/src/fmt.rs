@@ -1,6 +1,6 @@
 //! How numbers read in every report: throughput with thousands separators,
 //! latencies and sizes with a unit chosen for 3 significant digits (µs, ms,
-//! s; B, KiB, MiB, GiB), compact per-minute counts (the seeds' "~10k RPM").
+//! s; B, KiB, MiB, GiB), compact per-minute counts (the original experiments' "~10k RPM").
 //! One place, so the terminal, Markdown and HTML say the same thing.
 
 /// `12,345` for large values, `45.3` and `3.14` for small ones.

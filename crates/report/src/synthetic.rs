@@ -5,8 +5,8 @@
 //! `stackbench report` and `stackbench compare` on them, and anyone can try
 //! the reports without measuring anything first.
 //!
-//! [`three_kings`] is the seeds' "tale of three kings" in miniature: `dummy`
-//! and `event-log` with the four stacks of seed 000 at about their published
+//! [`three_kings`] is the "tale of three kings" in miniature: `dummy`
+//! and `event-log` with the four stacks of the three-kings experiment at about their published
 //! throughputs (Elixir 113k RPM, Japronto 95k, Go 80k, Flask 25k on `dummy`;
 //! Go 10k RPM, Elixir 6k, Japronto 3.8% over Flask on `event-log`), one
 //! contestant that fails verification, one that crashes, and a `bubble-sort`
@@ -31,12 +31,12 @@ use stackbench_record::quantiles::nearest_rank;
 
 use crate::stats::rng::{Rng, seed_from};
 
-/// How latency moves over a run (the seed's "performance signatures").
+/// How latency moves over a run (the original experiment's "performance signatures").
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Shape {
     /// Steady.
     Flat,
-    /// Rises linearly by half over the run (Go's in the seed).
+    /// Rises linearly by half over the run (Go's in the original experiment).
     Rising,
     /// A wave with a 4-second period (Elixir's).
     Wave,
@@ -355,7 +355,7 @@ pub fn result_set(dir: &str, contestants: Vec<ContestantRecord>, runs: &[RunSpec
     }
 }
 
-/// The seeds' comparison in miniature; `factor(contestant)` scales a
+/// The original experiments' comparison in miniature; `factor(contestant)` scales a
 /// contestant's throughput (1.0 for the published figures), so a second set
 /// can show a regression.
 pub fn three_kings_with(dir: &str, factor: impl Fn(&str) -> f64) -> ResultSet {
@@ -396,7 +396,7 @@ pub fn three_kings_with(dir: &str, factor: impl Fn(&str) -> f64) -> ResultSet {
         s.resources = Some((75.0, 52.0));
     });
     push("crashy-influx", "event-log", &[120.0], Shape::Flat, &|s| s.resources = Some((80.0, 35.0)));
-    // bubble-sort: too few runs for an interval (seed 003's figures, iterations/s).
+    // bubble-sort: too few runs for an interval (the Bubble Benchmark's figures, iterations/s).
     push("tonic", "bubble-sort", &[501.0, 498.0], Shape::Flat, &|s| {
         s.users = 250;
         s.resources = Some((80.5, 2.0));

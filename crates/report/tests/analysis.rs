@@ -25,14 +25,18 @@ fn ranks_the_seeds_dummy_scenario_like_the_seed() {
     let a = analyse(&three_kings("r"));
     let s = scenario(&a, "dummy");
     let names: Vec<&str> = s.contestants.iter().map(|c| c.name.as_str()).collect();
-    assert_eq!(names, ["plug", "japronto", "gin", "flask"], "Elixir, Japronto, Go, Flask as in seed 000");
+    assert_eq!(
+        names,
+        ["plug", "japronto", "gin", "flask"],
+        "Elixir, Japronto, Go, Flask as in the three-kings post"
+    );
     assert_eq!(s.baseline.as_deref(), Some("plug"));
     assert!(s.contestants.iter().all(|c| !c.tied));
     let st = s.statements.iter().find(|st| st.slower == "flask").unwrap();
     assert_eq!(st.verdict, Verdict::Faster);
     assert!(st.text.starts_with("'plug' ran 4.5"), "{}", st.text);
     assert!(st.text.contains(" ± ") && st.text.ends_with("times more requests than 'flask'"), "{}", st.text);
-    // req/min in the seed's terms: ~113k for Elixir.
+    // req/min in the original experiment's terms: ~113k for Elixir.
     let plug = &s.contestants[0];
     assert!((plug.throughput.per_minute - 112_900.0).abs() < 500.0, "{}", plug.throughput.per_minute);
     assert_eq!(plug.generator_saturated_runs, 1);
@@ -41,7 +45,7 @@ fn ranks_the_seeds_dummy_scenario_like_the_seed() {
 
 #[test]
 fn a_3_8_percent_difference_within_the_noise_is_a_tie() {
-    // Seed 000: "With only a 3.8% of performance improvement Japronto was not a game changer".
+    // The three-kings post: "With only a 3.8% of performance improvement Japronto was not a game changer".
     let a = analyse(&three_kings("r"));
     let s = scenario(&a, "event-log");
     assert_eq!(rank_of(s, "japronto-influx"), (4, true));

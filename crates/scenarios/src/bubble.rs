@@ -1,4 +1,4 @@
-//! The `bubble-sort` data and wire format: the seed's own 1000 numbers, the
+//! The `bubble-sort` data and wire format: the original experiment's own 1000 numbers, the
 //! request size limit, and the one encoder/decoder of the `List` message
 //! (`repeated int32 data = 1`) in the project: the load engine's checker
 //! reads answers with it allocation-free, and the gRPC service
@@ -9,7 +9,7 @@
 //! the unpacked form too (protobuf spec, "Packed Repeated Fields"); both are
 //! read, as are unknown fields of every wire type. It is fast where a call
 //! spends its bytes: 1000 numbers each way, mostly 5-byte varints, read eight
-//! bytes per load and written one 8-byte word per number (on the seed's list
+//! bytes per load and written one 8-byte word per number (on the original experiment's list
 //! 0.74× prost's decoding time and 0.44× its encoding time,
 //! `examples/bubble_codec.rs` in `stackbench-serve`). Its agreement with
 //! prost, both ways and on arbitrary bytes, is tested there (prost is a
@@ -21,15 +21,15 @@ use std::sync::LazyLock;
 pub const GRPC_PATH: &str = "/sort.v1.SortService/BubbleSort";
 /// Most numbers a request may carry; more is `INVALID_ARGUMENT`.
 pub const MAX_LEN: usize = 10_000;
-/// The seed's list, as shipped in `data/bubble-1000.json`.
+/// The original experiment's list, as shipped in `data/bubble-1000.json`.
 pub const SEED_JSON: &str = include_str!("../../../data/bubble-1000.json");
 
-/// The seed's 1000 distinct positive int32, in the seed's order.
+/// The original experiment's 1000 distinct positive int32, in the original experiment's order.
 pub static SEED: LazyLock<Vec<i32>> = LazyLock::new(|| {
     serde_json::from_str(SEED_JSON).expect("data/bubble-1000.json is a JSON array of int32")
 });
 
-/// The seed's list sorted ascending: the one right answer to the standard request.
+/// The original experiment's list sorted ascending: the one right answer to the standard request.
 pub static SEED_SORTED: LazyLock<Vec<i32>> = LazyLock::new(|| {
     let mut v = SEED.clone();
     v.sort_unstable();
@@ -57,7 +57,7 @@ pub fn encode_list(data: &[i32], out: &mut Vec<u8>) {
         let v = int32_wire(v);
         let len = varint_len(v);
         if len == 5 {
-            // The seed's common case: a constant mask, and the compiler drops
+            // The original experiment's common case: a constant mask, and the compiler drops
             // the groups above the fifth (13% faster than the general case).
             let word = spread(v & 0x7_ffff_ffff) | 0x8080_8080;
             buf[at..at + 8].copy_from_slice(&word.to_le_bytes());
@@ -264,11 +264,11 @@ fn put_varint(out: &mut Vec<u8>, v: u64) {
 }
 
 /// One varint. Where eight bytes remain, one load: a predictable branch for
-/// the seed's common 5-byte numbers (so the next load does not wait for this
+/// the original experiment's common 5-byte numbers (so the next load does not wait for this
 /// one's length), else its end from the continuation bits; its 7-bit groups
 /// gathered with shifts. Otherwise (the tail, or a number over 8 bytes) a
 /// byte at a time: at most 10 bytes, the 10th holding only the 64th bit.
-// Always inlined: as a call, decoding the seed's list took 2.95 µs instead of 2.4.
+// Always inlined: as a call, decoding the original experiment's list took 2.95 µs instead of 2.4.
 #[allow(clippy::inline_always)]
 #[inline(always)]
 fn get_varint(buf: &mut &[u8]) -> Result<u64, DecodeError> {

@@ -1,4 +1,4 @@
-//! The common HTTP rules of every HTTP scenario (`scenarios.md`, "Common
+//! The common HTTP rules of every HTTP scenario (`docs/scenarios.md`, "Common
 //! rules"), as constants and tiny helpers shared by every reference stack and
 //! by the checkers, so a rule is written once.
 

@@ -132,7 +132,7 @@ impl RequestGen {
                     .collect()
             }
             Scenario::BubbleSort => {
-                // Every request sends the seed's list (the contract's load).
+                // Every request sends the original experiment's list (the contract's load).
                 let sorted: Arc<[i32]> = bubble::SEED_SORTED.clone().into();
                 let (content_type, body, expect) = if opts.connect_json {
                     let body = serde_json::json!({ "data": &*bubble::SEED }).to_string();

@@ -1,4 +1,4 @@
-//! The scenario contracts of stackbench (`scenarios.md`): what a request is and
+//! The scenario contracts of stackbench (`docs/scenarios.md`): what a request is and
 //! what the right answer to it is, for `event-log`, `dummy`, `db-read` and
 //! `bubble-sort`.
 //!

@@ -1,6 +1,6 @@
 //! The `sort.v1.List` wire format of the gRPC service (`stackbench_scenarios::bubble`
 //! `encode_list`/`decode_list`, used by `bubble::codec`) against
-//! prost's generated code, on the seed's 1000 numbers: decode a message into
+//! prost's generated code, on the original experiment's 1000 numbers: decode a message into
 //! a `Vec<i32>`, encode a list into a buffer (prost's `encode` needs an owned
 //! `List`: the cost of that copy is measured and taken off). Interleaved
 //! rounds; the minimum of each (the machine is shared: the minimum is the

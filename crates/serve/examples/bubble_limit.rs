@@ -1,9 +1,9 @@
 //! The physical limit of the `bubble-sort` scenario on one core: how many
-//! bubble sorts of the seed's 1000-number list per second, in-process, with
+//! bubble sorts of the original experiment's 1000-number list per second, in-process, with
 //! no I/O at all. The gRPC service cannot beat it; `bench/bubble/bench.py`
 //! compares the service's throughput with it (pinned to the same core).
 //!
-//! Each iteration copies the seed's list into a buffer and sorts it with the
+//! Each iteration copies the original experiment's list into a buffer and sorts it with the
 //! service's own [`bubble_sort`], as a request does. With `--textbook`, the
 //! textbook loop (`if v[i-1] > v[i] { swap }`) is measured too, for context.
 //!
@@ -33,7 +33,7 @@ fn textbook(v: &mut [i32]) {
     }
 }
 
-/// Sorts copies of the seed list for `seconds`, checking every 64th result.
+/// Sorts copies of the experiment's list for `seconds`, checking every 64th result.
 fn measure(name: &str, sort: fn(&mut [i32]), seconds: f64) {
     let mut buf = SEED.clone();
     let budget = Duration::from_secs_f64(seconds);
@@ -48,7 +48,7 @@ fn measure(name: &str, sort: fn(&mut [i32]), seconds: f64) {
         }
         sorts += 16;
         if sorts.is_multiple_of(64) {
-            assert_eq!(buf, *SEED_SORTED, "{name} did not sort the seed list");
+            assert_eq!(buf, *SEED_SORTED, "{name} did not sort the experiment's list");
         }
         if start.elapsed() >= budget {
             break;

@@ -5,7 +5,7 @@
 //! `stackbench-scenarios`) and one store path, and differ only in HTTP.
 //!
 //! A [`Backend`] is what happens after validation: [`Dummy`] answers 1,
-//! [`EventLog`] writes to a [`Store`] and answers its count (seed 000's
+//! [`EventLog`] writes to a [`Store`] and answers its count (the three-kings experiment's
 //! steps 2–5). Stacks are generic over the backend, so `dummy` pays for no
 //! store and no dynamic dispatch.
 
@@ -44,7 +44,7 @@ impl Backend for Dummy {
     }
 }
 
-/// `event-log`: write to the store, then count (seed 000's algorithm).
+/// `event-log`: write to the store, then count (the three-kings experiment's algorithm).
 #[derive(Clone)]
 pub struct EventLog {
     store: Arc<dyn Store>,

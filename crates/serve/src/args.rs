@@ -68,11 +68,11 @@ pub struct EventLogArgs {
     #[arg(long, default_value = DEFAULT_STORE, value_parser = StoreSpec::parse, verbatim_doc_comment)]
     pub store: StoreSpec,
     /// How the count is obtained: `query` counts all events after each write
-    /// (the seed's algorithm; its cost grows with the store), `counter` keeps
+    /// (the original experiment's algorithm; its cost grows with the store), `counter` keeps
     /// an exact count updated atomically with each write (O(1)).
     #[arg(long, value_enum, default_value_t)]
     pub count: CountMode,
-    /// Empty the store on start (the seed's "clean empty state"). No HTTP
+    /// Empty the store on start (the original experiment's "clean empty state"). No HTTP
     /// endpoint deletes data.
     #[arg(long)]
     pub reset: bool,

@@ -1,5 +1,5 @@
 //! The Rust reference contestants of stackbench: fast, correct servers for
-//! every scenario of `scenarios.md`, on the HTTP stacks and stores a Rust team
+//! every scenario of `docs/scenarios.md`, on the HTTP stacks and stores a Rust team
 //! would choose between. Every stack validates through the same code
 //! ([`events`] over `stackbench-scenarios`); a stack module is a thin adapter.
 

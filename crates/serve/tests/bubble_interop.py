@@ -59,7 +59,7 @@ def main():
 
         reply = stub.BubbleSort(sort_pb2.List(data=seed), timeout=10)
         if list(reply.data) != sorted(seed):
-            sys.exit("the seed's list came back unsorted or changed")
+            sys.exit("the original experiment's list came back unsorted or changed")
         print("ok seed list sorted")
 
         rng = random.Random(3)

@@ -1,7 +1,7 @@
 //! The `bubble-sort` contestant in-process on real sockets: gRPC through
 //! tonic's generated client (HTTP/2), Connect JSON through the testkit's
 //! HTTP/1.1 client, both on the same port. The rules are those of
-//! `scenarios.md` (`bubble-sort`).
+//! `docs/scenarios.md` (`bubble-sort`).
 
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::net::{IpAddr, SocketAddr, TcpStream};

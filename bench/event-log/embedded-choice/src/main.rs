@@ -6,7 +6,7 @@
 //!    `Durability::Immediate`), one writer, sequential: median latency;
 //! 2. the same, 64 events per commit (what the contestant's group commit does
 //!    under load): events per second;
-//! 3. the count over 1,000,000 events, as the seed's `--count query` needs it
+//! 3. the count over 1,000,000 events, as the original experiment's `--count query` needs it
 //!    (SQLite `COUNT(*)`; redb `len()` is a stored length, so the scan is a
 //!    range iteration), and opening a 1M-event file (cold start).
 

@@ -1,7 +1,7 @@
 //! The report's charts, one function each, as standalone SVG (inline in the
 //! HTML report, snapshot-tested one by one): throughput with interval
 //! whiskers and run dots; latency by percentile on HdrHistogram's log scale
-//! of 1/(1−p); per-second latency "signatures" per contestant (seed 000's
+//! of 1/(1−p); per-second latency "signatures" per contestant (the three-kings experiment's
 //! "Individual Performance Signatures"); CPU and RSS over time; cold start
 //! and artifact size. Every axis names its unit, its ticks are chosen so
 //! that their labels fit ([`axis`]), and every chart scales to the width of

@@ -1,6 +1,6 @@
 //! `sb-bubble-sort`: the `bubble-sort` reference contestant as a slim binary
 //! (no CLI framework, nothing but this service), so that its stripped size is
-//! comparable with the "image size" of the seed's services.
+//! comparable with the "image size" of the original experiment's services.
 //!
 //! Same behaviour as `stackbench serve bubble-sort`: the first line on stdout
 //! says `... listening on http://ADDR; ...`, `--port 0` picks a free port,

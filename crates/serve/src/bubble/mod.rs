@@ -1,4 +1,4 @@
-//! The `bubble-sort` reference contestant (seed 003, "Bubble Benchmark"): the
+//! The `bubble-sort` reference contestant (the "Bubble Benchmark"): the
 //! `sort.v1.SortService/BubbleSort` gRPC service on tonic over h2c, and with
 //! `--rest` the same call as Connect JSON on the same port.
 //!

@@ -1,7 +1,7 @@
 //! The `sort.v1.SortService` gRPC service on tonic, and the request rules it
 //! shares with the Connect JSON form: the length limit, and where a sort runs.
 //!
-//! A list of up to [`INLINE_MAX`] numbers (the seed's 1000 among them) is
+//! A list of up to [`INLINE_MAX`] numbers (the original experiment's 1000 among them) is
 //! sorted on the async worker that received it: it takes well under a
 //! millisecond, less than a thread hand-off would cost in latency. A longer
 //! list (up to [`MAX_LEN`], about 30 ms of CPU) is sorted on tokio's blocking

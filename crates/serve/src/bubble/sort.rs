@@ -22,7 +22,7 @@
 //!   tests check the swaps of every pass against a textbook implementation);
 //!   what changes is that one pass's carried-value dependency chain (`cmp` +
 //!   `cmov`, two cycles per element) no longer serialises the whole sort. It
-//!   runs about twice as fast as the textbook loop on the seed's list.
+//!   runs about twice as fast as the textbook loop on the original experiment's list.
 //!   The price: the early exit is checked after each group of passes, so up
 //!   to `PIPELINE - 1` passes that find nothing to swap may run at the end
 //!   (a few thousand comparisons on an already sorted list).
@@ -376,7 +376,7 @@ mod tests {
         let mut v = SEED.clone();
         bubble_sort(&mut v);
         assert_eq!(v, *SEED_SORTED);
-        // The seed's list is a shuffle: nearly every pass has work to do.
+        // The original experiment's list is a shuffle: nearly every pass has work to do.
         assert!(stats.passes() > 950, "{}", stats.passes());
     }
 

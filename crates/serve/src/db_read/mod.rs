@@ -1,7 +1,7 @@
-//! The `db-read` reference contestant (seed 002, "Elixir and Erlang MySQL
+//! The `db-read` reference contestant ("Elixir and Erlang MySQL
 //! database drivers"): `GET /db/{driver}?a=&b=` selects two rows of `items`
 //! through one named driver, so the raw driver and the layers people write with
-//! (sqlx, the SeaORM ORM) can be compared side by side, as the seed compared
+//! (sqlx, the SeaORM ORM) can be compared side by side, as the original experiment compared
 //! epgsql, Postgrex and Ecto.
 //!
 //! - [`Driver`] names the eight drivers of the contract's table.

@@ -1,5 +1,5 @@
 //! `sea-orm-postgres` and `sea-orm-mysql`: the SeaORM ORM over sqlx, the
-//! layer people write with (the seed's "Ecto" row). The request is what a
+//! layer people write with (the original experiment's "Ecto" row). The request is what a
 //! SeaORM user writes: `Entity::find().filter(Column::Id.is_in([a, b])).all(&db)`
 //! on an entity declared with `DeriveEntityModel`; SeaORM builds the SQL with
 //! sea-query on every call and maps rows into `Model`s.

@@ -1,12 +1,12 @@
-//! InfluxDB 1.x, the seed's own store, over its HTTP API with hyper's pooled
+//! InfluxDB 1.x, the original experiment's own store, over its HTTP API with hyper's pooled
 //! client: the event is one point written in line protocol
 //! (`events,type=T,source=S value=V <ns>` to `/write`), and the count is
-//! InfluxQL `SELECT COUNT(value) FROM events` — the seed's algorithm.
+//! InfluxQL `SELECT COUNT(value) FROM events` — the original experiment's algorithm.
 //!
 //! Two details keep the count exact:
 //! - InfluxDB keeps one point per (measurement, tag set, timestamp): a second
 //!   event with the same type, source and millisecond would silently replace
-//!   the first (the seed's implementations lost events this way). Each write
+//!   the first (the original experiment's implementations lost events this way). Each write
 //!   gets a distinct sub-millisecond offset (nanoseconds `0..1_000_000` within
 //!   its millisecond), so the stored millisecond is still the event's.
 //! - InfluxDB stores nanoseconds in an `i64`: times after 2262-04-11 cannot be

@@ -1,5 +1,5 @@
 //! The stores of the `event-log` contestant: where an accepted event is
-//! written and how all events are counted (seed 000's steps 3 and 4).
+//! written and how all events are counted (the three-kings experiment's steps 3 and 4).
 //!
 //! One object-safe trait, [`Store`], with one implementation per kind of store,
 //! each on its real client library, pooled and reconnecting:
@@ -12,7 +12,7 @@
 //! | `redis://…` | [`redis`] | a stream: `MULTI XADD XLEN EXEC` or `MULTI XADD INCR EXEC` |
 //! | `influxdb://host:8086/DB` | [`influx`] | line protocol over HTTP, InfluxQL `COUNT` |
 //!
-//! [`CountMode::Query`] counts all events after each write, like the seed (its
+//! [`CountMode::Query`] counts all events after each write, like the original experiment (its
 //! cost grows with the store); [`CountMode::Counter`] keeps an exact count
 //! updated atomically with the write (O(1)). A failure is a [`StoreError`]:
 //! `Unavailable` becomes a 503 and the next request tries again on a fresh
@@ -45,7 +45,7 @@ pub struct StoredEvent<'a> {
 /// How the count after a write is obtained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum CountMode {
-    /// Count all events after each write, as the seed did (cost grows with the store).
+    /// Count all events after each write, as the original experiment did (cost grows with the store).
     #[default]
     Query,
     /// Keep an exact count, updated atomically with each write (O(1)).
@@ -113,7 +113,7 @@ pub trait Store: Send + Sync {
     /// The number of events in the store, without writing.
     fn count(&self) -> StoreFuture<'_, u64>;
 
-    /// Empties the store (the seed's "clean empty state"; only `--reset` calls it).
+    /// Empties the store (the original experiment's "clean empty state"; only `--reset` calls it).
     fn reset(&self) -> StoreFuture<'_, ()>;
 
     /// One line for people: which store, and how durable an acknowledged write is.

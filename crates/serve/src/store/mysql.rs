@@ -3,7 +3,7 @@
 //! MariaDB has no data-modifying `WITH`, so:
 //! - `--count query`: `INSERT` (autocommit: committed and, with InnoDB's
 //!   default `innodb_flush_log_at_trx_commit=1`, in the fsynced redo log), then
-//!   `SELECT COUNT(*)`: two round trips, the seed's two steps.
+//!   `SELECT COUNT(*)`: two round trips, the original experiment's two steps.
 //! - `--count counter`: a transaction with the `INSERT` and
 //!   `UPDATE t_count SET n = LAST_INSERT_ID(n + 1)`, whose OK packet carries
 //!   the new count back (no extra `SELECT`), then `COMMIT`.

@@ -4,7 +4,7 @@
 //! - `--count query`: `WITH ins AS (INSERT …) SELECT COUNT(*) + 1 FROM t`. The
 //!   sub-statements of a `WITH` see the snapshot taken before the statement, so
 //!   `COUNT(*)` does not see the row being inserted: `+ 1` adds it. The count
-//!   scans the table, the seed's growing cost.
+//!   scans the table, the original experiment's growing cost.
 //! - `--count counter`: `WITH ins AS (INSERT …) UPDATE t_count SET n = n + 1
 //!   RETURNING n`: the event and the counter commit together or not at all.
 //!

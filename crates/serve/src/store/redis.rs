@@ -1,5 +1,5 @@
 //! Redis through redis-rs's `ConnectionManager` (one multiplexed connection,
-//! reconnected automatically), in the seed's "nosql" spirit: every event is an
+//! reconnected automatically), in the original experiment's "nosql" spirit: every event is an
 //! entry of one stream (`XADD key * type … source … value … ts …`).
 //!
 //! Both count modes are one round trip, one `MULTI … EXEC` (atomic):

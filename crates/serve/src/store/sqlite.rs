@@ -2,7 +2,7 @@
 //! one thread that commits in groups.
 //!
 //! Why SQLite (see the README's "Embedded store" for the measurement): it is
-//! the embedded database our users already run, its `COUNT(*)` has the seed's
+//! the embedded database our users already run, its `COUNT(*)` has the original experiment's
 //! cost (a scan that grows with the table), and the workspace already builds
 //! it for `db-read`. SQLite allows one writer at a time, so every operation
 //! goes to a single writer thread over a channel; the thread takes whatever

@@ -33,7 +33,7 @@ fn put_varint(mut v: u64, out: &mut Vec<u8>) {
     out.push(v as u8);
 }
 
-/// Numbers of every varint length: small, the seed's range, the edges of
+/// Numbers of every varint length: small, the original experiment's range, the edges of
 /// each 7-bit group, and negatives (10 bytes).
 fn number() -> impl Strategy<Value = i32> {
     prop_oneof![
