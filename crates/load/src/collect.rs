@@ -9,7 +9,7 @@ use std::io::Write as _;
 use std::time::Duration;
 
 use hdrhistogram::Histogram;
-use stackbench_record::{ErrorKind, Second, new_histogram};
+use stackbench_record::{ErrorKind, Second, encode_histogram, new_histogram};
 
 use crate::hlog::HlogWriter;
 use crate::recorder::Interval;
@@ -46,6 +46,8 @@ pub struct Collector {
     hlog: Option<HlogWriter>,
     hlog_error: Option<std::io::Error>,
     progress: Option<Progress>,
+    /// Keep each second's histogram in the timeline (`--shard`: a merge adds them).
+    pub keep_histograms: bool,
 }
 
 /// The live progress line.
@@ -84,6 +86,7 @@ impl Collector {
             hlog,
             hlog_error: None,
             progress,
+            keep_histograms: false,
         }
     }
 
@@ -142,7 +145,11 @@ impl Collector {
         // A second no worker reported after a gap is still a row (of zeros).
         while t.timeline.len() < s as usize {
             let gap = t.timeline.len() as u32;
-            t.timeline.push(empty_second(gap));
+            let mut row = empty_second(gap);
+            if self.keep_histograms {
+                row.histogram = Some(encode_histogram(&new_histogram()));
+            }
+            t.timeline.push(row);
         }
         t.timeline.push(Second {
             t: s,
@@ -154,6 +161,8 @@ impl Collector {
             max_us: h.max(),
             in_flight: iv.in_flight,
             bytes_received: iv.bytes_received,
+            at_ms: None,
+            histogram: self.keep_histograms.then(|| encode_histogram(h)),
         });
         t.latency.add(h).expect("same histogram bounds");
         if let (Some(total), Some(sv)) = (&mut t.service, &iv.service) {
@@ -198,6 +207,8 @@ fn empty_second(t: u32) -> Second {
         max_us: 0,
         in_flight: 0,
         bytes_received: 0,
+        at_ms: None,
+        histogram: None,
     }
 }
 

@@ -173,6 +173,25 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
     }
     drop(tx);
     ready.wait();
+    // `--start-at`: the shards of a load begin together.
+    if let Some(at) = spec.start_at {
+        match at.duration_since(SystemTime::now()) {
+            Ok(_) => {
+                while let Ok(left) = at.duration_since(SystemTime::now()) {
+                    if stop.is_stopped() {
+                        break;
+                    }
+                    std::thread::sleep(left.min(Duration::from_millis(10)));
+                }
+            }
+            Err(past) if past.duration() > Duration::from_millis(100) => eprintln!(
+                "warning: --start-at was {} ago when this generator was ready: it starts now, late \
+                 (stackbench merge will say how far the shards' starts differ)",
+                crate::parse::Dur(Duration::from_millis(past.duration().as_millis() as u64))
+            ),
+            Err(_) => {}
+        }
+    }
     // Workers have connected their first lanes; the load starts now.
     let start = Instant::now() + Duration::from_millis(5);
     *start_at.lock().expect("no panics") = Some(start);
@@ -196,6 +215,7 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
     let progress =
         spec.progress.then(|| Progress { planned_s: spec.duration().map(|d| d.as_secs_f64()), shown: false });
     let mut collector = Collector::new(threads, matches!(spec.model, ModelSpec::Open { .. }), hlog, progress);
+    collector.keep_histograms = spec.shard.is_some();
 
     // CPU time is read when the measured phase starts and when the workers are done.
     let mut cpu_start = None;
@@ -248,6 +268,9 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
     }
     let started_at_ms = started_wall.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
     let mut record = record(&spec, &totals, started_at_ms, (cpu_start, cpu_end), stop.is_stopped());
+    for row in &mut record.timeline {
+        row.at_ms = Some(started_at_ms + 1000 * u64::from(row.t));
+    }
     record.invalid = fault
         .take()
         .map(|why| stackbench_record::Invalid::new(stackbench_record::Invalid::TOOL_FAILURE, why));
@@ -363,6 +386,10 @@ fn params(spec: &LoadSpec, t: &Totals) -> LoadParams {
     }
     if let Some(cpus) = &spec.cpus {
         extra.insert("cpus".into(), serde_json::json!(cpus));
+    }
+    // A shard's model keeps the whole load's rate (its schedule), its own share of the users.
+    if let Some(s) = spec.shard {
+        extra.insert("shard".into(), json(&s.shard));
     }
     let (scenario, seed) = match &spec.requests {
         RequestSource::Fixed { method, headers, body } => {

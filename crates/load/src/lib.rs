@@ -11,7 +11,9 @@
 //!   second, merged losslessly by [`collect`]) and [`hlog`].
 //!
 //! [`worker`] is the one loop that joins them, [`engine::run`] starts the
-//! threads and builds the [`RunRecord`], [`summary`] renders it.
+//! threads and builds the [`RunRecord`], [`summary`] renders it. Beyond one
+//! machine, [`shard`] cuts a load into slices for several generators and
+//! [`merge`] puts their records back together exactly.
 //!
 //! ```no_run
 //! use stackbench_load::{LoadOptions, Stop, run, summary_text};
@@ -31,10 +33,12 @@ pub mod grpc_call;
 pub mod h2c;
 pub mod hlog;
 pub mod http1;
+pub mod merge;
 pub mod options;
 pub mod parse;
 pub mod recorder;
 pub mod schedule;
+pub mod shard;
 pub mod spec;
 pub mod summary;
 mod sys;
@@ -44,7 +48,7 @@ pub mod worker;
 
 pub use engine::{LoadError, SATURATION, Stop, run};
 pub use options::{LoadOptions, SpecError, parse_target};
-pub use parse::{CheckEvery, CpuList, Dur, Percent, StageSpec, Stages};
+pub use parse::{CheckEvery, CpuList, Dur, Percent, Shard, StageSpec, Stages, WallTime};
 pub use spec::{Bound, LoadSpec, ModelSpec, RequestSource, Target, Transport};
 pub use stackbench_record::RunRecord;
 pub use summary::{summary_text, timeline_csv};

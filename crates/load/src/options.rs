@@ -10,7 +10,7 @@ use serde::Deserialize;
 use stackbench_scenarios::Scenario;
 use stackbench_scenarios::generate::{GenOptions, RequestGen};
 
-use crate::parse::{CheckEvery, CpuList, Dur, Percent, StageSpec, Stages};
+use crate::parse::{CheckEvery, CpuList, Dur, Percent, Shard, StageSpec, Stages, WallTime};
 use crate::spec::{Bound, LoadSpec, ModelSpec, RequestSource, SearchSpec, Target, Transport};
 use crate::threshold::Threshold;
 
@@ -143,6 +143,15 @@ pub struct LoadOptions {
     /// Pin the worker threads to these CPUs, e.g. 1 or 2-3.
     #[arg(long, value_name = "LIST", help_heading = "Generator")]
     pub cpus: Option<CpuList>,
+    /// Run the I-th of N equal slices of this load, e.g. 2/3: shards on N generators together
+    /// make the load one would (the open model's schedule interleaved, the users split); put
+    /// their records together with `stackbench merge`.
+    #[arg(long, value_name = "I/N", help_heading = "Generator")]
+    pub shard: Option<Shard>,
+    /// Wait until this wall-clock time to begin (RFC 3339, like 2026-12-01T10:00:05Z, or Unix
+    /// milliseconds), so shards start together.
+    #[arg(long, value_name = "TIME", help_heading = "Generator")]
+    pub start_at: Option<WallTime>,
 
     /// Pass/fail criterion, e.g. 'p99<50ms', 'errors<1%', 'rps>1000'; repeat for more.
     /// A failed one makes the exit code 99.
@@ -644,6 +653,12 @@ impl LoadOptions {
             progress: false,
             hlog: None,
             search: None,
+            shard: None,
+            start_at: self.start_at.map(|t| t.0),
+        })
+        .and_then(|spec| match self.shard {
+            Some(shard) => crate::shard::apply(spec, shard),
+            None => Ok(spec),
         })
     }
 }

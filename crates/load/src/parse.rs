@@ -73,6 +73,90 @@ impl TryFrom<String> for Percent {
     }
 }
 
+/// `I/N`: the I-th (1-based) of N equal slices of a load (`--shard`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "String")]
+pub struct Shard {
+    /// 1-based.
+    pub index: u32,
+    pub count: u32,
+}
+
+impl Shard {
+    /// The part `[from, to)` of `total` items this shard takes: k6's
+    /// execution-segment rule, boundaries at `total * (i-1)/N` and `total * i/N`
+    /// rounded down, so the slices are as even as integers allow and add up.
+    pub fn slice(self, total: u64) -> (u64, u64) {
+        let (i, n) = (u64::from(self.index), u64::from(self.count));
+        (total * (i - 1) / n, total * i / n)
+    }
+
+    /// How many of `total` items this shard takes.
+    pub fn share(self, total: u64) -> u64 {
+        let (from, to) = self.slice(total);
+        to - from
+    }
+}
+
+impl FromStr for Shard {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || {
+            format!(
+                "{s:?} is not a shard; write I/N, like 2/3 (the second of three), with 1 <= I <= N <= 1000"
+            )
+        };
+        let (i, n) = s.trim().split_once('/').ok_or_else(bad)?;
+        let (index, count): (u32, u32) =
+            (i.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
+        if index == 0 || index > count || count > 1000 {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl TryFrom<String> for Shard {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        s.parse()
+    }
+}
+
+impl fmt::Display for Shard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+/// A wall-clock time: RFC 3339 (`2026-12-01T10:00:05Z`, fractions allowed)
+/// or milliseconds since the Unix epoch (`--start-at`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "String")]
+pub struct WallTime(pub std::time::SystemTime);
+
+impl FromStr for WallTime {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let t = s.trim();
+        if let Ok(ms) = t.parse::<u64>() {
+            return Ok(WallTime(std::time::UNIX_EPOCH + Duration::from_millis(ms)));
+        }
+        humantime::parse_rfc3339_weak(t).map(WallTime).map_err(|e| {
+            format!(
+                "{t:?} is not a time ({e}); write RFC 3339, like 2026-12-01T10:00:05Z, or Unix milliseconds"
+            )
+        })
+    }
+}
+
+impl TryFrom<String> for WallTime {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        s.parse()
+    }
+}
+
 /// A list of CPU numbers like `1`, `0-3` or `0,2-3` (the `taskset -c`
 /// syntax), ascending, each once; CPUs above 4095 are refused. The one CPU
 /// list of stackbench: `--cpus` and a plan's `cpus`/`load_cpus` (where a bare
@@ -219,6 +303,31 @@ impl<'de> Deserialize<'de> for CheckEvery {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shards_split_as_evenly_as_integers_allow() {
+        assert_eq!("2/3".parse::<Shard>(), Ok(Shard { index: 2, count: 3 }));
+        for bad in ["0/3", "4/3", "3", "a/b", "1/1001"] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
+        for total in [0u64, 1, 2, 7, 10, 100, 101] {
+            for n in 1..=7u32 {
+                let shares: Vec<u64> = (1..=n).map(|i| Shard { index: i, count: n }.share(total)).collect();
+                assert_eq!(shares.iter().sum::<u64>(), total, "{total} over {n}");
+                assert!(shares.iter().max().unwrap() - shares.iter().min().unwrap() <= 1, "{shares:?}");
+            }
+        }
+        assert_eq!(Shard { index: 3, count: 3 }.slice(10), (6, 10));
+    }
+
+    #[test]
+    fn wall_times() {
+        let t = "2026-12-01T10:00:05Z".parse::<WallTime>().unwrap().0;
+        assert_eq!(t.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs(), 1_796_119_205);
+        let ms = "1796119205250".parse::<WallTime>().unwrap().0;
+        assert_eq!(ms.duration_since(t).unwrap(), Duration::from_millis(250));
+        assert!("tomorrow".parse::<WallTime>().unwrap_err().contains("RFC 3339"));
+    }
 
     #[test]
     fn durations() {

@@ -41,6 +41,20 @@ pub struct LoadSpec {
     pub hlog: Option<PathBuf>,
     /// `--find-max`: this spec is the template of each step of a capacity search.
     pub search: Option<SearchSpec>,
+    /// `--shard I/N`: this generator runs one slice of the load ([`crate::shard`]).
+    pub shard: Option<ShardSpec>,
+    /// `--start-at`: wait for this wall-clock time before the warm-up begins.
+    pub start_at: Option<std::time::SystemTime>,
+}
+
+/// The slice of a sharded load this generator runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShardSpec {
+    pub shard: crate::parse::Shard,
+    /// Closed model: the global number of this shard's first user (its users
+    /// keep their numbers in the whole load, so ramps and stages start them
+    /// in the same order as one generator would).
+    pub first_user: usize,
 }
 
 /// A capacity search (`--find-max`, [`crate::findmax`]).

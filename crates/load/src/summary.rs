@@ -109,6 +109,16 @@ pub fn summary_text(r: &RunRecord, color: bool) -> String {
         let unit = if matches!(r.params.model, Model::Open { .. }) { "req/s" } else { "users" };
         format!("{model}, stages {} ({unit})", list.join(","))
     };
+    // A shard's users are its own share; its rate is the whole load's schedule, of which it
+    // sends every N-th request.
+    let model = match r.params.extra.get("shard").and_then(|v| v.as_str()) {
+        Some(shard) if matches!(r.params.model, Model::Open { .. }) => {
+            let n = shard.split('/').nth(1).unwrap_or("N");
+            format!("shard {shard} (every {n}th request) of: {model}")
+        }
+        Some(shard) => format!("shard {shard}, its share: {model}"),
+        None => model,
+    };
     let transport = match r.params.transport.as_str() {
         "http1" => "HTTP/1.1",
         "h2c" => "h2c",
@@ -366,6 +376,8 @@ pub(crate) mod tests {
                 max_us: 9_400,
                 in_flight: 3,
                 bytes_received: 15_000,
+                at_ms: None,
+                histogram: None,
             }],
             generator: GeneratorUsage {
                 cpu_user_s: 9.1,

@@ -1,7 +1,7 @@
 //! `--threshold` pass/fail criteria, k6-style (`p99<50ms`, `errors<1%`,
 //! `rps>1000`): parsed once, evaluated against a finished run's summary. A run
-//! with a failed threshold makes `stackbench load` exit with code 2, so a CI
-//! pipeline can gate on it.
+//! with a failed threshold makes `stackbench load` (and `stackbench merge`)
+//! exit with code 99, so a CI pipeline can gate on it.
 //!
 //! Grammar: `METRIC OP VALUE[UNIT]` with OP one of `<`, `<=`, `>`, `>=`.
 //! Latency metrics (`min`, `avg`, `stdev`, `p50`, `p90`, `p95`, `p99`,

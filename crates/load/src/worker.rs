@@ -127,7 +127,10 @@ pub async fn run(cx: WorkerCx, share: u64, wait_start: impl FnOnce() -> Option<I
     let open = matches!(spec.model, ModelSpec::Open { .. });
     let (profile, connections) = match spec.model {
         ModelSpec::Closed { connections, streams, .. } => {
-            let users = (connections * streams) as f64;
+            // A shard's users keep their numbers in the whole load (`crate::shard`): all of
+            // them are active under a constant profile that reaches its last one.
+            let first = spec.shard.map_or(0, |s| s.first_user);
+            let users = (first + connections * streams) as f64;
             let p = if spec.stages.is_empty() {
                 Profile::constant(users)
             } else {
@@ -179,7 +182,12 @@ pub async fn run(cx: WorkerCx, share: u64, wait_start: impl FnOnce() -> Option<I
     let measure_from = start + spec.warmup;
     let local = Rc::new(Local {
         recorder: std::cell::RefCell::new(Recorder::new(cx.index, measure_from, open, spec.check_every)),
-        cursor: Cell::new(start_offset(cx.requests.len(), cx.index)),
+        // Shards' workers start at different places too, so N generators send what N times
+        // the threads of one would.
+        cursor: Cell::new(start_offset(
+            cx.requests.len(),
+            cx.index + spec.shard.map_or(0, |s| (s.shard.index as usize - 1) * threads),
+        )),
         cx,
         profile,
         start,
@@ -200,8 +208,10 @@ pub async fn run(cx: WorkerCx, share: u64, wait_start: impl FnOnce() -> Option<I
     match spec.model {
         ModelSpec::Closed { think, .. } => {
             for (u, lane) in lanes.into_iter().enumerate() {
-                // Users of all workers interleave, so a ramp starts them evenly across threads.
-                let global = u * threads + local.cx.index;
+                // Users of all workers interleave, so a ramp starts them evenly across threads;
+                // a shard's users keep their numbers in the whole load.
+                let first = local.cx.spec.shard.map_or(0, |s| s.first_user);
+                let global = first + u * threads + local.cx.index;
                 local.active.set(local.active.get() + 1);
                 spawn(&local, user(Rc::clone(&local), lane, global as f64, think));
             }
@@ -298,8 +308,9 @@ async fn dispatcher(local: Rc<Local>, limit: u64) {
     let mut k: u64 = 0;
     let timer = PreciseSleep::new();
     loop {
-        // This worker's requests are numbers index+1, index+1+threads, ... of the global schedule.
-        let n = k * threads + local.cx.index as u64 + 1;
+        // This worker's requests are numbers index+1, index+1+threads, ... of its shard's, and a
+        // shard's every N-th of the whole schedule.
+        let n = crate::shard::schedule_number(k, threads, local.cx.index as u64, local.cx.spec.shard);
         k += 1;
         let Some(due_s) = local.profile.time_of_count(n as f64) else { break };
         let due = local.at(due_s);

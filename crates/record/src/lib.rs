@@ -219,6 +219,14 @@ pub struct Second {
     /// Requests outstanding at the end of the second.
     pub in_flight: u64,
     pub bytes_received: u64,
+    /// Wall-clock start of this second, Unix milliseconds (`started_at_ms + 1000 t`): what lines
+    /// up the timelines of shards run on several generators.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_ms: Option<u64>,
+    /// The second's latency histogram (encoded like [`RunRecord::histogram`]), kept by
+    /// `--shard` runs so a merge's per-second percentiles are exact too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histogram: Option<String>,
 }
 
 /// Error kinds, as the keys of [`RunRecord::errors`] spell them.

@@ -214,6 +214,8 @@ fn latencies(spec: &RunSpec, requests: u64, rng: &mut Rng) -> (Histogram<u64>, V
             max_us: q(1.0),
             in_flight: u64::from(spec.users),
             bytes_received: per_second * 120,
+            at_ms: None,
+            histogram: None,
         });
     }
     (histogram, timeline)
