@@ -31,7 +31,8 @@ pub enum Command {
         stackbench load http://127.0.0.1:8080/ -c 100 -d 30s\n  \
         stackbench load http://127.0.0.1:8080/events --scenario dummy --rate 5000 -d 1m --json run.json\n  \
         stackbench load http://127.0.0.1:8080/ -c 100 --ramp-up 1s --warmup 30s -d 5m --threshold 'p99<50ms'\n  \
-        stackbench load http://127.0.0.1:50051 --scenario bubble-sort -c 250 --think 100ms --no-keepalive\n\n\
+        stackbench load http://127.0.0.1:50051 --scenario bubble-sort -c 250 --think 100ms --no-keepalive\n  \
+        stackbench load http://sut.example:8080/events --scenario dummy --rate 30000 -d 1m --shard 2/3 --start-at 2026-12-01T10:00:00Z --json -\n\n\
         Exit codes: 0 done, 1 bad input or target unreachable, 2 usage error, 70 stackbench itself failed (the numbers are not a result), 99 a --threshold failed, 130 interrupted.")]
     Load(Box<crate::load::LoadArgs>),
     /// Run a plan: start each contestant, verify it, load it, sample it, store every run.
@@ -60,6 +61,17 @@ pub enum Command {
         Throughput is the mean of the runs with its 95% bootstrap interval; contestants whose ratio's interval \
         includes 1 are statistically tied. The JSON schema: docs/report-json.md.")]
     Report(crate::report::ReportArgs),
+    /// Put the records of a load's shards (`load --shard I/N`) together: exact percentiles, thresholds on the whole.
+    #[command(after_help = "Examples:\n  \
+        stackbench merge shard1.json shard2.json shard3.json --threshold 'p99<20ms' --json merged.json\n  \
+        kubectl logs -l job-name=stackbench-load --tail=-1 | stackbench merge --hlog merged.hlog\n\n\
+        Latency histograms are added bucket by bucket, so the merged percentiles are those of every request of every \
+        shard. Exit codes: 0 done, 1 bad input, 2 usage error, 70 a shard's numbers are not a result, \
+        99 a --threshold failed on the whole, 130 a shard was interrupted.")]
+    Merge(crate::merge::MergeArgs),
+    /// Print the Kubernetes manifests that run a load beyond one machine.
+    #[command(subcommand)]
+    K8s(crate::k8s::K8sCommand),
     /// Compare two result directories; exit code 4 when a contestant regressed beyond --max-regression.
     #[command(after_help = "Examples:\n  \
         stackbench compare results/main results/branch\n  \

@@ -1,6 +1,6 @@
 //! `stackbench load URL`: drive a server with the load engine, print the
-//! summary, write the record (`--json`), the timeline (`--csv`) and the
-//! interval log (`--hlog`). Ctrl-C (or SIGTERM) stops the run and still
+//! summary, write the record (`--json`, or `--json -` to stdout), the
+//! timeline (`--csv`) and the interval log (`--hlog`). Ctrl-C (or SIGTERM) stops the run and still
 //! prints and writes what was measured. Exit codes are those of
 //! [`crate::exit`]: 0, 1 (bad input or the target is not there), 70 (the
 //! engine failed), 99 (a `--threshold` failed), 130 (interrupted).
@@ -24,7 +24,8 @@ pub struct LoadArgs {
     pub url: String,
     #[command(flatten)]
     pub options: LoadOptions,
-    /// Write the RunRecord (docs/run-record.md) as JSON to this file.
+    /// Write the RunRecord (docs/run-record.md) as JSON to this file; `-` writes it to stdout
+    /// as one line and the summary to stderr (what `stackbench merge` reads from a pipe).
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub json: Option<PathBuf>,
     /// Write the per-second timeline as CSV to this file.
@@ -43,7 +44,8 @@ pub fn run(args: &LoadArgs) -> anyhow::Result<ExitCode> {
     spec.progress = !args.quiet && std::io::stderr().is_terminal();
     spec.hlog.clone_from(&args.hlog);
     // Refuse unwritable outputs now rather than after a long run.
-    let json = args.json.as_deref().map(create).transpose()?;
+    let json_to_stdout = args.json.as_deref() == Some(Path::new("-"));
+    let json = args.json.as_deref().filter(|_| !json_to_stdout).map(create).transpose()?;
     let csv = args.csv.as_deref().map(create).transpose()?;
 
     let stop = Stop::new();
@@ -59,8 +61,13 @@ pub fn run(args: &LoadArgs) -> anyhow::Result<ExitCode> {
         stackbench_load::run(&spec, &stop)?
     };
 
-    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    print!("{}", summary_text(&record, color));
+    print_summary(&record, json_to_stdout);
+    if json_to_stdout {
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{}", serde_json::to_string(&record)?)
+            .and_then(|()| out.flush())
+            .context("cannot write the record to stdout")?;
+    }
     if let Some((file, path)) = json {
         write_to(file, &path, serde_json::to_string_pretty(&record)?.as_bytes())?;
     }
@@ -70,7 +77,19 @@ pub fn run(args: &LoadArgs) -> anyhow::Result<ExitCode> {
     Ok(exit_code(&record))
 }
 
-fn exit_code(record: &RunRecord) -> ExitCode {
+/// The summary on stdout, or on stderr when stdout carries the record.
+pub fn print_summary(record: &RunRecord, to_stderr: bool) {
+    let no_color = std::env::var_os("NO_COLOR").is_some();
+    if to_stderr {
+        eprint!("{}", summary_text(record, std::io::stderr().is_terminal() && !no_color));
+    } else {
+        print!("{}", summary_text(record, std::io::stdout().is_terminal() && !no_color));
+    }
+}
+
+/// 70 when the record is not a result, 99 when a threshold (or the capacity search) failed,
+/// 130 when interrupted, else 0.
+pub fn exit_code(record: &RunRecord) -> ExitCode {
     if let Some(invalid) = &record.invalid {
         eprintln!("error: {}", invalid.reason);
         exit::code(exit::TOOL_FAILURE)
@@ -85,12 +104,12 @@ fn exit_code(record: &RunRecord) -> ExitCode {
     }
 }
 
-fn create(path: &Path) -> anyhow::Result<(File, PathBuf)> {
+pub fn create(path: &Path) -> anyhow::Result<(File, PathBuf)> {
     let file = File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
     Ok((file, path.to_owned()))
 }
 
-fn write_to(mut file: File, path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+pub fn write_to(mut file: File, path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     file.write_all(bytes)
         .and_then(|()| file.flush())
         .with_context(|| format!("cannot write {}", path.display()))

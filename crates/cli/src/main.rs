@@ -4,7 +4,9 @@
 
 mod cli;
 mod exit;
+mod k8s;
 mod load;
+mod merge;
 mod report;
 mod run;
 mod seed;
@@ -29,6 +31,8 @@ fn main() -> ExitCode {
         cli::Command::Verify(args) => run::verify(&args).map(|c| code = c),
         cli::Command::Report(args) => report::report(&args),
         cli::Command::Compare(args) => report::compare(&args).map(|c| code = c),
+        cli::Command::Merge(args) => merge::run(&args).map(|c| code = c),
+        cli::Command::K8s(cmd) => k8s::run(&cmd, &std::env::args().collect::<Vec<_>>()),
     };
     match result {
         Ok(()) => code,

@@ -1,0 +1,317 @@
+//! `stackbench k8s load URL [load flags] --shards N --image IMAGE`: prints a
+//! Kubernetes Indexed Job whose N pods each run one shard of the load
+//! (`stackbench load … --shard I/N --start-at T --json -`), on different
+//! nodes, with guaranteed CPU and memory, starting together at T; its header
+//! comments are the `kubectl` lines that apply it, wait for it and pipe the
+//! pods' logs into `stackbench merge`, where the thresholds are judged on the
+//! whole. Nothing here talks to a cluster: the manifest is the product, and CI
+//! validates it against the Kubernetes API schemas.
+
+use std::fmt::Write as _;
+use std::time::SystemTime;
+
+use anyhow::bail;
+use clap::{Args, Subcommand};
+use stackbench_load::{Dur, LoadOptions, Shard};
+
+#[derive(Debug, Subcommand)]
+pub enum K8sCommand {
+    /// Print a Kubernetes Job that runs a load as N shards on N nodes, then merges them.
+    #[command(after_help = "Examples:\n  \
+        stackbench k8s load http://contestant.bench.svc:8080/events --scenario dummy --rate 60000 -d 2m \\\n      \
+        --shards 3 --image registry.example/stackbench:0.1 --namespace bench --threshold 'p99<20ms' > job.yaml\n  \
+        kubectl apply -f job.yaml\n\n\
+        The manifest's first lines are the kubectl commands that wait for the shards and merge their records.")]
+    Load(Box<K8sLoadArgs>),
+}
+
+/// `stackbench k8s load` arguments: a load as `stackbench load` takes it, and where it runs.
+#[derive(Debug, Args)]
+pub struct K8sLoadArgs {
+    /// Target URL as the pods reach it, e.g. http://contestant.bench.svc:8080/events.
+    #[arg(value_name = "URL")]
+    pub url: String,
+    #[command(flatten)]
+    pub options: LoadOptions,
+    /// Generators: N pods, one shard of the load each, on N different nodes.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000), help_heading = "Kubernetes")]
+    pub shards: u32,
+    /// The stackbench image the pods run (the repository's Dockerfile builds it).
+    #[arg(long, value_name = "IMAGE", help_heading = "Kubernetes")]
+    pub image: String,
+    #[arg(long, value_name = "NS", default_value = "default", help_heading = "Kubernetes")]
+    pub namespace: String,
+    /// The Job's name.
+    #[arg(long, value_name = "NAME", default_value = "stackbench-load", help_heading = "Kubernetes")]
+    pub name: String,
+    /// CPUs per pod, requested and limited alike (Guaranteed QoS); also each shard's --threads
+    /// unless given.
+    #[arg(long = "pod-cpus", value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=256), help_heading = "Kubernetes")]
+    pub pod_cpus: u32,
+    /// Memory per pod, requested and limited alike (a Kubernetes quantity).
+    #[arg(long = "pod-memory", value_name = "QUANTITY", default_value = "1Gi", help_heading = "Kubernetes")]
+    pub pod_memory: String,
+    /// When the shards start, from now: time to apply the Job, schedule the pods and pull the image.
+    #[arg(long, value_name = "DUR", default_value = "2m", help_heading = "Kubernetes")]
+    pub start_in: Dur,
+    /// `required`: each shard on its own node (pods wait for a free node); `preferred`: spread
+    /// when the scheduler can.
+    #[arg(long, value_name = "HOW", default_value = "required", value_parser = ["required", "preferred"], help_heading = "Kubernetes")]
+    pub spread: String,
+}
+
+/// The flags of this command that are not `stackbench load`'s (each takes a value).
+const OWN_FLAGS: [&str; 8] =
+    ["--shards", "--image", "--namespace", "--name", "--pod-cpus", "--pod-memory", "--start-in", "--spread"];
+
+pub fn run(cmd: &K8sCommand, argv: &[String]) -> anyhow::Result<()> {
+    let K8sCommand::Load(args) = cmd;
+    // The load flags exactly as given, after `k8s load`.
+    let at = argv.windows(2).position(|w| w[0] == "k8s" && w[1] == "load").map_or(argv.len(), |i| i + 2);
+    print!("{}", manifest(args, &argv[at..], SystemTime::now())?);
+    Ok(())
+}
+
+/// The arguments of `stackbench load` in the pods, and the thresholds (which
+/// the merge judges on the whole, not each shard on its slice).
+fn split_args(given: &[String]) -> (Vec<String>, Vec<String>) {
+    let (mut load, mut thresholds) = (Vec::new(), Vec::new());
+    let mut it = given.iter();
+    while let Some(a) = it.next() {
+        let name = a.split('=').next().unwrap_or(a);
+        let inline = a.contains('=') && a.starts_with("--");
+        if OWN_FLAGS.contains(&name) {
+            if !inline {
+                it.next();
+            }
+        } else if name == "--threshold" {
+            let value = if inline { a.split_once('=').map(|x| x.1.to_owned()) } else { it.next().cloned() };
+            thresholds.extend(value);
+        } else {
+            load.push(a.clone());
+        }
+    }
+    (load, thresholds)
+}
+
+/// A word for `sh -c`: bare when it is plainly safe, single-quoted otherwise.
+fn sh_word(w: &str) -> String {
+    let safe = !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:=@%,+".contains(c));
+    if safe { w.to_owned() } else { format!("'{}'", w.replace('\'', r"'\''")) }
+}
+
+/// A YAML scalar that means exactly `s` (a JSON string is a YAML double-quoted one).
+fn q(s: &str) -> String {
+    serde_json::Value::String(s.to_owned()).to_string()
+}
+
+/// Is `s` a DNS-1123 label (what a Job's and a namespace's name must be)?
+fn dns_label(s: &str) -> bool {
+    (1..=63).contains(&s.len())
+        && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        && !s.starts_with('-')
+        && !s.ends_with('-')
+}
+
+/// The manifest, with the kubectl lines in its header.
+pub fn manifest(args: &K8sLoadArgs, given: &[String], now: SystemTime) -> anyhow::Result<String> {
+    let o = &args.options;
+    if o.shard.is_some() || o.start_at.is_some() {
+        bail!("--shard and --start-at: stackbench k8s sets them for each pod; leave them out");
+    }
+    if o.cpus.is_some() {
+        bail!("--cpus pins threads on one machine; in Kubernetes each pod gets its CPUs from --pod-cpus");
+    }
+    for (flag, value) in [("--name", &args.name), ("--namespace", &args.namespace)] {
+        if !dns_label(value) {
+            bail!(
+                "{flag} {value:?}: a Kubernetes name is 1 to 63 lowercase letters, digits and '-', not at either end"
+            );
+        }
+    }
+    // Every shard must be a load: the same checks `stackbench load --shard` makes in the pods.
+    let whole = o.to_spec(&args.url)?;
+    for index in 1..=args.shards {
+        stackbench_load::shard::apply(whole.clone(), Shard { index, count: args.shards })?;
+    }
+    let (mut load, thresholds) = split_args(given);
+    if o.threads.is_none() {
+        load.extend(["--threads".to_owned(), args.pod_cpus.to_string()]);
+    }
+    let start_at = now + args.start_in.0;
+    let start_text = humantime::format_rfc3339_millis(start_at).to_string();
+    let n = args.shards;
+    let mut command = String::from("exec stackbench load");
+    for w in &load {
+        command.push(' ');
+        command.push_str(&sh_word(w));
+    }
+    let _ = write!(
+        command,
+        " --shard \"$((JOB_COMPLETION_INDEX+1))/{n}\" --start-at {start_text} --json - --quiet"
+    );
+
+    // Bounded: the Job ends by itself at the latest this long after it is applied.
+    let run_s =
+        whole.duration().map(|d| (args.start_in.0 + whole.warmup + d + whole.timeout).as_secs() + 120);
+    let wait = run_s.map_or_else(|| "1h".to_owned(), |s| format!("{s}s"));
+    let merge = std::iter::once("stackbench merge".to_owned())
+        .chain(thresholds.iter().map(|t| format!("--threshold {}", sh_word(t))))
+        .collect::<Vec<_>>()
+        .join(" ");
+    Ok(yaml(args, &Job { start_text: &start_text, wait: &wait, merge: &merge, run_s, command: &command }))
+}
+
+/// What the manifest says, worked out.
+struct Job<'a> {
+    start_text: &'a str,
+    wait: &'a str,
+    merge: &'a str,
+    run_s: Option<u64>,
+    command: &'a str,
+}
+
+/// The manifest's text.
+fn yaml(args: &K8sLoadArgs, job: &Job<'_>) -> String {
+    let (name, ns) = (&args.name, &args.namespace);
+    let n = args.shards;
+    let Job { start_text, wait, merge, run_s, command } = job;
+    let mut y = String::new();
+    let _ = writeln!(
+        y,
+        "# stackbench: {n} shard{} of one load, starting together at {start_text}.",
+        if n == 1 { "" } else { "s" }
+    );
+    let _ = writeln!(y, "# Apply it well before then (a shard that starts late is reported by the merge):");
+    let _ = writeln!(y, "#   kubectl apply -f THIS_FILE");
+    let _ = writeln!(y, "#   kubectl -n {ns} wait --for=condition=complete --timeout={wait} job/{name}");
+    let _ = writeln!(
+        y,
+        "#   kubectl -n {ns} logs -l job-name={name} --tail=-1 --max-log-requests={} | {merge}",
+        n.max(5)
+    );
+    let _ = writeln!(y, "#   kubectl -n {ns} delete job {name}");
+    let _ = writeln!(y, "# Each pod prints its summary on stderr and its record as one JSON line on stdout;");
+    let _ = writeln!(
+        y,
+        "# the merge adds the latency histograms exactly and judges the thresholds on the whole."
+    );
+    let _ = writeln!(y, "apiVersion: batch/v1");
+    let _ = writeln!(y, "kind: Job");
+    let _ = writeln!(y, "metadata:");
+    let _ = writeln!(y, "  name: {}", q(name));
+    let _ = writeln!(y, "  namespace: {}", q(ns));
+    let _ = writeln!(y, "  labels:");
+    let _ = writeln!(y, "    app.kubernetes.io/name: stackbench");
+    let _ = writeln!(y, "    app.kubernetes.io/component: load");
+    let _ = writeln!(y, "spec:");
+    let _ = writeln!(y, "  completionMode: Indexed");
+    let _ = writeln!(y, "  completions: {n}");
+    let _ = writeln!(y, "  parallelism: {n}");
+    let _ = writeln!(y, "  # A shard run again later would not be part of the same load.");
+    let _ = writeln!(y, "  backoffLimit: 0");
+    if let Some(s) = run_s {
+        let _ = writeln!(y, "  activeDeadlineSeconds: {s}");
+    }
+    let _ = writeln!(y, "  template:");
+    let _ = writeln!(y, "    metadata:");
+    let _ = writeln!(y, "      labels:");
+    let _ = writeln!(y, "        app.kubernetes.io/name: stackbench");
+    let _ = writeln!(y, "        stackbench/load: {}", q(name));
+    let _ = writeln!(y, "    spec:");
+    let _ = writeln!(y, "      restartPolicy: Never");
+    let _ = writeln!(y, "      affinity:");
+    let _ = writeln!(y, "        podAntiAffinity:");
+    let term = |indent: &str| {
+        format!(
+            "{indent}labelSelector:\n{indent}  matchLabels:\n{indent}    stackbench/load: {}\n{indent}topologyKey: kubernetes.io/hostname\n",
+            q(name)
+        )
+    };
+    if args.spread == "required" {
+        let _ = writeln!(y, "          requiredDuringSchedulingIgnoredDuringExecution:");
+        let _ = write!(y, "          - {}", term("            ").trim_start());
+    } else {
+        let _ = writeln!(y, "          preferredDuringSchedulingIgnoredDuringExecution:");
+        let _ = writeln!(y, "          - weight: 100");
+        let _ = writeln!(y, "            podAffinityTerm:");
+        y.push_str(&term("              "));
+    }
+    let _ = writeln!(y, "      containers:");
+    let _ = writeln!(y, "      - name: shard");
+    let _ = writeln!(y, "        image: {}", q(&args.image));
+    let _ = writeln!(y, "        command: [\"sh\", \"-c\", {}]", q(command));
+    let _ = writeln!(y, "        resources:");
+    for part in ["requests", "limits"] {
+        let _ = writeln!(y, "          {part}:");
+        let _ = writeln!(y, "            cpu: {}", q(&args.pod_cpus.to_string()));
+        let _ = writeln!(y, "            memory: {}", q(&args.pod_memory));
+    }
+    y
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    use clap::Parser as _;
+
+    fn parse(line: &str) -> (K8sLoadArgs, Vec<String>) {
+        let argv: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
+        let cli = crate::cli::Cli::try_parse_from(&argv).unwrap();
+        let crate::cli::Command::K8s(K8sCommand::Load(args)) = cli.command else { panic!() };
+        let at = argv.iter().position(|a| a == "load").unwrap() + 1;
+        (*args, argv[at..].to_vec())
+    }
+
+    #[test]
+    fn the_pods_run_the_load_as_given_as_shards() {
+        let (args, given) = parse(
+            "stackbench k8s load http://sut:8080/events --scenario dummy --rate 9000 -d 30s --shards 3 \
+             --image reg/sb:1 --namespace bench --threshold p99<20ms --pod-cpus=4",
+        );
+        let t = SystemTime::UNIX_EPOCH + Duration::from_hours(498_920);
+        let y = manifest(&args, &given, t).unwrap();
+        assert!(y.contains("completionMode: Indexed") && y.contains("parallelism: 3"), "{y}");
+        assert!(y.contains(
+            r#"exec stackbench load http://sut:8080/events --scenario dummy --rate 9000 -d 30s --threads 4 --shard \"$((JOB_COMPLETION_INDEX+1))/3\" --start-at 2026-12-01T08:02:00.000Z --json - --quiet"#
+        ), "{y}");
+        assert!(y.contains("| stackbench merge --threshold 'p99<20ms'"), "{y}");
+        assert!(y.contains("requiredDuringSchedulingIgnoredDuringExecution"), "{y}");
+        assert!(y.contains("activeDeadlineSeconds: 280"), "{y}");
+        assert!(!y.contains("--image") && !y.contains("--pod-cpus"), "{y}");
+    }
+
+    #[test]
+    fn what_cannot_run_in_pods_is_refused() {
+        for (line, want) in [
+            ("--shard 1/2", "leave them out"),
+            ("--cpus 1", "--pod-cpus"),
+            ("-c 2", "gets none"),
+            ("--name Big_Name", "Kubernetes name"),
+            ("--find-max --slo p99<1ms", "capacity search"),
+        ] {
+            let (args, given) =
+                parse(&format!("stackbench k8s load http://sut:8080/ --shards 3 --image x {line}"));
+            let e = manifest(&args, &given, SystemTime::now()).unwrap_err().to_string();
+            assert!(e.contains(want), "{line}: {e}");
+        }
+    }
+
+    #[test]
+    fn words_are_quoted_for_the_shell() {
+        assert_eq!(sh_word("http://a:1/x"), "http://a:1/x");
+        assert_eq!(sh_word("p99<20ms"), "'p99<20ms'");
+        assert_eq!(sh_word("it's"), r"'it'\''s'");
+        assert_eq!(sh_word(""), "''");
+        let (load, th) = split_args(&[
+            "-c".into(),
+            "10".into(),
+            "--shards=3".into(),
+            "--threshold".into(),
+            "rps>5".into(),
+        ]);
+        assert_eq!((load, th), (vec!["-c".to_owned(), "10".to_owned()], vec!["rps>5".to_owned()]));
+    }
+}
