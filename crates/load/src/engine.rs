@@ -374,6 +374,7 @@ fn params(spec: &LoadSpec, t: &Totals) -> LoadParams {
     let mut extra = std::collections::BTreeMap::new();
     let json = |v: &dyn ToString| serde_json::Value::String(v.to_string());
     extra.insert("keepalive".into(), serde_json::Value::Bool(spec.keepalive));
+    extra.insert("io".into(), json(&spec.io.name()));
     match spec.model {
         ModelSpec::Closed { connections, streams, .. } => {
             extra.insert("tcp_connections".into(), connections.into());

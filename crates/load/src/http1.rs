@@ -13,12 +13,16 @@
 
 use std::io;
 use std::net::SocketAddr;
+use std::os::fd::AsRawFd as _;
+use std::rc::Rc;
 
+use bytes::Bytes;
 use stackbench_record::ErrorKind;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
 
 use crate::transport::Answer;
+use crate::uring::{self, Held, Ring};
 
 const READ_CHUNK: usize = 16 * 1024;
 const MAX_HEADERS: usize = 64;
@@ -31,11 +35,31 @@ const MAX_BUFFER: usize = MAX_HEAD + MAX_ANSWER + READ_CHUNK;
 /// A buffer grown past this for one large answer is given back before the next request.
 const KEEP_BUFFER: usize = 1024 * 1024;
 
+/// A connection's socket: on tokio's readiness reactor (epoll), or on the
+/// worker's io_uring ([`crate::uring`]), where a request is a send linked to
+/// the receive of its answer and costs no syscall of its own.
+#[derive(Debug)]
+enum Stream {
+    Epoll(TcpStream),
+    Uring { sock: std::net::TcpStream, ring: Rc<Ring> },
+}
+
+impl Stream {
+    /// A connected socket, on the thread's ring when it has one.
+    async fn open(addr: SocketAddr) -> Result<Stream, ErrorKind> {
+        let tcp = connect(addr).await?;
+        Ok(match uring::current() {
+            Some(ring) => Stream::Uring { sock: tcp.into_std().map_err(|_| ErrorKind::Connect)?, ring },
+            None => Stream::Epoll(tcp),
+        })
+    }
+}
+
 /// One HTTP/1.1 connection (connected lazily, reconnected after a failure).
 #[derive(Debug)]
 pub struct Http1Conn {
     addr: SocketAddr,
-    stream: Option<TcpStream>,
+    stream: Option<Stream>,
     /// Bytes read from the socket: the current answer (head and body; a
     /// chunked body decoded in place).
     buf: Vec<u8>,
@@ -81,7 +105,7 @@ impl Http1Conn {
     /// Opens the connection now (used before the clock starts).
     pub async fn connect(&mut self) -> Result<(), ErrorKind> {
         if self.stream.is_none() {
-            self.stream = Some(connect(self.addr).await?);
+            self.stream = Some(Stream::open(self.addr).await?);
         }
         Ok(())
     }
@@ -90,7 +114,7 @@ impl Http1Conn {
     /// request was HEAD, so the answer has no body whatever its headers say.
     pub async fn send(
         &mut self,
-        wire: &[u8],
+        wire: &Bytes,
         head_only: bool,
         keepalive: bool,
     ) -> Result<Answer<'_>, ErrorKind> {
@@ -128,13 +152,32 @@ impl Http1Conn {
         })
     }
 
-    async fn exchange(&mut self, wire: &[u8], head_only: bool) -> Result<Head, Failure> {
+    async fn exchange(&mut self, wire: &Bytes, head_only: bool) -> Result<Head, Failure> {
         let setup = |kind| Failure { kind, answer_started: false };
         if self.stream.is_none() {
-            self.stream = Some(connect(self.addr).await.map_err(setup)?);
+            self.stream = Some(Stream::open(self.addr).await.map_err(setup)?);
         }
-        let stream = self.stream.as_mut().expect("connected above");
-        stream.write_all(wire).await.map_err(|e| setup(io_kind(&e)))?;
+        // io_uring: the send goes with the first receive, linked (a failed send cancels it).
+        let sending = match self.stream.as_mut().expect("connected above") {
+            Stream::Epoll(tcp) => {
+                tcp.write_all(wire).await.map_err(|e| setup(io_kind(&e)))?;
+                None
+            }
+            Stream::Uring { sock, ring } => {
+                Some(ring.send(sock.as_raw_fd(), Held::Bytes(wire.clone()), true))
+            }
+        };
+        let result = self.read_answer_in(head_only).await;
+        if let Some(sent) = sending {
+            // Done by now: its completion came before the receive's, or cancelled it.
+            if let (Err(e), _) = sent.await {
+                return Err(setup(io_kind(&e)));
+            }
+        }
+        result
+    }
+
+    async fn read_answer_in(&mut self, head_only: bool) -> Result<Head, Failure> {
         if self.buf.capacity() > KEEP_BUFFER {
             self.buf = Vec::with_capacity(READ_CHUNK);
         }
@@ -323,8 +366,15 @@ impl Http1Conn {
             }
             self.buf.reserve_exact(target - len);
         }
-        let stream = self.stream.as_mut().expect("reading a connected stream");
-        let n = stream.read_buf(&mut self.buf).await?;
+        let n = match self.stream.as_mut().expect("reading a connected stream") {
+            Stream::Epoll(tcp) => tcp.read_buf(&mut self.buf).await?,
+            Stream::Uring { sock, ring } => {
+                // The receive owns the buffer until it completes (a dropped one keeps it).
+                let (buf, n) = ring.recv(sock.as_raw_fd(), std::mem::take(&mut self.buf)).await;
+                self.buf = buf;
+                n?
+            }
+        };
         self.received += n as u64;
         Ok(n)
     }

@@ -44,12 +44,13 @@ pub mod summary;
 mod sys;
 pub mod threshold;
 pub mod transport;
+pub mod uring;
 pub mod worker;
 
 pub use engine::{LoadError, SATURATION, Stop, run};
 pub use options::{LoadOptions, SpecError, parse_target};
 pub use parse::{CheckEvery, CpuList, Dur, Percent, Shard, StageSpec, Stages, WallTime};
-pub use spec::{Bound, LoadSpec, ModelSpec, RequestSource, Target, Transport};
+pub use spec::{Bound, Io, LoadSpec, ModelSpec, RequestSource, Target, Transport};
 pub use stackbench_record::RunRecord;
 pub use summary::{summary_text, timeline_csv};
 pub use threshold::Threshold;

@@ -152,6 +152,11 @@ pub struct LoadOptions {
     /// milliseconds), so shards start together.
     #[arg(long, value_name = "TIME", help_heading = "Generator")]
     pub start_at: Option<WallTime>,
+    /// How the sockets are driven: epoll (a send and a recv per request), or io_uring (each
+    /// round's requests of every connection in one syscall; no cheaper on the kernels
+    /// measured, docs/benchmarks.md). [default: epoll]
+    #[arg(long, value_name = "epoll|io_uring", help_heading = "Generator")]
+    pub io: Option<crate::spec::Io>,
 
     /// Pass/fail criterion, e.g. 'p99<50ms', 'errors<1%', 'rps>1000'; repeat for more.
     /// A failed one makes the exit code 99.
@@ -199,6 +204,17 @@ pub enum SpecError {
     BodyFile { path: String, why: String },
     #[error(transparent)]
     Call(#[from] crate::grpc_call::CallError),
+}
+
+/// io_uring only where this process can use it (checked once).
+fn check_io(io: crate::spec::Io) -> Result<crate::spec::Io, SpecError> {
+    static AVAILABLE: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    if io == crate::spec::Io::Uring
+        && let Err(why) = AVAILABLE.get_or_init(crate::uring::available)
+    {
+        return Err(invalid("--io", format!("io_uring: {why}; use --io epoll")));
+    }
+    Ok(io)
 }
 
 fn invalid(flag: &'static str, why: impl Into<String>) -> SpecError {
@@ -655,6 +671,7 @@ impl LoadOptions {
             search: None,
             shard: None,
             start_at: self.start_at.map(|t| t.0),
+            io: check_io(self.io.unwrap_or_default())?,
         })
         .and_then(|spec| match self.shard {
             Some(shard) => crate::shard::apply(spec, shard),

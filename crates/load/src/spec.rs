@@ -45,6 +45,8 @@ pub struct LoadSpec {
     pub shard: Option<ShardSpec>,
     /// `--start-at`: wait for this wall-clock time before the warm-up begins.
     pub start_at: Option<std::time::SystemTime>,
+    /// `--io`: epoll or io_uring.
+    pub io: Io,
 }
 
 /// The slice of a sharded load this generator runs.
@@ -104,6 +106,29 @@ impl Transport {
             Transport::Http1 => "http1",
             Transport::H2c => "h2c",
             Transport::Grpc => "grpc",
+        }
+    }
+}
+
+/// How a worker's sockets are driven (`--io`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(try_from = "String")]
+pub enum Io {
+    /// tokio's readiness reactor: a `send` and a `recv` per request.
+    #[default]
+    Epoll,
+    /// A ring per worker ([`crate::uring`]): every connection's requests of a round in one
+    /// `io_uring_enter`. Measured no cheaper on Linux 6.18 (docs/benchmarks.md), so not the
+    /// default.
+    Uring,
+}
+
+impl Io {
+    /// The name used in records and summaries (`epoll`, `io_uring`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Io::Epoll => "epoll",
+            Io::Uring => "io_uring",
         }
     }
 }

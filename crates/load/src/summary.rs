@@ -127,9 +127,11 @@ pub fn summary_text(r: &RunRecord, color: bool) -> String {
     };
     let scenario = r.params.scenario.as_deref().map(|s| format!(", scenario {s}")).unwrap_or_default();
     let _ = writeln!(out, "{}", p.bold(&format!("stackbench load {}", r.params.url)));
+    let io =
+        r.params.extra.get("io").and_then(|v| v.as_str()).map(|io| format!(", {io}")).unwrap_or_default();
     let _ = writeln!(
         out,
-        "  {model}, {transport}{scenario}, {:.1}s measured, {} thread{}",
+        "  {model}, {transport}{scenario}, {:.1}s measured, {} thread{}{io}",
         s.duration_s,
         r.params.threads,
         if r.params.threads == 1 { "" } else { "s" }

@@ -142,6 +142,7 @@ pub async fn run(cx: WorkerCx, share: u64, wait_start: impl FnOnce() -> Option<I
             (Profile::new(rate, &spec.stages), split(connections, threads, cx.index))
         }
     };
+    let _ring = start_ring(&cx);
     let pool = Pool::new(cx.addr, spec.transport, connections);
     // The open model's HTTP/1.1 connection cap, this worker's share.
     let slots = match spec.model {
@@ -273,6 +274,25 @@ async fn finish(local: &Local, interrupted: bool) {
     iv.elapsed = Instant::now().saturating_duration_since(local.measure_from);
     iv.interrupted = interrupted;
     let _ = local.cx.intervals.send(iv);
+}
+
+/// io_uring: this worker's ring, which the connections it opens use (`crate::uring`).
+fn start_ring(cx: &WorkerCx) -> Option<crate::uring::Entered> {
+    if cx.spec.io != crate::spec::Io::Uring {
+        return None;
+    }
+    match crate::uring::Ring::start() {
+        Ok(ring) => Some(crate::uring::enter(ring)),
+        Err(e) => {
+            // Checked when the spec was made; a worker that still cannot is a fault (the run
+            // goes on, on epoll, and is marked not a result).
+            cx.fault.record(format!(
+                "io_uring: worker {} cannot make its ring ({e}); run with --io epoll",
+                cx.index
+            ));
+            None
+        }
+    }
 }
 
 /// A closed-model virtual user.

@@ -7,10 +7,21 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use common::{Behavior, start, start_hangup};
-use stackbench_load::{Dur, LoadOptions, RunRecord, Stop, run};
+use stackbench_load::{Dur, Io, LoadOptions, RunRecord, Stop, run};
+
+thread_local! {
+    /// The I/O path the cases run on: epoll (the default), or io_uring in
+    /// [`every_case_again_on_io_uring`].
+    static IO: std::cell::Cell<Option<Io>> = const { std::cell::Cell::new(None) };
+}
 
 fn opts() -> LoadOptions {
-    LoadOptions { threads: Some(2), timeout: Some(Dur(Duration::from_secs(5))), ..LoadOptions::default() }
+    LoadOptions {
+        threads: Some(2),
+        timeout: Some(Dur(Duration::from_secs(5))),
+        io: IO.get(),
+        ..LoadOptions::default()
+    }
 }
 
 fn load(o: &LoadOptions, url: &str) -> RunRecord {
@@ -323,4 +334,39 @@ fn grpc_calls_any_unary_method_from_its_proto() {
     // The URL carries no path: --call sets it.
     let e = o.to_spec(&s.url("/x")).unwrap_err().to_string();
     assert!(e.starts_with("--call: sets the path"), "{e}");
+}
+
+/// Every case above on the io_uring path (`--io io_uring`), where the kernel allows it.
+#[test]
+fn every_case_again_on_io_uring() {
+    if let Err(why) = stackbench_load::uring::available() {
+        assert!(!stackbench_testkit::in_ci(), "CI=true and no io_uring: {why}");
+        stackbench_testkit::skip(&why);
+        return;
+    }
+    IO.set(Some(Io::Uring));
+    http1_scenario_requests_are_checked();
+    wrong_answers_are_check_errors_not_successes();
+    statuses_and_chunked_and_closing_servers();
+    no_keepalive_opens_a_connection_per_request();
+    a_server_that_hangs_up_gives_reset_errors();
+    an_h2c_server_that_hangs_up_gives_reset_errors();
+    h2c_multiplexes_streams();
+    grpc_bubble_sort_over_h2c();
+    grpc_statuses_are_counted_by_code();
+    open_model_keeps_its_rate_and_reports_service_time();
+    past_max_in_flight_requests_are_late_not_skipped();
+    timeouts_are_errors_of_their_own();
+    a_stop_returns_the_partial_record_promptly();
+    warmup_is_not_recorded();
+    unreachable_targets_fail_before_the_run();
+    ramp_up_starts_users_gradually();
+    an_explicit_connection_count_caps_the_open_model();
+    a_request_waiting_for_a_connection_times_out_and_is_counted();
+    grpc_calls_any_unary_method_from_its_proto();
+    let r = load(
+        &LoadOptions { requests: Some(10), connections: Some(1), ..opts() },
+        &start(Behavior::default()).url("/"),
+    );
+    assert_eq!(r.params.extra["io"], "io_uring");
 }

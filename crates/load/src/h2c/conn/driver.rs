@@ -3,6 +3,9 @@
 //! complete frame handled in place), then writes everything the lanes and
 //! the frame handlers queued with one `write`. It ends when the connection
 //! fails, when it is drained after a GOAWAY, or when nobody holds it any more.
+//!
+//! On io_uring ([`drive_uring`]) the same, with one receive always in the
+//! kernel and one send of everything queued while the last was on its way.
 
 use std::future::poll_fn;
 use std::pin::Pin;
@@ -15,6 +18,7 @@ use tokio::net::TcpStream;
 
 use super::{Conn, ConnError, State, frame};
 use crate::http1::io_kind;
+use crate::uring::{Held, OpFuture, Recv, Ring};
 
 /// Larger than any frame we accept (16 KiB), so a partial frame always fits.
 const READ_BUF: usize = 64 * 1024;
@@ -89,6 +93,111 @@ fn poll_drive(
     if st.wbuf.is_empty() && (st.goaway && st.active == 0 || Rc::strong_count(conn) == 1) {
         st.close(ErrorKind::Reset);
         return Poll::Ready(());
+    }
+    if !st.driver.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+        st.driver = Some(cx.waker().clone());
+    }
+    Poll::Pending
+}
+
+/// The driver on the worker's io_uring: a receive is always in the kernel, and a send of what
+/// the lanes queued whenever none is.
+pub(super) async fn drive_uring(conn: Rc<Conn>, sock: std::net::TcpStream, ring: Rc<Ring>) {
+    use std::os::fd::AsRawFd as _;
+    let fd = sock.as_raw_fd();
+    let mut io =
+        UringIo { rbuf: Some(Vec::with_capacity(READ_BUF)), recv: None, send: None, spare: Vec::new() };
+    let goaway = poll_fn(|cx| poll_drive_uring(&conn, &ring, fd, &mut io, cx)).await;
+    if let Some(out) = goaway {
+        // Tell the server why, best effort, before the socket closes.
+        let sent = ring.send(fd, Held::Vec(out), false);
+        let _ = tokio::time::timeout(std::time::Duration::from_millis(100), sent).await;
+    }
+    // Dropping `io` cancels what is still in the kernel; the socket closes after it.
+    drop(io);
+    drop(sock);
+}
+
+struct UringIo {
+    /// The read buffer, when no receive holds it.
+    rbuf: Option<Vec<u8>>,
+    recv: Option<Recv>,
+    send: Option<OpFuture>,
+    /// The write buffer a finished send gave back, swapped in for the next.
+    spare: Vec<u8>,
+}
+
+/// `Ready(Some(goaway))` when the connection failed on a frame of the server's.
+fn poll_drive_uring(
+    conn: &Rc<Conn>,
+    ring: &Rc<Ring>,
+    fd: std::os::fd::RawFd,
+    io: &mut UringIo,
+    cx: &mut Context<'_>,
+) -> Poll<Option<Vec<u8>>> {
+    let mut st = conn.st.borrow_mut();
+    loop {
+        let mut progressed = false;
+        if io.recv.is_none() {
+            let buf = io.rbuf.take().expect("the read buffer is home when no receive runs");
+            io.recv = Some(ring.recv(fd, buf));
+        }
+        if let Poll::Ready((mut buf, res)) = Pin::new(io.recv.as_mut().expect("set above")).poll(cx) {
+            io.recv = None;
+            progressed = true;
+            match res {
+                Ok(0) => {
+                    st.close(ErrorKind::Reset);
+                    return Poll::Ready(None);
+                }
+                Err(e) => {
+                    st.close(io_kind(&e));
+                    return Poll::Ready(None);
+                }
+                Ok(_) => match st.on_frames(&buf) {
+                    Ok(used) => {
+                        buf.drain(..used);
+                    }
+                    Err(ConnError(code)) => {
+                        let last = st.next_id.saturating_sub(2);
+                        let mut out = Vec::new();
+                        frame::put_goaway(&mut out, last, code);
+                        st.close(ErrorKind::Protocol);
+                        return Poll::Ready(Some(out));
+                    }
+                },
+            }
+            io.rbuf = Some(buf);
+        }
+        if io.send.is_none() && !st.wbuf.is_empty() {
+            let out = std::mem::replace(&mut st.wbuf, std::mem::take(&mut io.spare));
+            st.wpos = 0;
+            io.send = Some(ring.send(fd, Held::Vec(out), false));
+        }
+        if let Some(sending) = io.send.as_mut()
+            && let Poll::Ready((res, held)) = Pin::new(sending).poll(cx)
+        {
+            io.send = None;
+            progressed = true;
+            if let Err(e) = res {
+                st.close(io_kind(&e));
+                return Poll::Ready(None);
+            }
+            if let Some(Held::Vec(mut v)) = held {
+                v.clear();
+                io.spare = v;
+            }
+        }
+        if st.wbuf.is_empty()
+            && io.send.is_none()
+            && (st.goaway && st.active == 0 || Rc::strong_count(conn) == 1)
+        {
+            st.close(ErrorKind::Reset);
+            return Poll::Ready(None);
+        }
+        if !progressed {
+            break;
+        }
     }
     if !st.driver.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
         st.driver = Some(cx.waker().clone());
