@@ -13,13 +13,14 @@
 # Usage: bench/load/vs-anchors.sh [ROUNDS] [DURATION]      (defaults: 5 rounds, 10s)
 # Needs: nginx-light, wrk, nghttp2-client (h2load), and a release build:
 #   apt-get install -y nginx-light wrk nghttp2-client && cargo build --release
-# STACKBENCH=path/to/stackbench overrides the binary.
+# STACKBENCH=path/to/stackbench overrides the binary; SB_IO=io_uring runs it with --io io_uring.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rounds=${1:-5}
 duration=${2:-10s}
 secs=${duration%s}
 sb=${STACKBENCH:-${CARGO_TARGET_DIR:-target}/release/stackbench}
+io=${SB_IO:-epoll}
 for tool in nginx wrk h2load taskset python3; do
   command -v "$tool" >/dev/null || { echo "missing $tool: apt-get install -y nginx-light wrk nghttp2-client" >&2; exit 1; }
 done
@@ -60,14 +61,14 @@ cpu_of() {
 }
 
 echo "# $(date -u +%FT%TZ) $(uname -r), $(nproc) cores, load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# nginx $(nginx -v 2>&1 | cut -d/ -f2) on core 0 (1 worker); generators on core 1, 1 thread, -c 100, $duration"
+echo "# nginx $(nginx -v 2>&1 | cut -d/ -f2) on core 0 (1 worker); generators on core 1, 1 thread, -c 100, $duration, stackbench --io $io"
 printf '%-6s %-5s %14s %14s %14s %14s %8s\n' proto round anchor_req anchor_req/cpu sb_req sb_req/cpu ratio
 declare -a r1 r2
 for round in $(seq "$rounds"); do
   # HTTP/1.1: wrk vs stackbench
   cpu_of "$work/wrk" taskset -c 1 wrk -t1 -c100 -d"$duration" "http://127.0.0.1:$h1/"
   wrk_req=$(grep -oE '^ *[0-9]+ requests in' "$work/wrk.stdout" | grep -oE '[0-9]+')
-  cpu_of "$work/sb1" taskset -c 1 "$sb" load "http://127.0.0.1:$h1/" -c 100 -d "$duration" --threads 1 -q --json "$work/sb1.json"
+  cpu_of "$work/sb1" taskset -c 1 "$sb" load "http://127.0.0.1:$h1/" --io "$io" -c 100 -d "$duration" --threads 1 -q --json "$work/sb1.json"
   sb_req=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["requests"])' "$work/sb1.json")
   line=$(python3 - "$work/wrk" "$wrk_req" "$work/sb1" "$sb_req" <<'PY'
 import sys
@@ -83,7 +84,7 @@ PY
   # h2c: h2load vs stackbench --http2
   cpu_of "$work/h2l" taskset -c 1 h2load -t1 -c100 -m1 -D "$secs" "http://127.0.0.1:$h2/"
   h2_req=$(grep -oE '^requests: [0-9]+ total, [0-9]+ started, [0-9]+ done' "$work/h2l.stdout" | grep -oE '[0-9]+ done' | grep -oE '[0-9]+')
-  cpu_of "$work/sb2" taskset -c 1 "$sb" load "http://127.0.0.1:$h2/" --http2 -c 100 -d "$duration" --threads 1 -q --json "$work/sb2.json"
+  cpu_of "$work/sb2" taskset -c 1 "$sb" load "http://127.0.0.1:$h2/" --http2 --io "$io" -c 100 -d "$duration" --threads 1 -q --json "$work/sb2.json"
   sb_req=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["requests"])' "$work/sb2.json")
   line=$(python3 - "$work/h2l" "$h2_req" "$work/sb2" "$sb_req" <<'PY'
 import sys

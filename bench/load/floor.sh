@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# The load engine against the kernel's floor, side by side in one run: how many
+# HTTP/1.1 keep-alive requests each client completes per CPU-second of its own
+# (user + system), and how many syscalls each makes per request.
+#
+#   floor           crates/load/examples/floor.rs: one send and one recv per request,
+#                   epoll, nothing else (no clock, no parsing, no recording)
+#   sb epoll        stackbench load, --io epoll (the default)
+#   sb io_uring     stackbench load, --io io_uring
+#   wrk             the anchor
+#
+# The server is nginx (one worker) on core 0 answering `return 200`; every client
+# runs on core 1 with 100 connections for DURATION. Rounds alternate the clients,
+# so a change in the machine's load touches all of them. Then each client runs
+# 2 s under `strace -c -f` for its syscall count per request (strace slows it;
+# the counts, not the rates, are the point there).
+#
+# Usage: bench/load/floor.sh [ROUNDS] [DURATION]     (defaults: 5 rounds, 10s)
+# Needs: nginx-light, wrk, strace, and `cargo build --release --workspace --bins --examples`.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+rounds=${1:-5}
+duration=${2:-10s}
+secs=${duration%s}
+target=${CARGO_TARGET_DIR:-target}/release
+sb=${STACKBENCH:-$target/stackbench}
+floor=$target/examples/floor
+for tool in nginx wrk strace taskset python3; do
+  command -v "$tool" >/dev/null || { echo "missing $tool: apt-get install -y nginx-light wrk strace" >&2; exit 1; }
+done
+for bin in "$sb" "$floor"; do
+  [ -x "$bin" ] || { echo "no $bin: cargo build --release --workspace --bins --examples" >&2; exit 1; }
+done
+
+work=$(mktemp -d)
+trap 'kill "$(cat "$work/nginx.pid" 2>/dev/null)" 2>/dev/null || true; rm -rf "$work"' EXIT
+port=18390
+cat >"$work/nginx.conf" <<EOF
+worker_processes 1;
+daemon off;
+pid $work/nginx.pid;
+error_log $work/error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  keepalive_requests 100000000;
+  keepalive_timeout 300s;
+  server {
+    listen 127.0.0.1:$port;
+    location / { default_type application/json; return 200 '{"count":1}'; }
+  }
+}
+EOF
+taskset -c 0 nginx -c "$work/nginx.conf" -e "$work/error.log" &
+for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+url="http://127.0.0.1:$port/"
+
+# run NAME SECONDS [strace]: one client; prints "requests user_s system_s" (or, with strace, "requests syscalls").
+run() {
+  local name=$1 s=$2 trace=${3:-}
+  local pre=(taskset -c 1)
+  [ -n "$trace" ] && pre=(strace -c -f -o "$work/strace" taskset -c 1)
+  local TIMEFORMAT='%U %S'
+  case $name in
+    floor)
+      { time "${pre[@]}" "$floor" "127.0.0.1:$port" 100 "$s" >"$work/out"; } 2>"$work/time"
+      req=$(awk '{print $2}' "$work/out") ;;
+    sb-epoll|sb-io_uring)
+      { time "${pre[@]}" "$sb" load "$url" -c 100 -d "${s}s" --threads 1 -q --io "${name#sb-}" --json "$work/r.json" >/dev/null; } 2>"$work/time"
+      req=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["requests"])' "$work/r.json") ;;
+    wrk)
+      { time "${pre[@]}" wrk -t1 -c100 -d"${s}s" "$url" >"$work/out"; } 2>"$work/time"
+      req=$(grep -oE '^ *[0-9]+ requests in' "$work/out" | grep -oE '[0-9]+') ;;
+  esac
+  if [ -n "$trace" ]; then
+    echo "$req $(awk '$NF=="total" {print $(NF-2)}' "$work/strace")"
+  else
+    echo "$req $(cat "$work/time")"
+  fi
+}
+
+clients=(floor sb-epoll sb-io_uring wrk)
+echo "# $(date -u +%FT%TZ) $(uname -r), $(nproc) cores, load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# nginx $(nginx -v 2>&1 | cut -d/ -f2) on core 0 (1 worker); clients on core 1, -c 100, $duration"
+printf '%-6s %-12s %10s %8s %8s %14s\n' round client requests user_s sys_s req/cpu-s
+: >"$work/rates"
+for round in $(seq "$rounds"); do
+  for c in "${clients[@]}"; do
+    read -r req u s <<<"$(run "$c" "$secs")"
+    rate=$(python3 -c "print(round($req / ($u + $s)))")
+    printf '%-6s %-12s %10s %8s %8s %14s\n' "$round" "$c" "$req" "$u" "$s" "$rate"
+    echo "$round $c $rate" >>"$work/rates"
+  done
+done
+echo "# syscalls per request (2 s each under strace -c -f)"
+for c in "${clients[@]}"; do
+  read -r req calls <<<"$(run "$c" 2 strace)"
+  python3 -c "print(f'{\"$c\":<12} {$calls / $req:.2f} syscalls per request ({$calls} for {$req})')"
+done
+python3 - "$work/rates" <<'PY'
+import statistics, sys
+rates = {}
+for line in open(sys.argv[1]):
+    r, c, v = line.split()
+    rates.setdefault(int(r), {})[c] = float(v)
+def ratio(a, b):
+    v = sorted(x[a] / x[b] for x in rates.values())
+    return f"median {statistics.median(v):.2f} (min {v[0]:.2f}, max {v[-1]:.2f}, {len(v)} rounds)"
+for a, b in (("sb-epoll", "wrk"), ("sb-io_uring", "wrk"), ("floor", "wrk"), ("sb-epoll", "floor"),
+             ("sb-io_uring", "sb-epoll")):
+    print(f"{a} / {b}, requests per CPU-second: {ratio(a, b)}")
+PY
+echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

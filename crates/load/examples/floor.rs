@@ -1,0 +1,113 @@
+//! The kernel's floor for a load generator of HTTP/1.1 keep-alive requests:
+//! C connections, each sending one fixed request and reading its answer, with
+//! exactly one `send` and one `recv` per request and readiness from one epoll
+//! (level-triggered), and nothing else: no parsing beyond counting answer
+//! bytes, no clock, no recording, no checks. What this costs per request is
+//! what the kernel costs any client; `stackbench load`'s cost beside it, on the
+//! same server in the same run, says how close the engine is
+//! (`bench/load/floor.sh` runs both).
+//!
+//! ```text
+//! cargo run --release -p stackbench-load --example floor -- 127.0.0.1:18380 100 10
+//! ```
+//!
+//! It prints one line: `requests N user_s U system_s S`. The answer's size is
+//! learned from the first answer (head and `Content-Length`); every answer of
+//! the server must be that size (a fixed `return 200` in nginx is).
+
+#![allow(unsafe_code)] // epoll through libc: each call is one checked syscall on descriptors this program owns
+
+use std::io::{Read as _, Write as _};
+use std::net::{SocketAddr, TcpStream};
+use std::os::fd::AsRawFd as _;
+use std::time::{Duration, Instant};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [addr, connections, seconds] = &args[..] else {
+        eprintln!("usage: floor ADDR CONNECTIONS SECONDS   (e.g. 127.0.0.1:18380 100 10)");
+        std::process::exit(2);
+    };
+    let addr: SocketAddr = addr.parse().expect("ADDR like 127.0.0.1:18380");
+    let n: usize = connections.parse().expect("CONNECTIONS is a number");
+    let secs: u64 = seconds.parse().expect("SECONDS is a number");
+    let request = format!("GET / HTTP/1.1\r\nHost: {addr}\r\n\r\n").into_bytes();
+    let size = answer_size(addr, &request);
+
+    let epfd = unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) };
+    assert!(epfd >= 0, "epoll_create1");
+    let mut conns: Vec<(TcpStream, usize)> = Vec::with_capacity(n);
+    for i in 0..n {
+        let s = TcpStream::connect(addr).expect("connect");
+        s.set_nodelay(true).unwrap();
+        s.set_nonblocking(true).unwrap();
+        let mut ev = libc::epoll_event { events: libc::EPOLLIN as u32, u64: i as u64 };
+        assert_eq!(unsafe { libc::epoll_ctl(epfd, libc::EPOLL_CTL_ADD, s.as_raw_fd(), &raw mut ev) }, 0);
+        conns.push((s, 0));
+    }
+    let (u0, s0) = cpu();
+    let end = Instant::now() + Duration::from_secs(secs);
+    for (s, _) in &mut conns {
+        send(s, &request);
+    }
+    let mut done: u64 = 0;
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut events = vec![libc::epoll_event { events: 0, u64: 0 }; 256];
+    'run: loop {
+        let k = unsafe { libc::epoll_wait(epfd, events.as_mut_ptr(), events.len() as i32, 100) };
+        for ev in &events[..k.max(0) as usize] {
+            let (s, got) = &mut conns[ev.u64 as usize];
+            let r = unsafe { libc::recv(s.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), 0) };
+            assert!(r > 0, "the server closed a connection or failed");
+            *got += r as usize;
+            while *got >= size {
+                *got -= size;
+                done += 1;
+                if *got == 0 {
+                    send(s, &request);
+                }
+            }
+        }
+        // The clock is read once per batch, not per request.
+        if Instant::now() >= end {
+            break 'run;
+        }
+    }
+    let (u1, s1) = cpu();
+    println!("requests {done} user_s {:.3} system_s {:.3}", u1 - u0, s1 - s0);
+}
+
+fn send(s: &mut TcpStream, request: &[u8]) {
+    let r = unsafe { libc::send(s.as_raw_fd(), request.as_ptr().cast(), request.len(), libc::MSG_NOSIGNAL) };
+    assert_eq!(r, request.len() as isize, "a short or failed send");
+}
+
+/// The size of the server's answer (head and body), from one request.
+fn answer_size(addr: SocketAddr, request: &[u8]) -> usize {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.write_all(request).unwrap();
+    let mut got = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        let n = s.read(&mut chunk).unwrap();
+        assert!(n > 0, "the server closed before answering");
+        got.extend_from_slice(&chunk[..n]);
+        let Some(head) = got.windows(4).position(|w| w == b"\r\n\r\n") else { continue };
+        let text = String::from_utf8_lossy(&got[..head]).to_ascii_lowercase();
+        let length: usize = text
+            .lines()
+            .find_map(|l| l.strip_prefix("content-length:"))
+            .map(|v| v.trim().parse().unwrap())
+            .expect("a Content-Length answer");
+        return head + 4 + length;
+    }
+}
+
+/// User and system CPU seconds of this process.
+fn cpu() -> (f64, f64) {
+    let mut u = std::mem::MaybeUninit::<libc::rusage>::uninit();
+    assert_eq!(unsafe { libc::getrusage(libc::RUSAGE_SELF, u.as_mut_ptr()) }, 0);
+    let u = unsafe { u.assume_init() };
+    let t = |tv: libc::timeval| tv.tv_sec as f64 + tv.tv_usec as f64 / 1e6;
+    (t(u.ru_utime), t(u.ru_stime))
+}
