@@ -180,14 +180,11 @@ impl Conn {
             frame::put_window_update(&mut wbuf, 0, extra as u32);
         }
         let conn = Rc::new(Conn { st: RefCell::new(State::new(windows, wbuf)) });
-        match crate::uring::current() {
-            Some(ring) => {
-                let sock = tcp.into_std().map_err(|_| ErrorKind::Connect)?;
-                tokio::task::spawn_local(driver::drive_uring(Rc::clone(&conn), sock, ring));
-            }
-            None => {
-                tokio::task::spawn_local(drive(Rc::clone(&conn), tcp));
-            }
+        if let Some(ring) = crate::uring::current() {
+            let sock = tcp.into_std().map_err(|_| ErrorKind::Connect)?;
+            tokio::task::spawn_local(driver::drive_uring(Rc::clone(&conn), sock, ring));
+        } else {
+            tokio::task::spawn_local(drive(Rc::clone(&conn), tcp));
         }
         Ok(conn)
     }
