@@ -196,7 +196,8 @@ impl Collector {
     }
 }
 
-fn empty_second(t: u32) -> Second {
+/// A second in which nothing completed (a gap in a timeline).
+pub(crate) fn empty_second(t: u32) -> Second {
     Second {
         t,
         completed: 0,

@@ -477,17 +477,9 @@ fn timeline(inputs: &[Input], start: u64) -> Result<(Vec<Second>, bool), MergeEr
         while out.len() < t as usize {
             let gap = out.len() as u32;
             out.push(Second {
-                t: gap,
-                completed: 0,
-                errors: BTreeMap::new(),
-                p50_us: 0,
-                p90_us: 0,
-                p99_us: 0,
-                max_us: 0,
-                in_flight: 0,
-                bytes_received: 0,
                 at_ms: Some(start + 1000 * u64::from(gap)),
                 histogram: exact.then(|| encode_histogram(&new_histogram())),
+                ..crate::collect::empty_second(gap)
             });
         }
         row.at_ms = Some(start + 1000 * u64::from(t));

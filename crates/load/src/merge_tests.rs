@@ -90,6 +90,22 @@ fn the_merge_is_the_union_of_the_shards() {
     assert!(write_hlog_round_trips(r));
 }
 
+#[test]
+fn a_second_no_shard_reported_is_a_row_of_zeros() {
+    // Shard 2's record has no second 1 (say its generator stalled through it).
+    let mut two = shard(2, 2, 1_000_000, &values(2, 30));
+    two.record.timeline.remove(1);
+    let mut one = shard(1, 2, 1_000_000, &values(1, 10));
+    one.record.timeline.truncate(1);
+    let r = merge(vec![one, two], &[]).unwrap().record;
+    assert_eq!(r.timeline.iter().map(|s| s.t).collect::<Vec<_>>(), [0, 1, 2]);
+    assert_eq!(r.timeline.iter().map(|s| s.completed).collect::<Vec<_>>(), [20, 0, 10]);
+    let gap = &r.timeline[1];
+    assert_eq!(gap.at_ms, Some(1_001_000));
+    assert!(gap.errors.is_empty() && gap.p99_us == 0 && gap.in_flight == 0);
+    assert_eq!(gap.histogram.as_deref().map(|h| decode_histogram(h).unwrap().len()), Some(0));
+}
+
 fn write_hlog_round_trips(r: &RunRecord) -> bool {
     let dir = std::env::temp_dir().join(format!("sb-merge-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
