@@ -19,6 +19,7 @@
 # Needs: nginx-light, wrk, strace, and `cargo build --release --workspace --bins --examples`.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. bench/load/common.sh
 rounds=${1:-5}
 duration=${2:-10s}
 secs=${duration%s}
@@ -35,24 +36,7 @@ done
 work=$(mktemp -d)
 trap 'kill "$(cat "$work/nginx.pid" 2>/dev/null)" 2>/dev/null || true; rm -rf "$work"' EXIT
 port=18390
-cat >"$work/nginx.conf" <<EOF
-worker_processes 1;
-daemon off;
-pid $work/nginx.pid;
-error_log $work/error.log;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  keepalive_requests 100000000;
-  keepalive_timeout 300s;
-  server {
-    listen 127.0.0.1:$port;
-    location / { default_type application/json; return 200 '{"count":1}'; }
-  }
-}
-EOF
-taskset -c 0 nginx -c "$work/nginx.conf" -e "$work/error.log" &
-for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+start_nginx "$work" "$port"
 url="http://127.0.0.1:$port/"
 
 # run NAME SECONDS [strace]: one client; prints "requests user_s system_s" (or, with strace, "requests syscalls").

@@ -8,6 +8,7 @@
 # Server: nginx (nginx-light) pinned to core 0; load pinned to core 1.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. bench/load/common.sh
 rate=${1:-3000}
 minutes=${2:-10}
 sb=${STACKBENCH:-${CARGO_TARGET_DIR:-target}/release/stackbench}
@@ -15,23 +16,7 @@ sb=${STACKBENCH:-${CARGO_TARGET_DIR:-target}/release/stackbench}
 work=$(mktemp -d)
 trap 'kill "$(cat "$work/nginx.pid" 2>/dev/null)" 2>/dev/null || true; rm -rf "$work"' EXIT
 port=18382
-cat >"$work/nginx.conf" <<EOF
-worker_processes 1;
-daemon off;
-pid $work/nginx.pid;
-error_log $work/error.log;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  keepalive_requests 100000000;
-  server {
-    listen 127.0.0.1:$port;
-    location / { default_type application/json; return 200 '{"count":1}'; }
-  }
-}
-EOF
-taskset -c 0 nginx -c "$work/nginx.conf" -e "$work/error.log" &
-for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+start_nginx "$work" "$port"
 
 taskset -c 1 "$sb" load "http://127.0.0.1:$port/" --rate "$rate" -d "${minutes}m" --threads 1 -q \
   --json "$work/run.json" --hlog "$work/run.hlog" >"$work/summary.txt" &

@@ -16,6 +16,7 @@
 # STACKBENCH=path/to/stackbench overrides the binary; SB_IO=io_uring runs it with --io io_uring.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. bench/load/common.sh
 rounds=${1:-5}
 duration=${2:-10s}
 secs=${duration%s}
@@ -30,35 +31,8 @@ work=$(mktemp -d)
 trap 'kill "$(cat "$work/nginx.pid" 2>/dev/null)" 2>/dev/null || true; rm -rf "$work"' EXIT
 h1=18380
 h2=18381
-cat >"$work/nginx.conf" <<EOF
-worker_processes 1;
-daemon off;
-pid $work/nginx.pid;
-error_log $work/error.log;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  keepalive_requests 100000000;
-  keepalive_timeout 300s;
-  server {
-    listen 127.0.0.1:$h1;
-    location / { default_type application/json; return 200 '{"count":1}'; }
-  }
-  server {
-    listen 127.0.0.1:$h2 http2;
-    location / { default_type application/json; return 200 '{"count":1}'; }
-  }
-}
-EOF
-taskset -c 0 nginx -c "$work/nginx.conf" -e "$work/error.log" &
-for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$h1/" && break; sleep 0.1; done
+start_nginx "$work" "$h1" "$h2"
 
-# cpu_of FILE CMD...: runs CMD, writes "user system" CPU seconds of it to FILE.
-cpu_of() {
-  local out=$1; shift
-  local TIMEFORMAT='%U %S'
-  { time "$@" >"$out.stdout" 2>"$out.stderr"; } 2>"$out"
-}
 
 echo "# $(date -u +%FT%TZ) $(uname -r), $(nproc) cores, load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# nginx $(nginx -v 2>&1 | cut -d/ -f2) on core 0 (1 worker); generators on core 1, 1 thread, -c 100, $duration, stackbench --io $io"

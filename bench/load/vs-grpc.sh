@@ -12,6 +12,7 @@
 # SB_IO=io_uring runs stackbench with --io io_uring.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. bench/load/common.sh
 rounds=${1:-5}
 duration=${2:-10s}
 secs=${duration%s}
@@ -39,12 +40,6 @@ for _ in $(seq 50); do
   sleep 0.1
 done
 
-# cpu_of FILE CMD...: runs CMD, writes "user system" CPU seconds of it to FILE.
-cpu_of() {
-  local out=$1; shift
-  local TIMEFORMAT='%U %S'
-  { time "$@" >"$out.stdout" 2>"$out.stderr"; } 2>"$out"
-}
 
 echo "# $(date -u +%FT%TZ) $(uname -r); sb-bubble-sort (tonic) on core 0; generators on core 1, 1 thread, -c 100, $duration, stackbench --io $io"
 printf '%-5s %14s %14s %14s %14s %8s\n' round h2load_calls h2load/cpu sb_calls sb/cpu ratio

@@ -1,0 +1,45 @@
+# Sourced by the scripts in bench/load: the anchor server and the CPU meter they share.
+#
+# start_nginx DIR PORT [H2C_PORT]: nginx (one worker, pinned to core 0) answering every
+#   path with `return 200 '{"count":1}'` (application/json) on 127.0.0.1:PORT, and over
+#   h2c on H2C_PORT when given; its config, pid and log in DIR. Waits until it answers.
+#   Stop it with: kill "$(cat DIR/nginx.pid)".
+# cpu_of FILE CMD...: runs CMD (stdout to FILE.stdout, stderr to FILE.stderr) and
+#   writes its "user system" CPU seconds to FILE.
+
+start_nginx() {
+  local dir=$1 port=$2 h2=${3:-} h2server=""
+  if [ -n "$h2" ]; then
+    h2server="server {
+    listen 127.0.0.1:$h2 http2;
+    location / { default_type application/json; return 200 '{\"count\":1}'; }
+  }"
+  fi
+  cat >"$dir/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+pid $dir/nginx.pid;
+error_log $dir/error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  keepalive_requests 100000000;
+  keepalive_timeout 300s;
+  server {
+    listen 127.0.0.1:$port;
+    location / { default_type application/json; return 200 '{"count":1}'; }
+  }
+  $h2server
+}
+CONF
+  taskset -c 0 nginx -c "$dir/nginx.conf" -e "$dir/error.log" &
+  for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$port/" && return 0; sleep 0.1; done
+  echo "nginx did not answer on 127.0.0.1:$port; see $dir/error.log" >&2
+  return 1
+}
+
+cpu_of() {
+  local out=$1; shift
+  local TIMEFORMAT='%U %S'
+  { time "$@" >"$out.stdout" 2>"$out.stderr"; } 2>"$out"
+}
