@@ -375,6 +375,9 @@ fn params(spec: &LoadSpec, t: &Totals) -> LoadParams {
     let json = |v: &dyn ToString| serde_json::Value::String(v.to_string());
     extra.insert("keepalive".into(), serde_json::Value::Bool(spec.keepalive));
     extra.insert("io".into(), json(&spec.io.name()));
+    if !spec.timer_slack.is_zero() {
+        extra.insert("timer_slack_us".into(), (spec.timer_slack.as_micros() as u64).into());
+    }
     match spec.model {
         ModelSpec::Closed { connections, streams, .. } => {
             extra.insert("tcp_connections".into(), connections.into());

@@ -50,6 +50,8 @@ pub mod limits {
     pub const BODY_BYTES: u64 = 64 * 1024 * 1024;
     /// `-H`: headers.
     pub const HEADERS: usize = 100;
+    /// `--timer-slack`.
+    pub const TIMER_SLACK: Duration = Duration::from_millis(100);
 }
 
 /// Options of one load run. Every field is optional; [`LoadOptions::to_spec`]
@@ -76,6 +78,11 @@ pub struct LoadOptions {
     /// Open model: most requests outstanding at once; a request due beyond it is counted `late`. [default: 1000]
     #[arg(long, value_name = "N", help_heading = "Load model")]
     pub max_in_flight: Option<usize>,
+    /// Open model: start a due request up to this late so that one wake-up starts every
+    /// request due in the same window (wake-ups fall on a grid of this step), e.g. 200us.
+    /// The wait is part of each request's latency, not hidden. [default: 0, each on time]
+    #[arg(long, value_name = "DUR", help_heading = "Load model")]
+    pub timer_slack: Option<Dur>,
     /// Closed model: pause after each answer, e.g. 100ms.
     #[arg(long, value_name = "DUR", help_heading = "Load model")]
     pub think: Option<Dur>,
@@ -672,11 +679,32 @@ impl LoadOptions {
             shard: None,
             start_at: self.start_at.map(|t| t.0),
             io: check_io(self.io.unwrap_or_default())?,
+            timer_slack: self.timer_slack()?,
         })
         .and_then(|spec| match self.shard {
             Some(shard) => crate::shard::apply(spec, shard),
             None => Ok(spec),
         })
+    }
+}
+
+impl LoadOptions {
+    /// `--timer-slack`: open model only, below [`limits::TIMER_SLACK`].
+    fn timer_slack(&self) -> Result<Duration, SpecError> {
+        let Some(slack) = self.timer_slack.map(|d| d.0) else { return Ok(Duration::ZERO) };
+        if self.rate.is_none() {
+            return Err(invalid("--timer-slack", "applies to the open model; add --rate"));
+        }
+        if slack > limits::TIMER_SLACK {
+            return Err(invalid(
+                "--timer-slack",
+                format!(
+                    "at most {:?}, got {slack:?}: every request would wait up to that long",
+                    limits::TIMER_SLACK
+                ),
+            ));
+        }
+        Ok(slack)
     }
 }
 

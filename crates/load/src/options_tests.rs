@@ -143,6 +143,20 @@ fn models_and_stages() {
 }
 
 #[test]
+fn timer_slack_belongs_to_the_open_model_and_is_bounded() {
+    assert_eq!(opts().to_spec("http://h/").unwrap().timer_slack, Duration::ZERO);
+    let slack = |d: Duration| LoadOptions { timer_slack: Some(Dur(d)), ..opts() };
+    let o = slack(Duration::from_micros(200));
+    assert!(err(&o, "http://h/").contains("--timer-slack: applies to the open model; add --rate"));
+    let o = LoadOptions { rate: Some(1000.0), ..slack(Duration::from_micros(200)) };
+    assert_eq!(o.to_spec("http://h/").unwrap().timer_slack, Duration::from_micros(200));
+    let o = LoadOptions { rate: Some(1000.0), ..slack(Duration::from_secs(1)) };
+    assert!(err(&o, "http://h/").contains("at most 100ms"));
+    let o: LoadOptions = toml::from_str("rate = 500\ntimer-slack = \"1ms\"").unwrap();
+    assert_eq!(o.to_spec("http://h/").unwrap().timer_slack, Duration::from_millis(1));
+}
+
+#[test]
 fn scenarios_pick_their_transport() {
     let o = LoadOptions { scenario: Some("bubble-sort".into()), ..opts() };
     let s = o.to_spec("http://h:50051").unwrap();

@@ -47,6 +47,9 @@ pub struct LoadSpec {
     pub start_at: Option<std::time::SystemTime>,
     /// `--io`: epoll or io_uring.
     pub io: Io,
+    /// `--timer-slack`: open model, how late a due request may start so that one
+    /// wake-up starts all requests due in the same window (zero: each on time).
+    pub timer_slack: Duration,
 }
 
 /// The slice of a sharded load this generator runs.

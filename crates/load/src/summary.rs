@@ -127,8 +127,11 @@ pub fn summary_text(r: &RunRecord, color: bool) -> String {
     };
     let scenario = r.params.scenario.as_deref().map(|s| format!(", scenario {s}")).unwrap_or_default();
     let _ = writeln!(out, "{}", p.bold(&format!("stackbench load {}", r.params.url)));
-    let io =
+    let mut io =
         r.params.extra.get("io").and_then(|v| v.as_str()).map(|io| format!(", {io}")).unwrap_or_default();
+    if let Some(us) = r.params.extra.get("timer_slack_us").and_then(serde_json::Value::as_u64) {
+        let _ = write!(io, ", timer slack {us} µs");
+    }
     let _ = writeln!(
         out,
         "  {model}, {transport}{scenario}, {:.1}s measured, {} thread{}{io}",

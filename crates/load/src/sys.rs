@@ -60,7 +60,9 @@ pub fn rss_bytes() -> u64 {
     pages * 4096
 }
 
-/// A non-blocking `CLOCK_MONOTONIC` timerfd (one-shot, relative).
+/// A non-blocking `CLOCK_MONOTONIC` timerfd (one-shot, relative). Its expirations
+/// are never read: arming it again resets their count, and an edge-triggered
+/// registration wakes once for each.
 #[derive(Debug)]
 pub struct TimerFd(OwnedFd);
 
@@ -90,14 +92,6 @@ impl TimerFd {
         let rc =
             unsafe { libc::timerfd_settime(self.0.as_raw_fd(), 0, &raw const spec, std::ptr::null_mut()) };
         if rc == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
-    }
-
-    /// Consumes an expiration; `WouldBlock` when the timer has not fired yet.
-    pub fn read(&self) -> io::Result<u64> {
-        let mut buf = [0u8; 8];
-        // SAFETY: reads at most 8 bytes into an 8-byte buffer from a live descriptor.
-        let n = unsafe { libc::read(self.0.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
-        if n == 8 { Ok(u64::from_ne_bytes(buf)) } else { Err(io::Error::last_os_error()) }
     }
 }
 

@@ -261,12 +261,16 @@ async fn clock(local: &Local) -> bool {
 }
 
 /// Lets the requests under way finish (not after a stop; they time out by
-/// themselves) and sends the worker's last interval.
+/// themselves) and sends the worker's last interval. In the open model it
+/// also waits for the dispatcher, which still starts every request due before
+/// the end (with `--timer-slack`, up to the slack after it).
 async fn finish(local: &Local, interrupted: bool) {
     local.ending.set(true);
     if !interrupted {
+        let open = matches!(local.cx.spec.model, ModelSpec::Open { .. });
+        let busy = || local.in_flight.get() > 0 || (open && local.active.get() > 0);
         let deadline = Instant::now() + local.cx.spec.timeout + Duration::from_millis(100);
-        while local.in_flight.get() > 0 && Instant::now() < deadline && !local.cx.stop.is_stopped() {
+        while busy() && Instant::now() < deadline && !local.cx.stop.is_stopped() {
             tokio::time::sleep(Duration::from_millis(2)).await;
         }
     }
@@ -337,8 +341,14 @@ async fn dispatcher(local: Rc<Local>, limit: u64) {
         if local.end_at.is_some_and(|e| due >= e) {
             break;
         }
-        timer.until(due).await;
-        if local.ending.get() {
+        // With --timer-slack, a request not yet due waits for the next step of the grid, which
+        // starts every request due by then in one wake-up (each still timed from its own due time).
+        if due > Instant::now() + EARLY {
+            timer.until(slack_wake(local.start, due, local.cx.spec.timer_slack)).await;
+        }
+        // A request due before the end is started even when the wake-up comes after it; only a
+        // stop or a fault ends the schedule early.
+        if local.cx.stop.is_stopped() || local.cx.fault.is_set() {
             break;
         }
         if !local.ticket(due) {
@@ -375,6 +385,21 @@ async fn dispatcher(local: Rc<Local>, limit: u64) {
     local.active.set(local.active.get() - 1);
 }
 
+/// A request due this soon is started now rather than slept for.
+const EARLY: Duration = Duration::from_micros(20);
+
+/// When the dispatcher wakes for a request `due` with `slack`: the first step of the grid
+/// `start + k × slack` at or after it (with no slack, `due` itself).
+fn slack_wake(start: Instant, due: Instant, slack: Duration) -> Instant {
+    if slack.is_zero() {
+        return due;
+    }
+    let since = due.saturating_duration_since(start).as_nanos();
+    let step = slack.as_nanos();
+    let ceil = since.div_ceil(step) * step;
+    start + Duration::from_nanos(u64::try_from(ceil).unwrap_or(u64::MAX))
+}
+
 /// Sleeps until an `Instant` with the kernel's high-resolution timers
 /// (a timerfd in the worker's runtime), not tokio's 1 ms wheel: the open
 /// model's due times must not drift by a millisecond of timer rounding.
@@ -394,7 +419,7 @@ impl PreciseSleep {
             return;
         };
         let now = Instant::now();
-        if deadline <= now + Duration::from_micros(20) {
+        if deadline <= now + EARLY {
             return;
         }
         if fd.get_ref().arm(deadline - now).is_err() {
@@ -406,9 +431,12 @@ impl PreciseSleep {
                 sleep_until(deadline.into()).await;
                 return;
             };
-            match guard.try_io(|inner| inner.get_ref().read()) {
-                Ok(_) => return,
-                Err(_would_block) => {}
+            // The expiration is not read: arming the timer again resets its count, and the
+            // registration is edge-triggered, so each expiration wakes once (a syscall fewer
+            // per request). A readiness left from an earlier arming is told by the clock.
+            guard.clear_ready();
+            if Instant::now() + EARLY >= deadline {
+                return;
             }
         }
     }
@@ -427,6 +455,23 @@ fn start_offset(len: usize, index: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn slack_wakes_on_a_grid_from_the_start() {
+        let start = Instant::now();
+        let at = |us: u64| start + Duration::from_micros(us);
+        let slack = Duration::from_micros(200);
+        assert_eq!(slack_wake(start, at(1), slack), at(200));
+        assert_eq!(slack_wake(start, at(199), slack), at(200));
+        assert_eq!(slack_wake(start, at(200), slack), at(200));
+        assert_eq!(slack_wake(start, at(201), slack), at(400));
+        assert_eq!(slack_wake(start, at(0), slack), at(0));
+        // Without slack every request wakes at its own due time.
+        assert_eq!(slack_wake(start, at(123), Duration::ZERO), at(123));
+        // Hours into a run the grid is still exact.
+        let late = 3_600_000_000 * 5 + 17;
+        assert_eq!(slack_wake(start, at(late), slack), at(late - 17 + 200));
+    }
 
     #[test]
     fn splits_add_up() {

@@ -67,6 +67,47 @@ fn the_open_model_shows_a_stall_the_closed_model_hides() {
     assert!(r.summary.latency.max_us >= 500_000, "the closed model still saw the stall once");
 }
 
+#[test]
+fn timer_slack_is_counted_in_the_latency() {
+    // 400 req/s with a 20 ms slack: requests due every 2.5 ms start in bursts on a 20 ms grid, so
+    // each waits 0..20 ms (about 9 ms at the median) after its due time, and that wait is latency.
+    let s = start(Behavior::default());
+    let run_with = |slack: Option<Duration>| {
+        let o = LoadOptions {
+            rate: Some(400.0),
+            duration: Some(Dur(Duration::from_secs(2))),
+            threads: Some(1),
+            timer_slack: slack.map(Dur),
+            ..LoadOptions::default()
+        };
+        run(&o.to_spec(&s.url("/")).unwrap(), &Stop::new()).unwrap()
+    };
+    let r = run_with(Some(Duration::from_millis(20)));
+    assert_eq!(r.summary.errors, 0, "{:?}", r.summary);
+    assert_eq!(r.params.extra["timer_slack_us"], 20_000);
+    let (latency, service) = (&r.summary.latency, r.summary.service_latency.as_ref().unwrap());
+    assert!(
+        latency.p50_us >= service.p50_us + 4_000,
+        "latency p50 {} µs should hold the wait for the grid (service p50 {} µs)",
+        latency.p50_us,
+        service.p50_us
+    );
+    assert!(latency.p50_us <= 60_000, "latency p50 {} µs", latency.p50_us);
+    // Without slack each request starts on time: no wait of that size. The same requests were
+    // due, and with slack even those of the last grid step, due before the end, were sent.
+    let slacked = r.summary.requests;
+    let r = run_with(None);
+    assert_eq!(slacked, r.summary.requests, "with slack {slacked} requests, without {}", r.summary.requests);
+    assert!(!r.params.extra.contains_key("timer_slack_us"));
+    let (latency, service) = (&r.summary.latency, r.summary.service_latency.as_ref().unwrap());
+    assert!(
+        latency.p50_us < service.p50_us + 2_000,
+        "latency p50 {} µs, service p50 {} µs",
+        latency.p50_us,
+        service.p50_us
+    );
+}
+
 /// The strict figure, run by `bench/load/accuracy.sh` (an idle machine, a release build):
 /// against a server holding every answer 20 ms, the closed and the open model's p50
 /// are within 5% of 20 ms.
