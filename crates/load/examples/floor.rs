@@ -14,6 +14,20 @@
 //! It prints one line: `requests N user_s U system_s S`. The answer's size is
 //! learned from the first answer (head and `Content-Length`); every answer of
 //! the server must be that size (a fixed `return 200` in nginx is).
+//!
+//! With a RATE (and optionally SLACK_US) it is the floor of the open model
+//! instead: request k is due at k/RATE; one `epoll_pwait2` sleeps until the
+//! next due time (nanosecond timeout, no timer descriptor) or an answer, and
+//! each wake-up sends every request due on an idle connection (`late` when
+//! none is idle) and reads every answer that came. With SLACK_US the wake-ups
+//! fall on a grid of that step, as `stackbench load --timer-slack` does. It
+//! prints `requests N user_s U system_s S late L`; `bench/load/vs-server.sh`
+//! runs it beside the engine at the same rate, sending the raw request in
+//! REQUEST_FILE (a `dummy` event) rather than `GET /`.
+//!
+//! ```text
+//! cargo run --release -p stackbench-load --example floor -- 127.0.0.1:18380 100 10 20000 0
+//! ```
 
 #![allow(unsafe_code)] // epoll through libc: each call is one checked syscall on descriptors this program owns
 
@@ -24,14 +38,23 @@ use std::time::{Duration, Instant};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [addr, connections, seconds] = &args[..] else {
-        eprintln!("usage: floor ADDR CONNECTIONS SECONDS   (e.g. 127.0.0.1:18380 100 10)");
+    let [addr, connections, seconds, open @ ..] = &args[..] else {
+        eprintln!(
+            "usage: floor ADDR CONNECTIONS SECONDS [RATE [SLACK_US [REQUEST_FILE]]]   (e.g. 127.0.0.1:18380 100 10)"
+        );
         std::process::exit(2);
     };
     let addr: SocketAddr = addr.parse().expect("ADDR like 127.0.0.1:18380");
     let n: usize = connections.parse().expect("CONNECTIONS is a number");
     let secs: u64 = seconds.parse().expect("SECONDS is a number");
-    let request = format!("GET / HTTP/1.1\r\nHost: {addr}\r\n\r\n").into_bytes();
+    let rate: Option<f64> = open.first().map(|r| r.parse().expect("RATE is requests per second"));
+    let slack = Duration::from_micros(open.get(1).map_or(0, |s| s.parse().expect("SLACK_US is a number")));
+    assert!(rate.is_none_or(|r| r > 0.0), "RATE must be above 0");
+    // REQUEST_FILE: the raw bytes of the one request to send instead of `GET /`.
+    let request = match open.get(2) {
+        Some(file) => std::fs::read(file).expect("REQUEST_FILE is readable"),
+        None => format!("GET / HTTP/1.1\r\nHost: {addr}\r\n\r\n").into_bytes(),
+    };
     let size = answer_size(addr, &request);
 
     let epfd = unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) };
@@ -47,6 +70,12 @@ fn main() {
     }
     let (u0, s0) = cpu();
     let end = Instant::now() + Duration::from_secs(secs);
+    if let Some(rate) = rate {
+        let (done, late) = open_model(epfd, &mut conns, &request, size, end, rate, slack);
+        let (u1, s1) = cpu();
+        println!("requests {done} user_s {:.3} system_s {:.3} late {late}", u1 - u0, s1 - s0);
+        return;
+    }
     for (s, _) in &mut conns {
         send(s, &request);
     }
@@ -75,6 +104,72 @@ fn main() {
     }
     let (u1, s1) = cpu();
     println!("requests {done} user_s {:.3} system_s {:.3}", u1 - u0, s1 - s0);
+}
+
+/// The open model's floor: sends request k at k/`rate` on an idle connection until `end`;
+/// returns the answers read and the requests due when no connection was idle.
+fn open_model(
+    epfd: i32,
+    conns: &mut [(TcpStream, usize)],
+    request: &[u8],
+    size: usize,
+    end: Instant,
+    rate: f64,
+    slack: Duration,
+) -> (u64, u64) {
+    let start = Instant::now();
+    let due = |k: u64| start + Duration::from_secs_f64(k as f64 / rate);
+    let mut idle: Vec<usize> = (0..conns.len()).collect();
+    let (mut k, mut done, mut late) = (0u64, 0u64, 0u64);
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut events = vec![libc::epoll_event { events: 0, u64: 0 }; 256];
+    loop {
+        let now = Instant::now();
+        if now >= end {
+            return (done, late);
+        }
+        while due(k) <= now {
+            k += 1;
+            match idle.pop() {
+                Some(i) => send(&mut conns[i].0, request),
+                None => late += 1,
+            }
+        }
+        let mut wake = due(k).min(end);
+        if !slack.is_zero() {
+            let step = slack.as_nanos();
+            let ceil = wake.duration_since(start).as_nanos().div_ceil(step) * step;
+            wake = start + Duration::from_nanos(ceil as u64);
+        }
+        let left = wake.saturating_duration_since(now);
+        let timeout = libc::timespec {
+            tv_sec: left.as_secs() as libc::time_t,
+            tv_nsec: i64::from(left.subsec_nanos()),
+        };
+        let ready = unsafe {
+            libc::epoll_pwait2(
+                epfd,
+                events.as_mut_ptr(),
+                events.len() as i32,
+                &raw const timeout,
+                std::ptr::null(),
+            )
+        };
+        for ev in &events[..ready.max(0) as usize] {
+            let i = ev.u64 as usize;
+            let (s, got) = &mut conns[i];
+            let r = unsafe { libc::recv(s.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), 0) };
+            assert!(r > 0, "the server closed a connection or failed");
+            *got += r as usize;
+            while *got >= size {
+                *got -= size;
+                done += 1;
+            }
+            if *got == 0 {
+                idle.push(i);
+            }
+        }
+    }
 }
 
 fn send(s: &mut TcpStream, request: &[u8]) {
