@@ -97,11 +97,18 @@ pub fn panic_after() -> Option<u64> {
     std::env::var(FAILPOINT).ok()?.strip_prefix("worker-panic:")?.parse().ok()
 }
 
-/// `fut`, with a panic turned into a recorded fault through `on_panic`.
-pub async fn guard<F: Future<Output = ()>>(fut: F, on_panic: impl FnOnce(&(dyn Any + Send))) {
-    if let Err(payload) = AssertUnwindSafe(fut).catch_unwind().await {
-        on_panic(&*payload);
-    }
+/// `fut`, with a panic turned into a recorded fault through `on_panic`. Built of
+/// combinators, not an `async fn`: an `async fn` would move `fut` into its own
+/// state on the first poll, a copy of the whole future for every request.
+pub fn guard<F: Future<Output = ()>>(
+    fut: F,
+    on_panic: impl FnOnce(&(dyn Any + Send)),
+) -> impl Future<Output = ()> {
+    AssertUnwindSafe(fut).catch_unwind().map(|outcome| {
+        if let Err(payload) = outcome {
+            on_panic(&*payload);
+        }
+    })
 }
 
 #[cfg(test)]
