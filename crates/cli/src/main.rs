@@ -16,13 +16,6 @@ use std::process::ExitCode;
 
 use clap::Parser as _;
 
-/// mimalloc: the load engine allocates one task per open-model request, which
-/// tokio aligns to 128 bytes and glibc serves through its slow `memalign` path
-/// (about 1,000 instructions each, callgrind); and `stackbench serve` runs the
-/// same reference servers as `sb-dummy` and `sb-event-log`, which use it too.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() -> ExitCode {
     let args = match cli::Cli::try_parse() {
         Ok(args) => args,
