@@ -15,7 +15,11 @@
 # 2 s under `strace -c -f` for its syscall count per request (strace slows it;
 # the counts, not the rates, are the point there).
 #
-# Usage: bench/load/floor.sh [ROUNDS] [DURATION]     (defaults: 5 rounds, 10s)
+# PROTO=h2c does the same over h2c (nginx's h2c port, one stream per connection at a
+# time): floor --h2c (one send of a pre-encoded HEADERS frame and one recv per request,
+# the answer's frames only counted), stackbench load --http2, and h2load -m1.
+#
+# Usage: [PROTO=h2c] bench/load/floor.sh [ROUNDS] [DURATION]     (defaults: 5 rounds, 10s)
 # Needs: nginx-light, wrk, strace, and `cargo build --release --workspace --bins --examples`.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -26,8 +30,8 @@ secs=${duration%s}
 target=${CARGO_TARGET_DIR:-target}/release
 sb=${STACKBENCH:-$target/stackbench}
 floor=$target/examples/floor
-for tool in nginx wrk strace taskset python3; do
-  command -v "$tool" >/dev/null || { echo "missing $tool: apt-get install -y nginx-light wrk strace" >&2; exit 1; }
+for tool in nginx wrk h2load strace taskset python3; do
+  command -v "$tool" >/dev/null || { echo "missing $tool: apt-get install -y nginx-light wrk nghttp2-client strace" >&2; exit 1; }
 done
 for bin in "$sb" "$floor"; do
   [ -x "$bin" ] || { echo "no $bin: cargo build --release --workspace --bins --examples" >&2; exit 1; }
@@ -35,9 +39,12 @@ done
 
 work=$(mktemp -d)
 trap 'kill "$(cat "$work/nginx.pid" 2>/dev/null)" 2>/dev/null || true; rm -rf "$work"' EXIT
+proto=${PROTO:-http1}
 port=18390
-start_nginx "$work" "$port"
+h2port=18391
+start_nginx "$work" "$port" "$h2port"
 url="http://127.0.0.1:$port/"
+h2url="http://127.0.0.1:$h2port/"
 
 # run NAME SECONDS [strace]: one client; prints "requests user_s system_s" (or, with strace, "requests syscalls").
 run() {
@@ -55,6 +62,15 @@ run() {
     wrk)
       { time "${pre[@]}" wrk -t1 -c100 -d"${s}s" "$url" >"$work/out"; } 2>"$work/time"
       req=$(grep -oE '^ *[0-9]+ requests in' "$work/out" | grep -oE '[0-9]+') ;;
+    floor-h2c)
+      { time "${pre[@]}" "$floor" --h2c "127.0.0.1:$h2port" 100 "$s" >"$work/out"; } 2>"$work/time"
+      req=$(awk '{print $2}' "$work/out") ;;
+    sb-h2c)
+      { time "${pre[@]}" "$sb" load "$h2url" --http2 -c 100 -d "${s}s" --threads 1 -q --json "$work/r.json" >/dev/null; } 2>"$work/time"
+      req=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["requests"])' "$work/r.json") ;;
+    h2load)
+      { time "${pre[@]}" h2load -t1 -c100 -m1 -D "$s" "$h2url" >"$work/out"; } 2>"$work/time"
+      req=$(grep -oE '[0-9]+ done' "$work/out" | head -1 | grep -oE '[0-9]+') ;;
   esac
   if [ -n "$trace" ]; then
     echo "$req $(awk '$NF=="total" {print $(NF-2)}' "$work/strace")"
@@ -64,6 +80,7 @@ run() {
 }
 
 clients=(floor sb-epoll sb-io_uring wrk)
+[ "$proto" = h2c ] && clients=(floor-h2c sb-h2c h2load)
 echo "# $(date -u +%FT%TZ) $(uname -r), $(nproc) cores, load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# nginx $(nginx -v 2>&1 | cut -d/ -f2) on core 0 (1 worker); clients on core 1, -c 100, $duration"
 printf '%-6s %-12s %10s %8s %8s %14s\n' round client requests user_s sys_s req/cpu-s
@@ -90,8 +107,10 @@ for line in open(sys.argv[1]):
 def ratio(a, b):
     v = sorted(x[a] / x[b] for x in rates.values())
     return f"median {statistics.median(v):.2f} (min {v[0]:.2f}, max {v[-1]:.2f}, {len(v)} rounds)"
-for a, b in (("sb-epoll", "wrk"), ("sb-io_uring", "wrk"), ("floor", "wrk"), ("sb-epoll", "floor"),
-             ("sb-io_uring", "sb-epoll")):
-    print(f"{a} / {b}, requests per CPU-second: {ratio(a, b)}")
+pairs = (("sb-epoll", "wrk"), ("sb-io_uring", "wrk"), ("floor", "wrk"), ("sb-epoll", "floor"),
+         ("sb-io_uring", "sb-epoll"), ("sb-h2c", "h2load"), ("floor-h2c", "h2load"), ("sb-h2c", "floor-h2c"))
+for a, b in pairs:
+    if a in rates[1] and b in rates[1]:
+        print(f"{a} / {b}, requests per CPU-second: {ratio(a, b)}")
 PY
 echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -28,6 +28,14 @@
 //! ```text
 //! cargo run --release -p stackbench-load --example floor -- 127.0.0.1:18380 100 10 20000 0
 //! ```
+//!
+//! With `--h2c` first it is the floor of h2c instead (`bench/load/floor.sh` with
+//! `PROTO=h2c`): C connections with one stream at a time each, a request one
+//! pre-encoded HEADERS frame (one `send`), the answer's frames read with one
+//! `recv` and only their heads looked at: the stream is done at END_STREAM.
+//! The answer's header block is not decoded (a client that reads headers must
+//! keep HPACK's table; this one reads none), the connection window is opened
+//! wide once, and the server's SETTINGS are acknowledged.
 
 #![allow(unsafe_code)] // epoll through libc: each call is one checked syscall on descriptors this program owns
 
@@ -37,7 +45,22 @@ use std::os::fd::AsRawFd as _;
 use std::time::{Duration, Instant};
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().is_some_and(|a| a == "--h2c") {
+        args.remove(0);
+        let [addr, connections, seconds] = &args[..] else {
+            eprintln!("usage: floor --h2c ADDR CONNECTIONS SECONDS");
+            std::process::exit(2);
+        };
+        let addr: SocketAddr = addr.parse().expect("ADDR like 127.0.0.1:18381");
+        let (done, user, system) = h2c(
+            addr,
+            connections.parse().expect("CONNECTIONS is a number"),
+            seconds.parse().expect("SECONDS"),
+        );
+        println!("requests {done} user_s {user:.3} system_s {system:.3}");
+        return;
+    }
     let [addr, connections, seconds, open @ ..] = &args[..] else {
         eprintln!(
             "usage: floor ADDR CONNECTIONS SECONDS [RATE [SLACK_US [REQUEST_FILE]]]   (e.g. 127.0.0.1:18380 100 10)"
@@ -170,6 +193,95 @@ fn open_model(
             }
         }
     }
+}
+
+/// The h2c floor (see the module's header): answers completed and the CPU seconds they took.
+fn h2c(addr: SocketAddr, connections: usize, secs: u64) -> (u64, f64, f64) {
+    const HEADERS: u8 = 0x1;
+    const SETTINGS: u8 = 0x4;
+    const END_STREAM: u8 = 0x1;
+    let frame = |kind: u8, flags: u8, stream: u32, payload: &[u8]| {
+        let mut out = (payload.len() as u32).to_be_bytes()[1..].to_vec();
+        out.extend_from_slice(&[kind, flags]);
+        out.extend_from_slice(&stream.to_be_bytes());
+        out.extend_from_slice(payload);
+        out
+    };
+    // GET http://ADDR/: :method GET, :scheme http, :path / (static table), :authority a literal.
+    let authority = addr.to_string();
+    let mut block = vec![0x82, 0x86, 0x84, 0x01, authority.len() as u8];
+    block.extend_from_slice(authority.as_bytes());
+    let mut start = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+    start.extend(frame(SETTINGS, 0, 0, &[]));
+    start.extend(frame(0x8, 0, 0, &(((1u32 << 31) - 1) - 65_535).to_be_bytes()));
+    let epfd = unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) };
+    assert!(epfd >= 0, "epoll_create1");
+    // Per connection: the socket, its next stream id, unparsed bytes of the answer.
+    let mut conns: Vec<(TcpStream, u32, Vec<u8>)> = Vec::with_capacity(connections);
+    for i in 0..connections {
+        let mut sock = TcpStream::connect(addr).expect("connect");
+        sock.set_nodelay(true).unwrap();
+        sock.write_all(&start).unwrap();
+        sock.set_nonblocking(true).unwrap();
+        let mut ev = libc::epoll_event { events: libc::EPOLLIN as u32, u64: i as u64 };
+        assert_eq!(unsafe { libc::epoll_ctl(epfd, libc::EPOLL_CTL_ADD, sock.as_raw_fd(), &raw mut ev) }, 0);
+        conns.push((sock, 1, Vec::with_capacity(64 * 1024)));
+    }
+    // The request frame, its stream id patched in place before each send.
+    let mut request = frame(HEADERS, END_STREAM | 0x4, 1, &block);
+    let mut send_on = |sock: &mut TcpStream, id: u32| {
+        request[5..9].copy_from_slice(&id.to_be_bytes());
+        send(sock, &request);
+    };
+    let (u0, s0) = cpu();
+    let end = Instant::now() + Duration::from_secs(secs);
+    for (sock, id, _) in &mut conns {
+        send_on(sock, *id);
+    }
+    let mut done: u64 = 0;
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut events = vec![libc::epoll_event { events: 0, u64: 0 }; 256];
+    while Instant::now() < end {
+        let ready = unsafe { libc::epoll_wait(epfd, events.as_mut_ptr(), events.len() as i32, 100) };
+        for ev in &events[..ready.max(0) as usize] {
+            let (sock, id, pending) = &mut conns[ev.u64 as usize];
+            let read = unsafe { libc::recv(sock.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), 0) };
+            assert!(read > 0, "the server closed a connection or failed");
+            // Frames are read from the receive buffer itself unless a frame was cut by a read.
+            let got: &[u8] = if pending.is_empty() {
+                &buf[..read as usize]
+            } else {
+                pending.extend_from_slice(&buf[..read as usize]);
+                pending
+            };
+            let mut at = 0;
+            let mut next = false;
+            while got.len() - at >= 9 {
+                let head = &got[at..at + 9];
+                let len = usize::from(head[0]) << 16 | usize::from(head[1]) << 8 | usize::from(head[2]);
+                if got.len() - at < 9 + len {
+                    break;
+                }
+                let (kind, flags) = (head[3], head[4]);
+                let stream = u32::from_be_bytes([head[5], head[6], head[7], head[8]]) & 0x7fff_ffff;
+                if kind == SETTINGS && flags & 0x1 == 0 {
+                    send(sock, &frame(SETTINGS, 0x1, 0, &[]));
+                } else if stream == *id && (kind == 0x0 || kind == HEADERS) && flags & END_STREAM != 0 {
+                    done += 1;
+                    next = true;
+                }
+                at += 9 + len;
+            }
+            let rest = got[at..].to_vec();
+            *pending = rest;
+            if next {
+                *id += 2;
+                send_on(sock, *id);
+            }
+        }
+    }
+    let (u1, s1) = cpu();
+    (done, u1 - u0, s1 - s0)
 }
 
 fn send(s: &mut TcpStream, request: &[u8]) {
