@@ -20,7 +20,8 @@
 # the answer's frames only counted), stackbench load --http2, and h2load -m1.
 #
 # Usage: [PROTO=h2c] bench/load/floor.sh [ROUNDS] [DURATION]     (defaults: 5 rounds, 10s)
-# Needs: nginx-light, wrk, strace, and `cargo build --release --workspace --bins --examples`.
+# Needs: nginx-light, wrk (h2c: nghttp2-client for h2load), strace, and
+# `cargo build --release --workspace --bins --examples`.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . bench/load/common.sh
@@ -30,7 +31,13 @@ secs=${duration%s}
 target=${CARGO_TARGET_DIR:-target}/release
 sb=${STACKBENCH:-$target/stackbench}
 floor=$target/examples/floor
-for tool in nginx wrk h2load strace taskset python3; do
+proto=${PROTO:-http1}
+case $proto in
+  http1) tools=(nginx wrk strace taskset python3) ;;
+  h2c) tools=(nginx h2load strace taskset python3) ;;
+  *) echo "PROTO=$proto: use http1 (the default) or h2c" >&2; exit 2 ;;
+esac
+for tool in "${tools[@]}"; do
   command -v "$tool" >/dev/null || { echo "missing $tool: apt-get install -y nginx-light wrk nghttp2-client strace" >&2; exit 1; }
 done
 for bin in "$sb" "$floor"; do
@@ -39,7 +46,6 @@ done
 
 work=$(mktemp -d)
 trap 'kill "$(cat "$work/nginx.pid" 2>/dev/null)" 2>/dev/null || true; rm -rf "$work"' EXIT
-proto=${PROTO:-http1}
 port=18390
 h2port=18391
 start_nginx "$work" "$port" "$h2port"

@@ -28,6 +28,11 @@ target=${CARGO_TARGET_DIR:-target}/release
 for bin in stackbench sb-dummy examples/floor; do
   [ -x "$target/$bin" ] || { echo "no $target/$bin: cargo build --release --workspace --bins --examples" >&2; exit 1; }
 done
+# micros DUR: 0, 500us, 1ms, 2.5ms -> microseconds (the floor's SLACK_US); fails on anything else.
+micros() { python3 -c 'import re,sys; m=re.fullmatch(r"0|([0-9.]+)(us|ms|s)", sys.argv[1]); sys.exit(1) if m is None else print(0 if m[1] is None else round(float(m[1]) * {"us": 1, "ms": 1e3, "s": 1e6}[m[2]]))' "$1"; }
+for slack in "${slacks[@]}"; do
+  micros "$slack" >/dev/null || { echo "SLACKS: $slack is not 0 or a duration like 200us, 1ms" >&2; exit 2; }
+done
 work=$(mktemp -d)
 taskset -c 0 "$target/sb-dummy" --stack hyper --port 0 >"$work/server.out" 2>&1 &
 server=$!
@@ -41,8 +46,6 @@ printf 'POST /events HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nC
 ticks=$(getconf CLK_TCK)
 # cpu_s PID: user + system CPU seconds of a process so far.
 cpu_s() { awk -v t="$ticks" '{print ($14 + $15) / t}' "/proc/$1/stat"; }
-# micros DUR: 0, 500us, 1ms, 2.5ms -> microseconds (the floor's SLACK_US).
-micros() { python3 -c 'import re,sys; m=re.fullmatch(r"([0-9.]+)(us|ms|s)?", sys.argv[1]); print(0 if m is None else round(float(m[1]) * {"us": 1, "ms": 1e3, "s": 1e6, None: 1}[m[2]]))' "$1"; }
 
 echo "# $(date -u +%FT%TZ) $(uname -r), $(nproc) cores; sb-dummy --stack hyper on core 0, the client on core 1 (stackbench --io $io), 10 s each"
 printf '%-6s %-8s %-6s %-11s %10s %8s %18s %18s %8s %9s\n' round rate slack client requests errors \
