@@ -19,6 +19,9 @@
 # time): floor --h2c (one send of a pre-encoded HEADERS frame and one recv per request,
 # the answer's frames only counted), stackbench load --http2, and h2load -m1.
 #
+# STACKBENCH_BASE=PATH also runs that build of stackbench (base-epoll, or base-h2c) in every
+# round, so a change is measured against the build before it in the same run.
+#
 # Usage: [PROTO=h2c] bench/load/floor.sh [ROUNDS] [DURATION]     (defaults: 5 rounds, 10s)
 # Needs: nginx-light, wrk (h2c: nghttp2-client for h2load), strace, and
 # `cargo build --release --workspace --bins --examples`.
@@ -31,6 +34,7 @@ secs=${duration%s}
 target=${CARGO_TARGET_DIR:-target}/release
 sb=${STACKBENCH:-$target/stackbench}
 floor=$target/examples/floor
+base=${STACKBENCH_BASE:-}
 proto=${PROTO:-http1}
 case $proto in
   http1) tools=(nginx wrk strace taskset python3) ;;
@@ -40,7 +44,7 @@ esac
 for tool in "${tools[@]}"; do
   command -v "$tool" >/dev/null || { echo "missing $tool: apt-get install -y nginx-light wrk nghttp2-client strace" >&2; exit 1; }
 done
-for bin in "$sb" "$floor"; do
+for bin in "$sb" "$floor" ${base:+"$base"}; do
   [ -x "$bin" ] || { echo "no $bin: cargo build --release --workspace --bins --examples" >&2; exit 1; }
 done
 
@@ -62,8 +66,10 @@ run() {
     floor)
       { time "${pre[@]}" "$floor" "127.0.0.1:$port" 100 "$s" >"$work/out"; } 2>"$work/time"
       req=$(awk '{print $2}' "$work/out") ;;
-    sb-epoll|sb-io_uring)
-      { time "${pre[@]}" "$sb" load "$url" -c 100 -d "${s}s" --threads 1 -q --io "${name#sb-}" --json "$work/r.json" >/dev/null; } 2>"$work/time"
+    sb-epoll|sb-io_uring|base-epoll)
+      local bin=$sb
+      [ "$name" = base-epoll ] && bin=$base
+      { time "${pre[@]}" "$bin" load "$url" -c 100 -d "${s}s" --threads 1 -q --io "${name#*-}" --json "$work/r.json" >/dev/null; } 2>"$work/time"
       req=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["requests"])' "$work/r.json") ;;
     wrk)
       { time "${pre[@]}" wrk -t1 -c100 -d"${s}s" "$url" >"$work/out"; } 2>"$work/time"
@@ -71,8 +77,10 @@ run() {
     floor-h2c)
       { time "${pre[@]}" "$floor" --h2c "127.0.0.1:$h2port" 100 "$s" >"$work/out"; } 2>"$work/time"
       req=$(awk '{print $2}' "$work/out") ;;
-    sb-h2c)
-      { time "${pre[@]}" "$sb" load "$h2url" --http2 -c 100 -d "${s}s" --threads 1 -q --json "$work/r.json" >/dev/null; } 2>"$work/time"
+    sb-h2c|base-h2c)
+      local bin=$sb
+      [ "$name" = base-h2c ] && bin=$base
+      { time "${pre[@]}" "$bin" load "$h2url" --http2 -c 100 -d "${s}s" --threads 1 -q --json "$work/r.json" >/dev/null; } 2>"$work/time"
       req=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["requests"])' "$work/r.json") ;;
     h2load)
       { time "${pre[@]}" h2load -t1 -c100 -m1 -D "$s" "$h2url" >"$work/out"; } 2>"$work/time"
@@ -87,8 +95,12 @@ run() {
 
 clients=(floor sb-epoll sb-io_uring wrk)
 [ "$proto" = h2c ] && clients=(floor-h2c sb-h2c h2load)
+if [ -n "$base" ]; then
+  if [ "$proto" = h2c ]; then clients+=(base-h2c); else clients+=(base-epoll); fi
+fi
 echo "# $(date -u +%FT%TZ) $(uname -r), $(nproc) cores, load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# nginx $(nginx -v 2>&1 | cut -d/ -f2) on core 0 (1 worker); clients on core 1, -c 100, $duration"
+[ -n "$base" ] && echo "# stackbench: $sb; base: $base"
 printf '%-6s %-12s %10s %8s %8s %14s\n' round client requests user_s sys_s req/cpu-s
 : >"$work/rates"
 for round in $(seq "$rounds"); do
@@ -114,7 +126,8 @@ def ratio(a, b):
     v = sorted(x[a] / x[b] for x in rates.values())
     return f"median {statistics.median(v):.2f} (min {v[0]:.2f}, max {v[-1]:.2f}, {len(v)} rounds)"
 pairs = (("sb-epoll", "wrk"), ("sb-io_uring", "wrk"), ("floor", "wrk"), ("sb-epoll", "floor"),
-         ("sb-io_uring", "sb-epoll"), ("sb-h2c", "h2load"), ("floor-h2c", "h2load"), ("sb-h2c", "floor-h2c"))
+         ("sb-io_uring", "sb-epoll"), ("sb-h2c", "h2load"), ("floor-h2c", "h2load"), ("sb-h2c", "floor-h2c"),
+         ("base-epoll", "wrk"), ("sb-epoll", "base-epoll"), ("base-h2c", "h2load"), ("sb-h2c", "base-h2c"))
 for a, b in pairs:
     if a in rates[1] and b in rates[1]:
         print(f"{a} / {b}, requests per CPU-second: {ratio(a, b)}")
