@@ -46,30 +46,77 @@ fn bind_hint(e: &io::Error) -> &'static str {
 }
 
 /// Binds `bind:port` (port 0 picks a free port; read it from `local_addr`).
+/// It also starts listening for SIGTERM and SIGINT ([`shutdown_signal`]), so
+/// a server that has bound, and then says it listens, drains on the first
+/// SIGTERM however soon it comes. Must run inside a tokio runtime.
 pub async fn bind(bind: IpAddr, port: u16) -> Result<TcpListener, ServeError> {
+    arm_shutdown();
     let addr = SocketAddr::new(bind, port);
     TcpListener::bind(addr).await.map_err(|source| ServeError::Bind { addr, source })
 }
 
-/// Resolves when the process receives SIGTERM or SIGINT (Ctrl-C).
-pub async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// SIGTERM and SIGINT listeners made by [`bind`], for the first
+/// [`shutdown_signal`]. tokio installs a signal's handler when the first
+/// listener for it is made: made lazily, on the first poll of the server's
+/// shutdown future, a SIGTERM sent before that poll (right after the server
+/// announced itself, or after its first answer while the accept loop had not
+/// come round again) found the default action and killed the process.
+static ARMED: std::sync::Mutex<Option<Signals>> = std::sync::Mutex::new(None);
+
+/// Listeners for the signals that stop a server.
+struct Signals {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
+    term: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    int: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    /// `None` when the runtime cannot listen for signals (then nothing stops the server but SIGKILL).
+    fn listen() -> Option<Signals> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            Some(Signals {
+                term: signal(SignalKind::terminate()).ok()?,
+                int: signal(SignalKind::interrupt()).ok()?,
+            })
         }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = term => {}
+        #[cfg(not(unix))]
+        Some(Signals {})
+    }
+
+    async fn recv(mut self) {
+        #[cfg(unix)]
+        tokio::select! {
+            _ = self.term.recv() => {}
+            _ = self.int.recv() => {}
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+    }
+}
+
+fn armed() -> std::sync::MutexGuard<'static, Option<Signals>> {
+    ARMED.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn arm_shutdown() {
+    let mut armed = armed();
+    if armed.is_none() {
+        *armed = Signals::listen();
+    }
+}
+
+/// Resolves when the process receives SIGTERM or SIGINT (Ctrl-C): the first
+/// call takes the listeners [`bind`] made, later ones make their own.
+pub async fn shutdown_signal() {
+    let signals = armed().take().or_else(Signals::listen);
+    match signals {
+        Some(s) => s.recv().await,
+        None => std::future::pending().await,
     }
 }
 

@@ -117,6 +117,31 @@ fn sigterm_lets_the_request_in_flight_finish() {
     }
 }
 
+/// SIGTERM the moment the server has said it listens, or right after its first answer,
+/// still drains and exits 0: the signal's handler is in place before the announcement
+/// (it used to be installed on the accept loop's first poll, and a SIGTERM that came
+/// sooner killed the process with the signal's default action).
+#[test]
+fn sigterm_at_once_after_the_announcement_or_the_first_answer_exits_0() {
+    use std::io::Write as _;
+    use std::net::TcpStream;
+    use std::time::Duration;
+    let request = raw_post(r#"{"type":"page_view"}"#);
+    for stack in ["axum", "actix", "hyper"] {
+        for round in 0..10 {
+            let mut server = start(BIN, &["--stack", stack]);
+            if round % 2 == 1 {
+                let mut tcp = TcpStream::connect(server.addr).unwrap();
+                tcp.write_all(request.as_bytes()).unwrap();
+                assert!(answer(&mut tcp).starts_with("HTTP/1.1 200"), "{stack}");
+            }
+            server.signal("-TERM");
+            let status = server.process.wait_exit(Duration::from_secs(10));
+            assert!(status.success(), "{stack}, round {round}: {status}");
+        }
+    }
+}
+
 /// `POST /events` of `body` as raw HTTP/1.1, for the tests that drive the socket themselves.
 fn raw_post(body: &str) -> String {
     format!(
