@@ -281,6 +281,9 @@ impl Decoder {
 /// How many decoded values [`Memo`] keeps: more than the Huffman-coded
 /// values a server typically indexes in each answer.
 const MEMO_SLOTS: usize = 4;
+/// Longer codes are decoded every time, into one buffer, so the memo holds
+/// no more than a few hundred octets whatever a server sends.
+const MEMO_LONGEST: usize = 128;
 
 /// The last few Huffman-coded values decoded, by their code: a server sends
 /// the same octets for the same value, so a repeated code is answered from
@@ -289,11 +292,17 @@ const MEMO_SLOTS: usize = 4;
 struct Memo {
     slots: [(Vec<u8>, Vec<u8>); MEMO_SLOTS],
     next: usize,
+    long: Vec<u8>,
 }
 
 impl Memo {
     /// The octets `code` decodes to.
     fn decode(&mut self, code: &[u8]) -> Result<&[u8], huffman::BadHuffman> {
+        if code.len() > MEMO_LONGEST {
+            self.long.clear();
+            huffman::decode(code, &mut self.long)?;
+            return Ok(&self.long);
+        }
         let i = match self.slots.iter().position(|(c, _)| c.as_slice() == code) {
             // An empty slot's code is empty too, but its octets may be a failed decoding's.
             Some(i) if !code.is_empty() => i,
@@ -603,6 +612,11 @@ mod tests {
         assert!(matches!(all(&mut d, &bad), Err(HpackError::BadHuffman)));
         assert!(matches!(all(&mut d, &bad), Err(HpackError::BadHuffman)));
         assert_eq!(all(&mut d, &huffman_date(one)).unwrap()[0].1.as_bytes(), one);
+        // A value too long for the memo, between two that are in it.
+        let long = [b'x'; 400];
+        for value in [&long[..], one, &long, two, &long] {
+            assert_eq!(all(&mut d, &huffman_date(value)).unwrap()[0].1.as_bytes(), value);
+        }
         // The empty code decodes to the empty value, even right after a refusal.
         assert!(matches!(all(&mut d, &bad), Err(HpackError::BadHuffman)));
         assert_eq!(all(&mut d, &huffman_date(b"")).unwrap()[0].1, "");
@@ -683,8 +697,9 @@ mod tests {
         #[test]
         fn huffman_values_in_any_order_decode_to_themselves(
             // More values than the memo keeps, so some are evicted and decoded again.
+            // Up to 100 octets: codes on both sides of MEMO_LONGEST.
             picks in proptest::collection::vec(0usize..6, 1..40),
-            values in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..40), 6),
+            values in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..100), 6),
         ) {
             let mut d = Decoder::default();
             for i in picks {
