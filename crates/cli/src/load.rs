@@ -116,17 +116,22 @@ pub fn write_to(mut file: File, path: &Path, bytes: &[u8]) -> anyhow::Result<()>
 }
 
 /// Ctrl-C or SIGTERM: stop the run (the partial result is kept); a second one exits at once.
+/// The listeners are made here, before the run starts, so tokio's handlers are in place
+/// when this returns (made on the watcher's thread, a signal in between would have ended
+/// the process with the default action and no result).
 fn watch_signals(stop: Stop) {
+    use tokio::signal::unix::{SignalKind, signal};
+    let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return };
+    let listeners = {
+        let _context = rt.enter();
+        (signal(SignalKind::terminate()), signal(SignalKind::interrupt()))
+    };
+    let (Ok(mut term), Ok(mut int)) = listeners else { return };
     let spawned = std::thread::Builder::new().name("sb-signals".into()).spawn(move || {
-        let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return };
         rt.block_on(async {
-            let Ok(mut term) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-            else {
-                return;
-            };
             for _ in 0..2 {
                 tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
+                    _ = int.recv() => {}
                     _ = term.recv() => {}
                 }
                 if stop.is_stopped() {
