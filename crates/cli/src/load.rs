@@ -120,20 +120,16 @@ pub fn write_to(mut file: File, path: &Path, bytes: &[u8]) -> anyhow::Result<()>
 /// when this returns (made on the watcher's thread, a signal in between would have ended
 /// the process with the default action and no result).
 fn watch_signals(stop: Stop) {
-    use tokio::signal::unix::{SignalKind, signal};
     let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return };
-    let listeners = {
+    let listening = {
         let _context = rt.enter();
-        (signal(SignalKind::terminate()), signal(SignalKind::interrupt()))
+        stackbench_serve::server::Signals::listen()
     };
-    let (Ok(mut term), Ok(mut int)) = listeners else { return };
+    let Some(mut signals) = listening else { return };
     let spawned = std::thread::Builder::new().name("sb-signals".into()).spawn(move || {
         rt.block_on(async {
             for _ in 0..2 {
-                tokio::select! {
-                    _ = int.recv() => {}
-                    _ = term.recv() => {}
-                }
+                signals.recv().await;
                 if stop.is_stopped() {
                     std::process::exit(130);
                 }

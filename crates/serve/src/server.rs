@@ -63,8 +63,11 @@ pub async fn bind(bind: IpAddr, port: u16) -> Result<TcpListener, ServeError> {
 /// come round again) found the default action and killed the process.
 static ARMED: std::sync::Mutex<Option<Signals>> = std::sync::Mutex::new(None);
 
-/// Listeners for the signals that stop a server.
-struct Signals {
+/// Listeners for the signals that stop a process (SIGTERM, SIGINT), made
+/// before they are awaited so the handlers are in place from then on: the
+/// servers' (through [`bind`]) and `stackbench load`'s.
+#[derive(Debug)]
+pub struct Signals {
     #[cfg(unix)]
     term: tokio::signal::unix::Signal,
     #[cfg(unix)]
@@ -72,8 +75,9 @@ struct Signals {
 }
 
 impl Signals {
-    /// `None` when the runtime cannot listen for signals (then nothing stops the server but SIGKILL).
-    fn listen() -> Option<Signals> {
+    /// `None` when the runtime cannot listen for signals (then the default
+    /// actions stay). Must run inside a tokio runtime (or its `enter` guard).
+    pub fn listen() -> Option<Signals> {
         #[cfg(unix)]
         {
             use tokio::signal::unix::{SignalKind, signal};
@@ -86,7 +90,8 @@ impl Signals {
         Some(Signals {})
     }
 
-    async fn recv(mut self) {
+    /// The next SIGTERM or SIGINT.
+    pub async fn recv(&mut self) {
         #[cfg(unix)]
         tokio::select! {
             _ = self.term.recv() => {}
@@ -115,7 +120,7 @@ fn arm_shutdown() {
 pub async fn shutdown_signal() {
     let signals = armed().take().or_else(Signals::listen);
     match signals {
-        Some(s) => s.recv().await,
+        Some(mut s) => s.recv().await,
         None => std::future::pending().await,
     }
 }
