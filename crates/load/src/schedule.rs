@@ -88,7 +88,11 @@ impl Profile {
                 // Solve v0*x + (v1-v0)/(2d)*x^2 = need for x in [0, d].
                 let need = count - done;
                 let a = (v1 - v0) / (2.0 * d);
-                let x = if a.abs() < 1e-12 {
+                // Nothing needed yet: the count is reached where the segment starts (and the root
+                // below would be 0/0 on a ramp from 0).
+                let x = if need <= 0.0 {
+                    0.0
+                } else if a.abs() < 1e-12 {
                     need / v0
                 } else {
                     // Numerically stable root of a x^2 + v0 x - need = 0 (the smaller positive one).
@@ -153,6 +157,16 @@ mod tests {
         assert!((p.time_of_count(125.0).unwrap() - 5.0).abs() < 1e-9);
         // 500 requests in the ramp, then 100/s: request 600 at t = 11.
         assert!((p.time_of_count(600.0).unwrap() - 11.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn count_zero_on_a_ramp_from_zero_is_due_at_its_start() {
+        // The quadratic's root is 0/0 here; the answer is the ramp's start, never NaN.
+        let p = Profile::new(0.0, &[stage(0.1, 480.0), stage(0.1, 0.15)]);
+        assert_eq!(p.time_of_count(0.0), Some(0.0));
+        let later = Profile::new(0.0, &[stage(2.0, 0.0), stage(1.0, 10.0)]);
+        assert_eq!(later.time_of_count(0.0), Some(2.0));
+        assert!((later.time_of_count(5.0).unwrap() - 3.0).abs() < 1e-9);
     }
 
     proptest! {
