@@ -185,10 +185,28 @@ mod tests {
                 if let Some(t) = p.time_of_count(c) {
                     prop_assert!(t + 1e-9 >= prev, "{} < {}", t, prev);
                     prev = t;
-                    // Numerically integrate the profile up to t and compare.
-                    let steps = 20_000;
-                    let h = t / f64::from(steps);
-                    let area: f64 = (0..steps).map(|i| p.value((f64::from(i) + 0.5) * h) * h).sum();
+                    // Numerically integrate the profile up to t and compare, piece by piece
+                    // between the stages' ends (a short spike must not fall between samples of
+                    // a long hold).
+                    let mut cuts: Vec<f64> = stages
+                        .iter()
+                        .scan(0.0, |end, s| {
+                            *end += s.duration.as_secs_f64();
+                            Some(*end)
+                        })
+                        .filter(|&e| e < t)
+                        .collect();
+                    cuts.insert(0, 0.0);
+                    cuts.push(t);
+                    let area: f64 = cuts
+                        .windows(2)
+                        .map(|w| {
+                            let (a, b) = (w[0], w[1]);
+                            let steps = 2_000;
+                            let h = (b - a) / f64::from(steps);
+                            (0..steps).map(|i| p.value(a + (f64::from(i) + 0.5) * h) * h).sum::<f64>()
+                        })
+                        .sum();
                     prop_assert!((area - c).abs() <= 0.01 * c.max(1.0), "area {} vs {}", area, c);
                 }
             }
