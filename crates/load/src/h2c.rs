@@ -94,6 +94,11 @@ impl H2Lane {
         H2Lane { slot, body: Vec::new(), content_type: Vec::new() }
     }
 
+    /// Puts the lane on another connection (a pooled lane keeps its buffers).
+    pub fn move_to(&mut self, slot: Rc<Slot>) {
+        self.slot = slot;
+    }
+
     /// Connects the slot now (used before the clock starts).
     pub async fn connect(&self) -> Result<(), ErrorKind> {
         self.slot.get().await.map(drop)

@@ -4,15 +4,20 @@
 //! per-worker [`Pool`] of lanes. The worker loop talks only to these, so every
 //! schedule drives every transport through the same code.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::fmt::Write as _;
+use std::future::{Future as _, poll_fn};
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::rc::Rc;
 use std::sync::Arc;
+use std::task::Poll;
+use std::time::Instant;
 
 use bytes::Bytes;
 use stackbench_record::ErrorKind;
 use stackbench_scenarios::check::Expect;
+use tokio::time::Sleep;
 
 use crate::h2c::{self, H2Lane, Slot};
 use crate::http1::Http1Conn;
@@ -121,44 +126,73 @@ pub fn prepare(spec: &LoadSpec) -> Arc<[Prepared]> {
     }
 }
 
-/// Where one request at a time goes.
+/// Where one request at a time goes, with the timer that bounds each of its requests.
+///
+/// The timer is made once per lane and moved to each request's deadline. Deadlines only move
+/// later, and tokio moves a registered timer later with one compare-and-swap (the wheel finds
+/// the new time when the old one comes round), where a `tokio::time::timeout` per request
+/// takes the timer driver's lock twice, to insert its entry and to remove it.
 #[derive(Debug)]
-pub enum Lane {
+pub struct Lane {
+    via: Via,
+    timer: Pin<Box<Sleep>>,
+}
+
+#[derive(Debug)]
+enum Via {
     Http1(Http1Conn),
     H2(H2Lane),
 }
 
 impl Lane {
+    /// Must be called inside a runtime with timers (the timer is made here).
+    fn new(via: Via) -> Lane {
+        Lane { via, timer: Box::pin(tokio::time::sleep_until(tokio::time::Instant::now())) }
+    }
+
     /// Opens the lane's connection now (before the clock starts); failures
     /// are left for the first request to meet and count.
     pub async fn connect(&mut self) {
-        let _ = match self {
-            Lane::Http1(c) => c.connect().await,
-            Lane::H2(l) => l.connect().await,
+        let _ = match &mut self.via {
+            Via::Http1(c) => c.connect().await,
+            Via::H2(l) => l.connect().await,
         };
     }
 
+    /// Sends one request and waits for its answer until `deadline`, after which it is given up
+    /// (the exchange dropped, as `tokio::time::timeout` would) and fails with kind `timeout`.
     pub async fn send(
         &mut self,
         req: &Prepared,
         transport: Transport,
         keepalive: bool,
+        deadline: Instant,
     ) -> Result<Answer<'_>, ErrorKind> {
-        match self {
-            Lane::Http1(c) => c.send(&req.wire, req.method == http::Method::HEAD, keepalive).await,
-            Lane::H2(l) => l.send(req, transport == Transport::Grpc, keepalive).await,
-        }
+        let Lane { via, timer } = self;
+        timer.as_mut().reset(deadline.into());
+        let mut exchange = std::pin::pin!(async move {
+            match via {
+                Via::Http1(c) => c.send(&req.wire, req.method == http::Method::HEAD, keepalive).await,
+                Via::H2(l) => l.send(req, transport == Transport::Grpc, keepalive).await,
+            }
+        });
+        // The exchange first, so an answer that is ready when the deadline is too still counts.
+        poll_fn(|cx| match exchange.as_mut().poll(cx) {
+            Poll::Ready(r) => Poll::Ready(r),
+            Poll::Pending => timer.as_mut().poll(cx).map(|()| Err(ErrorKind::Timeout)),
+        })
+        .await
     }
 }
 
-/// A worker's connections.
+/// A worker's connections, and its lanes not in use.
 #[derive(Debug)]
 pub enum Pool {
-    /// Idle HTTP/1.1 connections (the open model takes and returns them; it
+    /// HTTP/1.1: idle lanes are idle connections (the open model takes and returns them; it
     /// opens a new one when none is idle).
-    Http1 { addr: SocketAddr, idle: RefCell<Vec<Http1Conn>> },
-    /// Shared h2c connections; lanes are handed out round-robin.
-    H2 { slots: Vec<Rc<Slot>>, next: std::cell::Cell<usize> },
+    Http1 { addr: SocketAddr, idle: RefCell<Vec<Lane>> },
+    /// Shared h2c connections; each lane taken is put on the next one, round-robin.
+    H2 { slots: Vec<Rc<Slot>>, next: Cell<usize>, idle: RefCell<Vec<Lane>> },
 }
 
 impl Pool {
@@ -167,29 +201,40 @@ impl Pool {
             Transport::Http1 => Pool::Http1 { addr, idle: RefCell::new(Vec::new()) },
             Transport::H2c | Transport::Grpc => Pool::H2 {
                 slots: (0..connections.max(1)).map(|_| Slot::new(addr)).collect(),
-                next: std::cell::Cell::new(0),
+                next: Cell::new(0),
+                idle: RefCell::new(Vec::new()),
             },
         }
     }
 
     /// A lane: an idle or new HTTP/1.1 connection, or a stream on the next h2c connection.
+    /// Must be called inside the worker's runtime.
     pub fn take(&self) -> Lane {
         match self {
             Pool::Http1 { addr, idle } => {
-                Lane::Http1(idle.borrow_mut().pop().unwrap_or_else(|| Http1Conn::new(*addr)))
+                idle.borrow_mut().pop().unwrap_or_else(|| Lane::new(Via::Http1(Http1Conn::new(*addr))))
             }
-            Pool::H2 { slots, next } => {
+            Pool::H2 { slots, next, idle } => {
                 let i = next.get();
                 next.set((i + 1) % slots.len());
-                Lane::H2(H2Lane::new(Rc::clone(&slots[i])))
+                let slot = Rc::clone(&slots[i]);
+                match idle.borrow_mut().pop() {
+                    Some(mut lane) => {
+                        if let Via::H2(l) = &mut lane.via {
+                            l.move_to(slot);
+                        }
+                        lane
+                    }
+                    None => Lane::new(Via::H2(H2Lane::new(slot))),
+                }
             }
         }
     }
 
-    /// Returns a lane for reuse.
+    /// Returns a lane for reuse (with its timer and its answer buffers).
     pub fn give_back(&self, lane: Lane) {
-        if let (Pool::Http1 { idle, .. }, Lane::Http1(c)) = (self, lane) {
-            idle.borrow_mut().push(c);
+        match self {
+            Pool::Http1 { idle, .. } | Pool::H2 { idle, .. } => idle.borrow_mut().push(lane),
         }
     }
 }

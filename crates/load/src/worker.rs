@@ -105,9 +105,8 @@ impl Local {
         let req = self.next_request();
         self.in_flight.set(self.in_flight.get() + 1);
         let sent = Instant::now();
-        let result = tokio::time::timeout(spec.timeout, lane.send(req, spec.transport, spec.keepalive)).await;
+        let outcome = lane.send(req, spec.transport, spec.keepalive, sent + spec.timeout).await;
         let now = Instant::now();
-        let outcome = result.unwrap_or(Err(ErrorKind::Timeout));
         self.recorder.borrow_mut().record(req, intended, sent, now, &outcome);
         self.in_flight.set(self.in_flight.get() - 1);
         if let Some(left) = &self.failpoint {

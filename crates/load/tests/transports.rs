@@ -216,6 +216,46 @@ fn timeouts_are_errors_of_their_own() {
     assert_eq!(r.summary.latency.count, 0);
 }
 
+/// A lane's timer is moved to each request's deadline: after hundreds of fast answers it must
+/// neither fire early (a fast answer counted a timeout) nor keep an old deadline (a stalled
+/// answer waited for instead of given up), over HTTP/1.1 and h2c, in both models.
+#[test]
+fn a_lanes_timer_follows_each_request() {
+    for (http2, rate) in [(false, None), (true, None), (false, Some(400.0)), (true, Some(400.0))] {
+        // Requests arriving 0.5–1.3 s after the server started wait until 1.3 s.
+        let s = start(Behavior {
+            stall: Some((Duration::from_millis(500), Duration::from_millis(1300))),
+            ..Behavior::default()
+        });
+        let o = LoadOptions {
+            http2,
+            rate,
+            timeout: Some(Dur(Duration::from_millis(200))),
+            duration: Some(Dur(Duration::from_millis(1600))),
+            connections: Some(1),
+            threads: Some(1),
+            ..opts()
+        };
+        let r = load(&o, &s.url("/"));
+        let case = format!("http2 {http2}, rate {rate:?}: {:?}", r.errors);
+        let timeouts = err(&r, "timeout");
+        assert_eq!(r.summary.errors, timeouts, "{case}");
+        // Every answer inside the timeout, and the fast ones were many.
+        assert!(r.summary.ok > 100, "{case}");
+        let service = r.summary.service_latency.as_ref().unwrap_or(&r.summary.latency);
+        assert!(service.max_us < 210_000, "{case}: {service:?}");
+        if rate.is_none() {
+            // One user: each stalled request given up 200 ms after it was sent (0.5, 0.7,
+            // 0.9, 1.1 s), the last perhaps answered at 1.3 s instead.
+            assert!((3..=5).contains(&timeouts), "{case}");
+        } else {
+            // What is due in the stall (0.8 s at 400/s) fails, but for what is due in its last
+            // 200 ms, which may be answered in time.
+            assert!((200..=340).contains(&timeouts), "{case}");
+        }
+    }
+}
+
 #[test]
 fn a_stop_returns_the_partial_record_promptly() {
     let s = start(Behavior::default());
@@ -357,6 +397,7 @@ fn every_case_again_on_io_uring() {
     open_model_keeps_its_rate_and_reports_service_time();
     past_max_in_flight_requests_are_late_not_skipped();
     timeouts_are_errors_of_their_own();
+    a_lanes_timer_follows_each_request();
     a_stop_returns_the_partial_record_promptly();
     warmup_is_not_recorded();
     unreachable_targets_fail_before_the_run();
