@@ -4,9 +4,10 @@
 //! A [`Slot`] is one connection shared by the lanes (streams) of one worker
 //! thread; it reconnects when the connection dies or the server sent GOAWAY
 //! (the first lane to notice reconnects, the others wait on the slot's lock).
-//! The connection ([`conn`]) is driven by one task that owns the socket: it
+//! The connection ([`conn`]) is driven by one task that reads the socket: it
 //! writes what all lanes queued with one `write` per wake-up and hands each
-//! answer to its lane. A request's HPACK header block is encoded once before
+//! answer to its lane (the lane of a connection's only stream writes its
+//! request itself). A request's HPACK header block is encoded once before
 //! the run ([`request_head`]), so sending one is a copy into the write buffer.
 //! Windows are raised to 16 MiB per stream and 64 MiB per connection so flow
 //! control never throttles a benchmark; received data is given back as it is
@@ -32,7 +33,7 @@ use std::rc::Rc;
 use bytes::Bytes;
 use stackbench_record::ErrorKind;
 
-use self::conn::{Conn, Windows};
+use self::conn::{Conn, Link, Windows};
 use crate::transport::{Answer, Prepared};
 
 const WINDOWS: Windows = Windows { stream: 16 * 1024 * 1024, connection: 64 * 1024 * 1024 };
@@ -48,7 +49,7 @@ pub fn wire_size(head: &[u8], body: &[u8]) -> u64 {
 pub struct Slot {
     addr: SocketAddr,
     windows: Windows,
-    live: RefCell<Option<Rc<Conn>>>,
+    live: RefCell<Option<Link>>,
     connecting: tokio::sync::Mutex<()>,
 }
 
@@ -61,12 +62,12 @@ impl Slot {
         Rc::new(Slot { addr, windows, live: RefCell::new(None), connecting: tokio::sync::Mutex::new(()) })
     }
 
-    fn usable(&self) -> Option<Rc<Conn>> {
+    fn usable(&self) -> Option<Link> {
         self.live.borrow().as_ref().filter(|c| c.usable()).cloned()
     }
 
     /// The live connection, connecting first if there is none (or it ended).
-    async fn get(&self) -> Result<Rc<Conn>, ErrorKind> {
+    async fn get(&self) -> Result<Link, ErrorKind> {
         if let Some(c) = self.usable() {
             return Ok(c);
         }
@@ -76,7 +77,7 @@ impl Slot {
         }
         *self.live.borrow_mut() = None;
         let c = Conn::open(self.addr, self.windows).await?;
-        *self.live.borrow_mut() = Some(Rc::clone(&c));
+        *self.live.borrow_mut() = Some(c.clone());
         Ok(c)
     }
 }

@@ -1,10 +1,11 @@
 //! One h2c connection: the state its lanes and its driver share, and the
-//! driver, the one task that owns the socket.
+//! driver, the one task that reads the socket.
 //!
 //! A lane opens a stream by appending its frames (a pre-encoded header block,
 //! the body as far as the windows allow) to the connection's write buffer and
-//! waking the driver; the driver writes everything the lanes queued since its
-//! last wake-up with one `write`, reads into a 64 KiB buffer, parses every
+//! waking the driver (or, the connection's only stream, writing them itself);
+//! the driver writes everything the lanes queued since its last wake-up with
+//! one `write`, reads into a 64 KiB buffer, parses every
 //! frame in it and completes streams by waking their lanes. A stream's answer
 //! buffers live in the stream table and are swapped with the lane's when it
 //! collects, so after warm-up a request allocates nothing.
@@ -30,6 +31,7 @@ use std::task::{Context, Poll, Waker};
 use bytes::Bytes;
 use stackbench_record::ErrorKind;
 
+pub use self::driver::Link;
 use self::driver::drive;
 use super::frame::{self, Head};
 use super::hpack::Decoder;
@@ -130,6 +132,8 @@ struct State {
     /// Frames to write from `wpos` on.
     wbuf: Vec<u8>,
     wpos: usize,
+    /// The socket's write half (epoll; `None` on io_uring, where only the driver writes).
+    writer: Option<tokio::net::tcp::OwnedWriteHalf>,
     driver: Option<Waker>,
     /// The connection is gone; open streams failed with this kind.
     closed: Option<ErrorKind>,
@@ -167,7 +171,7 @@ pub struct Conn {
 impl Conn {
     /// Connects, sends the preface and SETTINGS, and starts the driver on the
     /// current local task set. The server's SETTINGS are not waited for.
-    pub async fn open(addr: SocketAddr, windows: Windows) -> Result<Rc<Conn>, ErrorKind> {
+    pub async fn open(addr: SocketAddr, windows: Windows) -> Result<Link, ErrorKind> {
         let tcp = connect(addr).await?;
         let mut wbuf = Vec::with_capacity(16 * 1024);
         wbuf.extend_from_slice(frame::PREFACE);
@@ -184,9 +188,11 @@ impl Conn {
             let sock = tcp.into_std().map_err(|_| ErrorKind::Connect)?;
             tokio::task::spawn_local(driver::drive_uring(Rc::clone(&conn), sock, ring));
         } else {
-            tokio::task::spawn_local(drive(Rc::clone(&conn), tcp));
+            let (reader, writer) = tcp.into_split();
+            conn.st.borrow_mut().writer = Some(writer);
+            tokio::task::spawn_local(drive(Rc::clone(&conn), reader));
         }
-        Ok(conn)
+        Ok(Link::new(conn))
     }
 
     /// Whether a new stream may be opened (not closed, no GOAWAY, ids left).
@@ -199,7 +205,7 @@ impl Conn {
     /// whole answer; the answer's body and content type are swapped into
     /// `body` and `content_type`.
     pub async fn exchange(
-        self: &Rc<Self>,
+        &self,
         head: &[u8],
         body: &Bytes,
         answer: &mut Vec<u8>,
@@ -311,6 +317,7 @@ impl State {
             windows,
             wbuf,
             wpos: 0,
+            writer: None,
             driver: None,
             closed: None,
             goaway: false,
@@ -386,7 +393,7 @@ impl State {
         if !body.is_empty() {
             self.send_body(index);
         }
-        self.wake_driver();
+        self.send_now();
         index
     }
 
@@ -436,8 +443,11 @@ impl State {
         self.free.push(index);
         self.active -= 1;
         self.wake_waiter();
-        // The driver ends a connection nobody uses any more (see `poll_drive`).
-        self.wake_driver();
+        // The driver ends a connection drained after a GOAWAY (see `poll_drive`; one nobody
+        // holds any more is [`Link`]'s to tell).
+        if self.goaway {
+            self.wake_driver();
+        }
     }
 
     /// Ends a stream (if still open) and wakes its lane.

@@ -559,3 +559,39 @@ fn a_connection_of_its_own_is_closed_after_its_answer() {
         server.await.unwrap();
     });
 }
+
+#[test]
+fn a_lone_streams_request_larger_than_the_socket_takes_is_sent_whole() {
+    // The lane of a connection's only stream writes its frames itself; what the socket does not
+    // take at once (the server reads nothing for a while) must follow, in order, by the driver.
+    const BODY: usize = 12 << 20;
+    local(async {
+        let l = listener().await;
+        let slot = Slot::new(l.local_addr().unwrap());
+        let server = spawn_local(async move {
+            let mut p = Peer::accept(&l, &[(frame::SETTINGS_INITIAL_WINDOW_SIZE, 1 << 30)]).await;
+            let mut out = Vec::new();
+            frame::put_window_update(&mut out, 0, 1 << 30);
+            p.send(&out).await;
+            tokio::time::sleep(Duration::from_millis(300)).await; // the client's socket fills
+            let (id, _) = p.request().await;
+            let mut got = Vec::with_capacity(BODY);
+            while let Some((h, data)) = p.next(frame::DATA).await {
+                assert_eq!(h.stream, id);
+                got.extend_from_slice(&data);
+                if h.has(frame::END_STREAM) {
+                    break;
+                }
+            }
+            let whole = got.len() == BODY && got.iter().enumerate().all(|(i, &b)| b == (i % 251) as u8);
+            p.answer(id, if whole { b"whole" } else { b"torn" }).await;
+        });
+        let mut lane = H2Lane::new(Rc::clone(&slot));
+        lane.connect().await.unwrap();
+        tokio::time::sleep(Duration::from_millis(100)).await; // the server's SETTINGS and window
+        let body: Vec<u8> = (0..BODY).map(|i| (i % 251) as u8).collect();
+        let got = send(&mut lane, &request("/upload", &body), false).await.unwrap();
+        assert_eq!(got, ok(b"whole"));
+        server.await.unwrap();
+    });
+}

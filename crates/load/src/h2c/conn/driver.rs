@@ -1,20 +1,26 @@
-//! The driver of an h2c connection: the one task that owns the socket. Each
+//! The driver of an h2c connection: the one task that reads the socket. Each
 //! wake-up reads until the socket is drained (into a 64 KiB buffer, every
 //! complete frame handled in place), then writes everything the lanes and
 //! the frame handlers queued with one `write`. It ends when the connection
-//! fails, when it is drained after a GOAWAY, or when nobody holds it any more.
+//! fails, when it is drained after a GOAWAY, or when nobody holds it any more
+//! (a [`Link`] is a hold, and letting go of the last one wakes the driver).
+//!
+//! A lane whose stream is the connection's only one writes its frames itself
+//! ([`State::send_now`]): nothing could join them in one `write`, and the
+//! driver is not woken only to write them.
 //!
 //! On io_uring ([`drive_uring`]) the same, with one receive always in the
 //! kernel and one send of everything queued while the last was on its way.
 
 use std::future::poll_fn;
+use std::ops::Deref;
 use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll};
 
 use stackbench_record::ErrorKind;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::TcpStream;
+use tokio::net::tcp::OwnedReadHalf;
 
 use super::{Conn, ConnError, State, frame};
 use crate::http1::io_kind;
@@ -23,8 +29,55 @@ use crate::uring::{Held, OpFuture, Recv, Ring};
 /// Larger than any frame we accept (16 KiB), so a partial frame always fits.
 const READ_BUF: usize = 64 * 1024;
 
-/// The driver: owns the socket until the connection ends.
-pub(super) async fn drive(conn: Rc<Conn>, mut tcp: TcpStream) {
+/// A hold on a connection: a slot's, or a lane's for one exchange.
+#[derive(Debug, Clone)]
+pub struct Link(Rc<Conn>);
+
+impl Link {
+    pub(super) fn new(conn: Rc<Conn>) -> Link {
+        Link(conn)
+    }
+}
+
+impl Deref for Link {
+    type Target = Conn;
+    fn deref(&self) -> &Conn {
+        &self.0
+    }
+}
+
+impl Drop for Link {
+    fn drop(&mut self) {
+        // This hold and the driver's are the last: the driver ends the connection.
+        if Rc::strong_count(&self.0) == 2 {
+            self.0.st.borrow_mut().wake_driver();
+        }
+    }
+}
+
+impl State {
+    /// After a lane queued its stream's frames: when the stream is the connection's only one,
+    /// the lane writes them itself, as far as the socket takes them; the driver is woken for
+    /// the rest, and when other streams are open, so that one `write` carries what several
+    /// lanes queued. An error is left for the driver to meet and report.
+    pub(super) fn send_now(&mut self) {
+        if self.active == 1
+            && let Some(w) = &self.writer
+            && let Ok(n) = w.try_write(&self.wbuf[self.wpos..])
+        {
+            self.wpos += n;
+            if self.wpos == self.wbuf.len() {
+                self.wbuf.clear();
+                self.wpos = 0;
+                return;
+            }
+        }
+        self.wake_driver();
+    }
+}
+
+/// The driver: reads the socket until the connection ends.
+pub(super) async fn drive(conn: Rc<Conn>, mut tcp: OwnedReadHalf) {
     let mut rbuf = vec![0u8; READ_BUF];
     let mut filled = 0;
     poll_fn(|cx| poll_drive(&conn, &mut tcp, &mut rbuf, &mut filled, cx)).await;
@@ -32,7 +85,7 @@ pub(super) async fn drive(conn: Rc<Conn>, mut tcp: TcpStream) {
 
 fn poll_drive(
     conn: &Rc<Conn>,
-    tcp: &mut TcpStream,
+    tcp: &mut OwnedReadHalf,
     rbuf: &mut [u8],
     filled: &mut usize,
     cx: &mut Context<'_>,
@@ -58,7 +111,9 @@ fn poll_drive(
                         let last = st.next_id.saturating_sub(2);
                         let mut out = Vec::new();
                         frame::put_goaway(&mut out, last, code);
-                        let _ = Pin::new(&mut *tcp).poll_write(cx, &out);
+                        if let Some(w) = st.writer.as_mut() {
+                            let _ = Pin::new(w).poll_write(cx, &out);
+                        }
                         st.close(ErrorKind::Protocol);
                         return Poll::Ready(());
                     }
@@ -72,8 +127,9 @@ fn poll_drive(
         }
     }
     while st.wpos < st.wbuf.len() {
-        let State { wbuf, wpos, .. } = &mut *st;
-        match Pin::new(&mut *tcp).poll_write(cx, &wbuf[*wpos..]) {
+        let State { wbuf, wpos, writer, .. } = &mut *st;
+        let writer = writer.as_mut().expect("a driver on epoll has the write half");
+        match Pin::new(writer).poll_write(cx, &wbuf[*wpos..]) {
             Poll::Ready(Ok(n)) => {
                 *wpos += n;
                 if *wpos == wbuf.len() {
