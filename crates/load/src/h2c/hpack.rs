@@ -9,7 +9,8 @@
 //!   costs no Huffman decoding. A value whose code is one of the last few
 //!   decoded ([`Memo`]) is not decoded again: nginx indexes `server`, `date`
 //!   and `content-type` in every answer, which then costs no Huffman decoding
-//!   but once a second for `date`.
+//!   but once a second for `date`. A block that repeats the last one and is
+//!   known to leave the table as it is ([`repeat`]) is not decoded at all.
 //! - [`encode_request`]: a request's header block as literals without indexing
 //!   (names from the static table where it has them), encoded once before the
 //!   run: it needs no encoder state, so the same bytes are valid on every
@@ -17,7 +18,10 @@
 
 use std::collections::VecDeque;
 
+use self::repeat::Repeat;
 use super::huffman;
+
+mod repeat;
 
 /// The dynamic table size an endpoint may use before it says otherwise (§6.5.2 of RFC 9113).
 pub const DEFAULT_TABLE_SIZE: usize = 4096;
@@ -136,12 +140,15 @@ struct Table {
 
 impl Table {
     /// Evicts the oldest entries until the size is at most `max`; the largest
-    /// evicted buffer is kept in `spare` for the next insertion.
-    fn evict_to(&mut self, max: usize, spare: &mut Vec<u8>) {
+    /// evicted buffer is kept in `spare` for the next insertion, or every
+    /// evicted entry in `keep` (oldest first) when there is one.
+    fn evict_to(&mut self, max: usize, spare: &mut Vec<u8>, mut keep: Option<&mut Vec<Entry>>) {
         while self.size > max {
             let e = self.entries.pop_back().expect("a positive size has entries");
             self.size -= e.size();
-            if e.data.capacity() > spare.capacity() {
+            if let Some(keep) = keep.as_mut() {
+                keep.push(e);
+            } else if e.data.capacity() > spare.capacity() {
                 *spare = e.data;
             }
         }
@@ -152,16 +159,24 @@ impl Table {
     /// insertion evicts may have lent the name. `spare` receives a buffer the
     /// eviction freed, which the next insertion fills instead of allocating:
     /// a server that indexes a `date` each answer costs no allocation per answer.
-    fn insert(&mut self, data: Vec<u8>, name_len: usize, spare: &mut Vec<u8>) {
+    /// Returns false for an entry larger than the whole table.
+    fn insert(
+        &mut self,
+        data: Vec<u8>,
+        name_len: usize,
+        spare: &mut Vec<u8>,
+        keep: Option<&mut Vec<Entry>>,
+    ) -> bool {
         let size = data.len() + 32;
         if size > self.max {
             // Larger than the whole table: it empties the table and is not added (§4.4).
-            self.evict_to(0, spare);
-            return;
+            self.evict_to(0, spare, keep);
+            return false;
         }
-        self.evict_to(self.max - size, spare);
+        self.evict_to(self.max - size, spare, keep);
         self.entries.push_front(Entry { data, name_len });
         self.size += size;
+        true
     }
 }
 
@@ -187,6 +202,7 @@ pub struct Decoder {
     values: Memo,
     /// A buffer an eviction freed, for the next entry ([`Table::insert`]).
     spare: Vec<u8>,
+    repeat: Repeat,
 }
 
 impl Default for Decoder {
@@ -203,6 +219,7 @@ impl Decoder {
             name: Vec::new(),
             values: Memo::default(),
             spare: Vec::new(),
+            repeat: Repeat::default(),
         }
     }
 
@@ -212,13 +229,51 @@ impl Decoder {
         self.table.size
     }
 
+    /// Blocks answered from [`repeat`] so far.
+    #[cfg(test)]
+    pub fn replays(&self) -> usize {
+        self.repeat.replays
+    }
+
     /// Decodes one complete header block. `f` gets each field whose name
     /// `wants` accepts, in order; other fields only update the table.
     pub fn decode(
         &mut self,
+        block: &[u8],
+        wants: impl Fn(&[u8]) -> bool,
+        mut f: impl FnMut(&[u8], &[u8]),
+    ) -> Result<(), HpackError> {
+        if let Some(fields) = self.repeat.replay(block) {
+            for (name, value) in fields {
+                if wants(name) {
+                    f(name, value);
+                }
+            }
+            return Ok(());
+        }
+        let record = self.repeat.start(block);
+        match self.decode_block(block, wants, f, record) {
+            Ok(()) => {
+                if record {
+                    self.repeat.finish(&self.table.entries);
+                }
+                Ok(())
+            }
+            Err(e) => {
+                self.repeat.forget();
+                Err(e)
+            }
+        }
+    }
+
+    /// [`Decoder::decode`]'s work; when `record`, every field (wanted or not) and every
+    /// entry evicted go to `self.repeat` too.
+    fn decode_block(
+        &mut self,
         mut block: &[u8],
         wants: impl Fn(&[u8]) -> bool,
         mut f: impl FnMut(&[u8], &[u8]),
+        record: bool,
     ) -> Result<(), HpackError> {
         let mut at_start = true;
         while let Some(&first) = block.first() {
@@ -229,6 +284,9 @@ impl Decoder {
                 if wants(name) {
                     f(name, value);
                 }
+                if record {
+                    self.repeat.field(name, value);
+                }
             } else if first & 0xe0 == 0x20 {
                 // Dynamic table size update (§6.3): only before the first field.
                 let size = integer(&mut block, 5)?;
@@ -236,7 +294,8 @@ impl Decoder {
                     return Err(HpackError::BadSizeUpdate);
                 }
                 self.table.max = size;
-                self.table.evict_to(size, &mut self.spare);
+                self.table.evict_to(size, &mut self.spare, None);
+                self.repeat.pure = false;
                 continue;
             } else {
                 // Literal with incremental indexing (01, §6.2.1), without indexing (0000, §6.2.2)
@@ -251,7 +310,7 @@ impl Decoder {
                 let (huffman, raw) = string(&mut block)?;
                 let name = if index == 0 { &self.name[..] } else { field(&self.table, index)?.0 };
                 let wanted = wants(name);
-                if wanted || indexing {
+                if wanted || indexing || record {
                     let value = if huffman {
                         self.values.decode(raw).map_err(|_| HpackError::BadHuffman)?
                     } else {
@@ -259,6 +318,9 @@ impl Decoder {
                     };
                     if wanted {
                         f(name, value);
+                    }
+                    if record {
+                        self.repeat.field(name, value);
                     }
                     if indexing {
                         // The name may live in an entry the insertion evicts: the new entry's
@@ -268,7 +330,12 @@ impl Decoder {
                         data.extend_from_slice(name);
                         data.extend_from_slice(value);
                         let name_len = name.len();
-                        self.table.insert(data, name_len, &mut self.spare);
+                        let keep = record.then_some(&mut self.repeat.evicted);
+                        if self.table.insert(data, name_len, &mut self.spare, keep) {
+                            self.repeat.inserts += 1;
+                        } else {
+                            self.repeat.pure = false;
+                        }
                     }
                 }
             }
