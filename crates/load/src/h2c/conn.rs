@@ -26,17 +26,19 @@ use std::future::poll_fn;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::net::SocketAddr;
 use std::rc::Rc;
-use std::task::{Context, Poll, Waker};
+use std::task::{Poll, Waker};
 
 use bytes::Bytes;
 use stackbench_record::ErrorKind;
 
+use self::claim::{Permit, StreamGuard};
 pub use self::driver::Link;
 use self::driver::drive;
 use super::frame::{self, Head};
 use super::hpack::Decoder;
 use crate::http1::connect;
 
+mod claim;
 mod driver;
 
 /// Refuse answers (body, or header block) larger than this.
@@ -244,70 +246,6 @@ impl Conn {
         };
         st.release(index);
         result
-    }
-}
-
-/// A claim on a stream slot while waiting for one; dropping it while waiting
-/// passes a wake-up on, so no free slot is lost to a lane that gave up.
-struct Permit<'a> {
-    conn: &'a Conn,
-    waiting: bool,
-}
-
-impl Permit<'_> {
-    fn poll(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Fail>> {
-        let mut st = self.conn.st.borrow_mut();
-        if let Some(kind) = st.closed {
-            // Nothing was sent: the request may go on a new connection.
-            return Poll::Ready(Err(Fail { kind, unprocessed: true }));
-        }
-        if st.goaway || st.next_id >= LAST_ID {
-            return Poll::Ready(Err(Fail { kind: ErrorKind::Reset, unprocessed: true }));
-        }
-        if st.active < st.max_streams {
-            st.active += 1;
-            if self.waiting && st.active < st.max_streams {
-                st.wake_waiter();
-            }
-            self.waiting = false;
-            return Poll::Ready(Ok(()));
-        }
-        st.waiting.push_back(cx.waker().clone());
-        self.waiting = true;
-        Poll::Pending
-    }
-}
-
-impl Drop for Permit<'_> {
-    fn drop(&mut self) {
-        if self.waiting {
-            let mut st = self.conn.st.borrow_mut();
-            if st.active < st.max_streams {
-                st.wake_waiter();
-            }
-        }
-    }
-}
-
-/// Cancels a stream whose lane stopped waiting (a timeout).
-struct StreamGuard<'a> {
-    conn: &'a Conn,
-    index: usize,
-    armed: bool,
-}
-
-impl Drop for StreamGuard<'_> {
-    fn drop(&mut self) {
-        if self.armed {
-            let mut st = self.conn.st.borrow_mut();
-            let s = &st.streams[self.index];
-            if s.phase == Phase::Open && st.closed.is_none() {
-                let id = s.id;
-                frame::put_rst_stream(&mut st.wbuf, id, frame::CANCEL);
-                st.wake_driver();
-            }
-            st.release(self.index);
-        }
     }
 }
 
