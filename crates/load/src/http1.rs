@@ -22,7 +22,7 @@ use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
 
 use crate::transport::Answer;
-use crate::uring::{self, Held, Ring};
+use crate::uring::{self, Held, Receiver, Ring};
 
 const READ_CHUNK: usize = 16 * 1024;
 const MAX_HEADERS: usize = 64;
@@ -36,12 +36,13 @@ const MAX_BUFFER: usize = MAX_HEAD + MAX_ANSWER + READ_CHUNK;
 const KEEP_BUFFER: usize = 1024 * 1024;
 
 /// A connection's socket: on tokio's readiness reactor (epoll), or on the
-/// worker's io_uring ([`crate::uring`]), where a request is a send linked to
-/// the receive of its answer and costs no syscall of its own.
+/// worker's io_uring ([`crate::uring`]), where a request is one send entry,
+/// its answer comes through the connection's standing receive, and neither
+/// costs a syscall of its own.
 #[derive(Debug)]
 enum Stream {
     Epoll(TcpStream),
-    Uring { sock: std::net::TcpStream, ring: Rc<Ring> },
+    Uring { sock: std::net::TcpStream, ring: Rc<Ring>, recv: Receiver },
 }
 
 impl Stream {
@@ -49,7 +50,11 @@ impl Stream {
     async fn open(addr: SocketAddr) -> Result<Stream, ErrorKind> {
         let tcp = connect(addr).await?;
         Ok(match uring::current() {
-            Some(ring) => Stream::Uring { sock: tcp.into_std().map_err(|_| ErrorKind::Connect)?, ring },
+            Some(ring) => {
+                let sock = tcp.into_std().map_err(|_| ErrorKind::Connect)?;
+                let recv = Receiver::new(&ring, sock.as_raw_fd());
+                Stream::Uring { sock, ring, recv }
+            }
             None => Stream::Epoll(tcp),
         })
     }
@@ -157,22 +162,24 @@ impl Http1Conn {
         if self.stream.is_none() {
             self.stream = Some(Stream::open(self.addr).await.map_err(setup)?);
         }
-        // io_uring: the send goes with the first receive, linked (a failed send cancels it).
-        let sending = match self.stream.as_mut().expect("connected above") {
+        let mut sending = match self.stream.as_mut().expect("connected above") {
             Stream::Epoll(tcp) => {
                 tcp.write_all(wire).await.map_err(|e| setup(io_kind(&e)))?;
-                None
+                return self.read_answer_in(head_only).await;
             }
-            Stream::Uring { sock, ring } => {
-                Some(ring.send(sock.as_raw_fd(), Held::Bytes(wire.clone()), true))
-            }
+            // io_uring: the send goes to the kernel with the other connections' entries, and
+            // the answer comes through the connection's receive, which is always armed.
+            Stream::Uring { sock, ring, .. } => ring.send(sock.as_raw_fd(), Held::Bytes(wire.clone())),
         };
         let result = self.read_answer_in(head_only).await;
-        if let Some(sent) = sending {
-            // Done by now: its completion came before the receive's, or cancelled it.
-            if let (Err(e), _) = sent.await {
-                return Err(setup(io_kind(&e)));
-            }
+        // The send's completion came before its answer's (the server read it all), so it is
+        // not waited for: a task woken by it would cost a round of polls per request.
+        match sending.try_result() {
+            Some(Err(e)) => return Err(setup(io_kind(&e))),
+            // Answered before the whole request went: the connection cannot carry another.
+            None if result.is_ok() => self.stream = None,
+            // Sent; or failed before the send did, which is cancelled (dropped) with the exchange.
+            Some(Ok(_)) | None => {}
         }
         result
     }
@@ -368,12 +375,7 @@ impl Http1Conn {
         }
         let n = match self.stream.as_mut().expect("reading a connected stream") {
             Stream::Epoll(tcp) => tcp.read_buf(&mut self.buf).await?,
-            Stream::Uring { sock, ring } => {
-                // The receive owns the buffer until it completes (a dropped one keeps it).
-                let (buf, n) = ring.recv(sock.as_raw_fd(), std::mem::take(&mut self.buf)).await;
-                self.buf = buf;
-                n?
-            }
+            Stream::Uring { recv, .. } => recv.recv(&mut self.buf).await?,
         };
         self.received += n as u64;
         Ok(n)

@@ -4,23 +4,24 @@
 //! readiness path).
 //!
 //! With epoll a keep-alive request costs a `send` and a `recv`, each a syscall.
-//! Here a request is two submission entries (a send linked to the receive of
-//! its answer), and everything the worker's connections queued since the last
-//! round goes to the kernel in one `io_uring_enter`; answers come back as
-//! completions, read from shared memory. The kernel signals an eventfd
-//! registered with the ring when completions wait; the eventfd is on tokio's
-//! reactor, so the worker sleeps in the same `epoll_wait` as its timers.
+//! Here a request is one submission entry (its send); each connection's receive
+//! is armed once and stays in the kernel (a multishot receive into the ring's
+//! provided buffers, [`Receiver`]). Everything the worker's connections queued
+//! since the last round goes to the kernel in one `io_uring_enter`; answers
+//! come back as completions, read from shared memory. The kernel signals an
+//! eventfd registered with the ring when completions wait; the eventfd is on
+//! tokio's reactor, so the worker sleeps in the same `epoll_wait` as its timers.
 //!
 //! Measured on Linux 6.18 (docs/benchmarks.md): no cheaper per request than
 //! epoll. Syscalls drop from two per request to one per round, but the TCP
 //! work in the kernel, most of a request's cost on loopback, is the same.
 //!
-//! Buffers are owned by the operation while the kernel may touch them: a
-//! receive takes the connection's `Vec` and gives it back on completion; an
-//! operation whose future is dropped (a timeout) keeps its buffer until the
-//! kernel says it is done with it, after an asynchronous cancel. Dropping the
-//! ring cancels what is left and waits for the kernel (bounded), leaking
-//! rather than freeing a buffer the kernel could still write.
+//! Buffers are owned by the operation while the kernel may touch them: a send
+//! holds its bytes until its completion; an operation whose future is dropped
+//! (a timeout) keeps its buffer until the kernel says it is done with it, after
+//! an asynchronous cancel. Dropping the ring cancels what is left and waits for
+//! the kernel (bounded), leaking rather than freeing a buffer the kernel could
+//! still write.
 
 #![allow(unsafe_code)] // the kernel reads and writes the buffers of queued entries: each `unsafe` says why that is sound
 
@@ -34,8 +35,11 @@ use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use io_uring::{IoUring, opcode, squeue, types};
+use io_uring::{IoUring, cqueue, opcode, squeue, types};
 use tokio::io::unix::AsyncFd;
+
+mod multishot;
+pub use multishot::Receiver;
 
 /// Submission queue entries (the completion queue has twice as many).
 const ENTRIES: u32 = 1024;
@@ -54,6 +58,19 @@ enum State {
     Done(i32),
     /// Its future was dropped: freed (with its buffer) when the kernel completes it.
     Orphan,
+    /// A connection's multishot receive ([`Receiver`]).
+    Multi(Box<multishot::Multi>),
+}
+
+impl State {
+    /// The kernel may still complete it (and touch what it holds).
+    fn in_kernel(&self) -> bool {
+        match self {
+            State::Done(_) => false,
+            State::Multi(m) => m.armed(),
+            State::Pending(_) | State::Orphan => true,
+        }
+    }
 }
 
 struct Op {
@@ -92,6 +109,8 @@ pub struct Ring {
     /// The ring's eventfd, on tokio's reactor.
     fd: AsyncFd<EventFd>,
     queues: RefCell<IoUring>,
+    /// The provided buffers of the connections' multishot receives.
+    bufs: multishot::BufRing,
     ops: RefCell<Vec<Option<Op>>>,
     free: RefCell<Vec<usize>>,
     /// Entries queued since the last submit.
@@ -134,10 +153,11 @@ impl Drop for Entered {
 }
 
 /// Can this process use io_uring for sockets? (A ring can be made, and the
-/// kernel has the send and receive operations: Linux 5.6 and later, and not
-/// disabled by `kernel.io_uring_disabled` or a seccomp filter.)
+/// kernel has the send and cancel operations and multishot receives into
+/// provided buffers: Linux 6.0 and later, and not disabled by
+/// `kernel.io_uring_disabled` or a seccomp filter.)
 pub fn available() -> Result<(), String> {
-    let ring = IoUring::<squeue::Entry>::builder()
+    let mut ring = IoUring::<squeue::Entry>::builder()
         .setup_clamp()
         .build(ENTRIES)
         .map_err(|e| format!("no io_uring ({e})"))?;
@@ -150,7 +170,11 @@ pub fn available() -> Result<(), String> {
             return Err(format!("this kernel's io_uring has no {name} operation"));
         }
     }
-    Ok(())
+    multishot::check(&mut ring).map_err(|e| {
+        format!(
+            "this kernel's io_uring has no multishot receive into provided buffers (Linux 6.0 and later): {e}"
+        )
+    })
 }
 
 impl Ring {
@@ -174,9 +198,11 @@ impl Ring {
         // when dropped, after deregistration.
         let fd = unsafe { AsyncFd::register_with_interest(efd, tokio::io::Interest::READABLE) }
             .map_err(|e| e.into_parts().1)?;
+        let bufs = multishot::BufRing::new(&ring)?;
         let ring = Rc::new(Ring {
             fd,
             queues: RefCell::new(ring),
+            bufs,
             ops: RefCell::new(Vec::new()),
             free: RefCell::new(Vec::new()),
             queued: Cell::new(false),
@@ -201,7 +227,11 @@ impl Ring {
     }
 
     fn slot(&self, held: Option<Held>) -> usize {
-        let op = Op { state: State::Pending(None), held };
+        self.slot_with(State::Pending(None), held)
+    }
+
+    fn slot_with(&self, state: State, held: Option<Held>) -> usize {
+        let op = Op { state, held };
         let mut ops = self.ops.borrow_mut();
         if let Some(id) = self.free.borrow_mut().pop() {
             ops[id] = Some(op);
@@ -282,6 +312,13 @@ impl Ring {
             }
             let id = id as usize;
             let Some(op) = ops.get_mut(id).and_then(Option::as_mut) else { continue };
+            if let State::Multi(m) = &mut op.state {
+                if m.complete(cqe.result(), cqe.flags(), &self.bufs) {
+                    ops[id] = None;
+                    self.free.borrow_mut().push(id);
+                }
+                continue;
+            }
             match std::mem::replace(&mut op.state, State::Done(cqe.result())) {
                 State::Pending(waker) => {
                     if let Some(w) = waker {
@@ -292,7 +329,7 @@ impl Ring {
                     ops[id] = None;
                     self.free.borrow_mut().push(id);
                 }
-                State::Done(_) => {}
+                State::Done(_) | State::Multi(_) => {}
             }
         }
         n
@@ -317,6 +354,7 @@ impl Ring {
                 Poll::Pending
             }
             State::Orphan => unreachable!("an orphan has no future"),
+            State::Multi(_) => unreachable!("a multishot receive is polled by its Receiver"),
         }
     }
 
@@ -335,30 +373,16 @@ impl Ring {
     }
 
     /// Sends all of `data` on `fd` (`MSG_WAITALL`: the kernel sends the rest of a
-    /// short write itself). `link`: the next entry queued runs only if this one succeeds.
-    pub fn send(self: &Rc<Self>, fd: RawFd, data: Held, link: bool) -> OpFuture {
+    /// short write itself).
+    pub fn send(self: &Rc<Self>, fd: RawFd, data: Held) -> OpFuture {
         let (ptr, len) = match &data {
             Held::Vec(v) => (v.as_ptr(), v.len()),
             Held::Bytes(b) => (b.as_ptr(), b.len()),
         };
-        let mut entry = opcode::Send::new(types::Fd(fd), ptr, len as u32)
+        let entry = opcode::Send::new(types::Fd(fd), ptr, len as u32)
             .flags(libc::MSG_WAITALL | libc::MSG_NOSIGNAL)
             .build();
-        if link {
-            entry = entry.flags(squeue::Flags::IO_LINK);
-        }
         self.submit(entry, Some(data))
-    }
-
-    /// Receives into the spare capacity of `buf` (at least 1 byte); the future gives
-    /// `buf` back with what arrived appended.
-    pub fn recv(self: &Rc<Self>, fd: RawFd, mut buf: Vec<u8>) -> Recv {
-        if buf.capacity() == buf.len() {
-            buf.reserve(4096);
-        }
-        let spare = buf.spare_capacity_mut();
-        let (ptr, len) = (spare.as_mut_ptr().cast::<u8>(), spare.len().min(u32::MAX as usize) as u32);
-        Recv(self.submit(opcode::Recv::new(types::Fd(fd), ptr, len).build(), Some(Held::Vec(buf))))
     }
 }
 
@@ -368,7 +392,7 @@ impl Drop for Ring {
         let ring = self.queues.get_mut();
         let ops = self.ops.get_mut();
         let live: Vec<u64> = (0..ops.len())
-            .filter(|&i| ops[i].as_ref().is_some_and(|o| !matches!(o.state, State::Done(_))))
+            .filter(|&i| ops[i].as_ref().is_some_and(|o| o.state.in_kernel()))
             .map(|i| i as u64)
             .collect();
         for id in &live {
@@ -386,7 +410,11 @@ impl Drop for Ring {
             let _ = ring.submit_and_wait(1);
             for cqe in ring.completion() {
                 let id = cqe.user_data();
-                if id != CANCEL && ops.get(id as usize).is_some_and(Option::is_some) {
+                // A multishot receive's last completion is the one without "more".
+                if id != CANCEL
+                    && !cqueue::more(cqe.flags())
+                    && ops.get(id as usize).is_some_and(Option::is_some)
+                {
                     ops[id as usize] = None;
                     left -= 1;
                 }
@@ -394,9 +422,12 @@ impl Drop for Ring {
         }
         // Whatever the kernel still holds is leaked, never freed under it.
         for op in ops.drain(..).flatten() {
-            if !matches!(op.state, State::Done(_)) {
+            if op.state.in_kernel() {
                 std::mem::forget(op);
             }
+        }
+        if left == 0 {
+            self.bufs.release(ring);
         }
     }
 }
@@ -419,29 +450,29 @@ impl Future for OpFuture {
     }
 }
 
+impl OpFuture {
+    /// Its result if the kernel has completed it, without waiting (or being woken) for it.
+    pub fn try_result(&mut self) -> Option<io::Result<u32>> {
+        if self.done {
+            return None;
+        }
+        let finished = matches!(self.ring.ops.borrow()[self.id], Some(Op { state: State::Done(_), .. }));
+        if !finished {
+            return None;
+        }
+        let waker = std::task::Waker::noop();
+        match Pin::new(self).poll(&mut Context::from_waker(waker)) {
+            Poll::Ready((res, _)) => Some(res),
+            Poll::Pending => None,
+        }
+    }
+}
+
 impl Drop for OpFuture {
     fn drop(&mut self) {
         if !self.done {
             self.ring.orphan(self.id);
         }
-    }
-}
-
-/// A receive: resolves to the buffer (with the bytes that came appended) and how many.
-pub struct Recv(OpFuture);
-
-impl Future for Recv {
-    type Output = (Vec<u8>, io::Result<usize>);
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let (res, held) = std::task::ready!(Pin::new(&mut self.0).poll(cx));
-        let Some(Held::Vec(mut buf)) = held else { unreachable!("a receive holds its Vec") };
-        let res = res.map(|n| {
-            let n = n as usize;
-            // SAFETY: the kernel wrote `n` bytes into the spare capacity it was given.
-            unsafe { buf.set_len(buf.len() + n) };
-            n
-        });
-        Poll::Ready((buf, res))
     }
 }
 

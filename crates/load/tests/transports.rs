@@ -411,3 +411,55 @@ fn every_case_again_on_io_uring() {
     );
     assert_eq!(r.params.extra["io"], "io_uring");
 }
+
+/// On io_uring the answer does not wait for its request's send: a server that
+/// answers after the head, reading none of a large body, is answered ok, and
+/// the connection (which cannot carry another request) is replaced. (On epoll
+/// the write comes first and such a request waits for the timeout.)
+#[test]
+fn an_answer_before_the_whole_request_went_replaces_the_connection_on_io_uring() {
+    use std::io::{Read as _, Write as _};
+    if let Err(why) = stackbench_load::uring::available() {
+        assert!(!stackbench_testkit::in_ci(), "CI=true and no io_uring: {why}");
+        stackbench_testkit::skip(&why);
+        return;
+    }
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/upload", listener.local_addr().unwrap());
+    let server = std::thread::spawn(move || {
+        // Each connection: read the head, answer, and hold the socket without reading on.
+        let mut held = Vec::new();
+        for _ in 0..3 {
+            let Ok((mut s, _)) = listener.accept() else { break };
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") && s.read(&mut byte).is_ok_and(|n| n == 1) {
+                head.push(byte[0]);
+            }
+            s.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n").unwrap();
+            held.push(s);
+            if held.len() == 3 {
+                break;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(500));
+        held.len()
+    });
+    let o = LoadOptions {
+        io: Some(Io::Uring),
+        threads: Some(1),
+        connections: Some(1),
+        requests: Some(2),
+        method: Some("POST".into()),
+        // Far more than the socket buffers take while the server reads nothing.
+        body: Some("x".repeat(32 << 20)),
+        timeout: Some(Dur(Duration::from_secs(3))),
+        ..LoadOptions::default()
+    };
+    let started = Instant::now();
+    let r = load(&o, &url);
+    assert_eq!((r.summary.ok, r.summary.errors), (2, 0), "{:?}", r.errors);
+    assert!(started.elapsed() < Duration::from_secs(3), "no answer waited for the timeout");
+    // The probe's connection, then one per request.
+    assert_eq!(server.join().unwrap(), 3);
+}

@@ -9,8 +9,9 @@
 //! ([`State::send_now`]): nothing could join them in one `write`, and the
 //! driver is not woken only to write them.
 //!
-//! On io_uring ([`drive_uring`]) the same, with one receive always in the
-//! kernel and one send of everything queued while the last was on its way.
+//! On io_uring ([`drive_uring`]) the same, with one multishot receive armed
+//! for the life of the connection and one send of everything queued while the
+//! last was on its way.
 
 use std::future::poll_fn;
 use std::ops::Deref;
@@ -24,7 +25,7 @@ use tokio::net::tcp::OwnedReadHalf;
 
 use super::{Conn, ConnError, State, frame};
 use crate::http1::io_kind;
-use crate::uring::{Held, OpFuture, Recv, Ring};
+use crate::uring::{Held, OpFuture, Receiver, Ring};
 
 /// Larger than any frame we accept (16 KiB), so a partial frame always fits.
 const READ_BUF: usize = 64 * 1024;
@@ -156,17 +157,21 @@ fn poll_drive(
     Poll::Pending
 }
 
-/// The driver on the worker's io_uring: a receive is always in the kernel, and a send of what
-/// the lanes queued whenever none is.
+/// The driver on the worker's io_uring: the connection's receive is always armed, and a send of
+/// what the lanes queued goes whenever none is on its way.
 pub(super) async fn drive_uring(conn: Rc<Conn>, sock: std::net::TcpStream, ring: Rc<Ring>) {
     use std::os::fd::AsRawFd as _;
     let fd = sock.as_raw_fd();
-    let mut io =
-        UringIo { rbuf: Some(Vec::with_capacity(READ_BUF)), recv: None, send: None, spare: Vec::new() };
+    let mut io = UringIo {
+        rbuf: Vec::with_capacity(READ_BUF),
+        recv: Receiver::new(&ring, fd),
+        send: None,
+        spare: Vec::new(),
+    };
     let goaway = poll_fn(|cx| poll_drive_uring(&conn, &ring, fd, &mut io, cx)).await;
     if let Some(out) = goaway {
         // Tell the server why, best effort, before the socket closes.
-        let sent = ring.send(fd, Held::Vec(out), false);
+        let sent = ring.send(fd, Held::Vec(out));
         let _ = tokio::time::timeout(std::time::Duration::from_millis(100), sent).await;
     }
     // Dropping `io` cancels what is still in the kernel; the socket closes after it.
@@ -175,9 +180,9 @@ pub(super) async fn drive_uring(conn: Rc<Conn>, sock: std::net::TcpStream, ring:
 }
 
 struct UringIo {
-    /// The read buffer, when no receive holds it.
-    rbuf: Option<Vec<u8>>,
-    recv: Option<Recv>,
+    /// What was received and not yet handled (a partial frame).
+    rbuf: Vec<u8>,
+    recv: Receiver,
     send: Option<OpFuture>,
     /// The write buffer a finished send gave back, swapped in for the next.
     spare: Vec<u8>,
@@ -194,12 +199,7 @@ fn poll_drive_uring(
     let mut st = conn.st.borrow_mut();
     loop {
         let mut progressed = false;
-        if io.recv.is_none() {
-            let buf = io.rbuf.take().expect("the read buffer is home when no receive runs");
-            io.recv = Some(ring.recv(fd, buf));
-        }
-        if let Poll::Ready((mut buf, res)) = Pin::new(io.recv.as_mut().expect("set above")).poll(cx) {
-            io.recv = None;
+        if let Poll::Ready(res) = io.recv.poll_recv(cx, &mut io.rbuf) {
             progressed = true;
             match res {
                 Ok(0) => {
@@ -210,9 +210,9 @@ fn poll_drive_uring(
                     st.close(io_kind(&e));
                     return Poll::Ready(None);
                 }
-                Ok(_) => match st.on_frames(&buf) {
+                Ok(_) => match st.on_frames(&io.rbuf) {
                     Ok(used) => {
-                        buf.drain(..used);
+                        io.rbuf.drain(..used);
                     }
                     Err(ConnError(code)) => {
                         let last = st.next_id.saturating_sub(2);
@@ -223,12 +223,11 @@ fn poll_drive_uring(
                     }
                 },
             }
-            io.rbuf = Some(buf);
         }
         if io.send.is_none() && !st.wbuf.is_empty() {
             let out = std::mem::replace(&mut st.wbuf, std::mem::take(&mut io.spare));
             st.wpos = 0;
-            io.send = Some(ring.send(fd, Held::Vec(out), false));
+            io.send = Some(ring.send(fd, Held::Vec(out)));
         }
         if let Some(sending) = io.send.as_mut()
             && let Poll::Ready((res, held)) = Pin::new(sending).poll(cx)
