@@ -159,10 +159,11 @@ pub struct LoadOptions {
     /// milliseconds), so shards start together.
     #[arg(long, value_name = "TIME", help_heading = "Generator")]
     pub start_at: Option<WallTime>,
-    /// How the sockets are driven: epoll (a send and a recv per request), or io_uring (each
+    /// How the sockets are driven: epoll (a send and a recv per request), io_uring (each
     /// round's requests of every connection in one syscall; no cheaper on the kernels
-    /// measured, docs/benchmarks.md). [default: epoll]
-    #[arg(long, value_name = "epoll|io_uring", help_heading = "Generator")]
+    /// measured, docs/benchmarks.md; refused where the kernel does not allow it), or auto
+    /// (io_uring where it is allowed, else epoll; the summary says which ran). [default: epoll]
+    #[arg(long, value_name = "epoll|io_uring|auto", help_heading = "Generator")]
     pub io: Option<crate::spec::Io>,
 
     /// Pass/fail criterion, e.g. 'p99<50ms', 'errors<1%', 'rps>1000'; repeat for more.
@@ -213,15 +214,20 @@ pub enum SpecError {
     Call(#[from] crate::grpc_call::CallError),
 }
 
-/// io_uring only where this process can use it (checked once).
+/// io_uring only where this process can use it (checked once); `auto` resolved to the one
+/// that will run.
 fn check_io(io: crate::spec::Io) -> Result<crate::spec::Io, SpecError> {
+    use crate::spec::Io;
     static AVAILABLE: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
-    if io == crate::spec::Io::Uring
-        && let Err(why) = AVAILABLE.get_or_init(crate::uring::available)
-    {
-        return Err(invalid("--io", format!("io_uring: {why}; use --io epoll")));
+    let available = || AVAILABLE.get_or_init(crate::uring::available);
+    match io {
+        Io::Uring => match available() {
+            Ok(()) => Ok(Io::Uring),
+            Err(why) => Err(invalid("--io", format!("io_uring: {why}; use --io epoll or --io auto"))),
+        },
+        Io::Auto => Ok(if available().is_ok() { Io::Uring } else { Io::Epoll }),
+        Io::Epoll => Ok(Io::Epoll),
     }
-    Ok(io)
 }
 
 fn invalid(flag: &'static str, why: impl Into<String>) -> SpecError {

@@ -220,3 +220,21 @@ fn proto_call_and_data_go_together() {
     assert!(with(LoadOptions { http2: true, ..opts() }).contains("--http2"));
     assert!(err(&LoadOptions { grpc: true, ..opts() }, url).contains("--proto FILE --call"));
 }
+
+#[test]
+fn io_auto_is_resolved_before_the_run() {
+    use crate::spec::Io;
+    let io = |mode: &str| LoadOptions { io: Some(mode.parse().unwrap()), ..opts() }.to_spec("http://h/");
+    assert_eq!(io("epoll").unwrap().io, Io::Epoll);
+    assert_eq!(opts().to_spec("http://h/").unwrap().io, Io::Epoll, "epoll is the default");
+    if crate::uring::available().is_ok() {
+        assert_eq!(io("auto").unwrap().io, Io::Uring);
+        assert_eq!(io("io_uring").unwrap().io, Io::Uring);
+    } else {
+        assert_eq!(io("auto").unwrap().io, Io::Epoll, "auto falls back where io_uring is refused");
+        let e = io("io_uring").unwrap_err().to_string();
+        assert!(e.contains("use --io epoll or --io auto"), "{e}");
+    }
+    let bad = "ring".parse::<Io>().unwrap_err();
+    assert!(bad.contains("write epoll, io_uring or auto"), "{bad}");
+}

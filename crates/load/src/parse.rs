@@ -129,14 +129,15 @@ impl fmt::Display for Shard {
     }
 }
 
-/// `--io`: `epoll` (the default) or `io_uring`.
+/// `--io`: `epoll` (the default), `io_uring` or `auto`.
 impl FromStr for crate::spec::Io {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
         match s.trim() {
             "epoll" => Ok(crate::spec::Io::Epoll),
             "io_uring" | "io-uring" | "uring" => Ok(crate::spec::Io::Uring),
-            other => Err(format!("{other:?} is not an I/O mode; write epoll or io_uring")),
+            "auto" => Ok(crate::spec::Io::Auto),
+            other => Err(format!("{other:?} is not an I/O mode; write epoll, io_uring or auto")),
         }
     }
 }

@@ -124,6 +124,9 @@ pub enum Io {
     /// `io_uring_enter`. Measured no cheaper on Linux 6.18 (docs/benchmarks.md), so not the
     /// default.
     Uring,
+    /// io_uring where this process can use it, else epoll: resolved to one of them before
+    /// the run starts, so a record names the one that ran.
+    Auto,
 }
 
 impl Io {
@@ -132,6 +135,7 @@ impl Io {
         match self {
             Io::Epoll => "epoll",
             Io::Uring => "io_uring",
+            Io::Auto => "auto",
         }
     }
 }
