@@ -19,8 +19,9 @@
 # time): floor --h2c (one send of a pre-encoded HEADERS frame and one recv per request,
 # the answer's frames only counted), stackbench load --http2, and h2load -m1.
 #
-# STACKBENCH_BASE=PATH also runs that build of stackbench (base-epoll, or base-h2c) in every
-# round, so a change is measured against the build before it in the same run.
+# STACKBENCH_BASE=PATH also runs that build of stackbench (base-epoll and base-io_uring, or
+# base-h2c) in every round, so a change is measured against the build before it in the same run.
+# SB_IO=io_uring runs the h2c clients of stackbench on io_uring.
 #
 # Usage: [PROTO=h2c] bench/load/floor.sh [ROUNDS] [DURATION]     (defaults: 5 rounds, 10s)
 # Needs: nginx-light, wrk (h2c: nghttp2-client for h2load), strace, and
@@ -66,9 +67,9 @@ run() {
     floor)
       { time "${pre[@]}" "$floor" "127.0.0.1:$port" 100 "$s" >"$work/out"; } 2>"$work/time"
       req=$(awk '{print $2}' "$work/out") ;;
-    sb-epoll|sb-io_uring|base-epoll)
+    sb-epoll|sb-io_uring|base-epoll|base-io_uring)
       local bin=$sb
-      [ "$name" = base-epoll ] && bin=$base
+      [ "${name%-*}" = base ] && bin=$base
       { time "${pre[@]}" "$bin" load "$url" -c 100 -d "${s}s" --threads 1 -q --io "${name#*-}" --json "$work/r.json" >/dev/null; } 2>"$work/time"
       req=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["requests"])' "$work/r.json") ;;
     wrk)
@@ -80,7 +81,7 @@ run() {
     sb-h2c|base-h2c)
       local bin=$sb
       [ "$name" = base-h2c ] && bin=$base
-      { time "${pre[@]}" "$bin" load "$h2url" --http2 -c 100 -d "${s}s" --threads 1 -q --json "$work/r.json" >/dev/null; } 2>"$work/time"
+      { time "${pre[@]}" "$bin" load "$h2url" --http2 -c 100 -d "${s}s" --threads 1 -q --io "${SB_IO:-epoll}" --json "$work/r.json" >/dev/null; } 2>"$work/time"
       req=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["requests"])' "$work/r.json") ;;
     h2load)
       { time "${pre[@]}" h2load -t1 -c100 -m1 -D "$s" "$h2url" >"$work/out"; } 2>"$work/time"
@@ -96,7 +97,7 @@ run() {
 clients=(floor sb-epoll sb-io_uring wrk)
 [ "$proto" = h2c ] && clients=(floor-h2c sb-h2c h2load)
 if [ -n "$base" ]; then
-  if [ "$proto" = h2c ]; then clients+=(base-h2c); else clients+=(base-epoll); fi
+  if [ "$proto" = h2c ]; then clients+=(base-h2c); else clients+=(base-epoll base-io_uring); fi
 fi
 echo "# $(date -u +%FT%TZ) $(uname -r), $(nproc) cores, load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# nginx $(nginx -v 2>&1 | cut -d/ -f2) on core 0 (1 worker); clients on core 1, -c 100, $duration"
@@ -127,7 +128,8 @@ def ratio(a, b):
     return f"median {statistics.median(v):.2f} (min {v[0]:.2f}, max {v[-1]:.2f}, {len(v)} rounds)"
 pairs = (("sb-epoll", "wrk"), ("sb-io_uring", "wrk"), ("floor", "wrk"), ("sb-epoll", "floor"),
          ("sb-io_uring", "sb-epoll"), ("sb-h2c", "h2load"), ("floor-h2c", "h2load"), ("sb-h2c", "floor-h2c"),
-         ("base-epoll", "wrk"), ("sb-epoll", "base-epoll"), ("base-h2c", "h2load"), ("sb-h2c", "base-h2c"))
+         ("base-epoll", "wrk"), ("sb-epoll", "base-epoll"), ("base-io_uring", "wrk"),
+         ("sb-io_uring", "base-io_uring"), ("base-h2c", "h2load"), ("sb-h2c", "base-h2c"))
 for a, b in pairs:
     if a in rates[1] and b in rates[1]:
         print(f"{a} / {b}, requests per CPU-second: {ratio(a, b)}")
