@@ -299,7 +299,8 @@ impl Receiver {
     }
 
     /// How many times the receive was armed again after the pool ran dry.
-    pub fn rearms(&self) -> u32 {
+    #[cfg(test)]
+    pub(crate) fn rearms(&self) -> u32 {
         match self.ring.ops.borrow()[self.id].as_ref() {
             Some(Op { state: State::Multi(m), .. }) => m.rearms,
             _ => 0,
