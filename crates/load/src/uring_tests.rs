@@ -92,30 +92,15 @@ fn more_than_the_pool_holds_arrives_whole_and_in_order() {
         });
         // Nobody takes what arrives: the kernel fills the pool's 1 MiB and ends the receive.
         std::thread::sleep(Duration::from_millis(300));
-        let got = tokio::time::timeout(Duration::from_secs(20), read_to_end_after(&mut recv, writer))
+        // The writer's socket closes when it has written everything: the end of the stream.
+        let got = tokio::time::timeout(Duration::from_secs(20), read_to_end(&mut recv, 10_000))
             .await
             .expect("everything arrives");
+        writer.join().unwrap();
         assert_eq!(got.len(), expect.len());
         assert!(got == expect, "the bytes came in order");
         assert!(recv.rearms() >= 1, "the receive ended when the pool ran dry and was armed again");
     });
-}
-
-/// Reads to the end once `writer` has written everything (and closed).
-async fn read_to_end_after(recv: &mut Receiver, writer: std::thread::JoinHandle<()>) -> Vec<u8> {
-    let mut all = Vec::new();
-    let mut writer = Some(writer);
-    loop {
-        let mut buf = Vec::with_capacity(10_000);
-        let n = recv.recv(&mut buf).await.unwrap();
-        all.extend_from_slice(&buf);
-        if n == 0 {
-            return all;
-        }
-        if writer.as_ref().is_some_and(std::thread::JoinHandle::is_finished) {
-            writer.take().unwrap().join().unwrap();
-        }
-    }
 }
 
 #[test]

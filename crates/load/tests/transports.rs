@@ -376,12 +376,18 @@ fn grpc_calls_any_unary_method_from_its_proto() {
     assert!(e.starts_with("--call: sets the path"), "{e}");
 }
 
+/// Where the kernel refuses io_uring, says so and skips (never in CI).
+fn no_io_uring() -> bool {
+    let Err(why) = stackbench_load::uring::available() else { return false };
+    assert!(!stackbench_testkit::in_ci(), "CI=true and no io_uring: {why}");
+    stackbench_testkit::skip(&why);
+    true
+}
+
 /// Every case above on the io_uring path (`--io io_uring`), where the kernel allows it.
 #[test]
 fn every_case_again_on_io_uring() {
-    if let Err(why) = stackbench_load::uring::available() {
-        assert!(!stackbench_testkit::in_ci(), "CI=true and no io_uring: {why}");
-        stackbench_testkit::skip(&why);
+    if no_io_uring() {
         return;
     }
     IO.set(Some(Io::Uring));
@@ -419,9 +425,7 @@ fn every_case_again_on_io_uring() {
 #[test]
 fn an_answer_before_the_whole_request_went_replaces_the_connection_on_io_uring() {
     use std::io::{Read as _, Write as _};
-    if let Err(why) = stackbench_load::uring::available() {
-        assert!(!stackbench_testkit::in_ci(), "CI=true and no io_uring: {why}");
-        stackbench_testkit::skip(&why);
+    if no_io_uring() {
         return;
     }
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
