@@ -8,20 +8,28 @@
 //!   activates it, send, wait for the answer, think, repeat. Latency counts
 //!   from the actual send (not corrected for coordinated omission).
 //! - Open model: a dispatcher computes the k-th due time from the profile's
-//!   integral and starts a task per request; latency counts from the due
-//!   time, service time from the actual send. Past the in-flight limit a due
-//!   request is counted `late` instead of being sent.
+//!   integral and queues each request as it falls due for a runner, a
+//!   long-lived task that sends it on a lane from the pool. Runners are
+//!   started as the load needs them, up to the worker's share of the
+//!   connection cap (HTTP/1.1) or of the in-flight limit (h2c), and wait
+//!   for the next due request when idle: no task, allocation or permit per
+//!   request. Latency counts from the due time, service time from the actual
+//!   send. A queued request counts as in flight; past the in-flight limit a
+//!   due request is counted `late` instead of being sent, and one that waits
+//!   for a runner past `--timeout` is counted `timeout` unsent.
 //!
 //! Once a second the worker cuts its recorder's [`Interval`] and sends it to
 //! the collector; at the end (duration, request count, or a stop) it lets the
 //! requests in flight finish (at most `--timeout`, none after a stop) and
 //! sends its last interval.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::mpsc::Sender;
+use std::task::{Poll, Waker};
 use std::time::{Duration, Instant};
 
 use stackbench_record::ErrorKind;
@@ -63,8 +71,15 @@ struct Local {
     active: Cell<usize>,
     cursor: Cell<usize>,
     pool: Pool,
-    /// Open model, HTTP/1.1: one permit per connection this worker may use.
-    slots: Option<tokio::sync::Semaphore>,
+    /// Open model: requests due and not yet taken by a runner, oldest first.
+    queue: RefCell<VecDeque<Instant>>,
+    /// Open model: the wakers of idle runners (the last to go idle is woken first).
+    idle: RefCell<Vec<Waker>>,
+    /// Open model: runners started so far, and how many this worker may start.
+    runners: Cell<usize>,
+    max_runners: usize,
+    /// Open model: set when the dispatcher has queued its last request.
+    dispatched: Cell<bool>,
     /// [`fault::FAILPOINT`]: requests left before this worker panics on purpose.
     failpoint: Option<Cell<u64>>,
 }
@@ -99,12 +114,11 @@ impl Local {
         self.start + Duration::from_secs_f64(secs.max(0.0))
     }
 
-    /// Sends one request on `lane` and records it.
-    async fn exchange(&self, lane: &mut Lane, intended: Instant) {
+    /// Sends one request on `lane` now (`sent`, just read off the clock) and records it.
+    async fn exchange(&self, lane: &mut Lane, intended: Instant, sent: Instant) {
         let spec = &self.cx.spec;
         let req = self.next_request();
         self.in_flight.set(self.in_flight.get() + 1);
-        let sent = Instant::now();
         let outcome = lane.send(req, spec.transport, spec.keepalive, sent + spec.timeout).await;
         let now = Instant::now();
         self.recorder.borrow_mut().record(req, intended, sent, now, &outcome);
@@ -143,12 +157,14 @@ pub async fn run(cx: WorkerCx, share: u64, wait_start: impl FnOnce() -> Option<I
     };
     let _ring = start_ring(&cx);
     let pool = Pool::new(cx.addr, spec.transport, connections);
-    // The open model's HTTP/1.1 connection cap, this worker's share.
-    let slots = match spec.model {
-        ModelSpec::Open { max_connections, .. } => {
-            Some(tokio::sync::Semaphore::new(split(max_connections, threads, cx.index).max(1)))
+    // The open model's runners: one per HTTP/1.1 connection this worker may open (its share of
+    // the cap), or one per request it may have in flight on its shared h2c connections.
+    let max_runners = match (&spec.model, &pool) {
+        (ModelSpec::Open { max_connections, .. }, Pool::Http1 { .. }) => {
+            split(*max_connections, threads, cx.index).max(1)
         }
-        ModelSpec::Closed { .. } => None,
+        (ModelSpec::Open { max_in_flight, .. }, Pool::H2 { .. }) => max_in_flight.div_ceil(threads).max(1),
+        (ModelSpec::Closed { .. }, _) => 0,
     };
     // Connections are opened before the clock starts (failures are left for the
     // first request to meet and count).
@@ -201,7 +217,11 @@ pub async fn run(cx: WorkerCx, share: u64, wait_start: impl FnOnce() -> Option<I
         ending: Cell::new(false),
         active: Cell::new(0),
         pool,
-        slots,
+        queue: RefCell::new(VecDeque::new()),
+        idle: RefCell::new(Vec::new()),
+        runners: Cell::new(0),
+        max_runners,
+        dispatched: Cell::new(false),
         failpoint: fault::panic_after().map(Cell::new),
     });
 
@@ -251,6 +271,7 @@ async fn clock(local: &Local) -> bool {
         if local.end_at.is_some_and(|e| now >= e) || local.active.get() == 0 {
             return false;
         }
+        expire(local, now);
         if now >= next_cut {
             let iv = local.recorder.borrow_mut().cut(local.in_flight.get(), false);
             let _ = local.cx.intervals.send(iv);
@@ -317,7 +338,7 @@ async fn user(local: Rc<Local>, mut lane: Lane, index: f64, think: Duration) {
         if !local.ticket(now) {
             break;
         }
-        local.exchange(&mut lane, now).await;
+        local.exchange(&mut lane, now, Instant::now()).await;
         if !think.is_zero() {
             tokio::time::sleep(think).await;
         }
@@ -342,8 +363,9 @@ async fn dispatcher(local: Rc<Local>, limit: u64) {
         }
         // With --timer-slack, a request not yet due waits for the next step of the grid, which
         // starts every request due by then in one wake-up (each still timed from its own due time).
-        if due > Instant::now() + EARLY {
-            timer.until(slack_wake(local.start, due, local.cx.spec.timer_slack)).await;
+        let now = Instant::now();
+        if due > now + EARLY {
+            timer.until(slack_wake(local.start, due, local.cx.spec.timer_slack), now).await;
         }
         // A request due before the end is started even when the wake-up comes after it; only a
         // stop or a fault ends the schedule early.
@@ -357,31 +379,81 @@ async fn dispatcher(local: Rc<Local>, limit: u64) {
             local.recorder.borrow_mut().late(due);
             continue;
         }
-        let l = Rc::clone(&local);
-        // Count it as in flight from now, so the limit holds before the task first runs.
+        // In flight from now: queued for a runner, then sent.
         local.in_flight.set(local.in_flight.get() + 1);
-        spawn(&local, async move {
-            // HTTP/1.1 past the connection cap: wait for a free connection (h2c multiplexes).
-            // The wait counts against --timeout too, so every due request ends within it.
-            let _permit = match (&l.slots, &l.pool) {
-                (Some(slots), Pool::Http1 { .. }) => {
-                    let deadline = due + l.cx.spec.timeout;
-                    let Ok(permit) = tokio::time::timeout_at(deadline.into(), slots.acquire()).await else {
-                        l.recorder.borrow_mut().unsent(due, ErrorKind::Timeout);
-                        l.in_flight.set(l.in_flight.get() - 1);
-                        return;
-                    };
-                    permit.ok()
-                }
-                _ => None,
-            };
-            let mut lane = l.pool.take();
-            l.in_flight.set(l.in_flight.get() - 1);
-            l.exchange(&mut lane, due).await;
-            l.pool.give_back(lane);
-        });
+        local.queue.borrow_mut().push_back(due);
+        let idle = local.idle.borrow_mut().pop();
+        match idle {
+            Some(runner) => runner.wake(),
+            None if local.runners.get() < local.max_runners => {
+                local.runners.set(local.runners.get() + 1);
+                spawn(&local, runner(Rc::clone(&local)));
+            }
+            // Every runner is busy: the first to finish takes it.
+            None => {}
+        }
+    }
+    local.dispatched.set(true);
+    for runner in local.idle.take() {
+        runner.wake();
     }
     local.active.set(local.active.get() - 1);
+}
+
+/// An open-model runner: sends the requests the dispatcher queues, one at a time, each on a
+/// lane taken from the pool for it (so h2c streams still go round the connections), until the
+/// dispatcher is done and the queue is empty.
+async fn runner(local: Rc<Local>) {
+    while let Some(due) = next_due(&local).await {
+        // `exchange` counts it in flight again while it is sent.
+        local.in_flight.set(local.in_flight.get() - 1);
+        let now = Instant::now();
+        if due + local.cx.spec.timeout <= now {
+            // It waited for a runner as long as it may wait for its answer.
+            local.recorder.borrow_mut().unsent(due, ErrorKind::Timeout);
+            continue;
+        }
+        let mut lane = local.pool.take();
+        local.exchange(&mut lane, due, now).await;
+        local.pool.give_back(lane);
+    }
+}
+
+/// The oldest queued request, or `None` once the dispatcher is done and the queue is empty (or
+/// the run is called off). Waits while idle.
+async fn next_due(local: &Local) -> Option<Instant> {
+    std::future::poll_fn(|cx| {
+        if local.cx.stop.is_stopped() || local.cx.fault.is_set() {
+            // Called off: what is queued stays in flight in the last interval, as it was.
+            return Poll::Ready(None);
+        }
+        if let Some(due) = local.queue.borrow_mut().pop_front() {
+            return Poll::Ready(Some(due));
+        }
+        if local.dispatched.get() {
+            return Poll::Ready(None);
+        }
+        local.idle.borrow_mut().push(cx.waker().clone());
+        Poll::Pending
+    })
+    .await
+}
+
+/// Counts the queued requests that waited for a runner past `--timeout` as unsent `timeout`s
+/// (the queue is in due order, so they are at its front). The clock calls it, so they are
+/// counted within 50 ms of it even while every runner is busy; a runner checks the one it
+/// takes.
+fn expire(local: &Local, now: Instant) {
+    let timeout = local.cx.spec.timeout;
+    let mut queue = local.queue.borrow_mut();
+    while let Some(&due) = queue.front() {
+        if due + timeout > now {
+            break;
+        }
+        queue.pop_front();
+        local.recorder.borrow_mut().unsent(due, ErrorKind::Timeout);
+        local.in_flight.set(local.in_flight.get() - 1);
+    }
 }
 
 /// A request due this soon is started now rather than slept for.
@@ -412,12 +484,12 @@ impl PreciseSleep {
         PreciseSleep { fd: sys::async_timer() }
     }
 
-    async fn until(&self, deadline: Instant) {
+    /// Sleeps until `deadline`; `now` was read off the clock just before.
+    async fn until(&self, deadline: Instant, now: Instant) {
         let Some(fd) = &self.fd else {
             sleep_until(deadline.into()).await;
             return;
         };
-        let now = Instant::now();
         if deadline <= now + EARLY {
             return;
         }
