@@ -12,7 +12,9 @@
 #
 # SLACKS="0 1ms" runs each rate again with those `--timer-slack` values (one wake-up
 # starts every request due within the slack; the wait counts as latency), the floor
-# with the same grid; SB_IO=io_uring runs stackbench with --io io_uring.
+# with the same grid; SB_IO=io_uring runs stackbench with --io io_uring. BASE=PATH runs a
+# second stackbench binary (another build, say) as client `base` in every round too, so two
+# builds are compared side by side.
 #
 # Usage: [SLACKS="0 ..."] bench/load/vs-server.sh [ROUNDS] [RATES...]   (defaults: 3 rounds; 20000 40000; slack 0)
 # Needs: `cargo build --release --workspace --bins --examples`.
@@ -56,11 +58,16 @@ for round in $(seq "$rounds"); do
     for slack in "${slacks[@]}"; do
       extra=()
       [ "$slack" = 0 ] || extra=(--timer-slack "$slack")
-      before=$(cpu_s "$server")
-      taskset -c 1 "$target/stackbench" load "$addr/events" --scenario dummy --rate "$rate" -d 10s --threads 1 -q \
-        --io "$io" "${extra[@]}" --json "$work/r.json" >/dev/null
-      after=$(cpu_s "$server")
-      python3 - "$work/r.json" "$before" "$after" "$round" "$rate" "$slack" >>"$work/rows" <<'PY'
+      clients=(stackbench)
+      [ -z "${BASE:-}" ] || clients+=(base)
+      for client in "${clients[@]}"; do
+        bin=$target/stackbench
+        [ "$client" = base ] && bin=$BASE
+        before=$(cpu_s "$server")
+        taskset -c 1 "$bin" load "$addr/events" --scenario dummy --rate "$rate" -d 10s --threads 1 -q \
+          --io "$io" "${extra[@]}" --json "$work/r.json" >/dev/null
+        after=$(cpu_s "$server")
+        python3 - "$work/r.json" "$before" "$after" "$round" "$rate" "$slack" "$client" >>"$work/rows" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 n, errors = r["summary"]["requests"], r["summary"]["errors"]
@@ -68,8 +75,9 @@ g = r["generator"]
 # The server's CPU over the whole load (warm-up is 0 here), the generator's over the measured run.
 server = (float(sys.argv[3]) - float(sys.argv[2])) / n * 1e6
 load = (g["cpu_user_s"] + g["cpu_system_s"]) / n * 1e6
-print(sys.argv[4], sys.argv[5], sys.argv[6], "stackbench", n, errors, server, load, r["summary"]["latency"]["p50_us"])
+print(sys.argv[4], sys.argv[5], sys.argv[6], sys.argv[7], n, errors, server, load, r["summary"]["latency"]["p50_us"])
 PY
+      done
       before=$(cpu_s "$server")
       out=$(taskset -c 1 "$target/examples/floor" "$hostport" 100 10 "$rate" "$(micros "$slack")" "$work/request")
       after=$(cpu_s "$server")
@@ -77,7 +85,7 @@ PY
       read -r _ n _ user _ system _ late <<<"$out"
       python3 -c 'import sys; a = sys.argv; n = int(a[5]); print(*a[1:4], "floor", n, a[6], (float(a[8]) - float(a[7])) / n * 1e6, (float(a[9]) + float(a[10])) / n * 1e6, "-")' \
         "$round" "$rate" "$slack" x "$n" "$late" "$before" "$after" "$user" "$system" >>"$work/rows"
-      tail -2 "$work/rows" | while read -r ro ra sl cl n e sv ld p50; do
+      tail -$(( ${#clients[@]} + 1 )) "$work/rows" | while read -r ro ra sl cl n e sv ld p50; do
         printf '%-6s %-8s %-6s %-11s %10s %8s %18.2f %18.2f %8.2f %9s\n' "$ro" "$ra" "$sl" "$cl" "$n" "$e" "$sv" "$ld" \
           "$(python3 -c "print($ld / $sv)")" "$p50"
       done
@@ -91,7 +99,15 @@ for line in open(sys.argv[1]):
     _, rate, slack, client, n, errors, server, load, _ = line.split()
     by.setdefault((rate, slack, client), []).append(float(load) / float(server))
 for (rate, slack, client), v in by.items():
-    v.sort()
+    v = sorted(v)
     print(f"at {rate} req/s, timer slack {slack}, {client}: client CPU per request / the server's = median "
           f"{statistics.median(v):.2f} (min {v[0]:.2f}, max {v[-1]:.2f}, {len(v)} rounds)")
+# stackbench against the other clients, round by round: the ratio of their ratios above (each
+# client's CPU per request over the server's in its own run, so the server's drift cancels).
+for (rate, slack, client), v in by.items():
+    if client == "stackbench":
+        continue
+    r = sorted(a / b for a, b in zip(by[(rate, slack, "stackbench")], v))
+    print(f"at {rate} req/s, timer slack {slack}: stackbench's ratio / {client}'s = median "
+          f"{statistics.median(r):.2f} (min {r[0]:.2f}, max {r[-1]:.2f})")
 PY
