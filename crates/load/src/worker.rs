@@ -404,31 +404,30 @@ async fn dispatcher(local: Rc<Local>, limit: u64) {
 /// lane taken from the pool for it (so h2c streams still go round the connections), until the
 /// dispatcher is done and the queue is empty.
 async fn runner(local: Rc<Local>) {
-    while let Some(due) = next_due(&local).await {
+    while let Some((due, now)) = next_due(&local).await {
         // `exchange` counts it in flight again while it is sent.
         local.in_flight.set(local.in_flight.get() - 1);
-        let now = Instant::now();
-        if due + local.cx.spec.timeout <= now {
-            // It waited for a runner as long as it may wait for its answer.
-            local.recorder.borrow_mut().unsent(due, ErrorKind::Timeout);
-            continue;
-        }
         let mut lane = local.pool.take();
         local.exchange(&mut lane, due, now).await;
         local.pool.give_back(lane);
     }
 }
 
-/// The oldest queued request, or `None` once the dispatcher is done and the queue is empty (or
-/// the run is called off). Waits while idle.
-async fn next_due(local: &Local) -> Option<Instant> {
+/// The oldest queued request still within its `--timeout`, with the time it was taken (older
+/// ones are counted by [`expire`] first); `None` once the dispatcher is done and the queue is
+/// empty, or the run is called off. Waits while idle.
+async fn next_due(local: &Local) -> Option<(Instant, Instant)> {
     std::future::poll_fn(|cx| {
         if local.cx.stop.is_stopped() || local.cx.fault.is_set() {
             // Called off: what is queued stays in flight in the last interval, as it was.
             return Poll::Ready(None);
         }
-        if let Some(due) = local.queue.borrow_mut().pop_front() {
-            return Poll::Ready(Some(due));
+        if !local.queue.borrow().is_empty() {
+            let now = Instant::now();
+            expire(local, now);
+            if let Some(due) = local.queue.borrow_mut().pop_front() {
+                return Poll::Ready(Some((due, now)));
+            }
         }
         if local.dispatched.get() {
             return Poll::Ready(None);
@@ -440,9 +439,8 @@ async fn next_due(local: &Local) -> Option<Instant> {
 }
 
 /// Counts the queued requests that waited for a runner past `--timeout` as unsent `timeout`s
-/// (the queue is in due order, so they are at its front). The clock calls it, so they are
-/// counted within 50 ms of it even while every runner is busy; a runner checks the one it
-/// takes.
+/// (the queue is in due order, so they are at its front). A runner calls it before it takes
+/// one, and the clock every 50 ms, so they are counted even while every runner is busy.
 fn expire(local: &Local, now: Instant) {
     let timeout = local.cx.spec.timeout;
     let mut queue = local.queue.borrow_mut();
