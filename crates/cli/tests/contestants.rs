@@ -23,12 +23,14 @@ const BIN: &str = env!("CARGO_BIN_EXE_stackbench");
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 /// Every directory under `contestants/`, each with a test below.
-const DIRS: [&str; 12] = [
+const DIRS: [&str; 14] = [
     "elixir-db",
     "elixir-yaws",
     "go-db",
     "go-gin",
     "go-grpc",
+    "java-grpc",
+    "java-vertx",
     "node-db",
     "node-fastify",
     "node-grpc",
@@ -143,6 +145,14 @@ fn go_grpc() {
     contestant("go-grpc");
 }
 #[test]
+fn java_grpc() {
+    contestant("java-grpc");
+}
+#[test]
+fn java_vertx() {
+    contestant("java-vertx");
+}
+#[test]
 fn node_db() {
     contestant("node-db");
 }
@@ -176,16 +186,22 @@ fn python_grpcio() {
 fn plan_three_kings() {
     run_test_variant(
         &root().join("plans/three-kings.toml"),
-        &["python-flask", "python-fastapi", "go-gin", "elixir-yaws", "node-fastify"],
+        &["python-flask", "python-fastapi", "go-gin", "elixir-yaws", "node-fastify", "java-vertx"],
     );
 }
 
 #[test]
 fn plan_bubble() {
-    run_test_variant(&root().join("plans/bubble.toml"), &["go-grpc", "node-grpc", "python-grpcio"]);
+    run_test_variant(
+        &root().join("plans/bubble.toml"),
+        &["go-grpc", "node-grpc", "python-grpcio", "java-grpc"],
+    );
 }
 
 #[test]
 fn plan_db_drivers() {
-    run_test_variant(&root().join("plans/db-drivers.toml"), &["go-db", "node-db", "python-db", "elixir-db"]);
+    run_test_variant(
+        &root().join("plans/db-drivers.toml"),
+        &["go-db", "node-db", "python-db", "elixir-db", "java-vertx"],
+    );
 }
