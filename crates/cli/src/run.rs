@@ -149,12 +149,37 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let (variant, only) = resumed(&args.common, args.full.then(|| "full".to_owned()))?;
     let common = Common { only, ..args.common.clone() };
     let ctx = PlanContext { cpus: cpus(), variant };
-    let plan = Plan::parse(QUICK_PLAN, Some(Path::new("plans/quick.toml")), &ctx)
+    let mut plan = Plan::parse(QUICK_PLAN, Some(Path::new("plans/quick.toml")), &ctx)
         .context("the built-in plans/quick.toml")?;
-    let mut plan = plan;
-    // The built-in plan's commands are relative to nothing: its paths come from placeholders.
-    plan.path = None;
+    // The Rust contestants' paths come from placeholders; the other languages' are
+    // `{plan_dir}/../contestants/…`, in the clone this stackbench was built in.
+    plan.path = repository_root().map(|root| root.join("plans/quick.toml"));
+    if plan.path.is_none() {
+        let mut out = std::io::stdout().lock();
+        for c in plan.contestants.iter().filter(|c| c.optional) {
+            writeln!(
+                out,
+                "not measured: {}: no contestants/ directory beside this stackbench or in the working directory \
+                 (run it from a clone of the repository)",
+                c.name
+            )?;
+        }
+        plan.contestants.retain(|c| !c.optional);
+    }
     execute(plan, &common)
+}
+
+/// The clone of the repository holding `plans/quick.toml` and `contestants/`: an
+/// ancestor of the executable's directory (`target/release/stackbench`) or of
+/// the working directory.
+fn repository_root() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok().and_then(|e| e.canonicalize().ok());
+    let cwd = std::env::current_dir().ok();
+    let starts = exe.as_deref().and_then(Path::parent).into_iter().chain(cwd.as_deref());
+    starts
+        .flat_map(|start| start.ancestors().take(5))
+        .find(|dir| dir.join("plans/quick.toml").is_file() && dir.join("contestants").is_dir())
+        .map(Path::to_owned)
 }
 
 fn execute(mut plan: Plan, common: &Common) -> anyhow::Result<ExitCode> {
@@ -218,6 +243,9 @@ fn execute(mut plan: Plan, common: &Common) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     for (name, why) in &outcome.failed {
         writeln!(out, "left out: {name}: {why}")?;
+    }
+    for (name, why) in &outcome.skipped {
+        writeln!(out, "not measured: {name}: {why}")?;
     }
     writeln!(out, "results: {}", outcome.dir.display())?;
     if outcome.interrupted {

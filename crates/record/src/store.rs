@@ -12,6 +12,7 @@
 //! whole. The orchestrator writes; reports and `--resume` read with
 //! [`ResultSet::load`].
 
+use std::collections::BTreeMap;
 use std::fs::{self, File};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -70,6 +71,9 @@ pub struct ContestantRecord {
     pub external: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub artifact_bytes: Option<u64>,
+    /// The code its authors wrote for the scenario (lines without blanks and comments).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<CodeSize>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub build_s: Option<f64>,
     /// Exec to first verified answer, ms, one per successful trial.
@@ -87,6 +91,17 @@ pub struct ContestantRecord {
     /// What went wrong, in order (crash, never ready, failed verification, ...).
     #[serde(default)]
     pub incidents: Vec<Incident>,
+}
+
+/// Lines of code (without blanks and comments) in a contestant's sources.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CodeSize {
+    /// Over every language.
+    pub lines: u64,
+    /// Source files counted.
+    pub files: u64,
+    /// Lines per language, by tokei's name for it (`"Go"`, `"Python"`).
+    pub languages: BTreeMap<String, u64>,
 }
 
 /// The outcome of contract verification.
@@ -295,6 +310,7 @@ mod tests {
             framework: Some("axum 0.8".into()),
             external: false,
             artifact_bytes: Some(10),
+            code: None,
             build_s: None,
             cold_start_ms: vec![3.0, 4.0],
             cold_start: Some(Quantiles::of(&[3.0, 4.0])),

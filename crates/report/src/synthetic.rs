@@ -280,6 +280,19 @@ pub fn contestant(
         "plug" => Some(("Elixir 1.14", "Plug on Cowboy")),
         _ => None,
     };
+    // The first experiment's own comparison: about 35 lines of Python, 100 of Go, 20 of Elixir.
+    let code = stack.map(|(language, _)| {
+        let (tokei_name, lines) = match language.split(' ').next() {
+            Some("Python") => ("Python", 35),
+            Some("Go") => ("Go", 100),
+            _ => ("Elixir", 20),
+        };
+        stackbench_record::store::CodeSize {
+            lines,
+            files: 1,
+            languages: BTreeMap::from([(tokei_name.to_owned(), lines)]),
+        }
+    });
     let cold: Vec<f64> =
         cold_ms.map(|c| (0..5).map(|i| c * (0.95 + 0.025 * f64::from(i))).collect()).unwrap_or_default();
     ContestantRecord {
@@ -289,6 +302,7 @@ pub fn contestant(
         framework: stack.map(|s| s.1.to_owned()),
         external: false,
         artifact_bytes,
+        code,
         build_s: artifact_bytes.map(|_| 41.5),
         cold_start: (!cold.is_empty()).then(|| Quantiles::of(&cold)),
         cold_start_resolution_ms: (!cold.is_empty()).then_some(0.8),

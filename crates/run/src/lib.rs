@@ -10,6 +10,7 @@
 
 pub mod cgroup;
 pub mod client;
+pub mod code;
 pub mod dirlock;
 pub mod engine;
 pub mod lifecycle;

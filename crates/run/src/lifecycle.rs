@@ -67,6 +67,9 @@ pub struct Outcome {
     pub runs: u32,
     /// Contestants left out, with the reason.
     pub failed: Vec<(String, String)>,
+    /// `optional` contestants not measured (a required program missing, a failed
+    /// build), with the reason: said, but not a failure of the plan.
+    pub skipped: Vec<(String, String)>,
     pub interrupted: bool,
     pub seed: u64,
     /// Runs in which stackbench itself failed (each an incident `tool_failure`).
@@ -204,6 +207,8 @@ struct Live {
     limits: Result<(), String>,
     /// Why it was left out.
     reason: Option<String>,
+    /// Left out as an `optional` contestant may be: skipped, not failed.
+    skipped: bool,
 }
 
 struct Orchestrator<'a, 'p> {
@@ -260,6 +265,7 @@ impl Orchestrator<'_, '_> {
                 framework: c.framework.clone(),
                 external: matches!(c.launch, Launch::External { .. }),
                 artifact_bytes: None,
+                code: None,
                 build_s: None,
                 cold_start_ms: Vec::new(),
                 cold_start: None,
@@ -267,7 +273,7 @@ impl Orchestrator<'_, '_> {
                 verification: None,
                 incidents: Vec::new(),
             });
-            self.live.push(Live { record, eligible: false, limits, reason: None });
+            self.live.push(Live { record, eligible: false, limits, reason: None, skipped: false });
             if let Some(v) = existing.and_then(|r| r.verification) {
                 self.live[i].eligible = v.passed;
                 if !v.passed {
@@ -308,15 +314,17 @@ impl Orchestrator<'_, '_> {
         }
         let interrupted = self.interrupted();
         self.store.finish(if interrupted { Status::Interrupted } else { Status::Complete })?;
-        let failed = self
-            .live
-            .iter()
-            .filter_map(|l| l.reason.as_ref().map(|r| (l.record.name.clone(), r.clone())))
-            .collect();
+        let (skipped, failed): (Vec<&Live>, Vec<&Live>) =
+            self.live.iter().filter(|l| l.reason.is_some()).partition(|l| l.skipped);
+        let named = |l: Vec<&Live>| {
+            l.into_iter().filter_map(|l| l.reason.clone().map(|r| (l.record.name.clone(), r))).collect()
+        };
+        let (failed, skipped) = (named(failed), named(skipped));
         Ok(Outcome {
             dir: self.store.dir.clone(),
             runs: self.runs,
             failed,
+            skipped,
             interrupted,
             seed,
             tool_failures: self.tool_failures,
@@ -339,6 +347,58 @@ impl Orchestrator<'_, '_> {
         let record = live.record.clone();
         self.store.save_contestant(&record)?;
         Ok(())
+    }
+
+    /// Counts the code of the contestant's `source` (or its start script's directory).
+    fn count_code(&mut self, i: usize) -> Result<(), RunError> {
+        let c = &self.plan.contestants[i];
+        let vars = self.vars(c, None);
+        let resolve = |s: &str| {
+            let p = PathBuf::from(expand(s, &vars));
+            if p.is_relative() { self.plan_dir.join(p) } else { p }
+        };
+        let paths: Vec<PathBuf> = if let Some(list) = &c.source {
+            list.iter().map(|s| resolve(s)).collect()
+        } else {
+            let start = match &c.launch {
+                Launch::Command { argv, .. } => argv.first().cloned(),
+                Launch::External { .. } => None,
+            };
+            let build = c.build.as_ref().and_then(|b| b.first().cloned());
+            let found = [start, build]
+                .into_iter()
+                .flatten()
+                .find_map(|s| crate::code::default_source(&s, &resolve(&s)));
+            let Some(dir) = found else { return Ok(()) };
+            vec![dir]
+        };
+        match crate::code::count(&paths) {
+            Ok(size) => {
+                let by: Vec<String> = size.languages.iter().map(|(l, n)| format!("{n} {l}")).collect();
+                self.say(&format!(
+                    "  code: {} lines ({}) in {} files",
+                    size.lines,
+                    by.join(", "),
+                    size.files
+                ));
+                self.live[i].record.code = Some(size);
+                let record = self.live[i].record.clone();
+                self.store.save_contestant(&record)?;
+                Ok(())
+            }
+            // Not the contestant's doing: said in the output, not recorded against it.
+            Err(e @ crate::code::CodeError::NoCounter) => {
+                self.say(&format!("  code: not counted: {e}"));
+                Ok(())
+            }
+            Err(e) => self.incident(i, "build", "code_not_counted", e.to_string(), None),
+        }
+    }
+
+    /// An `optional` contestant that cannot be built is skipped; any other is left out.
+    fn skip_or_leave_out(&mut self, i: usize, reason: String) -> Result<(), RunError> {
+        self.live[i].skipped = self.plan.contestants[i].optional;
+        self.leave_out(i, reason)
     }
 
     fn leave_out(&mut self, i: usize, reason: String) -> Result<(), RunError> {
@@ -407,6 +467,11 @@ impl Orchestrator<'_, '_> {
                 None,
             )?;
         }
+        if let Some(missing) = c.requires.iter().find(|p| !on_path(p)) {
+            let why = format!("no `{missing}` on PATH");
+            self.incident(i, "build", "skipped", why.clone(), None)?;
+            return self.skip_or_leave_out(i, why);
+        }
         if let Some(build) = &c.build {
             let spec = self.spec(c, build, None);
             self.say(&format!("  build: {}", spec.display()));
@@ -422,11 +487,11 @@ impl Orchestrator<'_, '_> {
                         format!("`{}` {how}: {}", spec.display(), out.tail),
                         None,
                     )?;
-                    return self.leave_out(i, "build failed".into());
+                    return self.skip_or_leave_out(i, "build failed".into());
                 }
                 Err(e) => {
                     self.incident(i, "build", "failed", e.to_string(), None)?;
-                    return self.leave_out(i, "build failed".into());
+                    return self.skip_or_leave_out(i, "build failed".into());
                 }
             }
         }
@@ -446,6 +511,7 @@ impl Orchestrator<'_, '_> {
                 )?,
             }
         }
+        self.count_code(i)?;
         let opts = VerifyOptions { base_path: c.path.clone(), clean_store: false, connect_json: false };
         if let Launch::External { url } = &c.launch {
             let base = base_of(url);
@@ -692,6 +758,17 @@ fn path_of(c: &Contestant) -> String {
 /// `scheme://authority` of a URL.
 fn base_of(url: &str) -> String {
     crate::url::split(url).map_or_else(|| url.to_owned(), |(base, _)| base)
+}
+
+/// Whether `program` is an executable file in one of `PATH`'s directories.
+fn on_path(program: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::env::var_os("PATH").is_some_and(|path| {
+        std::env::split_paths(&path).any(|dir| {
+            std::fs::metadata(dir.join(program))
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+    })
 }
 
 /// Substitutes the placeholders.

@@ -105,6 +105,20 @@ pub struct ContestantFile {
     pub build: Option<Vec<String>>,
     #[serde(default)]
     pub artifact: Option<String>,
+    /// Files and directories holding the code its authors wrote for the scenario,
+    /// counted in lines of code per language (placeholders allowed). Without
+    /// it: the directory of its `{plan_dir}/…` start or build script.
+    #[serde(default)]
+    pub source: Option<Vec<String>>,
+    /// Programs that must be on `PATH` (`["go"]`, `["java", "mvn"]`): when one is
+    /// missing the contestant is not measured, with that reason, before its build.
+    #[serde(default)]
+    pub requires: Vec<Spanned<String>>,
+    /// A contestant the plan can do without: when a program it `requires` is
+    /// missing or its build fails, it is skipped with the reason, and the plan's
+    /// exit code does not change (as `stackbench bench` treats other languages).
+    #[serde(default)]
+    pub optional: bool,
     /// Keys merged over the scenario's load profile for this contestant.
     #[serde(default)]
     pub load: Option<Spanned<profile::Table>>,
@@ -222,6 +236,12 @@ pub struct Contestant {
     pub reset: Option<Vec<String>>,
     pub build: Option<Vec<String>>,
     pub artifact: Option<String>,
+    /// Where its code is, when the plan says (`source`).
+    pub source: Option<Vec<String>>,
+    /// Programs that must be on `PATH` before the build.
+    pub requires: Vec<String>,
+    /// Skipped, not left out, when a required program is missing or its build fails.
+    pub optional: bool,
     pub cold_starts: u32,
     pub ready_timeout: Duration,
     pub stop_grace: Duration,
@@ -501,6 +521,9 @@ fn resolve(
     let scenario = c.scenario.0;
     let plain = |m: String| (None, format!("contestant {name:?}: {m}"));
     let launch = launch_of(c).map_err(plain)?;
+    for s in c.source.iter().flatten() {
+        check_placeholders(s).map_err(plain)?;
+    }
     for argv in [&c.reset, &c.build].into_iter().flatten() {
         if argv.is_empty() {
             return Err(plain("`reset` and `build` need a program to run, like [\"./reset.sh\"]".into()));
@@ -542,6 +565,23 @@ fn resolve(
     profile
         .check(scenario, load_path.as_deref().unwrap_or(&path))
         .map_err(|(sp, m)| (sp, format!("contestant {name:?}: its {scenario} load profile: {m}")))?;
+    let requires = c
+        .requires
+        .iter()
+        .map(|r| {
+            let prog = r.get_ref();
+            if prog.is_empty() || prog.chars().any(|ch| ch.is_whitespace() || ch == '/') {
+                Err((
+                    Some(r.span()),
+                    format!(
+                        "`requires` lists program names looked up on PATH (\"go\", \"java\"), got {prog:?}"
+                    ),
+                ))
+            } else {
+                Ok(prog.clone())
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let cold_starts =
         bounded(c.cold_starts.as_ref().or(d.cold_starts.as_ref()), "cold_starts", 0..=limits::COLD_STARTS)?;
     let ready_timeout = bounded_dur(
@@ -564,6 +604,9 @@ fn resolve(
         reset: c.reset.clone(),
         build: c.build.clone(),
         artifact: c.artifact.clone(),
+        source: c.source.clone(),
+        requires,
+        optional: c.optional,
         cold_starts: cold_starts.unwrap_or(DEFAULT_COLD_STARTS),
         ready_timeout: ready_timeout.unwrap_or(DEFAULT_READY_TIMEOUT),
         stop_grace: stop_grace.unwrap_or(DEFAULT_STOP_GRACE),

@@ -110,6 +110,7 @@ pub(super) fn analyse(
         cold_start_resolution_ms: record.and_then(|r| r.cold_start_resolution_ms),
         external,
         artifact_bytes: record.and_then(|r| r.artifact_bytes),
+        code: record.and_then(|r| r.code.clone()),
         build_s: record.and_then(|r| r.build_s),
         generator_saturated_runs: saturated,
         warnings,
@@ -412,6 +413,8 @@ fn failed(name: &str, record: Option<&ContestantRecord>) -> FailedContestant {
     let reason = match record {
         Some(r) => match (&r.verification, r.incidents.last()) {
             (Some(v), _) if !v.passed => format!("failed contract verification: {}", verify_reason(v)),
+            // An optional contestant whose requirement is missing: the reason alone.
+            (_, Some(i)) if i.kind == "skipped" => i.message.clone(),
             (_, Some(i)) => incident_line(i),
             _ => "no measured run".to_owned(),
         },

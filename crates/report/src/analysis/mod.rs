@@ -136,6 +136,8 @@ pub struct ContestantReport {
     /// A server stackbench did not start.
     pub external: bool,
     pub artifact_bytes: Option<u64>,
+    /// The code its authors wrote: lines without blanks and comments, per language.
+    pub code: Option<stackbench_record::store::CodeSize>,
     pub build_s: Option<f64>,
     /// Runs in which the load generator saturated its cores.
     pub generator_saturated_runs: usize,

@@ -58,6 +58,7 @@ const COLUMNS: &[&str] = &[
     "cold_start_ms_p50",
     "cold_start_ms_p95",
     "artifact_bytes",
+    "code_lines",
     "build_s",
     "outlier_runs",
 ];
@@ -161,6 +162,7 @@ fn measured(s: &ScenarioReport, c: &ContestantReport) -> Vec<String> {
         opt(c.cold_start_ms, |q| num(q.p50)),
         opt(c.cold_start_ms, |q| num(q.p95)),
         opt(c.artifact_bytes, |b| b.to_string()),
+        opt(c.code.as_ref(), |k| k.lines.to_string()),
         opt(c.build_s, num),
         outliers.join(" "),
     ]

@@ -5,7 +5,7 @@ use crate::analysis::{ContestantReport, ScenarioReport};
 use crate::fmt;
 
 /// How many columns the table has.
-pub const COLUMNS: usize = 13;
+pub const COLUMNS: usize = 14;
 
 /// Column headers.
 pub const HEADERS: [&str; COLUMNS] = [
@@ -22,11 +22,12 @@ pub const HEADERS: [&str; COLUMNS] = [
     "RSS peak",
     "cold start",
     "artifact",
+    "code",
 ];
 
 /// Columns holding numbers (right-aligned).
 pub const NUMERIC: [bool; COLUMNS] =
-    [true, false, true, true, true, true, true, true, true, true, true, true, true];
+    [true, false, true, true, true, true, true, true, true, true, true, true, true, true];
 
 /// `1`, or `2=` when tied.
 pub fn rank(c: &ContestantReport) -> String {
@@ -83,7 +84,13 @@ pub fn row(c: &ContestantReport) -> [String; COLUMNS] {
             (None, _) => "–".to_owned(),
         },
         c.artifact_bytes.map_or("–".to_owned(), |b| fmt::bytes(b as f64)),
+        code(c),
     ]
+}
+
+/// The lines of code its authors wrote, `412 lines`, or `–` when not counted.
+pub fn code(c: &ContestantReport) -> String {
+    c.code.as_ref().map_or("–".to_owned(), |k| format!("{} lines", fmt::thousands(k.lines as i64)))
 }
 
 /// `3 runs each`, or `2–3 runs` when contestants differ.

@@ -376,6 +376,31 @@ fn good_contestants_are_measured_interleaved_one_at_a_time() {
 }
 
 #[test]
+fn optional_contestants_are_skipped_with_the_reason_not_left_out() {
+    let mut h = Harness::new("optional");
+    let p = plan(
+        &[
+            contestant("nogo", "good", "optional = true\nrequires = [\"no-such-program-sb\"]"),
+            contestant("badinstall", "good", "optional = true\nbuild = [\"exit:1\"]"),
+            contestant("required", "good", "build = [\"exit:1\"]"),
+            contestant("ok", "good", "requires = [\"sh\"]"),
+        ]
+        .concat(),
+    );
+    let out = h.run(&p);
+    let skipped: BTreeMap<String, String> = out.skipped.into_iter().collect();
+    let failed: BTreeMap<String, String> = out.failed.into_iter().collect();
+    assert_eq!(skipped.keys().collect::<Vec<_>>(), ["badinstall", "nogo"], "{skipped:?}");
+    assert_eq!(skipped["nogo"], "no `no-such-program-sb` on PATH");
+    assert_eq!(failed.keys().collect::<Vec<_>>(), ["required"], "{failed:?}");
+    let set = h.results();
+    let nogo = set.contestants.iter().find(|c| c.name == "nogo").unwrap();
+    assert_eq!((nogo.incidents[0].phase.as_str(), nogo.incidents[0].kind.as_str()), ("build", "skipped"));
+    assert!(set.runs.iter().any(|r| r.label.contestant.as_deref() == Some("ok")));
+    assert!(!set.runs.iter().any(|r| r.label.contestant.as_deref() == Some("nogo")));
+}
+
+#[test]
 fn failures_are_recorded_and_the_plan_goes_on() {
     let mut h = Harness::new("failures");
     let p = plan(

@@ -56,6 +56,19 @@ fn a_good_plan_with_defaults_applied() {
 }
 
 #[test]
+fn requires_names_programs_not_paths() {
+    let e = parse(
+        "[[contestant]]\nname = 'a'\nscenario = 'dummy'\ncommand = ['x']\nrequires = ['go', '/usr/bin/go']\n",
+    )
+    .unwrap_err();
+    assert_eq!(e.location, "p.toml:5:19", "{e}");
+    assert!(e.message.contains("program names looked up on PATH"), "{e}");
+    let p = parse("[[contestant]]\nname = 'a'\nscenario = 'dummy'\ncommand = ['x']\nrequires = ['go']\noptional = true\n")
+        .unwrap();
+    assert_eq!((p.contestants[0].requires.clone(), p.contestants[0].optional), (vec!["go".to_owned()], true));
+}
+
+#[test]
 fn errors_point_at_the_key() {
     let e = parse("[defaults]\nrepetitons = 3\n[[contestant]]\nname='a'\nscenario='dummy'\ncommand=['x']\n")
         .unwrap_err();
