@@ -83,6 +83,7 @@ pub(super) fn analyse(
         language: record.and_then(|r| r.language.clone()),
         framework: record.and_then(|r| r.framework.clone()),
         rank: 0,
+        rank_worst: 0,
         tied: false,
         runs: used.len(),
         throughput: Throughput {

@@ -113,10 +113,13 @@ pub struct ContestantReport {
     pub language: Option<String>,
     /// Its framework, server or driver, as the plan says (`"Gin 1.8"`).
     pub framework: Option<String>,
-    /// 1 + the number of contestants significantly faster (or, without an
-    /// interval, with a higher mean); equal ranks are statistical ties.
+    /// The best place the data allow: 1 + the number of contestants
+    /// significantly better (or, without an interval, with a better mean).
     pub rank: usize,
-    /// Another contestant shares this rank.
+    /// The worst place the data allow: n − the number significantly worse.
+    pub rank_worst: usize,
+    /// The place is not decided (`rank < rank_worst`): statistically tied
+    /// with a neighbour.
     pub tied: bool,
     /// Runs used.
     pub runs: usize,

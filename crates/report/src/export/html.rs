@@ -106,7 +106,7 @@ fn scenario(out: &mut String, s: &ScenarioReport) {
         }
         out.push_str("</tr></thead>\n<tbody>\n");
         for c in &s.contestants {
-            let _ = write!(out, "<tr{}>", if c.rank == 1 { " class=\"first\"" } else { "" });
+            let _ = write!(out, "<tr{}>", if c.rank_worst == 1 { " class=\"first\"" } else { "" });
             for (i, (cell, numeric)) in table::row(c).iter().zip(NUMERIC).enumerate() {
                 let class = match (i, numeric) {
                     (1, _) => " class=\"name\"",
@@ -191,7 +191,9 @@ fn footer(out: &mut String, a: &Analysis) {
         "<footer>\n<h2>How to read this</h2>\n<p>Each contestant ran the same load several times (runs). Throughput is \
          the mean of the runs' correct answers per second; its 95% interval comes from a bootstrap over the runs, \
          widened for small samples so that it keeps its 95% coverage even with 3 runs. Two contestants are \
-         statistically tied, and share a rank, when the 95% interval of the ratio of their throughputs includes 1. \
+         statistically tied when the 95% interval of the ratio of their throughputs includes 1. A rank is the range of \
+         places the data allow (<code>2–4</code>): best is 1 + those significantly better, worst is the number of \
+         contestants less those significantly worse; rows are ordered by the mean. \
          With fewer than {} runs no interval is stated. Runs far from the others (modified z-score above 3.5) are \
          flagged as outliers, not removed.</p>",
         a.min_runs_for_interval

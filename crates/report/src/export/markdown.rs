@@ -19,7 +19,7 @@ impl Exporter for Markdown {
         let _ = writeln!(
             out,
             "Throughput is correct answers per second, mean over the runs; ± is its 95% bootstrap interval. \
-             Ranks are equal (`2=`) when the interval of the ratio includes 1 (statistically tied).\n"
+             A rank is the range of places the data allow (`2–4`: 1 + those significantly better, to n − those significantly worse); rows follow the mean.\n"
         );
         for n in &a.notes {
             let _ = writeln!(out, "> **Note:** {}\n", escape(n));

@@ -29,9 +29,9 @@ pub const HEADERS: [&str; COLUMNS] = [
 pub const NUMERIC: [bool; COLUMNS] =
     [true, false, true, true, true, true, true, true, true, true, true, true, true, true];
 
-/// `1`, or `2=` when tied.
+/// `1`, or `2–4` when the data allow places 2 to 4.
 pub fn rank(c: &ContestantReport) -> String {
-    if c.tied { format!("{}=", c.rank) } else { c.rank.to_string() }
+    if c.rank == c.rank_worst { c.rank.to_string() } else { format!("{}–{}", c.rank, c.rank_worst) }
 }
 
 /// `1,882 ± 45`, or `499 (2 runs)` without an interval; `≥ 41,200 ± 300` for

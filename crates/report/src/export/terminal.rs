@@ -82,7 +82,7 @@ fn scenario(out: &mut String, s: &ScenarioReport, p: &Paint) {
                 .enumerate()
                 .map(|(i, cell)| {
                     let padded = pad(cell, widths[i], NUMERIC[i]);
-                    if i == 1 && c.rank == 1 { p.green(&padded) } else { padded }
+                    if i == 1 && c.rank_worst == 1 { p.green(&padded) } else { padded }
                 })
                 .collect();
             let _ = writeln!(out, "  {}", cells.join("  ").trim_end());
