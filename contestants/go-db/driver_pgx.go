@@ -1,6 +1,6 @@
 package main
 
-// pgx v4, the native PostgreSQL driver, through its own pool (pgxpool): the
+// pgx v5, the native PostgreSQL driver, through its own pool (pgxpool): the
 // query is prepared under a name on every new connection (AfterConnect), and
 // each request executes it: one round trip (Bind/Execute) per request.
 
@@ -9,8 +9,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v4"
-	"github.com/jackc/pgx/v4/pgxpool"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 const pgxStatement = "items_by_ids"
@@ -29,8 +29,14 @@ func openPgx(ctx context.Context, url string, size int) (Fetcher, error) {
 		_, err := c.Prepare(ctx, pgxStatement, selectPG)
 		return err
 	}
-	pool, err := pgxpool.ConnectConfig(ctx, cfg)
+	// pgx v5's pool connects lazily: Ping makes the first connection, so an
+	// unreachable server is reported at start.
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
+		return nil, err
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
 		return nil, err
 	}
 	return &pgxFetcher{pool}, nil

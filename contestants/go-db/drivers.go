@@ -37,10 +37,12 @@ var allDrivers = []struct{ name, env string }{
 	{"sqlx", "POSTGRES_URL"},
 	{"go-mysql", "MYSQL_URL"},
 	{"sqlite", "SQLITE_PATH"},
+	{"go-redis", "REDIS_URL"},
 }
 
-// Pool sizes, the Rust reference contestant's rule: SQL pools 16 connections
-// per core this process may use, at most 30; SQLite one connection per core.
+// Pool sizes, the Rust reference contestant's rule: SQL pools (and the Redis
+// pool) 16 connections per core this process may use, at most 30; SQLite one
+// connection per core.
 // runtime.NumCPU honours the CPU affinity mask (taskset -c 0 counts one).
 func sqlPoolSize() int {
 	n := 16 * runtime.NumCPU()

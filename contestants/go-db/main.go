@@ -5,15 +5,17 @@
 // raw drivers with the layer Go people write with, as the original experiment
 // compared epgsql, Postgrex and Ecto:
 //
-//	pgx       PostgreSQL  pgx v4 pgxpool, prepared statement
+//	pgx       PostgreSQL  pgx v5 pgxpool, prepared statement
 //	lib-pq    PostgreSQL  database/sql + lib/pq
 //	sqlx      PostgreSQL  jmoiron/sqlx over lib/pq, struct scan
 //	go-mysql  MySQL       database/sql + go-sql-driver/mysql
 //	sqlite    SQLite      database/sql + mattn/go-sqlite3, read-only
+//	go-redis  Redis       go-redis v9, pipeline of two HMGET
 //
 // Environment: PORT (required), BIND (default 127.0.0.1), and the databases:
 // POSTGRES_URL (pgx, lib-pq, sqlx), MYSQL_URL (go-mysql), SQLITE_PATH
-// (sqlite). Exactly the drivers whose database is given are served.
+// (sqlite), REDIS_URL (go-redis). Exactly the drivers whose database is
+// given are served.
 package main
 
 import (
@@ -147,9 +149,9 @@ func (s *server) read(w http.ResponseWriter, r *http.Request, name string) {
 // open connects every driver whose database is given and checks that each
 // reads rows 1 and 2 of the data set.
 func open() ([]*Driver, error) {
-	pg, my, lite := os.Getenv("POSTGRES_URL"), os.Getenv("MYSQL_URL"), os.Getenv("SQLITE_PATH")
-	if pg == "" && my == "" && lite == "" {
-		return nil, errors.New("no database given: set POSTGRES_URL, MYSQL_URL and/or SQLITE_PATH")
+	pg, my, lite, rd := os.Getenv("POSTGRES_URL"), os.Getenv("MYSQL_URL"), os.Getenv("SQLITE_PATH"), os.Getenv("REDIS_URL")
+	if pg == "" && my == "" && lite == "" && rd == "" {
+		return nil, errors.New("no database given: set POSTGRES_URL, MYSQL_URL, SQLITE_PATH and/or REDIS_URL")
 	}
 	sqlSize, liteSize := sqlPoolSize(), sqlitePoolSize()
 	type spec struct {
@@ -161,7 +163,7 @@ func open() ([]*Driver, error) {
 	if pg != "" {
 		where := redact(pg)
 		specs = append(specs,
-			spec{"pgx", "PostgreSQL", "pgx v4 native driver, pgxpool, statement prepared on each connection", where, pg, sqlSize, openPgx},
+			spec{"pgx", "PostgreSQL", "pgx v5 native driver, pgxpool, statement prepared on each connection", where, pg, sqlSize, openPgx},
 			spec{"lib-pq", "PostgreSQL", "database/sql + lib/pq, prepared *sql.Stmt, rows.Scan", where, pg, sqlSize, openLibPq},
 			spec{"sqlx", "PostgreSQL", "jmoiron/sqlx over database/sql + lib/pq, prepared sqlx.Stmt, struct scan (Select)", where, pg, sqlSize, openSqlx})
 	}
@@ -170,6 +172,9 @@ func open() ([]*Driver, error) {
 	}
 	if lite != "" {
 		specs = append(specs, spec{"sqlite", "SQLite (embedded)", "database/sql + mattn/go-sqlite3, read-only connections, prepared *sql.Stmt", lite, "sqlite:" + lite, liteSize, openSqlite})
+	}
+	if rd != "" {
+		specs = append(specs, spec{"go-redis", "Redis", "go-redis v9, pool, one pipeline of two HMGET item:<id> name price", redact(rd), rd, sqlSize, openRedis})
 	}
 	var drivers []*Driver
 	for _, sp := range specs {
@@ -277,7 +282,7 @@ func main() {
 	for _, d := range drivers {
 		log.Printf("  /db/%-9s %s at %s; %s; pool %s", d.Name, d.Database, d.Location, d.Layer, d.Pool)
 	}
-	log.Printf("  pool sizes: SQL pools 16 x %d core(s) (at most 30) = %d, SQLite %d", sqlitePoolSize(), sqlPoolSize(), sqlitePoolSize())
+	log.Printf("  pool sizes: SQL and Redis pools 16 x %d core(s) (at most 30) = %d, SQLite %d", sqlitePoolSize(), sqlPoolSize(), sqlitePoolSize())
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()

@@ -1,15 +1,16 @@
 #!/bin/sh
-# Builds the Gin contestant into bin/go-gin. Dependencies are Debian packages
-# (Go 1.19 and the Go libraries under /usr/share/gocode), built in GOPATH mode:
-# no module proxy, no network beyond apt. Idempotent: when the packages are
-# installed and bin/go-gin is newer than every source file, it does nothing.
+# Builds the Gin contestant into bin/go-gin as a Go team builds it: module
+# mode, every dependency pinned by go.mod and go.sum, fetched from the Go
+# module proxy into the module cache (`go env GOMODCACHE`), built with the
+# machine's Go (1.26 or newer: go.mod says `go 1.26`). Idempotent: when
+# bin/go-gin is newer than every source file, go.mod, go.sum and this script,
+# it does nothing; otherwise it runs go vet and the tests, then builds.
 set -eu
 cd "$(dirname "$0")"
 
-# Go toolchain and libraries (gcc: cgo for go-sqlite3), curl and psql for reset.sh.
-packages="golang-go gcc libsqlite3-dev curl postgresql-client
-  golang-github-gin-gonic-gin-dev golang-github-influxdata-influxdb1-client-dev
-  golang-github-jackc-pgx-v4-dev golang-github-mattn-go-sqlite3-dev"
+# Not Go: gcc for cgo (go-sqlite3 compiles the SQLite it bundles), curl and
+# psql for reset.sh. Go itself and every Go library come through go.mod.
+packages="gcc libc6-dev curl postgresql-client"
 
 missing=""
 for p in $packages; do
@@ -31,10 +32,17 @@ if [ -n "$missing" ]; then
   fi
 fi
 
-if [ -x bin/go-gin ] && [ -z "$(find . -maxdepth 1 \( -name '*.go' -o -name install.sh \) -newer bin/go-gin)" ]; then
+if [ -x bin/go-gin ] &&
+  [ -z "$(find . -maxdepth 1 \( -name '*.go' -o -name go.mod -o -name go.sum -o -name install.sh \) -newer bin/go-gin)" ]; then
   exit 0
 fi
-export GO111MODULE=off GOPATH="$PWD/_build/gopath:/usr/share/gocode" GOCACHE="${GOCACHE:-$PWD/_build/cache}" GOFLAGS=
+command -v go >/dev/null ||
+  { echo "install.sh: no \`go\` on PATH; install Go 1.26 or newer and run this again" >&2; exit 1; }
+# Module mode whatever the caller's environment says; CGO for go-sqlite3.
+export GO111MODULE=on CGO_ENABLED=1
+go mod download
+go vet -trimpath ./... >&2
+go test -trimpath ./... >&2
 mkdir -p bin
 go build -trimpath -ldflags '-s -w' -o bin/go-gin.tmp .
 mv bin/go-gin.tmp bin/go-gin

@@ -1,6 +1,6 @@
 package main
 
-// PostgreSQL through pgx v4's pgxpool: one round trip and one statement per
+// PostgreSQL through pgx v5's pgxpool: one round trip and one statement per
 // event. `WITH ins AS (INSERT ...) SELECT COUNT(*) + 1 FROM t`: the parts of
 // a WITH statement see the snapshot taken before it, so COUNT(*) does not see
 // the row being inserted and + 1 adds it. pgx prepares each statement once per
@@ -14,7 +14,7 @@ import (
 	"regexp"
 	"time"
 
-	"github.com/jackc/pgx/v4/pgxpool"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 type postgresStore struct {
@@ -42,7 +42,14 @@ func openPostgres(url, table string) (Store, error) {
 	label := fmt.Sprintf("PostgreSQL at %s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)
 	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 	defer cancel()
-	pool, err := pgxpool.ConnectConfig(ctx, cfg)
+	// pgx v5's pool connects lazily: Ping makes the first connection, so an
+	// unreachable server stops the start here with its cause.
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err == nil {
+		if err = pool.Ping(ctx); err != nil {
+			pool.Close()
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot connect to %s: %w (is it running? check POSTGRES_URL)", label, err)
 	}

@@ -205,3 +205,21 @@ fn plan_db_drivers() {
         &["go-db", "node-db", "python-db", "elixir-db", "java-vertx"],
     );
 }
+
+/// A third-party server's plan (docs/plan.md): it loads, and its build says
+/// which variable to set when the checkout is not given. Measuring it needs
+/// that checkout, which CI does not have.
+#[test]
+fn plan_third_party_bubble_benchmark_go() {
+    let plan = root().join("plans/third-party/bubble-benchmark-go.toml");
+    let loaded = Plan::load(&plan, &PlanContext { cpus: vec![0, 1], variant: Some("test".into()) }).unwrap();
+    let names: Vec<_> = loaded.contestants.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["bubble-benchmark-go", "go-grpc-bubble-sort"]);
+    let out = Command::new(root().join("plans/third-party/bubble-benchmark-go.sh"))
+        .arg("build")
+        .env_remove("BUBBLE_BENCHMARK_DIR")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("set BUBBLE_BENCHMARK_DIR"), "{out:?}");
+}

@@ -1,0 +1,24 @@
+module stackbench.local/go-db
+
+go 1.26.0
+
+require (
+	github.com/go-sql-driver/mysql v1.10.2
+	github.com/jackc/pgx/v5 v5.13.0
+	github.com/jmoiron/sqlx v1.4.0
+	github.com/lib/pq v1.12.3
+	github.com/mattn/go-sqlite3 v1.14.53
+	github.com/redis/go-redis/v9 v9.23.0
+)
+
+require (
+	filippo.io/edwards25519 v1.2.0 // indirect
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/jackc/pgpassfile v1.0.0 // indirect
+	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
+	github.com/jackc/puddle/v2 v2.2.3 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
+	golang.org/x/sync v0.22.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
+	golang.org/x/text v0.41.0 // indirect
+)
