@@ -23,13 +23,14 @@ const BIN: &str = env!("CARGO_BIN_EXE_stackbench");
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 /// Every directory under `contestants/`, each with a test below.
-const DIRS: [&str; 14] = [
+const DIRS: [&str; 15] = [
     "elixir-db",
     "elixir-yaws",
     "go-db",
     "go-gin",
     "go-grpc",
     "java-grpc",
+    "java-spring",
     "java-vertx",
     "node-db",
     "node-fastify",
@@ -149,6 +150,10 @@ fn java_grpc() {
     contestant("java-grpc");
 }
 #[test]
+fn java_spring() {
+    contestant("java-spring");
+}
+#[test]
 fn java_vertx() {
     contestant("java-vertx");
 }
@@ -186,7 +191,15 @@ fn python_grpcio() {
 fn plan_three_kings() {
     run_test_variant(
         &root().join("plans/three-kings.toml"),
-        &["python-flask", "python-fastapi", "go-gin", "elixir-yaws", "node-fastify", "java-vertx"],
+        &[
+            "python-flask",
+            "python-fastapi",
+            "go-gin",
+            "elixir-yaws",
+            "node-fastify",
+            "java-vertx",
+            "java-spring",
+        ],
     );
 }
 
@@ -202,7 +215,7 @@ fn plan_bubble() {
 fn plan_db_drivers() {
     run_test_variant(
         &root().join("plans/db-drivers.toml"),
-        &["go-db", "node-db", "python-db", "elixir-db", "java-vertx"],
+        &["go-db", "node-db", "python-db", "elixir-db", "java-vertx", "java-spring"],
     );
 }
 
