@@ -127,5 +127,6 @@ fn the_bench_durations_said_are_the_plans() {
         "--full is about {:.0} min, the help says {said}",
         minutes(&full)
     );
-    assert!(minutes(&quick) <= 3.5, "the quick plan is about {:.1} min", minutes(&quick));
+    // The stats issue's budget: `stackbench bench` within 5 minutes on 2 cores, every language included.
+    assert!(minutes(&quick) <= 5.0, "the quick plan is about {:.1} min", minutes(&quick));
 }
