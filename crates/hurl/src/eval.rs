@@ -346,7 +346,15 @@ fn holds(
         }
         PredicateFunc::StartsWith(t) => text(t, vars, scratch, |s, t| s.starts_with(t))?,
         PredicateFunc::EndsWith(t) => text(t, vars, scratch, |s, t| s.ends_with(t))?,
-        PredicateFunc::Contains(t) => text(t, vars, scratch, |s, t| s.contains(t))?,
+        PredicateFunc::Contains(t) => {
+            let t = render(t, vars, scratch)?;
+            match v {
+                // On a collection (newer Hurl): one of its strings is the text.
+                Val::Many(m) => m.iter().any(|x| x.as_str() == Some(t)),
+                Val::Json(Value::Array(a)) => a.iter().any(|x| x.as_str() == Some(t)),
+                _ => as_str(v).is_some_and(|s| s.contains(t)),
+            }
+        }
         PredicateFunc::Includes(e) => {
             let e = resolve(e, vars, scratch)?;
             match v {

@@ -3,7 +3,7 @@
 //!
 //! Supported: the root `$`, child names (`.name`, `['name']`, `["name"]`),
 //! indexes (`[0]`, `[-1]` from the end), wildcards (`.*`, `[*]`) and
-//! descendants by name (`..name`). A path of names and indexes only is
+//! descendants (`..name`, `..*`). A path of names and indexes only is
 //! *singular*: it yields at most one value (Hurl then compares that value);
 //! any other yields a collection (possibly empty), as Hurl does. Filter
 //! expressions (`[?(...)]`), slices and unions are refused when the file is
@@ -18,6 +18,8 @@ pub enum Step {
     Index(i64),
     Wildcard,
     Descendant(Box<str>),
+    /// `..*`: every value below.
+    DescendantAll,
 }
 
 /// A compiled path.
@@ -47,6 +49,10 @@ impl JsonPath {
         let mut steps = Vec::new();
         while i < b.len() {
             match b[i] {
+                b'.' if b.get(i + 1) == Some(&b'.') && b.get(i + 2) == Some(&b'*') => {
+                    steps.push(Step::DescendantAll);
+                    i += 3;
+                }
                 b'.' if b.get(i + 1) == Some(&b'.') => {
                     let (name, next) = name_at(src, i + 2)?;
                     steps.push(Step::Descendant(name.into()));
@@ -115,7 +121,8 @@ impl JsonPath {
                         Value::Object(o) => next.extend(o.values()),
                         _ => {}
                     },
-                    Step::Descendant(name) => descend(v, name, &mut next),
+                    Step::Descendant(name) => descend(v, Some(name), &mut next),
+                    Step::DescendantAll => descend(v, None, &mut next),
                 }
             }
             std::mem::swap(&mut cur, &mut next);
@@ -135,17 +142,26 @@ fn child<'a>(v: &'a Value, s: &Step) -> Option<&'a Value> {
     }
 }
 
-fn descend<'a>(v: &'a Value, name: &str, out: &mut Vec<&'a Value>) {
+/// The members named `name` at any depth below `v` (every value below it without a name).
+fn descend<'a>(v: &'a Value, name: Option<&str>, out: &mut Vec<&'a Value>) {
     match v {
         Value::Object(o) => {
-            if let Some(c) = o.get(name) {
-                out.push(c);
+            match name {
+                Some(name) => out.extend(o.get(name)),
+                None => out.extend(o.values()),
             }
             for c in o.values() {
                 descend(c, name, out);
             }
         }
-        Value::Array(a) => a.iter().for_each(|c| descend(c, name, out)),
+        Value::Array(a) => {
+            if name.is_none() {
+                out.extend(a.iter());
+            }
+            for c in a {
+                descend(c, name, out);
+            }
+        }
         _ => {}
     }
 }
@@ -199,6 +215,8 @@ mod tests {
         assert_eq!(eval("$..n", &v), Found::Many(vec![&json!(1), &json!(2), &json!(3)]));
         assert_eq!(eval("$.items.*", &v), Found::Many(v["items"].as_array().unwrap().iter().collect()));
         assert_eq!(eval("$.nope[*]", &v), Found::Many(vec![]));
+        let w = json!({"a": [{"b": 1}], "c": 2});
+        assert_eq!(eval("$..*", &w), Found::Many(vec![&w["a"], &json!(2), &json!({"b": 1}), &json!(1)]));
     }
 
     #[test]

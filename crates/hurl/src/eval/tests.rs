@@ -150,6 +150,8 @@ fn predicates() {
         ("jsonpath \"$.a\" isCollection", r#"{"a": []}"#, r#"{"a": "[]"}"#),
         ("jsonpath \"$.a\" isEmpty", r#"{"a": []}"#, r#"{"a": [1]}"#),
         ("jsonpath \"$.a\" contains \"il\"", r#"{"a": "milk"}"#, r#"{"a": "bread"}"#),
+        ("jsonpath \"$.a\" contains \"milk\"", r#"{"a": ["milk", "eggs"]}"#, r#"{"a": ["milky"]}"#),
+        ("jsonpath \"$.a[*].n\" contains \"x\"", r#"{"a": [{"n": "x"}]}"#, r#"{"a": [{"n": "y"}]}"#),
         ("jsonpath \"$.a\" startsWith \"mi\"", r#"{"a": "milk"}"#, r#"{"a": "bread"}"#),
         ("jsonpath \"$.a\" endsWith \"lk\"", r#"{"a": "milk"}"#, r#"{"a": "bread"}"#),
         ("jsonpath \"$.a\" matches /^m\\w+$/", r#"{"a": "milk"}"#, r#"{"a": "a milk"}"#),
