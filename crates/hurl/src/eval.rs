@@ -19,8 +19,8 @@ use crate::template::{Kind, RenderError, Template, Vars};
 /// What the engine received, as the checks see it.
 pub trait Answer {
     fn status(&self) -> u16;
-    /// The first header named `name` (ASCII case-insensitive), as text.
-    fn header(&self, name: &str) -> Option<&str>;
+    /// The `nth` (from 0) header named `name` (ASCII case-insensitive), as text.
+    fn header(&self, name: &str, nth: usize) -> Option<&str>;
     fn body(&self) -> &[u8];
 }
 
@@ -85,6 +85,8 @@ enum Val<'a> {
     Str(&'a str),
     Int(i64),
     Many(Vec<&'a Value>),
+    /// A header that the answer repeats: each of its values.
+    Headers(Vec<&'a str>),
 }
 
 impl Entry {
@@ -182,7 +184,11 @@ fn query<'a>(
 ) -> Result<Val<'a>, ()> {
     let mut v = match q {
         Query::Status => Val::Int(i64::from(answer.status())),
-        Query::Header(name) => answer.header(name).map_or(Val::Nothing, Val::Str),
+        Query::Header(name) => match (answer.header(name, 0), answer.header(name, 1)) {
+            (None, _) => Val::Nothing,
+            (Some(one), None) => Val::Str(one),
+            (Some(_), Some(_)) => Val::Headers((0..).map_while(|i| answer.header(name, i)).collect()),
+        },
         Query::JsonPath(p) => match p.eval(json.ok_or(())?) {
             Found::Nothing => Val::Nothing,
             Found::One(v) => Val::Json(v),
@@ -198,6 +204,7 @@ fn query<'a>(
     for f in filters {
         v = match (f, &v) {
             (Filter::Count, Val::Many(m)) => Val::Int(m.len() as i64),
+            (Filter::Count, Val::Headers(h)) => Val::Int(h.len() as i64),
             (Filter::Count, Val::Json(Value::Array(a))) => Val::Int(a.len() as i64),
             (Filter::Count, _) => Val::Nothing,
         };
@@ -239,6 +246,10 @@ fn set_var(vars: &mut Vars, name: &str, v: &Val<'_>) {
         }
         Val::Many(m) => {
             slot.text.push_str(&serde_json::to_string(m).unwrap_or_default());
+            Kind::Json
+        }
+        Val::Headers(h) => {
+            slot.text.push_str(&serde_json::to_string(h).unwrap_or_default());
             Kind::Json
         }
     };
@@ -351,6 +362,7 @@ fn holds(
             match v {
                 // On a collection (newer Hurl): one of its strings is the text.
                 Val::Many(m) => m.iter().any(|x| x.as_str() == Some(t)),
+                Val::Headers(h) => h.contains(&t),
                 Val::Json(Value::Array(a)) => a.iter().any(|x| x.as_str() == Some(t)),
                 _ => as_str(v).is_some_and(|s| s.contains(t)),
             }
@@ -359,6 +371,7 @@ fn holds(
             let e = resolve(e, vars, scratch)?;
             match v {
                 Val::Many(m) => m.iter().any(|x| equal(&Val::Json(x), &e)),
+                Val::Headers(h) => h.iter().any(|x| equal(&Val::Str(x), &e)),
                 Val::Json(Value::Array(a)) => a.iter().any(|x| equal(&Val::Json(x), &e)),
                 _ => false,
             }
@@ -367,6 +380,7 @@ fn holds(
         PredicateFunc::Exists => !matches!(v, Val::Nothing) && !matches!(v, Val::Many(m) if m.is_empty()),
         PredicateFunc::IsEmpty => match v {
             Val::Many(m) => m.is_empty(),
+            Val::Headers(_) => false,
             Val::Json(Value::Array(a)) => a.is_empty(),
             Val::Json(Value::Object(o)) => o.is_empty(),
             _ => as_str(v).is_some_and(str::is_empty),
@@ -378,7 +392,7 @@ fn holds(
         PredicateFunc::IsBoolean => matches!(v, Val::Json(Value::Bool(_))),
         PredicateFunc::IsString => as_str(v).is_some(),
         PredicateFunc::IsCollection => {
-            matches!(v, Val::Many(_) | Val::Json(Value::Array(_) | Value::Object(_)))
+            matches!(v, Val::Many(_) | Val::Headers(_) | Val::Json(Value::Array(_) | Value::Object(_)))
         }
     })
 }
@@ -391,6 +405,7 @@ fn describe(v: &Val<'_>) -> String {
         Val::Str(s) => format!("{s:?}"),
         Val::Int(n) => n.to_string(),
         Val::Many(m) => serde_json::to_string(m).unwrap_or_default(),
+        Val::Headers(h) => serde_json::to_string(h).unwrap_or_default(),
     };
     if s.len() > 200 {
         let mut cut = 200;

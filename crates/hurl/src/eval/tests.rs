@@ -15,8 +15,8 @@ impl Answer for Fake {
     fn status(&self) -> u16 {
         self.status
     }
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| *v)
+    fn header(&self, name: &str, nth: usize) -> Option<&str> {
+        self.headers.iter().filter(|(n, _)| n.eq_ignore_ascii_case(name)).nth(nth).map(|(_, v)| *v)
     }
     fn body(&self) -> &[u8] {
         self.body.as_bytes()
@@ -173,13 +173,16 @@ fn predicates() {
         ("header \"x-id\" == \"abc-42\"", "header \"x-id\" == \"abc-43\""),
         ("header \"X-Id\" exists", "header \"X-Id\" not exists"),
         ("header \"X-None\" not exists", "header \"X-None\" exists"),
+        ("header \"set-cookie\" count == 2", "header \"Set-Cookie\" count == 1"),
+        ("header \"Set-Cookie\" contains \"b=2\"", "header \"Set-Cookie\" contains \"b=\""),
+        ("header \"Set-Cookie\" isCollection", "header \"X-Id\" isCollection"),
     ];
     for (holds, fails) in pairs {
         for (assert, want) in [(holds, 0), (fails, 1)] {
             let f = parse("p.hurl", &format!("GET http://h\nHTTP *\n[Asserts]\n{assert}\n")).unwrap();
             let mut failures = Vec::new();
             let mut a = fake(201, "{}");
-            a.headers.push(("X-Id", "abc-42"));
+            a.headers.extend([("X-Id", "abc-42"), ("Set-Cookie", "a=1"), ("Set-Cookie", "b=2")]);
             f.entries[0].check(&a, &mut Vars::new(1), &mut Vec::new(), &mut failures);
             assert_eq!(failures.len(), want, "{assert}");
         }
