@@ -181,6 +181,13 @@ impl Vars {
         &mut self.slots[i].1
     }
 
+    /// The value buffer of `name` (it becomes set) and the random source, together.
+    pub fn slot_and_rng(&mut self, name: &str) -> (&mut Value, &mut SplitMix64) {
+        self.slot(name);
+        let i = self.slots.iter().position(|(n, _, _)| **n == *name).expect("slot() added it");
+        (&mut self.slots[i].1, &mut self.rng)
+    }
+
     /// The value of `name`, if set in this iteration.
     pub fn get(&self, name: &str) -> Option<&Value> {
         self.slots.iter().find(|(n, _, set)| *set && **n == *name).map(|(_, v, _)| v)
