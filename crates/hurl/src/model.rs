@@ -142,6 +142,26 @@ pub enum Expected {
     Var(Template),
 }
 
+impl PredicateFunc {
+    /// The template of the predicate's operand, if it has one.
+    fn template_mut(&mut self) -> Option<&mut Template> {
+        match self {
+            PredicateFunc::Equal(e)
+            | PredicateFunc::NotEqual(e)
+            | PredicateFunc::Greater(e)
+            | PredicateFunc::GreaterOrEqual(e)
+            | PredicateFunc::Less(e)
+            | PredicateFunc::LessOrEqual(e)
+            | PredicateFunc::Includes(e) => match e {
+                Expected::Str(t) | Expected::Var(t) => Some(t),
+                _ => None,
+            },
+            PredicateFunc::StartsWith(t) | PredicateFunc::EndsWith(t) | PredicateFunc::Contains(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
 impl Entry {
     /// The request's name: method and URL template without a leading
     /// `{{base_url}}` (`GET /todos/{{todo_id}}`).
@@ -153,6 +173,33 @@ impl Entry {
 }
 
 impl HurlFile {
+    /// Moves every position through `f` (Hurl written inline in another file
+    /// gets that file's lines).
+    pub fn map_positions(&mut self, f: impl Fn(Pos) -> Pos) {
+        for e in &mut self.entries {
+            e.pos = f(e.pos);
+            let mut templates: Vec<&mut Template> = vec![&mut e.url];
+            for h in &mut e.headers {
+                templates.push(&mut h.name);
+                templates.push(&mut h.value);
+            }
+            templates.extend(e.body.as_mut().map(|b| &mut b.template));
+            if let Some(r) = &mut e.response {
+                r.pos = f(r.pos);
+                for c in &mut r.captures {
+                    c.pos = f(c.pos);
+                }
+                for a in &mut r.asserts {
+                    a.pos = f(a.pos);
+                    templates.extend(a.predicate.func.template_mut());
+                }
+            }
+            for t in templates {
+                t.map_positions(&f);
+            }
+        }
+    }
+
     /// Every variable the file refers to, with where (request templates and asserts).
     pub fn captures(&self) -> impl Iterator<Item = &Capture> {
         self.entries.iter().filter_map(|e| e.response.as_ref()).flat_map(|r| r.captures.iter())

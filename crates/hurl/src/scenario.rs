@@ -227,11 +227,16 @@ impl Ctx<'_> {
                 let start = pos_of(self.text, h.span().start);
                 let src = &self.text[h.span()];
                 let offset = u32::from(src.starts_with("'''") || src.starts_with("\"\"\""));
-                crate::load(self.file, h.get_ref(), defined).map_err(|mut e| {
-                    let col = if e.pos.line == 1 && offset == 0 { e.pos.col + start.col } else { e.pos.col };
-                    e.pos = Pos { line: e.pos.line + start.line - 1 + offset, col };
+                let shift = |p: Pos| {
+                    let col = if p.line == 1 && offset == 0 { p.col + start.col } else { p.col };
+                    Pos { line: p.line + start.line - 1 + offset, col }
+                };
+                let mut hurl = crate::load(self.file, h.get_ref(), defined).map_err(|mut e| {
+                    e.pos = shift(e.pos);
                     e
-                })
+                })?;
+                hurl.map_positions(shift);
+                Ok(hurl)
             }
             _ => Err(self.syntax(
                 span,

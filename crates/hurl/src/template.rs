@@ -74,6 +74,15 @@ impl Template {
         self.parts.push(Part::Var { name: name.into(), escape, pos });
     }
 
+    /// Moves the positions of its variables through `f`.
+    pub fn map_positions(&mut self, f: impl Fn(Pos) -> Pos) {
+        for p in &mut self.parts {
+            if let Part::Var { pos, .. } = p {
+                *pos = f(*pos);
+            }
+        }
+    }
+
     /// The variables it refers to, in order, with their positions.
     pub fn vars(&self) -> impl Iterator<Item = (&str, Pos)> {
         self.parts.iter().filter_map(|p| match p {

@@ -40,6 +40,20 @@ fn todo_example() {
     assert_eq!((s.verify[0].level, s.verify[0].clean_store), (Level::Core, true));
     assert_eq!(s.verify[1].level, Level::Hardening);
     assert!(matches!(&s.reset, Some(Reset::Hurl(h)) if h.entries[0].method.as_ref() == "DELETE"));
+    // Inline Hurl keeps the TOML's lines: the list flow starts on line 26 of todo.toml.
+    let list = &s.flows[1].hurl;
+    assert!(list.file.ends_with("todo.toml"));
+    assert_eq!(list.entries[0].pos, Pos { line: 26, col: 1 });
+    assert_eq!(list.entries[0].response.as_ref().unwrap().asserts[0].pos, Pos { line: 29, col: 1 });
+    let single = Scenario::parse(
+        "s.toml",
+        "[[flow]]\nhurl = \"GET {{base_url}}/{{x}}\"\n",
+        Path::new("."),
+        "s",
+        &["x"],
+    )
+    .unwrap();
+    assert_eq!(single.flows[0].hurl.entries[0].pos, Pos { line: 2, col: 9 });
 }
 
 #[test]
