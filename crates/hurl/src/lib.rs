@@ -12,6 +12,7 @@ pub mod eval;
 pub mod jsonpath;
 pub mod model;
 pub mod parse;
+pub mod run;
 pub mod scenario;
 pub mod template;
 

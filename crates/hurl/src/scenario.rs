@@ -94,6 +94,8 @@ pub enum Level {
 pub struct VerifyCase {
     pub name: String,
     pub hurl: HurlFile,
+    /// The name of each request: its flow's, or method and URL template.
+    pub request_names: Vec<String>,
     pub level: Level,
     /// Run right after the reset step, on an empty store.
     pub clean_store: bool,
@@ -501,18 +503,22 @@ fn verify_case(
     known: Known<'_>,
 ) -> Result<VerifyCase, ParseError> {
     let rv = v.get_ref();
-    let hurl = match &rv.flow {
+    let (hurl, request_names) = match &rv.flow {
         Some(fname) if rv.file.is_none() && rv.hurl.is_none() => flows
             .iter()
             .find(|f| f.name == *fname.get_ref())
-            .map(|f| f.hurl.clone())
+            .map(|f| (f.hurl.clone(), f.request_names.clone()))
             .ok_or_else(|| cx.syntax(fname.span(), format!("no flow is named {:?}", fname.get_ref())))?,
         Some(fname) => {
             return Err(
                 cx.syntax(fname.span(), "a case names a `flow`, or gives `file` or `hurl`, one of the three")
             );
         }
-        None => cx.requests(v.span(), rv.file.as_ref(), rv.hurl.as_ref(), known)?,
+        None => {
+            let hurl = cx.requests(v.span(), rv.file.as_ref(), rv.hurl.as_ref(), known)?;
+            let names = hurl.entries.iter().map(crate::model::Entry::name).collect();
+            (hurl, names)
+        }
     };
     let level = match rv.level.as_ref().map(|l| (l.get_ref().as_str(), l.span())) {
         None | Some(("core", _)) => Level::Core,
@@ -524,7 +530,13 @@ fn verify_case(
             ));
         }
     };
-    Ok(VerifyCase { name: rv.name.get_ref().clone(), hurl, level, clean_store: rv.clean_store })
+    Ok(VerifyCase {
+        name: rv.name.get_ref().clone(),
+        hurl,
+        request_names,
+        level,
+        clean_store: rv.clean_store,
+    })
 }
 
 /// The `[reset]` step: a command or requests.
