@@ -139,6 +139,14 @@ mod tests {
         assert_eq!(refused("# nothing\n").1, ErrorKind::Syntax("the file has no request".into()));
     }
 
+    proptest::proptest! {
+        /// What the fuzz target runs never panics on arbitrary bytes.
+        #[test]
+        fn fuzz_parse_never_panics(data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200)) {
+            fuzz_parse(&data);
+        }
+    }
+
     #[test]
     fn an_entry_may_assert_on_its_own_capture() {
         load("v.hurl", "GET {{base_url}}\nHTTP 200\n[Captures]\nn: jsonpath \"$.n\"\n[Asserts]\njsonpath \"$.m\" == {{n}}\n", |n| n == "base_url").unwrap();
