@@ -1,0 +1,65 @@
+//! Where a scenario file is wrong and why: every refusal carries the file, the
+//! 1-based line and column of the offending text, and what kind of mistake it
+//! is, so `stackbench` can refuse a bad file before any load starts.
+
+use std::fmt;
+
+/// A 1-based line and column (columns count characters, not bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub struct Pos {
+    pub line: u32,
+    pub col: u32,
+}
+
+impl fmt::Display for Pos {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.line, self.col)
+    }
+}
+
+/// What is wrong with a scenario file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ErrorKind {
+    /// The text does not follow Hurl's grammar (or the TOML scenario format).
+    #[error("{0}")]
+    Syntax(String),
+    /// A Hurl feature that the engine does not run; refused rather than skipped.
+    #[error("{0} is not supported by stackbench")]
+    Unsupported(String),
+    /// A `{{name}}` that no capture, generator, TOML variable or `--variable` defines.
+    #[error("unknown variable `{0}`")]
+    UnknownVariable(String),
+    /// A `{{name}}` used before the entry that captures it.
+    #[error("capture `{0}` is used before the entry that takes it")]
+    CaptureBeforeTaken(String),
+    /// A jsonpath expression that cannot be parsed.
+    #[error("jsonpath {0}")]
+    JsonPath(String),
+    /// A regular expression that cannot be compiled.
+    #[error("regex: {0}")]
+    Regex(String),
+    /// A file the scenario names cannot be read.
+    #[error("{0}")]
+    Io(String),
+}
+
+/// A refusal of a scenario file, at `file:line:col`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}:{pos}: {kind}")]
+pub struct ParseError {
+    pub file: String,
+    pub pos: Pos,
+    pub kind: ErrorKind,
+}
+
+/// 1-based line and column of byte `offset` in `text`.
+pub fn pos_of(text: &str, offset: usize) -> Pos {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    Pos { line: line as u32, col: col as u32 }
+}

@@ -1,0 +1,422 @@
+//! Running an entry against an answer: the request rendered into reusable
+//! buffers, then the status check, the captures (which set variables for the
+//! entries after, and for this entry's asserts) and the asserts, each failure
+//! typed and placed at its `line:col`.
+//!
+//! The answer's body is parsed as JSON once per entry, and only when a
+//! jsonpath query needs it.
+
+use std::fmt;
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+use crate::error::Pos;
+use crate::jsonpath::Found;
+use crate::model::{BodyKind, Entry, Expected, Filter, PredicateFunc, Query};
+use crate::template::{Kind, RenderError, Template, Vars};
+
+/// What the engine received, as the checks see it.
+pub trait Answer {
+    fn status(&self) -> u16;
+    /// The `nth` (from 0) header named `name` (ASCII case-insensitive), as text.
+    fn header(&self, name: &str, nth: usize) -> Option<&str>;
+    fn body(&self) -> &[u8];
+}
+
+/// A request rendered into buffers kept between requests.
+#[derive(Debug, Default, Clone)]
+pub struct Request {
+    pub url: Vec<u8>,
+    /// `Name: value\r\n` lines.
+    pub headers: Vec<u8>,
+    pub body: Vec<u8>,
+}
+
+/// A check that did not hold.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    /// Where the check is written.
+    pub pos: Pos,
+    /// The check as written (`jsonpath "$.done" == false`, `HTTP 201`).
+    pub source: String,
+    pub kind: FailureKind,
+}
+
+/// Why a check did not hold.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FailureKind {
+    Status {
+        expected: u16,
+        actual: u16,
+    },
+    /// The query's value did not satisfy the predicate.
+    Assert {
+        actual: String,
+    },
+    /// The capture's query found nothing.
+    Capture {
+        name: String,
+    },
+    /// A jsonpath query met a body that is not JSON.
+    NotJson,
+    /// A template of the check names a variable without a value.
+    Render(RenderError),
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: `{}`: ", self.pos, self.source)?;
+        match &self.kind {
+            FailureKind::Status { expected, actual } => write!(f, "expected status {expected}, got {actual}"),
+            FailureKind::Assert { actual } => write!(f, "actual value is {actual}"),
+            FailureKind::Capture { name } => write!(f, "capture `{name}` found no value"),
+            FailureKind::NotJson => write!(f, "the answer's body is not JSON"),
+            FailureKind::Render(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// A query's value.
+#[derive(Debug, Clone, PartialEq)]
+enum Val<'a> {
+    Nothing,
+    Json(&'a Value),
+    Str(&'a str),
+    Int(i64),
+    Many(Vec<&'a Value>),
+    /// A header that the answer repeats: each of its values.
+    Headers(Vec<&'a str>),
+}
+
+impl Entry {
+    /// Renders the request into `req` (cleared first). A JSON body without a
+    /// `Content-Type` header gets `application/json`, as in Hurl.
+    pub fn render(&self, vars: &mut Vars, req: &mut Request) -> Result<(), RenderError> {
+        req.url.clear();
+        req.headers.clear();
+        req.body.clear();
+        self.url.render(vars, &mut req.url)?;
+        let mut has_type = false;
+        for h in &self.headers {
+            let start = req.headers.len();
+            h.name.render(vars, &mut req.headers)?;
+            has_type |= req.headers[start..].eq_ignore_ascii_case(b"content-type");
+            req.headers.extend_from_slice(b": ");
+            h.value.render(vars, &mut req.headers)?;
+            req.headers.extend_from_slice(b"\r\n");
+        }
+        if let Some(body) = &self.body {
+            if body.kind == BodyKind::Json && !has_type {
+                req.headers.extend_from_slice(b"Content-Type: application/json\r\n");
+            }
+            body.template.render(vars, &mut req.body)?;
+        }
+        Ok(())
+    }
+
+    /// Checks `answer`: status, then captures (setting `vars`), then asserts.
+    /// Failures are appended to `failures`; `scratch` is a buffer kept between calls.
+    pub fn check(
+        &self,
+        answer: &impl Answer,
+        vars: &mut Vars,
+        scratch: &mut Vec<u8>,
+        failures: &mut Vec<Failure>,
+    ) {
+        let Some(r) = &self.response else { return };
+        if let Some(expected) = r.status
+            && expected != answer.status()
+        {
+            failures.push(Failure {
+                pos: r.pos,
+                source: format!("HTTP {expected}"),
+                kind: FailureKind::Status { expected, actual: answer.status() },
+            });
+        }
+        let needs_json = r
+            .captures
+            .iter()
+            .map(|c| &c.query)
+            .chain(r.asserts.iter().map(|a| &a.query))
+            .any(|q| matches!(q, Query::JsonPath(_)));
+        let json: Option<Value> = if needs_json { serde_json::from_slice(answer.body()).ok() } else { None };
+        for c in &r.captures {
+            let source = || format!("{}: ...", c.name);
+            let v = match query(&c.query, &c.filters, answer, json.as_ref()) {
+                Err(()) => {
+                    failures.push(Failure { pos: c.pos, source: source(), kind: FailureKind::NotJson });
+                    continue;
+                }
+                Ok(Val::Nothing) => {
+                    failures.push(Failure {
+                        pos: c.pos,
+                        source: source(),
+                        kind: FailureKind::Capture { name: c.name.to_string() },
+                    });
+                    continue;
+                }
+                Ok(v) => v,
+            };
+            set_var(vars, &c.name, &v);
+        }
+        for a in &r.asserts {
+            let fail = |kind| Failure { pos: a.pos, source: a.source.to_string(), kind };
+            let Ok(v) = query(&a.query, &a.filters, answer, json.as_ref()) else {
+                failures.push(fail(FailureKind::NotJson));
+                continue;
+            };
+            match holds(&a.predicate.func, &v, vars, scratch) {
+                Ok(ok) if ok != a.predicate.not => {}
+                Ok(_) => failures.push(fail(FailureKind::Assert { actual: describe(&v) })),
+                Err(e) => failures.push(fail(FailureKind::Render(e))),
+            }
+        }
+    }
+}
+
+/// `Err` when a jsonpath query meets a body that is not JSON.
+fn query<'a>(
+    q: &Query,
+    filters: &[Filter],
+    answer: &'a impl Answer,
+    json: Option<&'a Value>,
+) -> Result<Val<'a>, ()> {
+    let mut v = match q {
+        Query::Status => Val::Int(i64::from(answer.status())),
+        Query::Header(name) => match (answer.header(name, 0), answer.header(name, 1)) {
+            (None, _) => Val::Nothing,
+            (Some(one), None) => Val::Str(one),
+            (Some(_), Some(_)) => Val::Headers((0..).map_while(|i| answer.header(name, i)).collect()),
+        },
+        Query::JsonPath(p) => match p.eval(json.ok_or(())?) {
+            Found::Nothing => Val::Nothing,
+            Found::One(v) => Val::Json(v),
+            Found::Many(v) => Val::Many(v),
+        },
+        Query::Regex(re) => std::str::from_utf8(answer.body())
+            .ok()
+            .and_then(|s| re.captures(s))
+            .and_then(|c| c.get(1).or_else(|| c.get(0)))
+            .map_or(Val::Nothing, |m| Val::Str(m.as_str())),
+        Query::Body => std::str::from_utf8(answer.body()).map_or(Val::Nothing, Val::Str),
+    };
+    for f in filters {
+        v = match (f, &v) {
+            (Filter::Count, Val::Many(m)) => Val::Int(m.len() as i64),
+            (Filter::Count, Val::Headers(h)) => Val::Int(h.len() as i64),
+            (Filter::Count, Val::Json(Value::Array(a))) => Val::Int(a.len() as i64),
+            (Filter::Count, _) => Val::Nothing,
+        };
+    }
+    Ok(v)
+}
+
+fn set_var(vars: &mut Vars, name: &str, v: &Val<'_>) {
+    let slot = vars.slot(name);
+    slot.text.clear();
+    slot.kind = match v {
+        Val::Json(Value::String(s)) => {
+            slot.text.push_str(s);
+            Kind::String
+        }
+        Val::Str(s) => {
+            slot.text.push_str(s);
+            Kind::String
+        }
+        Val::Json(Value::Number(n)) => {
+            write!(slot.text, "{n}").expect("writing to a String cannot fail");
+            if n.is_f64() { Kind::Float } else { Kind::Integer }
+        }
+        Val::Int(n) => {
+            write!(slot.text, "{n}").expect("writing to a String cannot fail");
+            Kind::Integer
+        }
+        Val::Json(Value::Bool(b)) => {
+            slot.text.push_str(if *b { "true" } else { "false" });
+            Kind::Bool
+        }
+        Val::Json(Value::Null) | Val::Nothing => {
+            slot.text.push_str("null");
+            Kind::Null
+        }
+        Val::Json(j) => {
+            slot.text.push_str(&j.to_string());
+            Kind::Json
+        }
+        Val::Many(m) => {
+            slot.text.push_str(&serde_json::to_string(m).unwrap_or_default());
+            Kind::Json
+        }
+        Val::Headers(h) => {
+            slot.text.push_str(&serde_json::to_string(h).unwrap_or_default());
+            Kind::Json
+        }
+    };
+}
+
+fn as_str<'a>(v: &Val<'a>) -> Option<&'a str> {
+    match v {
+        Val::Str(s) => Some(s),
+        Val::Json(Value::String(s)) => Some(s),
+        _ => None,
+    }
+}
+
+fn as_num(v: &Val<'_>) -> Option<f64> {
+    match v {
+        Val::Int(n) => Some(*n as f64),
+        Val::Json(Value::Number(n)) => n.as_f64(),
+        _ => None,
+    }
+}
+
+/// The expected value, resolved: a number, text, or JSON.
+enum Exp<'s> {
+    Num(f64),
+    Text(&'s str),
+    Json(Value),
+}
+
+fn render<'s>(t: &Template, vars: &mut Vars, scratch: &'s mut Vec<u8>) -> Result<&'s str, RenderError> {
+    scratch.clear();
+    t.render(vars, scratch)?;
+    Ok(std::str::from_utf8(scratch).unwrap_or(""))
+}
+
+fn resolve<'s>(e: &Expected, vars: &mut Vars, scratch: &'s mut Vec<u8>) -> Result<Exp<'s>, RenderError> {
+    Ok(match e {
+        Expected::Null => Exp::Json(Value::Null),
+        Expected::Bool(b) => Exp::Json(Value::Bool(*b)),
+        Expected::Int(n) => Exp::Num(*n as f64),
+        Expected::Float(f) => Exp::Num(*f),
+        Expected::Str(t) => Exp::Text(render(t, vars, scratch)?),
+        Expected::Var(t) => {
+            let name = t.vars().next().map(|(n, _)| n).unwrap_or_default();
+            match vars.get(name).map(|v| v.kind) {
+                Some(Kind::Integer | Kind::Float) => {
+                    Exp::Num(render(t, vars, scratch)?.parse().unwrap_or(f64::NAN))
+                }
+                Some(Kind::Bool | Kind::Null | Kind::Json) => {
+                    Exp::Json(serde_json::from_str(render(t, vars, scratch)?).unwrap_or(Value::Null))
+                }
+                _ => Exp::Text(render(t, vars, scratch)?),
+            }
+        }
+    })
+}
+
+fn equal(actual: &Val<'_>, expected: &Exp<'_>) -> bool {
+    match expected {
+        Exp::Num(n) => as_num(actual) == Some(*n),
+        Exp::Text(t) => as_str(actual) == Some(*t),
+        Exp::Json(json) => match actual {
+            Val::Json(found) => *found == json,
+            Val::Many(many) => {
+                matches!(json, Value::Array(list) if list.len() == many.len() && list.iter().zip(many).all(|(l, m)| l == *m))
+            }
+            _ => false,
+        },
+    }
+}
+
+fn holds(
+    p: &PredicateFunc,
+    v: &Val<'_>,
+    vars: &mut Vars,
+    scratch: &mut Vec<u8>,
+) -> Result<bool, RenderError> {
+    use std::cmp::Ordering;
+    let order =
+        |e: &Expected, vars: &mut Vars, scratch: &mut Vec<u8>| -> Result<Option<Ordering>, RenderError> {
+            Ok(match resolve(e, vars, scratch)? {
+                Exp::Num(n) => as_num(v).and_then(|x| x.partial_cmp(&n)),
+                Exp::Text(t) => as_str(v).map(|x| x.cmp(t)),
+                Exp::Json(_) => None,
+            })
+        };
+    let text = |t: &Template,
+                vars: &mut Vars,
+                scratch: &mut Vec<u8>,
+                f: fn(&str, &str) -> bool|
+     -> Result<bool, RenderError> {
+        let s = as_str(v);
+        let t = render(t, vars, scratch)?;
+        Ok(s.is_some_and(|s| f(s, t)))
+    };
+    Ok(match p {
+        PredicateFunc::Equal(e) => equal(v, &resolve(e, vars, scratch)?),
+        PredicateFunc::NotEqual(e) => !matches!(v, Val::Nothing) && !equal(v, &resolve(e, vars, scratch)?),
+        PredicateFunc::Greater(e) => order(e, vars, scratch)? == Some(Ordering::Greater),
+        PredicateFunc::GreaterOrEqual(e) => {
+            matches!(order(e, vars, scratch)?, Some(Ordering::Greater | Ordering::Equal))
+        }
+        PredicateFunc::Less(e) => order(e, vars, scratch)? == Some(Ordering::Less),
+        PredicateFunc::LessOrEqual(e) => {
+            matches!(order(e, vars, scratch)?, Some(Ordering::Less | Ordering::Equal))
+        }
+        PredicateFunc::StartsWith(t) => text(t, vars, scratch, |s, t| s.starts_with(t))?,
+        PredicateFunc::EndsWith(t) => text(t, vars, scratch, |s, t| s.ends_with(t))?,
+        PredicateFunc::Contains(t) => {
+            let t = render(t, vars, scratch)?;
+            match v {
+                // On a collection (newer Hurl): one of its strings is the text.
+                Val::Many(m) => m.iter().any(|x| x.as_str() == Some(t)),
+                Val::Headers(h) => h.contains(&t),
+                Val::Json(Value::Array(a)) => a.iter().any(|x| x.as_str() == Some(t)),
+                _ => as_str(v).is_some_and(|s| s.contains(t)),
+            }
+        }
+        PredicateFunc::Includes(e) => {
+            let e = resolve(e, vars, scratch)?;
+            match v {
+                Val::Many(m) => m.iter().any(|x| equal(&Val::Json(x), &e)),
+                Val::Headers(h) => h.iter().any(|x| equal(&Val::Str(x), &e)),
+                Val::Json(Value::Array(a)) => a.iter().any(|x| equal(&Val::Json(x), &e)),
+                _ => false,
+            }
+        }
+        PredicateFunc::Matches(re) => as_str(v).is_some_and(|s| re.is_match(s)),
+        PredicateFunc::Exists => !matches!(v, Val::Nothing) && !matches!(v, Val::Many(m) if m.is_empty()),
+        PredicateFunc::IsEmpty => match v {
+            Val::Many(m) => m.is_empty(),
+            Val::Headers(_) => false,
+            Val::Json(Value::Array(a)) => a.is_empty(),
+            Val::Json(Value::Object(o)) => o.is_empty(),
+            _ => as_str(v).is_some_and(str::is_empty),
+        },
+        PredicateFunc::IsInteger => {
+            matches!(v, Val::Int(_)) || matches!(v, Val::Json(Value::Number(n)) if !n.is_f64())
+        }
+        PredicateFunc::IsFloat => matches!(v, Val::Json(Value::Number(n)) if n.is_f64()),
+        PredicateFunc::IsBoolean => matches!(v, Val::Json(Value::Bool(_))),
+        PredicateFunc::IsString => as_str(v).is_some(),
+        PredicateFunc::IsCollection => {
+            matches!(v, Val::Many(_) | Val::Headers(_) | Val::Json(Value::Array(_) | Value::Object(_)))
+        }
+    })
+}
+
+/// The actual value, for a failure message (long values are cut).
+fn describe(v: &Val<'_>) -> String {
+    let mut s = match v {
+        Val::Nothing => "none (nothing found)".to_owned(),
+        Val::Json(j) => j.to_string(),
+        Val::Str(s) => format!("{s:?}"),
+        Val::Int(n) => n.to_string(),
+        Val::Many(m) => serde_json::to_string(m).unwrap_or_default(),
+        Val::Headers(h) => serde_json::to_string(h).unwrap_or_default(),
+    };
+    if s.len() > 200 {
+        let mut cut = 200;
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        s.truncate(cut);
+        s.push_str("...");
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,206 @@
+//! The issue's todo example run against fake answers, right and wrong, and
+//! each predicate on values that satisfy it and values that do not.
+
+use super::*;
+use crate::parse::parse;
+use crate::template::Vars;
+
+struct Fake {
+    status: u16,
+    headers: Vec<(&'static str, &'static str)>,
+    body: String,
+}
+
+impl Answer for Fake {
+    fn status(&self) -> u16 {
+        self.status
+    }
+    fn header(&self, name: &str, nth: usize) -> Option<&str> {
+        self.headers.iter().filter(|(n, _)| n.eq_ignore_ascii_case(name)).nth(nth).map(|(_, v)| *v)
+    }
+    fn body(&self) -> &[u8] {
+        self.body.as_bytes()
+    }
+}
+
+fn fake(status: u16, body: &str) -> Fake {
+    Fake { status, headers: vec![("Content-Type", "application/json")], body: body.to_owned() }
+}
+
+/// Runs every entry of `file` against `answers` in order; returns the rendered requests and failures.
+fn run(text: &str, answers: &[Fake]) -> (Vec<Request>, Vec<Failure>) {
+    let f = parse("t.hurl", text).unwrap();
+    crate::check_variables(&f, |n| n == "base_url").unwrap();
+    let mut vars = Vars::new(42);
+    vars.set("base_url", "http://127.0.0.1:8080", Kind::String);
+    let (mut reqs, mut failures, mut scratch) = (Vec::new(), Vec::new(), Vec::new());
+    for (e, a) in f.entries.iter().zip(answers) {
+        let mut req = Request::default();
+        e.render(&mut vars, &mut req).unwrap();
+        reqs.push(req);
+        e.check(a, &mut vars, &mut scratch, &mut failures);
+    }
+    (reqs, failures)
+}
+
+#[test]
+fn todo_example_right_answers_pass() {
+    let answers = [
+        fake(201, r#"{"id": 17, "title": "buy milk x", "done": false}"#),
+        fake(200, r#"{"id": 17, "title": "buy milk x", "done": false}"#),
+        fake(400, r#"{"error": "empty title"}"#),
+    ];
+    let (reqs, failures) = run(crate::parse::tests::TODO, &answers);
+    assert_eq!(failures, []);
+    assert_eq!(reqs[0].url, b"http://127.0.0.1:8080/todos");
+    let body: serde_json::Value = serde_json::from_slice(&reqs[0].body).unwrap();
+    let title = body["title"].as_str().unwrap();
+    assert!(title.starts_with("buy milk ") && title.len() == 9 + 36, "{title}");
+    assert_eq!(reqs[0].headers, b"Content-Type: application/json\r\n");
+    // The capture feeds the next entry's URL.
+    assert_eq!(reqs[1].url, b"http://127.0.0.1:8080/todos/17");
+    assert_eq!(reqs[1].body, b"");
+    assert_eq!(reqs[2].body, br#"{"title": ""}"#);
+}
+
+#[test]
+fn todo_example_wrong_answers_fail_where_written() {
+    let answers = [
+        fake(200, r#"{"id": "17", "title": "buy milk x", "done": true}"#),
+        fake(200, r#"{"id": 17, "title": "other"}"#),
+        fake(201, r#"{"id": 18}"#),
+    ];
+    let (_, failures) = run(crate::parse::tests::TODO, &answers);
+    let got: Vec<(u32, &str)> = failures.iter().map(|f| (f.pos.line, f.source.as_str())).collect();
+    assert_eq!(
+        got,
+        [
+            (5, "HTTP 201"),
+            (10, r#"jsonpath "$.id" isInteger"#),
+            (11, r#"jsonpath "$.done" == false"#),
+            (17, r#"jsonpath "$.title" == "{{todo_title}}""#),
+            (23, "HTTP 400"),
+        ]
+    );
+    assert_eq!(failures[0].kind, FailureKind::Status { expected: 201, actual: 200 });
+    assert_eq!(failures[2].kind, FailureKind::Assert { actual: "true".into() });
+    assert_eq!(failures[3].kind, FailureKind::Assert { actual: "\"other\"".into() });
+    assert_eq!(
+        failures[3].to_string(),
+        "17:1: `jsonpath \"$.title\" == \"{{todo_title}}\"`: actual value is \"other\""
+    );
+}
+
+#[test]
+fn missing_capture_and_non_json_body() {
+    let text = "GET http://h/a\nHTTP 200\n[Captures]\nid: jsonpath \"$.id\"\n[Asserts]\njsonpath \"$.x\" exists\nbody contains \"ok\"\n";
+    let f = parse("t.hurl", text).unwrap();
+    let (mut vars, mut scratch, mut failures) = (Vars::new(1), Vec::new(), Vec::new());
+    f.entries[0].check(&fake(200, "ok, not json"), &mut vars, &mut scratch, &mut failures);
+    assert_eq!(
+        failures.iter().map(|f| (f.pos.line, &f.kind)).collect::<Vec<_>>(),
+        [(4, &FailureKind::NotJson), (6, &FailureKind::NotJson)]
+    );
+    failures.clear();
+    f.entries[0].check(&fake(200, r#"{"x": 1}"#), &mut vars, &mut scratch, &mut failures);
+    assert_eq!(
+        failures.iter().map(|f| (f.pos.line, &f.kind)).collect::<Vec<_>>(),
+        [
+            (4, &FailureKind::Capture { name: "id".into() }),
+            (7, &FailureKind::Assert { actual: "\"{\\\"x\\\": 1}\"".into() })
+        ]
+    );
+}
+
+/// Each assert line holds on `pass` and fails on `fail`.
+fn predicate_case(assert: &str, pass: &str, fail: Option<&str>) {
+    let text = format!("GET http://h\nHTTP *\n[Captures]\nk: jsonpath \"$.k\"\n[Asserts]\n{assert}\n");
+    let f = parse("p.hurl", &text).unwrap_or_else(|e| panic!("{assert}: {e}"));
+    let e = &f.entries[0];
+    for (body, want) in [(Some(pass), true), (fail, false)] {
+        let Some(body) = body else { continue };
+        let (mut vars, mut scratch, mut failures) = (Vars::new(1), Vec::new(), Vec::new());
+        let mut a = fake(201, body);
+        a.headers.push(("X-Id", "abc-42"));
+        e.check(&a, &mut vars, &mut scratch, &mut failures);
+        failures.retain(|f| !matches!(f.kind, FailureKind::Capture { .. }));
+        assert_eq!(failures.is_empty(), want, "{assert} on {body}: {failures:?}");
+    }
+}
+
+#[test]
+fn predicates() {
+    let cases: &[(&str, &str, &str)] = &[
+        ("jsonpath \"$.a\" == 1", r#"{"a": 1}"#, r#"{"a": 2}"#),
+        ("jsonpath \"$.a\" == 1.5", r#"{"a": 1.5}"#, r#"{"a": 1}"#),
+        ("jsonpath \"$.a\" == \"x\"", r#"{"a": "x"}"#, r#"{"a": "y"}"#),
+        ("jsonpath \"$.a\" == null", r#"{"a": null}"#, r#"{"a": 0}"#),
+        ("jsonpath \"$.a\" != 1", r#"{"a": 2}"#, r#"{"a": 1}"#),
+        ("jsonpath \"$.a\" > 1", r#"{"a": 2}"#, r#"{"a": 1}"#),
+        ("jsonpath \"$.a\" >= 1", r#"{"a": 1}"#, r#"{"a": 0.5}"#),
+        ("jsonpath \"$.a\" < 1", r#"{"a": 0}"#, r#"{"a": 1}"#),
+        ("jsonpath \"$.a\" <= 1", r#"{"a": 1}"#, r#"{"a": 3}"#),
+        ("jsonpath \"$.a\" > \"b\"", r#"{"a": "c"}"#, r#"{"a": "a"}"#),
+        ("jsonpath \"$.a\" exists", r#"{"a": null}"#, r#"{"b": 1}"#),
+        ("jsonpath \"$.a\" not exists", r#"{"b": 1}"#, r#"{"a": 1}"#),
+        ("jsonpath \"$.a\" isInteger", r#"{"a": 3}"#, r#"{"a": 3.5}"#),
+        ("jsonpath \"$.a\" isFloat", r#"{"a": 3.5}"#, r#"{"a": 3}"#),
+        ("jsonpath \"$.a\" isString", r#"{"a": "3"}"#, r#"{"a": 3}"#),
+        ("jsonpath \"$.a\" isBoolean", r#"{"a": false}"#, r#"{"a": "false"}"#),
+        ("jsonpath \"$.a\" isCollection", r#"{"a": []}"#, r#"{"a": "[]"}"#),
+        ("jsonpath \"$.a\" isEmpty", r#"{"a": []}"#, r#"{"a": [1]}"#),
+        ("jsonpath \"$.a\" contains \"il\"", r#"{"a": "milk"}"#, r#"{"a": "bread"}"#),
+        ("jsonpath \"$.a\" contains \"milk\"", r#"{"a": ["milk", "eggs"]}"#, r#"{"a": ["milky"]}"#),
+        ("jsonpath \"$.a[*].n\" contains \"x\"", r#"{"a": [{"n": "x"}]}"#, r#"{"a": [{"n": "y"}]}"#),
+        ("jsonpath \"$.a\" startsWith \"mi\"", r#"{"a": "milk"}"#, r#"{"a": "bread"}"#),
+        ("jsonpath \"$.a\" endsWith \"lk\"", r#"{"a": "milk"}"#, r#"{"a": "bread"}"#),
+        ("jsonpath \"$.a\" matches /^m\\w+$/", r#"{"a": "milk"}"#, r#"{"a": "a milk"}"#),
+        ("jsonpath \"$.a\" count == 2", r#"{"a": [1, 2]}"#, r#"{"a": [1]}"#),
+        ("jsonpath \"$.a[*].n\" count == 2", r#"{"a": [{"n": 1}, {"n": 2}]}"#, r#"{"a": [{"n": 1}]}"#),
+        ("jsonpath \"$.a[*].n\" includes 2", r#"{"a": [{"n": 1}, {"n": 2}]}"#, r#"{"a": [{"n": 1}]}"#),
+        ("jsonpath \"$.a\" == {{k}}", r#"{"a": 7, "k": 7}"#, r#"{"a": 7, "k": 8}"#),
+        ("jsonpath \"$.a\" == \"id-{{k}}\"", r#"{"a": "id-x", "k": "x"}"#, r#"{"a": "id-x", "k": "y"}"#),
+        ("regex \"\\\"n\\\": (\\\\d+)\" == \"12\"", r#"{"n": 12}"#, r#"{"n": 13}"#),
+        ("body contains \"milk\"", r#"{"a": "milk"}"#, r#"{"a": "bread"}"#),
+    ];
+    for (assert, pass, fail) in cases {
+        predicate_case(assert, pass, Some(fail));
+    }
+    // Status and header asserts, whose values do not come from the body.
+    let pairs = [
+        ("status == 201", "status == 200"),
+        ("status >= 201", "status > 201"),
+        ("header \"x-id\" == \"abc-42\"", "header \"x-id\" == \"abc-43\""),
+        ("header \"X-Id\" exists", "header \"X-Id\" not exists"),
+        ("header \"X-None\" not exists", "header \"X-None\" exists"),
+        ("header \"set-cookie\" count == 2", "header \"Set-Cookie\" count == 1"),
+        ("header \"Set-Cookie\" contains \"b=2\"", "header \"Set-Cookie\" contains \"b=\""),
+        ("header \"Set-Cookie\" isCollection", "header \"X-Id\" isCollection"),
+    ];
+    for (holds, fails) in pairs {
+        for (assert, want) in [(holds, 0), (fails, 1)] {
+            let f = parse("p.hurl", &format!("GET http://h\nHTTP *\n[Asserts]\n{assert}\n")).unwrap();
+            let mut failures = Vec::new();
+            let mut a = fake(201, "{}");
+            a.headers.extend([("X-Id", "abc-42"), ("Set-Cookie", "a=1"), ("Set-Cookie", "b=2")]);
+            f.entries[0].check(&a, &mut Vars::new(1), &mut Vec::new(), &mut failures);
+            assert_eq!(failures.len(), want, "{assert}");
+        }
+    }
+}
+
+#[test]
+fn request_headers_and_default_content_type() {
+    let f = parse("r.hurl", "PUT {{base_url}}/x\nX-A: {{a}}\n{\"n\": {{n}}, \"s\": {{a}}}\n").unwrap();
+    let mut vars = Vars::new(1);
+    vars.set("base_url", "http://h", Kind::String);
+    vars.set("a", "q\"", Kind::String);
+    vars.set("n", "5", Kind::Integer);
+    let mut req = Request::default();
+    f.entries[0].render(&mut vars, &mut req).unwrap();
+    assert_eq!(req.headers, b"X-A: q\"\r\nContent-Type: application/json\r\n");
+    assert_eq!(req.body, br#"{"n": 5, "s": "q\""}"#);
+    // Buffers are reused: a second render replaces, it does not append.
+    f.entries[0].render(&mut vars, &mut req).unwrap();
+    assert_eq!(req.body, br#"{"n": 5, "s": "q\""}"#);
+}

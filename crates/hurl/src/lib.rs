@@ -1,0 +1,154 @@
+//! Scenarios as files: requests written in Hurl's format (hurl.dev) and the
+//! TOML scenario file that says what Hurl cannot (flows, weights, drawn
+//! variables, verification cases).
+//!
+//! Loading refuses anything the engine would not run as written, with
+//! `file:line:col`; running an entry renders its request into reusable
+//! buffers and checks the answer into typed failures. See
+//! docs/scenarios.md, "Write your own scenario".
+
+pub mod error;
+pub mod eval;
+pub mod jsonpath;
+pub mod model;
+pub mod parse;
+pub mod run;
+pub mod scenario;
+pub mod template;
+
+pub use error::{ErrorKind, ParseError, Pos};
+pub use eval::{Answer, Failure, FailureKind, Request};
+pub use model::{Entry, HurlFile};
+pub use template::{Kind, Vars};
+
+use model::Expected;
+use model::PredicateFunc;
+use template::{GENERATORS, Template};
+
+/// For fuzzing: parse arbitrary bytes as a Hurl file; must never panic.
+pub fn fuzz_parse(data: &[u8]) {
+    if let Ok(text) = std::str::from_utf8(data)
+        && let Ok(file) = parse::parse("fuzz.hurl", text)
+    {
+        let _ = check_variables(&file, |_| true);
+        for e in &file.entries {
+            let _ = e.name();
+        }
+    }
+}
+
+/// Checks that every `{{name}}` of `file` has a value when it is used: a
+/// generator, a variable `defined` outside the file (`base_url`, the TOML's
+/// variables, `--variable`), or a capture of an earlier entry (an entry's
+/// asserts may also use its own captures).
+pub fn check_variables(file: &HurlFile, defined: impl Fn(&str) -> bool) -> Result<(), ParseError> {
+    let mut taken: Vec<&str> = Vec::new();
+    for (i, entry) in file.entries.iter().enumerate() {
+        let check = |t: &Template, taken: &[&str]| -> Result<(), ParseError> {
+            for (name, pos) in t.vars() {
+                if GENERATORS.contains(&name) || defined(name) || taken.contains(&name) {
+                    continue;
+                }
+                let later = file.entries[i..]
+                    .iter()
+                    .filter_map(|e| e.response.as_ref())
+                    .any(|r| r.captures.iter().any(|c| &*c.name == name));
+                let kind = if later {
+                    ErrorKind::CaptureBeforeTaken(name.into())
+                } else {
+                    ErrorKind::UnknownVariable(name.into())
+                };
+                return Err(ParseError { file: file.file.clone(), pos, kind });
+            }
+            Ok(())
+        };
+        check(&entry.url, &taken)?;
+        for h in &entry.headers {
+            check(&h.name, &taken)?;
+            check(&h.value, &taken)?;
+        }
+        if let Some(b) = &entry.body {
+            check(&b.template, &taken)?;
+        }
+        let Some(r) = &entry.response else { continue };
+        taken.extend(r.captures.iter().map(|c| &*c.name));
+        for a in &r.asserts {
+            match &a.predicate.func {
+                PredicateFunc::Equal(e)
+                | PredicateFunc::NotEqual(e)
+                | PredicateFunc::Greater(e)
+                | PredicateFunc::GreaterOrEqual(e)
+                | PredicateFunc::Less(e)
+                | PredicateFunc::LessOrEqual(e)
+                | PredicateFunc::Includes(e) => {
+                    if let Expected::Str(t) | Expected::Var(t) = e {
+                        check(t, &taken)?;
+                    }
+                }
+                PredicateFunc::StartsWith(t) | PredicateFunc::EndsWith(t) | PredicateFunc::Contains(t) => {
+                    check(t, &taken)?;
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Parses a `.hurl` file's text and checks its variables (see [`check_variables`]).
+pub fn load(file: &str, text: &str, defined: impl Fn(&str) -> bool) -> Result<HurlFile, ParseError> {
+    let f = parse::parse(file, text)?;
+    check_variables(&f, defined)?;
+    if f.entries.is_empty() {
+        return Err(ParseError {
+            file: file.into(),
+            pos: Pos { line: 1, col: 1 },
+            kind: ErrorKind::Syntax("the file has no request".into()),
+        });
+    }
+    Ok(f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(text: &str) -> (Pos, ErrorKind) {
+        let e = load("v.hurl", text, |n| n == "base_url").unwrap_err();
+        (e.pos, e.kind)
+    }
+
+    #[test]
+    fn todo_example_variables_resolve() {
+        load("todo.hurl", parse::tests::TODO, |n| n == "base_url").unwrap();
+        // Without `base_url` defined, its first use is refused.
+        let e = load("todo.hurl", parse::tests::TODO, |_| false).unwrap_err();
+        assert_eq!(e.to_string(), "todo.hurl:2:6: unknown variable `base_url`");
+    }
+
+    #[test]
+    fn unknown_and_early_variables_are_refused() {
+        assert_eq!(
+            refused("GET {{base_url}}/a/{{nope}}\n"),
+            (Pos { line: 1, col: 20 }, ErrorKind::UnknownVariable("nope".into()))
+        );
+        let text = "GET {{base_url}}/a/{{id}}\nHTTP 200\n[Captures]\nid: jsonpath \"$.id\"\n";
+        assert_eq!(refused(text), (Pos { line: 1, col: 20 }, ErrorKind::CaptureBeforeTaken("id".into())));
+        let text = "GET {{base_url}}/a\nHTTP 200\n[Asserts]\nbody contains \"{{later}}\"\nGET {{base_url}}/b\nHTTP 200\n[Captures]\nlater: status\n";
+        assert_eq!(refused(text), (Pos { line: 4, col: 16 }, ErrorKind::CaptureBeforeTaken("later".into())));
+        assert_eq!(refused("# nothing\n").1, ErrorKind::Syntax("the file has no request".into()));
+    }
+
+    proptest::proptest! {
+        /// What the fuzz target runs never panics on arbitrary bytes.
+        #[test]
+        fn fuzz_parse_never_panics(data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200)) {
+            fuzz_parse(&data);
+        }
+    }
+
+    #[test]
+    fn an_entry_may_assert_on_its_own_capture() {
+        load("v.hurl", "GET {{base_url}}\nHTTP 200\n[Captures]\nn: jsonpath \"$.n\"\n[Asserts]\njsonpath \"$.m\" == {{n}}\n", |n| n == "base_url").unwrap();
+    }
+}

@@ -1,0 +1,458 @@
+//! A parser of Hurl's file format (hurl.dev, `docs/spec/grammar/hurl.grammar`
+//! in Orange-OpenSource/hurl), written from the published grammar; see
+//! docs/design.md for why not the `hurl_core` crate.
+//!
+//! The grammar is line-oriented: a request line, headers, sections, a body;
+//! then an optional `HTTP <status>` line with its own headers and sections.
+//! The parser walks the file line by line (a JSON body or a multiline string
+//! may span lines) and builds the typed model of `model.rs`. A feature of the
+//! grammar the engine does not run (an `[Options]` section, an xpath query, a
+//! filter other than `count`, ...) is refused with its name and position,
+//! never skipped: a load test that silently checks less than its author wrote
+//! would measure a different contract.
+
+use crate::error::{ErrorKind, ParseError, Pos};
+use crate::model::{Entry, Header, HurlFile};
+use crate::template::{Escape, Template};
+
+type Res<T> = Result<T, ParseError>;
+
+/// Request sections of Hurl's grammar (with their newer short names), all refused.
+const REQUEST_SECTIONS: [&str; 9] = [
+    "QueryStringParams",
+    "Query",
+    "FormParams",
+    "Form",
+    "MultipartFormData",
+    "Multipart",
+    "Cookies",
+    "BasicAuth",
+    "Options",
+];
+/// Queries of Hurl's grammar that the engine does not evaluate.
+const OTHER_QUERIES: [&str; 12] = [
+    "url",
+    "cookie",
+    "xpath",
+    "variable",
+    "duration",
+    "bytes",
+    "sha256",
+    "md5",
+    "certificate",
+    "ip",
+    "version",
+    "redirects",
+];
+/// Filters of Hurl's grammar other than `count`.
+const OTHER_FILTERS: [&str; 28] = [
+    "daysAfterNow",
+    "daysBeforeNow",
+    "decode",
+    "format",
+    "dateFormat",
+    "htmlEscape",
+    "htmlUnescape",
+    "jsonpath",
+    "nth",
+    "regex",
+    "replace",
+    "replaceRegex",
+    "split",
+    "toDate",
+    "toInt",
+    "toFloat",
+    "toString",
+    "toHex",
+    "urlDecode",
+    "urlEncode",
+    "urlQueryParam",
+    "xpath",
+    "base64Decode",
+    "base64Encode",
+    "base64UrlSafeDecode",
+    "base64UrlSafeEncode",
+    "first",
+    "last",
+];
+/// Predicates of Hurl's grammar that the engine does not evaluate.
+const OTHER_PREDICATES: [&str; 9] =
+    ["isDate", "isIsoDate", "isNumber", "isList", "isObject", "isIpv4", "isIpv6", "isUuid", "containsAll"];
+
+/// Parses the text of a `.hurl` file; `file` names it in errors.
+pub fn parse(file: &str, text: &str) -> Res<HurlFile> {
+    let mut p = Parser::new(file, text);
+    let mut entries = Vec::new();
+    loop {
+        p.skip_blank();
+        if p.eof() {
+            break;
+        }
+        entries.push(p.entry()?);
+    }
+    Ok(HurlFile { file: file.to_owned(), entries })
+}
+
+/// What a line (without its leading spaces) starts.
+#[derive(Debug, PartialEq, Eq)]
+enum Kind<'a> {
+    Section(&'a str),
+    Http,
+    Method,
+    Body,
+    KeyValue,
+    Other,
+}
+
+struct Parser<'a> {
+    file: &'a str,
+    text: &'a str,
+    /// Byte offset of each line's start.
+    starts: Vec<usize>,
+    /// The current line (index into `starts`).
+    line: usize,
+}
+
+/// A position within one line: `i` moves, `end` is the end of the line's content.
+#[derive(Clone, Copy)]
+struct Cur {
+    i: usize,
+    end: usize,
+}
+
+impl<'a> Parser<'a> {
+    fn new(file: &'a str, text: &'a str) -> Parser<'a> {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        if starts.last() == Some(&text.len()) && !text.is_empty() {
+            starts.pop();
+        }
+        Parser { file, text, starts, line: 0 }
+    }
+
+    fn eof(&self) -> bool {
+        self.line >= self.starts.len() || self.starts[self.line] >= self.text.len()
+    }
+
+    /// The current line's content, without its `\n` or `\r\n`.
+    fn cur(&self) -> Cur {
+        let start = self.starts[self.line];
+        let mut end = self.text[start..].find('\n').map_or(self.text.len(), |n| start + n);
+        if end > start && self.text.as_bytes()[end - 1] == b'\r' {
+            end -= 1;
+        }
+        Cur { i: start, end }
+    }
+
+    fn pos(&self, at: usize) -> Pos {
+        let line = self.starts.partition_point(|&s| s <= at).max(1) - 1;
+        let col = self.text[self.starts[line]..at.min(self.text.len())].chars().count() + 1;
+        Pos { line: line as u32 + 1, col: col as u32 }
+    }
+
+    fn err(&self, at: usize, kind: ErrorKind) -> ParseError {
+        ParseError { file: self.file.to_owned(), pos: self.pos(at), kind }
+    }
+
+    fn syntax(&self, at: usize, msg: impl Into<String>) -> ParseError {
+        self.err(at, ErrorKind::Syntax(msg.into()))
+    }
+
+    fn unsupported(&self, at: usize, what: impl Into<String>) -> ParseError {
+        self.err(at, ErrorKind::Unsupported(what.into()))
+    }
+
+    fn rest(&self, c: Cur) -> &'a str {
+        &self.text[c.i..c.end]
+    }
+
+    fn peek(&self, c: Cur) -> Option<u8> {
+        (c.i < c.end).then(|| self.text.as_bytes()[c.i])
+    }
+
+    fn skip_sp(&self, c: &mut Cur) -> usize {
+        let from = c.i;
+        while matches!(self.peek(*c), Some(b' ' | b'\t')) {
+            c.i += 1;
+        }
+        c.i - from
+    }
+
+    /// Skips blank and comment-only lines.
+    fn skip_blank(&mut self) {
+        while !self.eof() {
+            let mut c = self.cur();
+            self.skip_sp(&mut c);
+            if c.i < c.end && self.peek(c) != Some(b'#') {
+                return;
+            }
+            self.line += 1;
+        }
+    }
+
+    /// The rest of a line must be spaces and an optional comment.
+    fn end_of_line(&self, mut c: Cur) -> Res<()> {
+        self.skip_sp(&mut c);
+        match self.peek(c) {
+            None | Some(b'#') => Ok(()),
+            _ => Err(self.syntax(c.i, format!("unexpected `{}`", self.rest(c)))),
+        }
+    }
+
+    fn kind(&self) -> (Kind<'a>, Cur) {
+        let mut c = self.cur();
+        self.skip_sp(&mut c);
+        let s = self.rest(c);
+        let word = s.find(|ch: char| !ch.is_ascii_alphabetic()).map_or(s, |n| &s[..n]);
+        let kind = if let Some(name) =
+            s.strip_prefix('[').and_then(|r| r.strip_prefix(word_at(r))).and_then(|r| {
+                let w = word_at(&s[1..]);
+                (r.starts_with(']') && !w.is_empty() && !matches!(w, "true" | "false" | "null")).then_some(w)
+            }) {
+            Kind::Section(name)
+        } else if word == "HTTP" && matches!(s.as_bytes().get(4), Some(b' ' | b'\t' | b'/')) {
+            Kind::Http
+        } else if s.starts_with(['{', '[', '`', '"', '<'])
+            || s.starts_with("base64,")
+            || s.starts_with("hex,")
+            || s.starts_with("file,")
+        {
+            Kind::Body
+        } else if s.starts_with("{{")
+            || s[key_len(s)..].trim_start_matches([' ', '\t']).starts_with(':') && key_len(s) > 0
+        {
+            Kind::KeyValue
+        } else if !word.is_empty()
+            && word.bytes().all(|b| b.is_ascii_uppercase())
+            && matches!(s.as_bytes().get(word.len()), Some(b' ' | b'\t'))
+        {
+            Kind::Method
+        } else {
+            Kind::Other
+        };
+        (kind, c)
+    }
+
+    fn entry(&mut self) -> Res<Entry> {
+        let (kind, mut c) = self.kind();
+        if kind != Kind::Method {
+            let what = if kind == Kind::Http {
+                "an `HTTP` line without a request before it"
+            } else {
+                "expected a request line `METHOD URL`"
+            };
+            return Err(self.syntax(c.i, what));
+        }
+        let pos = self.pos(c.i);
+        let m = self.rest(c).find([' ', '\t']).unwrap_or(0);
+        let method: Box<str> = self.rest(c)[..m].into();
+        c.i += m;
+        self.skip_sp(&mut c);
+        let at = c.i;
+        let url = self.value_string(&mut c)?;
+        if url.parts.is_empty() {
+            return Err(self.syntax(at, "the request line has no URL"));
+        }
+        self.line += 1;
+        let mut entry = Entry { pos, method, url, headers: Vec::new(), body: None, response: None };
+        loop {
+            self.skip_blank();
+            if self.eof() {
+                return Ok(entry);
+            }
+            let (kind, mut c) = self.kind();
+            match kind {
+                Kind::KeyValue if entry.body.is_none() => {
+                    let name = self.key_string(&mut c)?;
+                    self.colon(&mut c)?;
+                    let value = self.value_string(&mut c)?;
+                    entry.headers.push(Header { name, value });
+                    self.line += 1;
+                }
+                Kind::Section(name) if entry.body.is_none() => {
+                    return Err(if REQUEST_SECTIONS.contains(&name) {
+                        self.unsupported(c.i, format!("the [{name}] section"))
+                    } else if matches!(name, "Captures" | "Asserts") {
+                        self.syntax(c.i, format!("[{name}] must follow the `HTTP <status>` line"))
+                    } else {
+                        self.syntax(c.i, format!("unknown section [{name}]"))
+                    });
+                }
+                Kind::Body if entry.body.is_none() => entry.body = Some(self.body(c)?),
+                Kind::Http => {
+                    entry.response = Some(self.response()?);
+                    return Ok(entry);
+                }
+                Kind::Method => return Ok(entry),
+                _ => {
+                    return Err(
+                        self.syntax(c.i, "expected a header, a body, `HTTP <status>` or the next request")
+                    );
+                }
+            }
+        }
+    }
+
+    fn colon(&self, c: &mut Cur) -> Res<()> {
+        self.skip_sp(c);
+        if self.peek(*c) != Some(b':') {
+            return Err(self.syntax(c.i, "expected `:`"));
+        }
+        c.i += 1;
+        self.skip_sp(c);
+        Ok(())
+    }
+
+    /// `{{ name }}` at `c` (which is at `{{`), appended to `t`.
+    fn template_expr(&self, c: &mut Cur, t: &mut Template, escape: Escape) -> Res<()> {
+        let at = c.i;
+        c.i += 2;
+        self.skip_sp(c);
+        let s = self.rest(*c);
+        let n = s.find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_' || ch == '-')).unwrap_or(s.len());
+        let name = &s[..n];
+        if !is_var_name(name) {
+            return Err(self.syntax(c.i, "expected a variable name after `{{`"));
+        }
+        c.i += n;
+        self.skip_sp(c);
+        if !self.rest(*c).starts_with("}}") {
+            if self.peek(*c).is_some_and(|b| b.is_ascii_alphabetic()) {
+                return Err(self.unsupported(c.i, "a filter in a template (`{{name filter}}`)"));
+            }
+            return Err(self.syntax(c.i, "expected `}}`"));
+        }
+        c.i += 2;
+        t.push_var(name, escape, self.pos(at));
+        Ok(())
+    }
+
+    /// An escape after `\` (at `c`, which points past the backslash).
+    fn escape(&self, c: &mut Cur, extra: &[u8], out: &mut String) -> Res<()> {
+        let at = c.i - 1;
+        let Some(b) = self.peek(*c) else {
+            return Err(self.syntax(at, "a `\\` at the end of the line"));
+        };
+        c.i += 1;
+        match b {
+            b'\\' => out.push('\\'),
+            b'b' => out.push('\u{8}'),
+            b'f' => out.push('\u{c}'),
+            b'n' => out.push('\n'),
+            b'r' => out.push('\r'),
+            b't' => out.push('\t'),
+            b'u' => {
+                let s = self.rest(*c);
+                let close = s
+                    .find('}')
+                    .filter(|_| s.starts_with('{'))
+                    .ok_or_else(|| self.syntax(at, "expected `\\u{hex}`"))?;
+                let ch = u32::from_str_radix(&s[1..close], 16)
+                    .ok()
+                    .and_then(char::from_u32)
+                    .ok_or_else(|| self.syntax(at, "not a Unicode scalar value"))?;
+                out.push(ch);
+                c.i += close + 1;
+            }
+            b if extra.contains(&b) => out.push(b as char),
+            _ => return Err(self.syntax(at, "unknown escape")),
+        }
+        Ok(())
+    }
+
+    /// Text up to the end of the line or a comment, trailing spaces trimmed.
+    fn value_string(&self, c: &mut Cur) -> Res<Template> {
+        self.string_until(c, |_| false, b"#", |s| s.trim_end_matches([' ', '\t']))
+    }
+
+    fn key_string(&self, c: &mut Cur) -> Res<Template> {
+        let at = c.i;
+        let t = self.string_until(
+            c,
+            |b| !(b.is_ascii_alphanumeric() || b"_-.[]@$\\".contains(&b)),
+            b"#:",
+            |s| s,
+        )?;
+        if t.parts.is_empty() {
+            return Err(self.syntax(at, "expected a name"));
+        }
+        Ok(t)
+    }
+
+    fn quoted_string(&self, c: &mut Cur) -> Res<Template> {
+        let at = c.i;
+        if self.peek(*c) != Some(b'"') {
+            return Err(self.syntax(at, "expected a quoted string"));
+        }
+        c.i += 1;
+        let t = self.string_until(c, |b| b == b'"', b"\"", |s| s)?;
+        if self.peek(*c) != Some(b'"') {
+            return Err(self.syntax(at, "a quoted string without its closing `\"`"));
+        }
+        c.i += 1;
+        Ok(t)
+    }
+
+    /// Reads templated text until `stop` (or the end of the line or an unescaped `#`
+    /// for unquoted text); `trim` applies to the last literal piece.
+    fn string_until(
+        &self,
+        c: &mut Cur,
+        stop: impl Fn(u8) -> bool,
+        escapes: &[u8],
+        trim: impl Fn(&str) -> &str,
+    ) -> Res<Template> {
+        let mut t = Template::default();
+        let mut lit = String::new();
+        let unquoted = !escapes.contains(&b'"');
+        while let Some(b) = self.peek(*c) {
+            if self.rest(*c).starts_with("{{") {
+                t.push_str(&lit);
+                lit.clear();
+                self.template_expr(c, &mut t, Escape::Plain)?;
+            } else if stop(b) || (unquoted && b == b'#') {
+                break;
+            } else if b == b'\\' {
+                c.i += 1;
+                self.escape(c, escapes, &mut lit)?;
+            } else {
+                let ch = self.rest(*c).chars().next().expect("not at the end");
+                lit.push(ch);
+                c.i += ch.len_utf8();
+            }
+        }
+        t.push_str(trim(&lit));
+        Ok(t)
+    }
+}
+
+mod body;
+mod response;
+
+fn word_at(s: &str) -> &str {
+    let n = s.find(|ch: char| !ch.is_ascii_alphanumeric()).unwrap_or(s.len());
+    &s[..n]
+}
+
+/// The length of a key-string's plain text at the start of `s` (escapes included).
+fn key_len(s: &str) -> usize {
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' if i + 1 < b.len() && b[i + 1].is_ascii() => i += 2,
+            c if c.is_ascii_alphanumeric() || b"_-.[]@$".contains(&c) => i += 1,
+            _ => break,
+        }
+    }
+    i
+}
+
+/// Hurl's variable names: a letter, then letters, digits, `_` or `-`.
+pub fn is_var_name(s: &str) -> bool {
+    s.starts_with(|ch: char| ch.is_ascii_alphabetic())
+        && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+#[cfg(test)]
+pub(crate) mod tests;

@@ -1,0 +1,217 @@
+//! The parser on the issue's todo example, on each construct it accepts, and
+//! on each refusal (with its position).
+
+use proptest::prelude::*;
+
+use super::parse;
+use crate::error::{ErrorKind, Pos};
+use crate::model::{BodyKind, Expected, Filter, PredicateFunc, Query};
+use crate::template::{Escape, Part};
+
+/// The example of issue 31, exactly as written there (shipped as the example scenario).
+pub(crate) const TODO: &str = include_str!("../../../../scenarios/examples/todo.hurl");
+
+#[test]
+fn todo_example() {
+    let f = parse("todo.hurl", TODO).unwrap();
+    assert_eq!(f.entries.len(), 3);
+    let names: Vec<String> = f.entries.iter().map(crate::model::Entry::name).collect();
+    assert_eq!(names, ["POST /todos", "GET /todos/{{todo_id}}", "POST /todos"]);
+    let e = &f.entries[0];
+    assert_eq!(e.pos, Pos { line: 2, col: 1 });
+    assert_eq!(e.headers[0].name.source(), "Content-Type");
+    assert_eq!(e.headers[0].value.source(), "application/json");
+    let body = e.body.as_ref().unwrap();
+    assert_eq!(body.kind, BodyKind::Json);
+    assert_eq!(
+        body.template.parts[1],
+        Part::Var { name: "newUuid".into(), escape: Escape::JsonString, pos: Pos { line: 4, col: 21 } }
+    );
+    let r = e.response.as_ref().unwrap();
+    assert_eq!((r.pos, r.status), (Pos { line: 5, col: 1 }, Some(201)));
+    assert_eq!(r.captures.len(), 2);
+    assert_eq!(&*r.captures[1].name, "todo_title");
+    assert_eq!(r.asserts.len(), 2);
+    assert_eq!(r.asserts[1].pos, Pos { line: 11, col: 1 });
+    assert_eq!(&*r.asserts[1].source, r#"jsonpath "$.done" == false"#);
+    assert!(matches!(r.asserts[0].predicate.func, PredicateFunc::IsInteger));
+    assert!(matches!(r.asserts[1].predicate.func, PredicateFunc::Equal(Expected::Bool(false))));
+    let r2 = f.entries[1].response.as_ref().unwrap();
+    assert!(
+        matches!(&r2.asserts[0].predicate.func, PredicateFunc::Equal(Expected::Str(t)) if t.source() == "{{todo_title}}")
+    );
+    assert_eq!(f.entries[2].response.as_ref().unwrap().status, Some(400));
+    assert!(f.entries[2].body.as_ref().unwrap().template.as_literal().is_some());
+}
+
+#[test]
+fn every_supported_assert_and_capture() {
+    let text = r#"GET http://h/x?a=1 # a comment
+Accept: */*
+X-Key\:odd: v\#1 {{k}}   # trailing comment
+HTTP *
+Content-Type: application/json
+[Captures]
+st: status
+loc: header "Location"
+tok: regex "token=(\\w+)"
+n: jsonpath "$.items" count
+[Asserts]
+status == 200
+status >= 200
+status < 300
+header "X" != "y"
+jsonpath "$.a" > 1.5
+jsonpath "$.a" <= -2
+jsonpath "$.s" exists
+jsonpath "$.s" not exists
+jsonpath "$.s" isString
+jsonpath "$.b" isBoolean
+jsonpath "$.s" contains "x"
+jsonpath "$.s" matches /^a\/b$/
+jsonpath "$.s" matches "^[a-z]+$"
+jsonpath "$.items" count == 3
+jsonpath "$.items[*].id" includes 2
+jsonpath "$.n" == null
+jsonpath "$.n" == {{k}}
+body contains "ok"
+body startsWith "{"
+body endsWith "}"
+jsonpath "$.f" isFloat
+jsonpath "$.c" isCollection
+jsonpath "$.c" isEmpty
+"#;
+    let f = parse("all.hurl", text).unwrap();
+    let e = &f.entries[0];
+    assert_eq!(e.url.source(), "http://h/x?a=1");
+    assert_eq!(e.headers[1].name.source(), "X-Key:odd");
+    assert_eq!(e.headers[1].value.source(), "v#1 {{k}}");
+    let r = e.response.as_ref().unwrap();
+    assert_eq!(r.status, None);
+    assert_eq!(r.captures.len(), 4);
+    assert!(matches!(r.captures[1].query, Query::Header(ref h) if &**h == "Location"));
+    assert_eq!(r.captures[3].filters, [Filter::Count]);
+    // The response header is an assert too.
+    assert_eq!(r.asserts.len(), 24);
+    assert!(matches!(r.asserts[0].query, Query::Header(_)));
+    assert!(r.asserts[8].predicate.not);
+    assert!(matches!(r.asserts[12].predicate.func, PredicateFunc::Matches(ref re) if re.is_match("a/b")));
+    assert!(matches!(r.asserts[6].predicate.func, PredicateFunc::LessOrEqual(Expected::Int(-2))));
+}
+
+#[test]
+fn bodies() {
+    let f = parse(
+        "b.hurl",
+        "POST http://h/a\n{\n  \"n\": {{n}},\n  \"s\": \"{{s}}\",\n  \"l\": [1, {\"x\": \"}\"}]\n}\nHTTP 200\nPUT http://h/b\n```\nline {{x}}\n```\nPATCH http://h/c\n`one\\`line`\nPOST http://h/d\n```json\n{\"a\": {{x}}}\n```\n",
+    )
+    .unwrap();
+    let b = f.entries[0].body.as_ref().unwrap();
+    assert!(
+        b.template
+            .parts
+            .iter()
+            .any(|p| matches!(p, Part::Var { name, escape: Escape::JsonValue, .. } if &**name == "n"))
+    );
+    assert!(
+        b.template
+            .parts
+            .iter()
+            .any(|p| matches!(p, Part::Var { name, escape: Escape::JsonString, .. } if &**name == "s"))
+    );
+    assert_eq!(f.entries[0].response.as_ref().unwrap().status, Some(200));
+    assert_eq!(f.entries[1].body.as_ref().unwrap().template.source(), "line {{x}}\n");
+    assert_eq!(f.entries[2].body.as_ref().unwrap().template.source(), "one`line");
+    assert_eq!(f.entries[3].body.as_ref().unwrap().kind, BodyKind::Json);
+    assert_eq!(f.entries[3].body.as_ref().unwrap().template.source(), "{\"a\": {{x}}}\n");
+}
+
+fn refusal(text: &str) -> (Pos, ErrorKind) {
+    let e = parse("bad.hurl", text).unwrap_err();
+    assert_eq!(e.file, "bad.hurl");
+    (e.pos, e.kind)
+}
+
+fn unsupported(text: &str, line: u32, col: u32, what: &str) {
+    let (pos, kind) = refusal(text);
+    assert_eq!(pos, Pos { line, col }, "{text}: {kind}");
+    match kind {
+        ErrorKind::Unsupported(w) => assert!(w.contains(what), "{w:?} lacks {what:?}"),
+        k => panic!("{text}: expected unsupported {what}, got {k}"),
+    }
+}
+
+#[test]
+fn unsupported_features_are_named_where_they_are() {
+    unsupported("GET http://h\n[Options]\nretry: 3\n", 2, 1, "[Options]");
+    unsupported("GET http://h\n[QueryStringParams]\na: b\n", 2, 1, "[QueryStringParams]");
+    unsupported("GET http://h\n  [BasicAuth]\n", 2, 3, "[BasicAuth]");
+    unsupported("GET http://h\nHTTP/1.1 200\n", 2, 1, "HTTP version");
+    unsupported("GET http://h\nHTTP 200\n[Asserts]\nxpath \"//a\" exists\n", 4, 1, "`xpath` query");
+    unsupported("GET http://h\nHTTP 200\n[Asserts]\njsonpath \"$.a\" toInt == 1\n", 4, 16, "`toInt` filter");
+    unsupported("GET http://h\nHTTP 200\n[Asserts]\njsonpath \"$.a\" isDate\n", 4, 16, "`isDate` predicate");
+    unsupported("GET http://h\nHTTP 200\n{\"a\": 1}\n", 3, 1, "response body");
+    unsupported("POST http://h\nbase64,AAAA;\n", 2, 1, "`base64` body");
+    unsupported("POST http://h\nfile,data.bin;\n", 2, 1, "`file` body");
+    unsupported("POST http://h\n<a/>\n", 2, 1, "XML");
+    unsupported("POST http://h\n```graphql\n{ a }\n```\n", 2, 4, "graphql");
+    unsupported("GET http://h/{{x urlEncode}}\n", 1, 18, "filter in a template");
+    unsupported("GET http://h\nHTTP 200\n[Captures]\nx: jsonpath \"$.a\" redact\n", 4, 19, "redact");
+    unsupported("GET http://h\nHTTP 200\n[Asserts]\nbody == hex,00;\n", 4, 9, "`hex` value");
+}
+
+#[test]
+fn syntax_errors_have_positions() {
+    let cases: [(&str, u32, u32, &str); 10] = [
+        ("get http://h\n", 1, 1, "request line"),
+        ("\n\n   HTTP 200\n", 3, 4, "without a request"),
+        ("GET\n", 1, 1, "request line"),
+        ("GET http://h\nHTTP 2000\n", 2, 6, "status"),
+        ("GET http://h\nHTTP 200\n[Asserts]\njsonpath \"$.a\" === 1\n", 4, 16, "unknown predicate"),
+        ("GET http://h\nHTTP 200\n[Asserts]\njsonpath \"$.a\" == \"x\n", 4, 19, "closing"),
+        ("GET http://h\nHTTP 200\n[Asserts]\njsonpath \"$.a\" == 1 2\n", 4, 21, "unexpected"),
+        ("POST http://h\n{\"a\": 1,\n \"b\" 2}\n", 3, 6, "invalid JSON"),
+        ("POST http://h\n{\"a\": [1, 2}\n", 2, 1, "closing bracket"),
+        ("GET http://h\nHTTP 200\n[Asserts]\nstatus == 1\n[Asserts]\n", 5, 1, "second"),
+    ];
+    for (text, line, col, what) in cases {
+        let (pos, kind) = refusal(text);
+        assert!(matches!(kind, ErrorKind::Syntax(ref m) if m.contains(what)), "{text:?}: {kind}");
+        assert_eq!(pos, Pos { line, col }, "{text:?}: {kind}");
+    }
+}
+
+#[test]
+fn bad_jsonpath_and_regex_point_into_the_string() {
+    let (pos, kind) = refusal("GET http://h\nHTTP 200\n[Asserts]\njsonpath \"$.a[?(@.b)]\" exists\n");
+    assert_eq!(pos, Pos { line: 4, col: 14 });
+    assert!(matches!(kind, ErrorKind::JsonPath(_)));
+    let (pos, kind) = refusal("GET http://h\nHTTP 200\n[Captures]\nx: regex \"(\"\n");
+    assert_eq!(pos, Pos { line: 4, col: 10 });
+    assert!(matches!(kind, ErrorKind::Regex(_)));
+}
+
+#[test]
+fn crlf_and_comments() {
+    let f = parse("w.hurl", "# c\r\nGET http://h/a # c\r\n# c\r\nHTTP 204 # c\r\n").unwrap();
+    assert_eq!(f.entries[0].url.source(), "http://h/a");
+    assert_eq!(f.entries[0].response.as_ref().unwrap().status, Some(204));
+}
+
+proptest! {
+    /// No text makes the parser panic.
+    #[test]
+    fn never_panics(text in "(GET http://h/\\{\\{x\\}\\}\n|HTTP 200\n|\\[Asserts\\]\n|\\[Captures\\]\n|jsonpath \"\\$.a\" == 1\n|x: header \"y\"\n|\\{\"a\": \\{\\{b\\}\\}\\}\n|```\n|[ -~]{0,12}\n){0,8}") {
+        let _ = parse("p.hurl", &text);
+    }
+
+    /// A header value written with escapes reads back as the original text.
+    #[test]
+    fn header_values_roundtrip(v in "[ -~]{1,20}") {
+        let v = v.trim().to_owned();
+        prop_assume!(!v.is_empty() && !v.contains("{{"));
+        let escaped = v.replace('\\', "\\\\").replace('#', "\\#");
+        let f = parse("h.hurl", &format!("GET http://h\nX-A: {escaped}\n")).unwrap();
+        prop_assert_eq!(f.entries[0].headers[0].value.source(), v);
+    }
+}

@@ -1,0 +1,168 @@
+//! Running scenarios over any transport: one iteration of a flow (entries in
+//! order, captures feeding the entries after), and `verify`'s cases with
+//! their contract levels and the reset step. The transport is a callback
+//! from a rendered request to an answer, so `stackbench verify`, the load
+//! engine and the tests (an in-memory server) share this logic.
+
+use std::fmt;
+
+use crate::eval::{Answer, Failure, Request};
+use crate::model::{Entry, HurlFile};
+use crate::scenario::{Level, Reset, Scenario};
+use crate::template::{Kind, Vars};
+
+/// Sends a rendered request and returns the answer, or why there is none.
+pub type Send<'a, A> = &'a mut dyn FnMut(&Entry, &Request) -> Result<A, String>;
+
+/// What happened to one request of an iteration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    /// The request's name.
+    pub name: String,
+    /// The checks that did not hold.
+    pub failures: Vec<Failure>,
+    /// No answer to check: the request could not be rendered or sent (the iteration stops).
+    pub error: Option<String>,
+}
+
+/// Runs `hurl`'s entries in order with `vars` (whose captures from an
+/// earlier iteration are forgotten first); stops at the first request
+/// that cannot be sent.
+pub fn run_flow<A: Answer>(
+    hurl: &HurlFile,
+    names: &[String],
+    vars: &mut Vars,
+    send: Send<'_, A>,
+) -> Vec<Step> {
+    vars.unset(hurl.captures().map(|c| &*c.name));
+    let (mut req, mut scratch) = (Request::default(), Vec::new());
+    let mut steps = Vec::with_capacity(hurl.entries.len());
+    for (i, e) in hurl.entries.iter().enumerate() {
+        let name = names.get(i).cloned().unwrap_or_else(|| e.name());
+        if let Err(err) = e.render(vars, &mut req) {
+            let why = format!(
+                "{}:{}: variable `{}` has no value (the capture that sets it failed)",
+                hurl.file, err.pos, err.name
+            );
+            steps.push(Step { name, failures: Vec::new(), error: Some(why) });
+            break;
+        }
+        let answer = match send(e, &req) {
+            Ok(a) => a,
+            Err(why) => {
+                steps.push(Step { name, failures: Vec::new(), error: Some(why) });
+                break;
+            }
+        };
+        let mut failures = Vec::new();
+        e.check(&answer, vars, &mut scratch, &mut failures);
+        steps.push(Step { name, failures, error: None });
+    }
+    steps
+}
+
+/// The outcome of one verification case.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CaseResult {
+    pub name: String,
+    pub level: Level,
+    /// The file its checks are written in (for `file:line:col`).
+    pub file: String,
+    pub steps: Vec<Step>,
+}
+
+impl CaseResult {
+    pub fn passed(&self) -> bool {
+        self.steps.iter().all(|s| s.failures.is_empty() && s.error.is_none())
+    }
+}
+
+impl fmt::Display for CaseResult {
+    /// One line per failed check or error: `file:line:col: ...`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for s in &self.steps {
+            for fail in &s.failures {
+                writeln!(f, "  {}: {}:{fail}", s.name, self.file)?;
+            }
+            if let Some(e) = &s.error {
+                writeln!(f, "  {}: {e}", s.name)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Every case of a scenario, checked once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verification {
+    pub cases: Vec<CaseResult>,
+}
+
+impl Verification {
+    /// No core case failed.
+    pub fn passed(&self) -> bool {
+        self.cases.iter().all(|c| c.level != Level::Core || c.passed())
+    }
+}
+
+/// Runs the scenario's `[[verify]]` cases in order against `base_url` (or, when
+/// it has none, each flow once as a core case). A case with `clean_store` runs
+/// after the reset step; a failed reset fails the case. `defined` gives the
+/// `--variable` values; `run_command` runs a reset command.
+pub fn verify<A: Answer>(
+    s: &Scenario,
+    base_url: &str,
+    defined: &[(&str, &str)],
+    seed: u64,
+    send: Send<'_, A>,
+    run_command: &mut dyn FnMut(&[String]) -> Result<(), String>,
+) -> Verification {
+    let cases: Vec<(&str, Level, bool, &HurlFile, &[String])> = if s.verify.is_empty() {
+        s.flows
+            .iter()
+            .map(|f| (f.name.as_str(), Level::Core, false, &f.hurl, f.request_names.as_slice()))
+            .collect()
+    } else {
+        s.verify
+            .iter()
+            .map(|c| (c.name.as_str(), c.level, c.clean_store, &c.hurl, c.request_names.as_slice()))
+            .collect()
+    };
+    let mut results = Vec::new();
+    for (n, (name, level, clean, hurl, names)) in cases.into_iter().enumerate() {
+        let mut vars = Vars::new(seed.wrapping_add(n as u64));
+        vars.set("base_url", base_url, Kind::String);
+        for (k, v) in defined {
+            vars.set(k, v, Kind::String);
+        }
+        s.draw(n as u64, &mut vars);
+        let mut steps = Vec::new();
+        if clean {
+            let reset = match &s.reset {
+                Some(Reset::Command(argv)) => run_command(argv).err(),
+                Some(Reset::Hurl(h)) => {
+                    let r = run_flow(h, &[], &mut vars, send);
+                    r.iter()
+                        .find(|s| s.error.is_some() || !s.failures.is_empty())
+                        .map(|s| s.error.clone().unwrap_or_else(|| format!("{}:{}", h.file, s.failures[0])))
+                }
+                None => None,
+            };
+            if let Some(why) = reset {
+                steps.push(Step {
+                    name: "reset".into(),
+                    failures: Vec::new(),
+                    error: Some(format!("the reset step failed: {why}")),
+                });
+                results.push(CaseResult { name: name.to_owned(), level, file: hurl.file.clone(), steps });
+                continue;
+            }
+        }
+        steps = run_flow(hurl, names, &mut vars, send);
+        results.push(CaseResult { name: name.to_owned(), level, file: hurl.file.clone(), steps });
+    }
+    Verification { cases: results }
+}
+
+#[cfg(test)]
+mod tests;

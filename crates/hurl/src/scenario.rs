@@ -1,0 +1,629 @@
+//! The TOML scenario file: what Hurl cannot say. Flows (each a `.hurl` file
+//! or inline Hurl) with weights, variables drawn per iteration, rows of a CSV
+//! or JSON-lines file, the protocol, verification cases with their contract
+//! level, and a reset step. Every key is documented in docs/scenarios.md,
+//! "Write your own scenario".
+//!
+//! Loading is strict, as the plan parser is (`crates/run/src/plan.rs`): an
+//! unknown key is refused, values are checked while they are read, and every
+//! error carries the `file:line:col` of the offending value; an error in a
+//! flow's Hurl carries the `.hurl` file's own position. Every `{{name}}` of
+//! every flow must be defined before anything starts.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::error::{ErrorKind, ParseError, Pos, pos_of};
+use crate::model::HurlFile;
+use crate::template::{Kind, Vars};
+
+mod rows;
+
+pub use rows::{Order, Rows};
+
+/// A scenario, loaded and checked.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// The scenario's name (`[load.<name>]` in a plan): `name`, or the file stem.
+    pub name: String,
+    pub description: Option<String>,
+    pub protocol: Protocol,
+    pub variables: Vec<Variable>,
+    pub rows: Vec<Rows>,
+    pub flows: Vec<Flow>,
+    pub verify: Vec<VerifyCase>,
+    pub reset: Option<Reset>,
+    pub grpc: Option<Grpc>,
+}
+
+/// How requests travel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protocol {
+    Http1,
+    H2c,
+    Grpc,
+}
+
+/// A variable drawn anew for each iteration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Variable {
+    pub name: String,
+    pub draw: Draw,
+}
+
+/// How a variable gets its value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Draw {
+    /// The same value every time.
+    Const(String, Kind),
+    /// Uniform in `lo..=hi`.
+    Int { lo: i64, hi: i64 },
+    /// `len` characters from `[a-z0-9]`.
+    String { len: usize },
+    /// One of the values, uniformly.
+    Choice(Vec<(String, Kind)>),
+    /// `start`, `start + 1`, ... by iteration.
+    Sequence { start: i64 },
+}
+
+/// A sequence of requests run in order in one iteration.
+#[derive(Debug, Clone)]
+pub struct Flow {
+    pub name: String,
+    /// Relative share of iterations (weights need not sum to anything).
+    pub weight: u32,
+    pub hurl: HurlFile,
+    /// The name of each request, by entry (the TOML's `names`, or method and URL template).
+    pub request_names: Vec<String>,
+}
+
+/// The contract level of a verification case (docs/scenarios.md, "Verification").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    /// The answer is right: a failure stops the contestant from being measured.
+    Core,
+    /// Bad input is refused: a failure is shown beside the results.
+    Hardening,
+}
+
+/// A verification case: a flow whose every check must hold.
+#[derive(Debug, Clone)]
+pub struct VerifyCase {
+    pub name: String,
+    pub hurl: HurlFile,
+    /// The name of each request: its flow's, or method and URL template.
+    pub request_names: Vec<String>,
+    pub level: Level,
+    /// Run right after the reset step, on an empty store.
+    pub clean_store: bool,
+}
+
+/// How to empty the store between verification and measurement.
+#[derive(Debug, Clone)]
+pub enum Reset {
+    /// A program and its arguments, run from the scenario's directory.
+    Command(Vec<String>),
+    /// Requests sent to the contestant.
+    Hurl(HurlFile),
+}
+
+/// The gRPC form: one unary call per iteration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Grpc {
+    pub proto: PathBuf,
+    /// `package.Service/Method`.
+    pub method: String,
+    /// The request message as JSON, templates allowed.
+    pub message: crate::template::Template,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawScenario {
+    name: Option<Spanned<String>>,
+    description: Option<String>,
+    protocol: Option<Spanned<String>>,
+    #[serde(default)]
+    variables: BTreeMap<String, Spanned<toml::Value>>,
+    #[serde(default)]
+    rows: Vec<Spanned<RawRows>>,
+    #[serde(default, rename = "flow")]
+    flows: Vec<Spanned<RawFlow>>,
+    #[serde(default)]
+    verify: Vec<Spanned<RawVerify>>,
+    reset: Option<Spanned<RawReset>>,
+    grpc: Option<Spanned<RawGrpc>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRows {
+    file: Spanned<String>,
+    order: Option<Spanned<String>>,
+}
+
+/// Requests: a `.hurl` file or inline Hurl text.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFlow {
+    name: Option<Spanned<String>>,
+    file: Option<Spanned<String>>,
+    hurl: Option<Spanned<String>>,
+    weight: Option<Spanned<i64>>,
+    names: Option<Spanned<Vec<String>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawVerify {
+    name: Spanned<String>,
+    flow: Option<Spanned<String>>,
+    file: Option<Spanned<String>>,
+    hurl: Option<Spanned<String>>,
+    level: Option<Spanned<String>>,
+    #[serde(default)]
+    clean_store: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawReset {
+    command: Option<Vec<String>>,
+    file: Option<Spanned<String>>,
+    hurl: Option<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGrpc {
+    proto: Spanned<String>,
+    method: Spanned<String>,
+    message: Spanned<String>,
+}
+
+type Span = std::ops::Range<usize>;
+
+/// Reads and checks what the TOML names, with positions in the TOML's text.
+struct Ctx<'a> {
+    file: &'a str,
+    text: &'a str,
+    dir: &'a Path,
+}
+
+impl Ctx<'_> {
+    fn err(&self, span: Span, kind: ErrorKind) -> ParseError {
+        ParseError { file: self.file.to_owned(), pos: pos_of(self.text, span.start), kind }
+    }
+
+    fn syntax(&self, span: Span, msg: impl Into<String>) -> ParseError {
+        self.err(span, ErrorKind::Syntax(msg.into()))
+    }
+
+    /// A file relative to the scenario's directory, read as text.
+    fn read(&self, rel: &Spanned<String>) -> Result<(String, String), ParseError> {
+        let path = self.dir.join(rel.get_ref());
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            self.err(rel.span(), ErrorKind::Io(format!("cannot read {}: {e}", path.display())))
+        })?;
+        Ok((path.display().to_string(), text))
+    }
+
+    /// Requests from `file` or `hurl` (exactly one), checked against `defined`.
+    fn requests(
+        &self,
+        span: Span,
+        file: Option<&Spanned<String>>,
+        hurl: Option<&Spanned<String>>,
+        defined: &dyn Fn(&str) -> bool,
+    ) -> Result<HurlFile, ParseError> {
+        match (file, hurl) {
+            (Some(f), None) => {
+                let (path, text) = self.read(f)?;
+                crate::load(&path, &text, defined)
+            }
+            (None, Some(h)) => {
+                // Inline Hurl: positions are those of the TOML file, from the string's first line.
+                let start = pos_of(self.text, h.span().start);
+                let src = &self.text[h.span()];
+                let offset = u32::from(src.starts_with("'''") || src.starts_with("\"\"\""));
+                let shift = |p: Pos| {
+                    let col = if p.line == 1 && offset == 0 { p.col + start.col } else { p.col };
+                    Pos { line: p.line + start.line - 1 + offset, col }
+                };
+                let mut hurl = crate::load(self.file, h.get_ref(), defined).map_err(|mut e| {
+                    e.pos = shift(e.pos);
+                    e
+                })?;
+                hurl.map_positions(shift);
+                Ok(hurl)
+            }
+            _ => Err(self.syntax(
+                span,
+                "give the requests as `file` (a .hurl file) or `hurl` (inline), one of the two",
+            )),
+        }
+    }
+}
+
+impl Scenario {
+    /// Loads a scenario file: a `.toml` scenario, or a `.hurl` file alone (one
+    /// flow). `defined` names the variables given outside the file
+    /// (`--variable`); `base_url` is always defined.
+    pub fn load(path: &Path, defined: &[&str]) -> Result<Scenario, ParseError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| ParseError {
+            file: file.clone(),
+            pos: Pos { line: 1, col: 1 },
+            kind: ErrorKind::Io(format!("cannot read it: {e}")),
+        })?;
+        let stem = path.file_stem().map_or_else(|| "scenario".into(), |s| s.to_string_lossy().into_owned());
+        if path.extension().is_some_and(|e| e == "hurl") {
+            let hurl = crate::load(&file, &text, |n| n == "base_url" || defined.contains(&n))?;
+            let request_names = hurl.entries.iter().map(crate::model::Entry::name).collect();
+            let flow = Flow { name: stem.clone(), weight: 1, hurl, request_names };
+            return Ok(Scenario {
+                name: stem,
+                description: None,
+                protocol: Protocol::Http1,
+                variables: Vec::new(),
+                rows: Vec::new(),
+                flows: vec![flow],
+                verify: Vec::new(),
+                reset: None,
+                grpc: None,
+            });
+        }
+        let dir = path.parent().unwrap_or(Path::new("."));
+        Scenario::parse(&file, &text, dir, &stem, defined)
+    }
+
+    /// Parses the text of a TOML scenario; relative paths start at `dir`.
+    pub fn parse(
+        file: &str,
+        text: &str,
+        dir: &Path,
+        stem: &str,
+        defined: &[&str],
+    ) -> Result<Scenario, ParseError> {
+        let cx = Ctx { file, text, dir };
+        let raw: RawScenario =
+            toml::from_str(text).map_err(|e| cx.syntax(e.span().unwrap_or(0..0), e.message().trim_end()))?;
+        let name = raw.name.as_ref().map_or_else(|| stem.to_owned(), |n| n.get_ref().clone());
+        if let Some(n) = &raw.name
+            && n.get_ref().trim().is_empty()
+        {
+            return Err(cx.syntax(n.span(), "`name` must not be empty"));
+        }
+        let protocol = match raw.protocol.as_ref().map(|p| (p.get_ref().as_str(), p.span())) {
+            None | Some(("http1", _)) => Protocol::Http1,
+            Some(("h2c", _)) => Protocol::H2c,
+            Some(("grpc", _)) => Protocol::Grpc,
+            Some((other, span)) => {
+                return Err(cx.syntax(
+                    span,
+                    format!("unknown protocol {other:?}; the protocols are \"http1\", \"h2c\" and \"grpc\""),
+                ));
+            }
+        };
+        let (variables, rows) = data(&cx, &raw)?;
+        let known = |n: &str| {
+            n == "base_url"
+                || defined.contains(&n)
+                || variables.iter().any(|v| v.name == n)
+                || rows.iter().any(|r| r.columns.iter().any(|c| c == n))
+        };
+        let mut flows: Vec<Flow> = Vec::new();
+        for f in &raw.flows {
+            let flow = flow(&cx, f, &flows, &known)?;
+            flows.push(flow);
+        }
+        let grpc = match (&raw.grpc, protocol) {
+            (Some(g), Protocol::Grpc) => Some(grpc(&cx, g.get_ref(), &known)?),
+            (Some(g), _) => return Err(cx.syntax(g.span(), "[grpc] needs `protocol = \"grpc\"`")),
+            (None, Protocol::Grpc) => {
+                return Err(cx.syntax(
+                    raw.protocol.as_ref().map_or(0..0, Spanned::span),
+                    "`protocol = \"grpc\"` needs a [grpc] table",
+                ));
+            }
+            (None, _) => None,
+        };
+        if protocol == Protocol::Grpc {
+            if let Some(f) = raw.flows.first() {
+                return Err(
+                    cx.syntax(f.span(), "a gRPC scenario has no [[flow]]: its request is the [grpc] message")
+                );
+            }
+        } else if flows.is_empty() {
+            return Err(cx.syntax(0..0, "a scenario needs at least one [[flow]] of requests"));
+        }
+        let verify =
+            raw.verify.iter().map(|v| verify_case(&cx, v, &flows, &known)).collect::<Result<Vec<_>, _>>()?;
+        let reset = raw.reset.as_ref().map(|r| reset(&cx, r, &known)).transpose()?;
+        if verify.iter().any(|v| v.clean_store) && reset.is_none() {
+            let span = raw.verify.iter().find(|v| v.get_ref().clean_store).map_or(0..0, Spanned::span);
+            return Err(cx.syntax(span, "a case with `clean_store = true` needs a [reset] step"));
+        }
+        Ok(Scenario {
+            name,
+            description: raw.description,
+            protocol,
+            variables,
+            rows,
+            flows,
+            verify,
+            reset,
+            grpc,
+        })
+    }
+
+    /// Sets the drawn variables and row columns for iteration `n` (the
+    /// sequence number of the iteration in this process), reusing buffers.
+    pub fn draw(&self, n: u64, vars: &mut Vars) {
+        const ALPHABET: &[u8; 36] = b"abcdefghijklmnopqrstuvwxyz0123456789";
+        for v in &self.variables {
+            let (slot, rng) = vars.slot_and_rng(&v.name);
+            slot.text.clear();
+            slot.kind = match &v.draw {
+                Draw::Const(t, k) => {
+                    slot.text.push_str(t);
+                    *k
+                }
+                Draw::Int { lo, hi } => {
+                    // The span of i64::MIN..=i64::MAX wraps to 0: any 64 bits then.
+                    let span = (hi.wrapping_sub(*lo) as u64).wrapping_add(1);
+                    let off = if span == 0 { rng.next_u64() } else { rng.below(span) };
+                    push_int(&mut slot.text, lo.wrapping_add(off as i64));
+                    Kind::Integer
+                }
+                Draw::Sequence { start } => {
+                    push_int(&mut slot.text, start.wrapping_add(n as i64));
+                    Kind::Integer
+                }
+                Draw::Choice(c) => {
+                    let (t, k) = &c[rng.below(c.len() as u64) as usize];
+                    slot.text.push_str(t);
+                    *k
+                }
+                Draw::String { len } => {
+                    slot.text.extend((0..*len).map(|_| char::from(ALPHABET[rng.below(36) as usize])));
+                    Kind::String
+                }
+            };
+        }
+        for r in &self.rows {
+            let i = match r.order {
+                Order::Sequence => (n % r.rows.len() as u64) as usize,
+                Order::Random => vars.rng.below(r.rows.len() as u64) as usize,
+            };
+            for (col, (text, kind)) in r.columns.iter().zip(&r.rows[i]) {
+                vars.set(col, text, *kind);
+            }
+        }
+    }
+
+    /// Picks a flow for an iteration by weight, from a uniform draw.
+    pub fn pick_flow(&self, vars: &mut Vars) -> &Flow {
+        let total: u64 = self.flows.iter().map(|f| u64::from(f.weight)).sum();
+        let mut x = vars.rng.below(total.max(1));
+        for f in &self.flows {
+            if x < u64::from(f.weight) {
+                return f;
+            }
+            x -= u64::from(f.weight);
+        }
+        &self.flows[0]
+    }
+}
+
+/// The drawn variables and the rows of data files.
+fn data(cx: &Ctx<'_>, raw: &RawScenario) -> Result<(Vec<Variable>, Vec<Rows>), ParseError> {
+    let mut variables = Vec::new();
+    for (name, value) in &raw.variables {
+        if !crate::parse::is_var_name(name)
+            || name == "base_url"
+            || crate::template::GENERATORS.contains(&name.as_str())
+        {
+            return Err(cx.syntax(value.span(), format!("`{name}` cannot be a variable's name (a letter, then letters, digits, `_` or `-`; not base_url, newUuid or newDate)")));
+        }
+        variables.push(Variable { name: name.clone(), draw: draw(cx, value)? });
+    }
+    let mut rows = Vec::new();
+    for r in &raw.rows {
+        let order = match r.get_ref().order.as_ref().map(|o| (o.get_ref().as_str(), o.span())) {
+            None | Some(("sequence", _)) => Order::Sequence,
+            Some(("random", _)) => Order::Random,
+            Some((other, span)) => {
+                return Err(cx.syntax(
+                    span,
+                    format!("unknown order {other:?}; the orders are \"sequence\" and \"random\""),
+                ));
+            }
+        };
+        let (path, data) = cx.read(&r.get_ref().file)?;
+        let loaded = Rows::parse(&path, &data, order)?;
+        for col in &loaded.columns {
+            if variables.iter().any(|v| &v.name == col) || rows.iter().any(|o: &Rows| o.columns.contains(col))
+            {
+                return Err(cx.syntax(r.get_ref().file.span(), format!("variable `{col}` is defined twice")));
+            }
+        }
+        rows.push(loaded);
+    }
+    Ok((variables, rows))
+}
+
+type Known<'a> = &'a dyn Fn(&str) -> bool;
+
+/// One `[[flow]]`, named after its file when it has no `name`.
+fn flow(cx: &Ctx<'_>, f: &Spanned<RawFlow>, flows: &[Flow], known: Known<'_>) -> Result<Flow, ParseError> {
+    let rf = f.get_ref();
+    let hurl = cx.requests(f.span(), rf.file.as_ref(), rf.hurl.as_ref(), known)?;
+    let name = match (&rf.name, &rf.file) {
+        (Some(n), _) => n.get_ref().clone(),
+        (None, Some(file)) => Path::new(file.get_ref())
+            .file_stem()
+            .map_or_else(|| "flow".into(), |s| s.to_string_lossy().into_owned()),
+        (None, None) => format!("flow{}", flows.len() + 1),
+    };
+    if flows.iter().any(|o| o.name == name) {
+        return Err(cx.syntax(
+            rf.name.as_ref().map_or(f.span(), Spanned::span),
+            format!("two flows are named {name:?}"),
+        ));
+    }
+    let weight = match &rf.weight {
+        None => 1,
+        Some(w) => u32::try_from(*w.get_ref())
+            .ok()
+            .filter(|w| *w > 0)
+            .ok_or_else(|| cx.syntax(w.span(), "`weight` is a whole number from 1"))?,
+    };
+    let request_names = match &rf.names {
+        None => hurl.entries.iter().map(crate::model::Entry::name).collect(),
+        Some(n) if n.get_ref().len() == hurl.entries.len() => n.get_ref().clone(),
+        Some(n) => {
+            return Err(cx.syntax(
+                n.span(),
+                format!("`names` has {} names for {} requests", n.get_ref().len(), hurl.entries.len()),
+            ));
+        }
+    };
+    Ok(Flow { name, weight, hurl, request_names })
+}
+
+/// One `[[verify]]` case: a flow by name, or its own requests.
+fn verify_case(
+    cx: &Ctx<'_>,
+    v: &Spanned<RawVerify>,
+    flows: &[Flow],
+    known: Known<'_>,
+) -> Result<VerifyCase, ParseError> {
+    let rv = v.get_ref();
+    let (hurl, request_names) = match &rv.flow {
+        Some(fname) if rv.file.is_none() && rv.hurl.is_none() => flows
+            .iter()
+            .find(|f| f.name == *fname.get_ref())
+            .map(|f| (f.hurl.clone(), f.request_names.clone()))
+            .ok_or_else(|| cx.syntax(fname.span(), format!("no flow is named {:?}", fname.get_ref())))?,
+        Some(fname) => {
+            return Err(
+                cx.syntax(fname.span(), "a case names a `flow`, or gives `file` or `hurl`, one of the three")
+            );
+        }
+        None => {
+            let hurl = cx.requests(v.span(), rv.file.as_ref(), rv.hurl.as_ref(), known)?;
+            let names = hurl.entries.iter().map(crate::model::Entry::name).collect();
+            (hurl, names)
+        }
+    };
+    let level = match rv.level.as_ref().map(|l| (l.get_ref().as_str(), l.span())) {
+        None | Some(("core", _)) => Level::Core,
+        Some(("hardening", _)) => Level::Hardening,
+        Some((other, span)) => {
+            return Err(cx.syntax(
+                span,
+                format!("unknown level {other:?}; the levels are \"core\" and \"hardening\""),
+            ));
+        }
+    };
+    Ok(VerifyCase {
+        name: rv.name.get_ref().clone(),
+        hurl,
+        request_names,
+        level,
+        clean_store: rv.clean_store,
+    })
+}
+
+/// The `[reset]` step: a command or requests.
+fn reset(cx: &Ctx<'_>, r: &Spanned<RawReset>, known: Known<'_>) -> Result<Reset, ParseError> {
+    let rr = r.get_ref();
+    match (&rr.command, rr.file.is_some() || rr.hurl.is_some()) {
+        (Some(c), false) if !c.is_empty() => Ok(Reset::Command(c.clone())),
+        (None, true) => Ok(Reset::Hurl(cx.requests(r.span(), rr.file.as_ref(), rr.hurl.as_ref(), known)?)),
+        _ => Err(cx.syntax(
+            r.span(),
+            "[reset] has a `command` (a non-empty list) or requests (`file` or `hurl`), one of them",
+        )),
+    }
+}
+
+fn push_int(s: &mut String, n: i64) {
+    use std::fmt::Write as _;
+    write!(s, "{n}").expect("writing to a String cannot fail");
+}
+
+/// A variable's definition: a constant, or a table with one of `int`, `string`, `choice`, `sequence`.
+fn draw(cx: &Ctx<'_>, value: &Spanned<toml::Value>) -> Result<Draw, ParseError> {
+    const KINDS: &str = "a constant, or a table with one of `int = [lo, hi]`, `string = LENGTH`, `choice = [values]`, `sequence = START`";
+    let bad = |msg: &str| cx.syntax(value.span(), msg.to_owned());
+    let scalar = |v: &toml::Value| -> Option<(String, Kind)> {
+        match v {
+            toml::Value::String(s) => Some((s.clone(), Kind::String)),
+            toml::Value::Integer(i) => Some((i.to_string(), Kind::Integer)),
+            toml::Value::Float(f) => Some((f.to_string(), Kind::Float)),
+            toml::Value::Boolean(b) => Some((b.to_string(), Kind::Bool)),
+            _ => None,
+        }
+    };
+    if let Some((t, k)) = scalar(value.get_ref()) {
+        return Ok(Draw::Const(t, k));
+    }
+    let toml::Value::Table(t) = value.get_ref() else {
+        return Err(bad(&format!("a variable is {KINDS}")));
+    };
+    if t.len() != 1 {
+        return Err(bad(&format!("a variable is {KINDS}: one key")));
+    }
+    let (key, v) = t.iter().next().expect("one key");
+    Ok(match (key.as_str(), v) {
+        ("int", toml::Value::Array(a)) => match a.as_slice() {
+            [toml::Value::Integer(lo), toml::Value::Integer(hi)] if lo <= hi => {
+                Draw::Int { lo: *lo, hi: *hi }
+            }
+            _ => return Err(bad("`int` is [lo, hi], two integers with lo <= hi")),
+        },
+        ("string", toml::Value::Integer(n)) if (1..=4096).contains(n) => Draw::String { len: *n as usize },
+        ("string", _) => return Err(bad("`string` is a length from 1 to 4096")),
+        ("choice", toml::Value::Array(a)) if !a.is_empty() => Draw::Choice(
+            a.iter()
+                .map(scalar)
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(|| bad("`choice` lists strings, numbers or booleans"))?,
+        ),
+        ("choice", _) => return Err(bad("`choice` is a non-empty list")),
+        ("sequence", toml::Value::Integer(n)) => Draw::Sequence { start: *n },
+        ("sequence", _) => return Err(bad("`sequence` is the first integer")),
+        _ => return Err(bad(&format!("a variable is {KINDS}"))),
+    })
+}
+
+fn grpc(cx: &Ctx<'_>, g: &RawGrpc, known: &dyn Fn(&str) -> bool) -> Result<Grpc, ParseError> {
+    let m = g.method.get_ref();
+    if !m.contains('/') || m.starts_with('/') || m.ends_with('/') {
+        return Err(cx.syntax(g.method.span(), "`method` is `package.Service/Method`"));
+    }
+    let proto = cx.dir.join(g.proto.get_ref());
+    if !proto.is_file() {
+        return Err(cx.err(g.proto.span(), ErrorKind::Io(format!("{} is not a file", proto.display()))));
+    }
+    // The message is JSON with templates: parsed as a JSON body of a request.
+    let text = format!("POST grpc\n{}\n", g.message.get_ref());
+    let hurl = crate::load(cx.file, &text, known)
+        .map_err(|e| cx.syntax(g.message.span(), format!("`message`: {}", e.kind)))?;
+    let body = hurl
+        .entries
+        .into_iter()
+        .next()
+        .and_then(|e| e.body)
+        .filter(|b| b.kind == crate::model::BodyKind::Json);
+    let message = body.ok_or_else(|| cx.syntax(g.message.span(), "`message` is a JSON object"))?.template;
+    Ok(Grpc { proto, method: m.clone(), message })
+}
+
+#[cfg(test)]
+mod tests;

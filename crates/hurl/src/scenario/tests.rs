@@ -1,0 +1,208 @@
+//! The shipped todo scenario, the draws, and each refusal with its position.
+
+use std::path::{Path, PathBuf};
+
+use super::*;
+
+fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/examples")
+}
+
+/// A scratch directory with `files`, unique to the test.
+fn dir_with(test: &str, files: &[(&str, &str)]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("stackbench-hurl-{}-{test}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    dir
+}
+
+fn refused(test: &str, toml: &str, files: &[(&str, &str)]) -> ParseError {
+    let dir = dir_with(test, files);
+    Scenario::parse("s.toml", toml, &dir, "s", &[]).unwrap_err()
+}
+
+#[test]
+fn todo_example() {
+    let s = Scenario::load(&examples().join("todo.toml"), &[]).unwrap();
+    assert_eq!((s.name.as_str(), s.protocol), ("todo", Protocol::Http1));
+    assert_eq!(s.flows.len(), 2);
+    assert_eq!((s.flows[0].name.as_str(), s.flows[0].weight), ("create-read", 1));
+    assert_eq!(s.flows[0].request_names, ["create", "read back", "empty title"]);
+    assert_eq!(s.flows[0].hurl.entries.len(), 3);
+    assert_eq!(s.flows[1].request_names, ["GET /todos?owner={{owner}}&limit={{limit}}"]);
+    assert_eq!(
+        s.variables.iter().map(|v| v.name.as_str()).collect::<Vec<_>>(),
+        ["limit", "long_title", "owner"]
+    );
+    assert_eq!(s.verify.len(), 2);
+    assert_eq!((s.verify[0].level, s.verify[0].clean_store), (Level::Core, true));
+    assert_eq!(s.verify[1].level, Level::Hardening);
+    assert!(matches!(&s.reset, Some(Reset::Hurl(h)) if h.entries[0].method.as_ref() == "DELETE"));
+    // Inline Hurl keeps the TOML's lines: the list flow starts on line 26 of todo.toml.
+    let list = &s.flows[1].hurl;
+    assert!(list.file.ends_with("todo.toml"));
+    assert_eq!(list.entries[0].pos, Pos { line: 26, col: 1 });
+    assert_eq!(list.entries[0].response.as_ref().unwrap().asserts[0].pos, Pos { line: 29, col: 1 });
+    let single = Scenario::parse(
+        "s.toml",
+        "[[flow]]\nhurl = \"GET {{base_url}}/{{x}}\"\n",
+        Path::new("."),
+        "s",
+        &["x"],
+    )
+    .unwrap();
+    assert_eq!(single.flows[0].hurl.entries[0].pos, Pos { line: 2, col: 9 });
+}
+
+#[test]
+fn a_hurl_file_alone_is_a_scenario() {
+    let s = Scenario::load(&examples().join("todo.hurl"), &[]).unwrap();
+    assert_eq!(s.name, "todo");
+    assert_eq!(s.flows[0].request_names, ["POST /todos", "GET /todos/{{todo_id}}", "POST /todos"]);
+}
+
+#[test]
+fn draws_are_seeded_and_in_range() {
+    let s = Scenario::load(&examples().join("todo.toml"), &[]).unwrap();
+    let (mut a, mut b) = (Vars::new(9), Vars::new(9));
+    let mut owners = std::collections::BTreeSet::new();
+    for n in 0..200 {
+        s.draw(n, &mut a);
+        s.draw(n, &mut b);
+        assert_eq!(a.get("limit"), b.get("limit"));
+        let limit: i64 = a.get("limit").unwrap().text.parse().unwrap();
+        assert!((1..=50).contains(&limit));
+        let t = a.get("long_title").unwrap();
+        assert_eq!((t.text.len(), t.kind), (300, Kind::String));
+        assert!(t.text.bytes().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()));
+        owners.insert(a.get("owner").unwrap().text.clone());
+    }
+    assert_eq!(owners.len(), 3);
+}
+
+#[test]
+fn flows_are_picked_by_weight() {
+    let s = Scenario::load(&examples().join("todo.toml"), &[]).unwrap();
+    let mut vars = Vars::new(3);
+    let lists = (0..10_000).filter(|_| s.pick_flow(&mut vars).name == "list").count();
+    assert!((7_700..8_300).contains(&lists), "{lists} of 10000, expected about 8000");
+}
+
+#[test]
+fn sequences_rows_and_constants() {
+    let dir = dir_with(
+        "rows",
+        &[("u.csv", "user,pass\nann,a1\nbob,b2\n"), ("f.hurl", "GET {{base_url}}/{{user}}/{{n}}/{{env}}\n")],
+    );
+    let toml = "[variables]\nn = { sequence = 10 }\nenv = \"prod\"\n[[rows]]\nfile = \"u.csv\"\n[[flow]]\nfile = \"f.hurl\"\n";
+    let s = Scenario::parse("s.toml", toml, &dir, "s", &[]).unwrap();
+    assert_eq!(s.flows[0].name, "f");
+    let mut vars = Vars::new(1);
+    let mut req = crate::eval::Request::default();
+    vars.set("base_url", "http://h", Kind::String);
+    for (n, want) in [(0, "http://h/ann/10/prod"), (1, "http://h/bob/11/prod"), (2, "http://h/ann/12/prod")] {
+        s.draw(n, &mut vars);
+        s.flows[0].hurl.entries[0].render(&mut vars, &mut req).unwrap();
+        assert_eq!(String::from_utf8_lossy(&req.url), want);
+    }
+}
+
+#[test]
+fn refusals_have_positions() {
+    let flow = "[[flow]]\nhurl = \"GET {{base_url}}/\"\n";
+    let cases: Vec<(&str, String, u32, u32, &str)> = vec![
+        ("unknown-key", format!("nmae = \"x\"\n{flow}"), 1, 1, "unknown field `nmae`"),
+        ("protocol", format!("protocol = \"http3\"\n{flow}"), 1, 12, "unknown protocol"),
+        ("weight", "[[flow]]\nhurl = \"GET {{base_url}}/\"\nweight = 0\n".into(), 3, 10, "weight"),
+        ("no-flow", "name = \"x\"\n".into(), 1, 1, "at least one [[flow]]"),
+        (
+            "both",
+            "[[flow]]\nfile = \"a.hurl\"\nhurl = \"GET {{base_url}}/\"\n".into(),
+            1,
+            1,
+            "one of the two",
+        ),
+        (
+            "names",
+            "[[flow]]\nhurl = \"GET {{base_url}}/\"\nnames = [\"a\", \"b\"]\n".into(),
+            3,
+            9,
+            "2 names for 1 requests",
+        ),
+        ("var-kind", format!("[variables]\nx = {{ int = [5, 1] }}\n{flow}"), 2, 5, "lo <= hi"),
+        ("var-name", format!("[variables]\nnewUuid = 1\n{flow}"), 2, 11, "cannot be a variable's name"),
+        (
+            "verify-flow",
+            format!("{flow}[[verify]]\nname = \"c\"\nflow = \"nope\"\n"),
+            5,
+            8,
+            "no flow is named",
+        ),
+        (
+            "level",
+            format!("{flow}[[verify]]\nname = \"c\"\nlevel = \"soft\"\nhurl = \"GET {{{{base_url}}}}/\"\n"),
+            5,
+            9,
+            "unknown level",
+        ),
+        (
+            "clean",
+            format!("{flow}[[verify]]\nname = \"c\"\nclean_store = true\nhurl = \"GET {{{{base_url}}}}/\"\n"),
+            3,
+            1,
+            "needs a [reset]",
+        ),
+        ("grpc", format!("protocol = \"grpc\"\n{flow}"), 1, 12, "needs a [grpc] table"),
+        ("reset", format!("{flow}[reset]\ncommand = []\n"), 3, 1, "[reset] has a `command`"),
+    ];
+    for (test, toml, line, col, what) in cases {
+        let e = refused(test, &toml, &[]);
+        assert!(e.kind.to_string().contains(what), "{test}: {e}");
+        assert_eq!((e.file.as_str(), e.pos), ("s.toml", Pos { line, col }), "{test}: {e}");
+    }
+}
+
+#[test]
+fn hurl_errors_point_into_the_hurl() {
+    // A file: the .hurl file's own position.
+    let e =
+        refused("in-file", "[[flow]]\nfile = \"f.hurl\"\n", &[("f.hurl", "\nGET {{base_url}}/{{who}}\n")]);
+    assert!(e.file.ends_with("f.hurl"), "{e}");
+    assert_eq!((e.pos, e.kind), (Pos { line: 2, col: 18 }, ErrorKind::UnknownVariable("who".into())));
+    // Inline: the TOML's position, counting from the line after `'''`.
+    let e = refused(
+        "inline",
+        "[[flow]]\nhurl = '''\nGET {{base_url}}/\nHTTP 200\n[Asserts]\njsonpath \"$.a[?(@.b)]\" exists\n'''\n",
+        &[],
+    );
+    assert_eq!((e.file.as_str(), e.pos.line), ("s.toml", 6), "{e}");
+    assert!(matches!(e.kind, ErrorKind::JsonPath(_)));
+    // A capture used before it is taken.
+    let e = refused(
+        "order",
+        "[[flow]]\nfile = \"f.hurl\"\n",
+        &[("f.hurl", "GET {{base_url}}/{{id}}\nHTTP 200\n[Captures]\nid: status\n")],
+    );
+    assert_eq!(e.kind, ErrorKind::CaptureBeforeTaken("id".into()));
+    // A missing file.
+    let e = refused("missing", "[[flow]]\nfile = \"nope.hurl\"\n", &[]);
+    assert_eq!((e.pos, matches!(e.kind, ErrorKind::Io(_))), (Pos { line: 2, col: 8 }, true));
+}
+
+#[test]
+fn grpc_form() {
+    let toml = "protocol = \"grpc\"\n[variables]\nn = { int = [1, 9] }\n[grpc]\nproto = \"s.proto\"\nmethod = \"sort.Sorter/Sort\"\nmessage = '{\"values\": [{{n}}, 3]}'\n";
+    let dir = dir_with("grpc", &[("s.proto", "syntax = \"proto3\";\n")]);
+    let s = Scenario::parse("s.toml", toml, &dir, "s", &[]).unwrap();
+    let g = s.grpc.unwrap();
+    assert_eq!(g.method, "sort.Sorter/Sort");
+    let mut vars = Vars::new(1);
+    vars.set("n", "7", Kind::Integer);
+    let mut out = Vec::new();
+    g.message.render(&mut vars, &mut out).unwrap();
+    assert_eq!(out, br#"{"values": [7, 3]}"#);
+    let e = refused("grpc-bad", &toml.replace("[{{n}}, 3]", "[{{m}}]"), &[("s.proto", "")]);
+    assert_eq!(e.pos.line, 7, "{e}");
+}
