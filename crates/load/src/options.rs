@@ -299,21 +299,20 @@ pub fn parse_target(url: &str) -> Result<Target, SpecError> {
         return Err(bad("it has no host"));
     }
     // A port that is not a number in 1–65535 is refused, never taken as the default.
-    let port = match authority.port() {
+    // (`Authority::port` is `None` for a port that does not parse, so the text is read here.)
+    let written = authority.as_str().rsplit_once(':').map(|(_, p)| p).filter(|p| !p.contains(']'));
+    let port = match written {
         None => 80,
-        Some(p) => match p.as_str().parse::<u16>() {
+        Some(p) => match p.parse::<u16>() {
             Ok(0) => return Err(bad("port 0 is not a port to connect to")),
             Ok(n) => n,
-            Err(_) => return Err(bad(&format!("port {:?} is not a port (1–65535)", p.as_str()))),
+            Err(_) => return Err(bad(&format!("port {p:?} is not a port (1–65535)"))),
         },
     };
     let path = uri.path_and_query().map_or("/", http::uri::PathAndQuery::as_str);
     let path = if path.is_empty() { "/" } else { path }.to_owned();
-    let authority = if authority.port().is_some() {
-        authority.as_str().to_owned()
-    } else {
-        format!("{}:80", authority.host())
-    };
+    let authority =
+        if written.is_some() { authority.as_str().to_owned() } else { format!("{}:80", authority.host()) };
     Ok(Target { url: trimmed.to_owned(), host, port, authority, path })
 }
 
