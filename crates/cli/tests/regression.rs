@@ -319,7 +319,7 @@ fn run_plan(plan: &Path, out: &Path) -> Output {
         out.to_str().unwrap(),
         "--no-report",
     ]));
-    finish_within(child, Duration::from_mins(1), "stackbench run").0
+    finish_within(child, Duration::from_mins(3), "stackbench run").0
 }
 
 const EXTERNAL: &str = "[[contestant]]\nname = \"a\"\nscenario = \"dummy\"\nurl = \"http://127.0.0.1:9\"\n";
