@@ -342,5 +342,7 @@ fn split_url(url: &str) -> anyhow::Result<(String, String)> {
     if base == "http://" {
         bail!("{url:?} has no host");
     }
+    // The load engine's check of the rest: a port outside 1–65535 is refused, never taken as 80.
+    stackbench_load::parse_target(url)?;
     Ok((base, path))
 }

@@ -7,7 +7,7 @@
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs as _};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{RecvTimeoutError, channel};
-use std::sync::{Arc, Barrier, Mutex};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use stackbench_record::{
@@ -58,6 +58,17 @@ pub enum LoadError {
         "cannot pin a worker thread to CPU {cpu}: {why} (check --cpus against the CPUs this machine has)"
     )]
     Pin { cpu: usize, why: String },
+    #[error(
+        "--cpus names CPU {cpu}, which this process cannot run on (it may use CPUs {available}); \
+         name CPUs from that list"
+    )]
+    NoSuchCpu { cpu: usize, available: String },
+    #[error(
+        "{connections} connections need about {need} file descriptors, but this process may open \
+         {soft} (hard limit {hard}); raise the limit (`ulimit -n {need}`, and the hard limit in \
+         /etc/security/limits.conf or the service's LimitNOFILE) or ask for fewer connections"
+    )]
+    FileLimit { connections: usize, need: u64, soft: u64, hard: u64 },
     #[error("cannot write the interval log {path}: {why}")]
     Hlog { path: String, why: String },
 }
@@ -68,18 +79,17 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
     if spec.search.is_some() {
         return crate::findmax::run(spec, stop, &mut |_| {});
     }
+    check_cpus(spec)?;
+    check_file_limit(spec)?;
     let addr = resolve(spec)?;
     probe(spec, addr)?;
-    sys::raise_open_file_limit();
     fault::install_hook();
     let fault = Arc::new(Fault::default());
     let spec = Arc::new(spec.clone());
     let requests = transport::prepare(&spec);
     let threads = spec.threads.max(1);
     let (tx, rx) = channel();
-    let ready = Arc::new(Barrier::new(threads + 1));
-    let go = Arc::new(Barrier::new(threads + 1));
-    let start_at: Arc<Mutex<Option<Instant>>> = Arc::new(Mutex::new(None));
+    let gate = Arc::new(Gate::default());
     let setup_error: Arc<Mutex<Option<LoadError>>> = Arc::new(Mutex::new(None));
     let shares: Vec<u64> = match spec.bound {
         Bound::Requests(n) => (0..threads).map(|i| worker::split(n as usize, threads, i) as u64).collect(),
@@ -97,13 +107,7 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
             intervals: tx.clone(),
             fault: Arc::clone(&fault),
         };
-        let (t_ready, t_go, t_start, t_error, t_fault) = (
-            Arc::clone(&ready),
-            Arc::clone(&go),
-            Arc::clone(&start_at),
-            Arc::clone(&setup_error),
-            Arc::clone(&fault),
-        );
+        let (t_gate, t_error, t_fault) = (Arc::clone(&gate), Arc::clone(&setup_error), Arc::clone(&fault));
         let cpu = spec.cpus.as_ref().map(|c| c[index % c.len()]);
         let share = shares[index];
         let spawned = std::thread::Builder::new().name(format!("sb-load-{index}")).spawn(move || {
@@ -128,9 +132,7 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
             // Waits for every worker; `None` when one of them could not start (then none runs).
             let wait_start = || {
                 waited.set(true);
-                t_ready.wait();
-                t_go.wait();
-                let start = *t_start.lock().expect("no panics while holding it");
+                let start = t_gate.arrive();
                 start.filter(|_| t_error.lock().expect("no panics while holding it").is_none())
             };
             // A panic outside the worker's tasks ends the thread here, recorded; the
@@ -147,8 +149,7 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
             if let Err(payload) = body {
                 t_fault.record_panic(&*payload);
                 if !waited.get() {
-                    t_ready.wait();
-                    t_go.wait();
+                    t_gate.arrive();
                 }
             }
         });
@@ -160,19 +161,25 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
                     .lock()
                     .expect("no panics")
                     .get_or_insert(LoadError::Thread { index, why: e.to_string() });
-                for _ in handles.len()..threads {
-                    let (r, g) = (Arc::clone(&ready), Arc::clone(&go));
-                    handles.push(std::thread::spawn(move || {
-                        r.wait();
-                        g.wait();
-                    }));
-                }
+                gate.stand_in(threads - handles.len());
                 break;
             }
         }
     }
     drop(tx);
-    ready.wait();
+    // The workers connect their first lanes (each within --timeout, ending at a stop); the
+    // wait for them is bounded too, so a Ctrl-C ends a run that never got going.
+    if !gate.wait_ready(threads, stop, spec.timeout + Duration::from_secs(5)) {
+        gate.release(None);
+        if !stop.is_stopped() {
+            fault.record(
+                "the load engine failed: a worker thread did not finish opening its connections \
+                 (a bug in stackbench; please report it)"
+                    .to_owned(),
+            );
+        }
+        return Ok(called_off(&spec, &fault));
+    }
     // `--start-at`: the shards of a load begin together.
     if let Some(at) = spec.start_at {
         match at.duration_since(SystemTime::now()) {
@@ -192,15 +199,23 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
             Err(_) => {}
         }
     }
-    // Workers have connected their first lanes; the load starts now.
+    // Workers have connected their first lanes; the load starts now, unless it was called off
+    // while they did (or while waiting for --start-at): then nothing is sent.
     let start = Instant::now() + Duration::from_millis(5);
-    *start_at.lock().expect("no panics") = Some(start);
-    go.wait();
-    if let Some(e) = setup_error.lock().expect("no panics").take() {
+    let setup = setup_error.lock().expect("no panics").take();
+    gate.release((setup.is_none() && !stop.is_stopped()).then_some(start));
+    // The lock is not held here: a worker reads it on its way out.
+    if let Some(e) = setup {
         for h in handles {
             let _ = h.join();
         }
         return Err(e);
+    }
+    if stop.is_stopped() {
+        for h in handles {
+            let _ = h.join();
+        }
+        return Ok(called_off(&spec, &fault));
     }
 
     let measure_from = start + spec.warmup;
@@ -275,6 +290,127 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
         .take()
         .map(|why| stackbench_record::Invalid::new(stackbench_record::Invalid::TOOL_FAILURE, why));
     Ok(record)
+}
+
+/// Where the workers meet before the load starts: each [`Gate::arrive`]s and waits; the
+/// calling thread waits for all of them with a bound ([`Gate::wait_ready`]) and
+/// [`Gate::release`]s them with the start of the load, or `None` when it is called off.
+#[derive(Default)]
+struct Gate {
+    state: Mutex<GateState>,
+    changed: std::sync::Condvar,
+}
+
+#[derive(Default)]
+struct GateState {
+    ready: usize,
+    released: bool,
+    /// The start of the load once released; `None` when called off.
+    start: Option<Instant>,
+}
+
+impl Gate {
+    /// A worker is ready; waits for the release and returns its start.
+    fn arrive(&self) -> Option<Instant> {
+        let mut s = self.state.lock().expect("no panics while holding it");
+        s.ready += 1;
+        self.changed.notify_all();
+        while !s.released {
+            s = self.changed.wait(s).expect("no panics while holding it");
+        }
+        s.start
+    }
+
+    /// Counts `n` workers that will never come (their threads could not be started) as ready.
+    fn stand_in(&self, n: usize) {
+        self.state.lock().expect("no panics while holding it").ready += n;
+        self.changed.notify_all();
+    }
+
+    /// Waits until `threads` workers are ready. Gives up (`false`) a second after a stop, or
+    /// `bound` after the start of the wait.
+    fn wait_ready(&self, threads: usize, stop: &Stop, bound: Duration) -> bool {
+        let begun = Instant::now();
+        let mut stopped_at = None;
+        let mut s = self.state.lock().expect("no panics while holding it");
+        while s.ready < threads {
+            let now = Instant::now();
+            if stop.is_stopped() {
+                let at = *stopped_at.get_or_insert(now);
+                if now >= at + Duration::from_secs(1) {
+                    return false;
+                }
+            }
+            if now >= begun + bound {
+                return false;
+            }
+            s = self
+                .changed
+                .wait_timeout(s, Duration::from_millis(20))
+                .expect("no panics while holding it")
+                .0;
+        }
+        true
+    }
+
+    fn release(&self, start: Option<Instant>) {
+        let mut s = self.state.lock().expect("no panics while holding it");
+        s.released = true;
+        s.start = start;
+        self.changed.notify_all();
+    }
+}
+
+/// The record of a run called off before its load started: nothing sent, marked interrupted.
+fn called_off(spec: &LoadSpec, fault: &Fault) -> RunRecord {
+    let totals =
+        Collector::new(spec.threads.max(1), matches!(spec.model, ModelSpec::Open { .. }), None, None)
+            .finish()
+            .0;
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
+    let cpu = sys::cpu_time();
+    let mut record = record(spec, &totals, now, (cpu, cpu), true);
+    record.invalid = fault
+        .take()
+        .map(|why| stackbench_record::Invalid::new(stackbench_record::Invalid::TOOL_FAILURE, why));
+    record
+}
+
+/// `--cpus` names only CPUs this process may run on; checked before any thread starts (a
+/// worker that cannot pin itself would otherwise fail after the others began).
+fn check_cpus(spec: &LoadSpec) -> Result<(), LoadError> {
+    let (Some(cpus), Some(allowed)) = (&spec.cpus, sys::allowed_cpus()) else { return Ok(()) };
+    match cpus.iter().find(|c| !allowed.contains(c)) {
+        Some(&cpu) => {
+            Err(LoadError::NoSuchCpu { cpu, available: crate::parse::CpuList(allowed).to_string() })
+        }
+        None => Ok(()),
+    }
+}
+
+/// Descriptors besides the connections: stdio, outputs, the signal watcher's runtime; and per
+/// worker thread its runtime's epoll and wake-up, its timerfd and, with io_uring, its ring.
+const SPARE_FDS: u64 = 32;
+const FDS_PER_THREAD: u64 = 5;
+
+/// Raises the open-file limit as far as the hard limit allows, and refuses a load whose
+/// connections it cannot hold (each would otherwise fail, or spin, at its first request).
+fn check_file_limit(spec: &LoadSpec) -> Result<(), LoadError> {
+    let connections = match spec.model {
+        ModelSpec::Closed { connections, streams, .. } => match spec.transport {
+            crate::spec::Transport::Http1 => connections * streams,
+            _ => connections,
+        },
+        ModelSpec::Open { connections, max_connections, .. } => match spec.transport {
+            crate::spec::Transport::Http1 => max_connections.max(connections),
+            _ => connections,
+        },
+    };
+    let need = connections as u64 + SPARE_FDS + FDS_PER_THREAD * spec.threads as u64;
+    match sys::raise_open_file_limit() {
+        Some((soft, hard)) if soft < need => Err(LoadError::FileLimit { connections, need, soft, hard }),
+        _ => Ok(()),
+    }
 }
 
 fn resolve(spec: &LoadSpec) -> Result<SocketAddr, LoadError> {

@@ -21,6 +21,7 @@ use stackbench_record::ErrorKind;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
 
+use crate::budget::Claim;
 use crate::transport::Answer;
 use crate::uring::{self, Held, Receiver, Ring};
 
@@ -75,6 +76,12 @@ pub struct Http1Conn {
     /// Set while a request is under way; still set at the next call means the
     /// previous one was abandoned (timeout) and the stream is in an unknown state.
     busy: bool,
+    /// What `buf` holds past its first read chunk, claimed from the process's answer budget.
+    claim: Claim,
+    /// Whether a request that finds a reused connection closed is sent again on a new one.
+    retry: bool,
+    /// The length of the last answer's head in `buf` (for [`Http1Conn::headers`]).
+    head_len: usize,
 }
 
 /// How the body of the answer being read is framed.
@@ -104,6 +111,30 @@ impl Http1Conn {
             content_type: Vec::new(),
             received: 0,
             busy: false,
+            claim: Claim::default(),
+            retry: true,
+            head_len: 0,
+        }
+    }
+
+    /// A connection on a socket already connected, for one request outside a load (`verify`,
+    /// the readiness probe): the same writer, reader and caps as the load, no retry.
+    pub fn with_stream(addr: SocketAddr, tcp: TcpStream) -> Http1Conn {
+        let mut conn = Http1Conn::new(addr);
+        conn.stream = Some(Stream::Epoll(tcp));
+        conn.retry = false;
+        conn
+    }
+
+    /// The headers of the last answer read (names lower-cased, in order); empty before any.
+    pub fn headers(&self) -> Vec<(String, Vec<u8>)> {
+        let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+        let mut resp = httparse::Response::new(&mut headers);
+        match resp.parse(&self.buf[..self.head_len.min(self.buf.len())]) {
+            Ok(httparse::Status::Complete(_)) => {
+                resp.headers.iter().map(|h| (h.name.to_ascii_lowercase(), h.value.to_vec())).collect()
+            }
+            _ => Vec::new(),
         }
     }
 
@@ -126,7 +157,7 @@ impl Http1Conn {
         if std::mem::replace(&mut self.busy, true) {
             self.stream = None;
         }
-        let reused = self.stream.is_some();
+        let reused = self.stream.is_some() && self.retry;
         let result = match self.exchange(wire, head_only).await {
             Err(Failure { kind: ErrorKind::Reset, answer_started: false }) if reused => {
                 self.stream = None;
@@ -146,6 +177,7 @@ impl Http1Conn {
             self.stream = None;
         }
         self.busy = false;
+        self.head_len = head.len;
         let received = self.received;
         let body = &self.buf[head.len..head.len + head.body_len];
         Ok(Answer {
@@ -187,6 +219,7 @@ impl Http1Conn {
     async fn read_answer_in(&mut self, head_only: bool) -> Result<Head, Failure> {
         if self.buf.capacity() > KEEP_BUFFER {
             self.buf = Vec::with_capacity(READ_CHUNK);
+            self.claim.release();
         }
         self.buf.clear();
         self.received = 0;
@@ -331,13 +364,19 @@ fn parse_head(
     {
         let status = resp.code.unwrap_or(0);
         let mut framing = Framing::Close;
+        let mut length = None;
         let mut close = resp.version == Some(0);
         content_type.clear();
         for h in resp.headers.iter() {
             let name = h.name;
             if name.eq_ignore_ascii_case("content-length") {
                 match decimal(h.value) {
+                    // Two lengths that differ leave the answer's end unknown (RFC 9112 §6.3).
+                    Some(n) if length.is_some_and(|l| l != n) => {
+                        return Err(Failure { kind: ErrorKind::Protocol, answer_started: true });
+                    }
                     Some(n) if n <= MAX_ANSWER => {
+                        length = Some(n);
                         if !matches!(framing, Framing::Chunked) {
                             framing = Framing::Length(n);
                         }
@@ -386,13 +425,18 @@ fn decimal(value: &[u8]) -> Option<usize> {
 
 impl Http1Conn {
     /// Reads once more from the socket. The buffer grows by doubling, but
-    /// never past [`MAX_BUFFER`]: what is held is bounded, not only what is kept.
+    /// never past [`MAX_BUFFER`], nor past what the process's answer budget
+    /// ([`crate::budget`]) still holds: what is held is bounded, per
+    /// connection and in all, not only what is kept.
     async fn fill(&mut self) -> io::Result<usize> {
         let (len, cap) = (self.buf.len(), self.buf.capacity());
         if cap - len < READ_CHUNK {
             let target = (cap * 2).max(len + READ_CHUNK).min(MAX_BUFFER);
             if target <= len {
                 return Err(io::Error::new(io::ErrorKind::InvalidData, "answer larger than the cap"));
+            }
+            if !self.claim.grow_to(target.saturating_sub(READ_CHUNK)) {
+                return Err(io::Error::new(io::ErrorKind::InvalidData, "answers in flight past the budget"));
             }
             self.buf.reserve_exact(target - len);
         }
@@ -532,7 +576,7 @@ mod tests {
     #[test]
     fn answers_are_read_however_they_arrive() {
         type Want = Result<(u16, &'static [u8]), ErrorKind>;
-        let cases: [(&[u8], bool, Want); 8] = [
+        let cases: [(&[u8], bool, Want); 10] = [
             (b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", false, Ok((200, b"ok"))),
             (
                 b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 1\r\n\r\nx",
@@ -549,6 +593,13 @@ mod tests {
             (b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nshort", false, Ok((200, b"short"))),
             (b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nshort", false, Err(ErrorKind::Reset)),
             (b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n", false, Err(ErrorKind::Protocol)),
+            // Issue 33 #8: conflicting lengths are a protocol error (RFC 9112 §6.3); equal ones are not.
+            (
+                b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\nokabc",
+                false,
+                Err(ErrorKind::Protocol),
+            ),
+            (b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nok", false, Ok((200, b"ok"))),
         ];
         for (wire, head_only, want) in cases {
             let want = want.map(|(s, b)| (s, b.to_vec()));

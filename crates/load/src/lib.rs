@@ -23,6 +23,7 @@
 //! print!("{}", summary_text(&record, false));
 //! ```
 
+pub mod budget;
 pub mod collect;
 pub mod engine;
 pub mod fault;

@@ -298,17 +298,21 @@ pub fn parse_target(url: &str) -> Result<Target, SpecError> {
     if host.is_empty() {
         return Err(bad("it has no host"));
     }
-    let port = authority.port_u16().unwrap_or(80);
-    if port == 0 {
-        return Err(bad("port 0 is not a port to connect to"));
-    }
+    // A port that is not a number in 1–65535 is refused, never taken as the default.
+    // (`Authority::port` is `None` for a port that does not parse, so the text is read here.)
+    let written = authority.as_str().rsplit_once(':').map(|(_, p)| p).filter(|p| !p.contains(']'));
+    let port = match written {
+        None => 80,
+        Some(p) => match p.parse::<u16>() {
+            Ok(0) => return Err(bad("port 0 is not a port to connect to")),
+            Ok(n) => n,
+            Err(_) => return Err(bad(&format!("port {p:?} is not a port (1–65535)"))),
+        },
+    };
     let path = uri.path_and_query().map_or("/", http::uri::PathAndQuery::as_str);
     let path = if path.is_empty() { "/" } else { path }.to_owned();
-    let authority = if authority.port_u16().is_some() {
-        authority.as_str().to_owned()
-    } else {
-        format!("{}:80", authority.host())
-    };
+    let authority =
+        if written.is_some() { authority.as_str().to_owned() } else { format!("{}:80", authority.host()) };
     Ok(Target { url: trimmed.to_owned(), host, port, authority, path })
 }
 
@@ -714,14 +718,26 @@ impl LoadOptions {
     }
 }
 
-/// The body of `-b @FILE`, refused past [`limits::BODY_BYTES`] before it is read.
+/// The body of `-b @FILE`, refused past [`limits::BODY_BYTES`]: by its size before it is
+/// read, and by what is read (at most one byte past the cap), since a device or a pipe
+/// (`/dev/zero`, `<(yes)`) has no size to go by.
 fn read_body(path: &str) -> Result<Vec<u8>, SpecError> {
+    use std::io::Read as _;
     let fail = |why: String| SpecError::BodyFile { path: path.to_owned(), why };
     let len = std::fs::metadata(path).map_err(|e| fail(e.to_string()))?.len();
     if len > limits::BODY_BYTES {
         return Err(fail(format!("it has {len} bytes; a body is at most {} bytes", limits::BODY_BYTES)));
     }
-    std::fs::read(path).map_err(|e| fail(e.to_string()))
+    let file = std::fs::File::open(path).map_err(|e| fail(e.to_string()))?;
+    let mut body = Vec::new();
+    file.take(limits::BODY_BYTES + 1).read_to_end(&mut body).map_err(|e| fail(e.to_string()))?;
+    if body.len() as u64 > limits::BODY_BYTES {
+        return Err(fail(format!(
+            "it holds more than {} bytes, the most a body may have",
+            limits::BODY_BYTES
+        )));
+    }
+    Ok(body)
 }
 
 /// `Name: value` into a header pair; the framing headers are the engine's.

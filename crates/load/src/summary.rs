@@ -146,7 +146,9 @@ pub fn summary_text(r: &RunRecord, color: bool) -> String {
             p.red(&format!("FAILED ({}): {}; these numbers are not a result", invalid.kind, invalid.reason))
         );
     }
-    if r.interrupted {
+    if r.interrupted && s.requests == 0 && s.duration_s < 1e-3 {
+        let _ = writeln!(out, "  {}", p.yellow("interrupted before the load started: nothing was sent"));
+    } else if r.interrupted {
         let _ = writeln!(out, "  {}", p.yellow("interrupted: these numbers cover the part that ran"));
     }
     let _ = writeln!(
@@ -174,6 +176,16 @@ pub fn summary_text(r: &RunRecord, color: bool) -> String {
     }
     if let Some(sl) = s.service_latency.as_ref().filter(|l| l.count > 0) {
         latency_lines(&mut out, "service time", sl);
+    }
+    // Requests still under way when the run ended (cut off at --timeout, or by a stop) are in
+    // no count above; say how many rather than let them vanish.
+    if let Some(left) = r.timeline.last().map(|row| row.in_flight).filter(|&n| n > 0) {
+        let _ = writeln!(
+            out,
+            "  {:<13} {} still in flight at the end, in no count above (neither ok nor an error)",
+            "unfinished",
+            p.yellow(&left.to_string())
+        );
     }
     if s.late > 0 {
         let _ = writeln!(

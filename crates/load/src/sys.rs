@@ -1,6 +1,7 @@
 //! The few operating-system calls the engine needs and the standard library
 //! lacks: the process's CPU time (`getrusage`), pinning a thread to a CPU
-//! (`sched_setaffinity`), raising the open-file limit (`setrlimit`), and the
+//! (`sched_setaffinity`) and the CPUs it may use (`sched_getaffinity`), raising
+//! the open-file limit (`setrlimit`), and the
 //! resident set size (`/proc/self/statm`), and a `timerfd` for waits finer
 //! than tokio's 1 ms timer wheel.
 #![allow(unsafe_code)] // libc calls without a safe wrapper in std; each is a single checked syscall
@@ -41,15 +42,35 @@ pub fn pin_current_thread(cpu: usize) -> io::Result<()> {
     if rc == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
 }
 
-/// Raises the soft open-file limit to the hard limit (many connections need many descriptors).
-pub fn raise_open_file_limit() {
+/// The open-file limit after raising the soft limit to the hard one (many
+/// connections need many descriptors): `(soft, hard)`, `None` when unknown.
+pub fn raise_open_file_limit() -> Option<(u64, u64)> {
     let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
     // SAFETY: getrlimit/setrlimit read and write one `rlimit` through valid references.
     unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &raw mut lim) == 0 && lim.rlim_cur < lim.rlim_max {
-            lim.rlim_cur = lim.rlim_max;
-            libc::setrlimit(libc::RLIMIT_NOFILE, &raw const lim);
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &raw mut lim) != 0 {
+            return None;
         }
+        if lim.rlim_cur < lim.rlim_max {
+            let raised = libc::rlimit { rlim_cur: lim.rlim_max, rlim_max: lim.rlim_max };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raw const raised) == 0 {
+                lim = raised;
+            }
+        }
+    }
+    Some((lim.rlim_cur, lim.rlim_max))
+}
+
+/// The CPUs this process may run on (`sched_getaffinity`), `None` when unknown.
+pub fn allowed_cpus() -> Option<Vec<usize>> {
+    // SAFETY: `cpu_set_t` is plain data; sched_getaffinity(0, ..) writes at most
+    // `size_of::<cpu_set_t>()` bytes into it, and CPU_ISSET reads inside it (i < CPU_SETSIZE).
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &raw mut set) != 0 {
+            return None;
+        }
+        Some((0..libc::CPU_SETSIZE as usize).filter(|&i| libc::CPU_ISSET(i, &set)).collect())
     }
 }
 

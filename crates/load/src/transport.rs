@@ -64,18 +64,12 @@ pub fn prepare(spec: &LoadSpec) -> Arc<[Prepared]> {
                  body: &Bytes,
                  expect: Option<Expect>| {
         let body = if grpc { h2c::grpc_frame(body) } else { body.clone() };
-        let mut head = format!(
-            "{method} {path} HTTP/1.1\r\nHost: {}\r\nUser-Agent: stackbench/{}\r\n",
-            t.authority,
-            env!("CARGO_PKG_VERSION")
-        );
         let mut headers = http::HeaderMap::new();
         headers.insert(
             http::header::USER_AGENT,
             http::HeaderValue::from_static(concat!("stackbench/", env!("CARGO_PKG_VERSION"))),
         );
         if let Some(ct) = content_type {
-            let _ = write!(head, "Content-Type: {ct}\r\n");
             headers.insert(
                 http::header::CONTENT_TYPE,
                 http::HeaderValue::from_str(ct).expect("static content types"),
@@ -85,19 +79,9 @@ pub fn prepare(spec: &LoadSpec) -> Arc<[Prepared]> {
             headers.insert(http::header::TE, http::HeaderValue::from_static("trailers"));
         }
         for (k, v) in extra {
-            let _ = write!(head, "{k}: {}\r\n", String::from_utf8_lossy(v.as_bytes()));
             headers.append(k.clone(), v.clone());
         }
-        if !body.is_empty() || matches!(*method, http::Method::POST | http::Method::PUT | http::Method::PATCH)
-        {
-            let _ = write!(head, "Content-Length: {}\r\n", body.len());
-        }
-        if !spec.keepalive {
-            head.push_str("Connection: close\r\n");
-        }
-        head.push_str("\r\n");
-        let mut wire = head.into_bytes();
-        wire.extend_from_slice(&body);
+        let wire = http1_request(method, &t.authority, path, content_type, extra, &body, spec.keepalive);
         let h2_head = h2c::request_head(method, &t.authority, path, &headers);
         let sent_size = match spec.transport {
             Transport::Http1 => wire.len() as u64,
@@ -124,6 +108,42 @@ pub fn prepare(spec: &LoadSpec) -> Arc<[Prepared]> {
                 .collect()
         }
     }
+}
+
+/// One HTTP/1.1 request as it goes on the wire: the request line in origin form (RFC 9112
+/// §3.2.1: a path, never the absolute URL, to an origin server), `Host`, the stackbench
+/// `User-Agent`, the content type and `extra` headers, the framing, then the body. The one
+/// request writer: the load engine's request pool, `verify` and the readiness probe all use it.
+pub fn http1_request(
+    method: &http::Method,
+    authority: &str,
+    path: &str,
+    content_type: Option<&str>,
+    extra: &[(http::HeaderName, http::HeaderValue)],
+    body: &[u8],
+    keepalive: bool,
+) -> Vec<u8> {
+    let path = if path.is_empty() { "/" } else { path };
+    let mut head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {authority}\r\nUser-Agent: stackbench/{}\r\n",
+        env!("CARGO_PKG_VERSION")
+    );
+    if let Some(ct) = content_type {
+        let _ = write!(head, "Content-Type: {ct}\r\n");
+    }
+    for (k, v) in extra {
+        let _ = write!(head, "{k}: {}\r\n", String::from_utf8_lossy(v.as_bytes()));
+    }
+    if !body.is_empty() || matches!(*method, http::Method::POST | http::Method::PUT | http::Method::PATCH) {
+        let _ = write!(head, "Content-Length: {}\r\n", body.len());
+    }
+    if !keepalive {
+        head.push_str("Connection: close\r\n");
+    }
+    head.push_str("\r\n");
+    let mut wire = head.into_bytes();
+    wire.extend_from_slice(body);
+    wire
 }
 
 /// Where one request at a time goes, with the timer that bounds each of its requests.

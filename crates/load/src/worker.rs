@@ -166,29 +166,25 @@ pub async fn run(cx: WorkerCx, share: u64, wait_start: impl FnOnce() -> Option<I
         (ModelSpec::Open { max_in_flight, .. }, Pool::H2 { .. }) => max_in_flight.div_ceil(threads).max(1),
         (ModelSpec::Closed { .. }, _) => 0,
     };
-    // Connections are opened before the clock starts (failures are left for the
-    // first request to meet and count).
+    // Connections are opened before the clock starts (failures are left for the first request
+    // to meet and count), all of them within one --timeout, and not after a stop: a server
+    // that accepts nothing must not hold the run before it begins.
+    let opening = Instant::now() + spec.timeout;
     let mut lanes = Vec::new();
     match spec.model {
         ModelSpec::Closed { streams, .. } => {
             for _ in 0..connections * streams {
-                if cx.stop.is_stopped() {
-                    break;
-                }
                 let mut lane = pool.take();
                 if spec.keepalive {
-                    lane.connect().await;
+                    bounded(lane.connect(), opening, &cx.stop).await;
                 }
                 lanes.push(lane);
             }
         }
         ModelSpec::Open { .. } => {
             for _ in 0..if spec.keepalive { connections } else { 0 } {
-                if cx.stop.is_stopped() {
-                    break;
-                }
                 let mut lane = pool.take();
-                lane.connect().await;
+                bounded(lane.connect(), opening, &cx.stop).await;
                 pool.give_back(lane);
             }
         }
@@ -245,6 +241,24 @@ pub async fn run(cx: WorkerCx, share: u64, wait_start: impl FnOnce() -> Option<I
 
     let interrupted = clock(&local).await;
     finish(&local, interrupted).await;
+}
+
+/// Runs `f` until it ends, `deadline` passes or the run is stopped (checked every 20 ms),
+/// whichever comes first.
+async fn bounded(f: impl Future<Output = ()>, deadline: Instant, stop: &Stop) {
+    if stop.is_stopped() || Instant::now() >= deadline {
+        return;
+    }
+    let stopped = async {
+        while !stop.is_stopped() {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    tokio::select! {
+        () = f => {}
+        () = sleep_until(deadline.into()) => {}
+        () = stopped => {}
+    }
 }
 
 /// Spawns one of the worker's tasks; a panic in it is recorded as the run's

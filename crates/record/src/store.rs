@@ -173,16 +173,18 @@ pub struct ResultSet {
 /// Why a result directory cannot be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
-    #[error("{path}: not a valid stackbench file ({source}); was it written by another version?")]
-    Json { path: PathBuf, source: serde_json::Error },
+    /// The I/O error is in the message, not a `source`: a chain printed with `{:#}` would
+    /// say it twice ("…: already holds results…: already holds results…").
+    #[error("{path}: {error}")]
+    Io { path: PathBuf, error: std::io::Error },
+    #[error("{path}: not a valid stackbench file ({error}); was it written by another version?")]
+    Json { path: PathBuf, error: serde_json::Error },
     #[error("{0} is not a stackbench result directory (no manifest.json)")]
     NotAResultDir(PathBuf),
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
-    move |source| StoreError::Io { path: path.to_owned(), source }
+    move |error| StoreError::Io { path: path.to_owned(), error }
 }
 
 /// Writes `value` as pretty JSON to `path` atomically.
@@ -192,10 +194,12 @@ pub fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> Result<(), Sto
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
     let mut text = serde_json::to_vec_pretty(value)
-        .map_err(|source| StoreError::Json { path: path.to_owned(), source })?;
+        .map_err(|error| StoreError::Json { path: path.to_owned(), error })?;
     text.push(b'\n');
     let write = || -> std::io::Result<()> {
-        let mut f = File::create(&tmp)?;
+        // A new file, never one found there: `create_new` does not follow a symbolic link.
+        let _ = fs::remove_file(&tmp);
+        let mut f = File::options().write(true).create_new(true).open(&tmp)?;
         f.write_all(&text)?;
         f.sync_all()?;
         fs::rename(&tmp, path)?;
@@ -211,7 +215,7 @@ pub fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> Result<(), Sto
 /// Reads one JSON file.
 pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, StoreError> {
     let text = fs::read(path).map_err(io(path))?;
-    serde_json::from_slice(&text).map_err(|source| StoreError::Json { path: path.to_owned(), source })
+    serde_json::from_slice(&text).map_err(|error| StoreError::Json { path: path.to_owned(), error })
 }
 
 /// A name made safe for a file name: `[A-Za-z0-9_.-]`, everything else `_`.

@@ -1,8 +1,10 @@
 //! Sending single requests to a contestant: the verification cases and the
 //! readiness probe. Behind [`Prober`] so the lifecycle's tests need no socket;
-//! [`HyperProber`] is the real one (hyper over HTTP/1.1, or HTTP/2 prior
-//! knowledge for gRPC, one fresh connection per request, closed with it, so a
-//! probe never rides a connection that an earlier, broken answer left behind).
+//! [`HyperProber`] is the real one: HTTP/1.1 through the load engine's own
+//! request writer and answer reader (origin-form request line, the engine's
+//! answer caps), or hyper over HTTP/2 prior knowledge for gRPC (its body
+//! capped alike); one fresh connection per request, closed with it, so a
+//! probe never rides a connection that an earlier, broken answer left behind.
 //! One runtime serves every request: a readiness probe costs a connect, not
 //! a runtime, so it can be repeated every 50 µs at the start of a cold start.
 
@@ -130,41 +132,84 @@ fn other(e: impl std::fmt::Display) -> ProbeError {
 }
 
 async fn send(base: &str, req: &Request, scope: &Scope) -> Result<Reply, ProbeError> {
-    let uri: http::Uri = format!("{}{}", base.trim_end_matches('/'), req.path).parse().map_err(other)?;
-    let authority = uri.authority().ok_or_else(|| other("the URL has no host"))?.clone();
-    let port = authority.port_u16().unwrap_or(80);
-    let host = authority.host().trim_start_matches('[').trim_end_matches(']');
-    let stream = tokio::net::TcpStream::connect((host, port)).await.map_err(|e| {
+    // The load engine's target parser: a port outside 1–65535 is refused, never taken as 80.
+    let target = stackbench_load::parse_target(&format!("{}{}", base.trim_end_matches('/'), req.path))
+        .map_err(other)?;
+    let stream = tokio::net::TcpStream::connect((target.host.as_str(), target.port)).await.map_err(|e| {
         if e.kind() == std::io::ErrorKind::ConnectionRefused { ProbeError::Refused } else { other(e) }
     })?;
     let _ = stream.set_nodelay(true);
-    let io = TokioIo::new(stream);
-    let grpc = req.transport == Transport::Grpc;
-    // The load engine's gRPC framing: one implementation of the 5-byte frame.
-    let body = if grpc { stackbench_load::h2c::grpc_frame(&req.body) } else { req.body.clone() };
-    let mut builder = http::Request::builder().method(req.method).uri(uri.clone());
-    if grpc {
-        builder = builder.header("te", "trailers");
-    } else {
-        builder = builder.header(http::header::HOST, authority.as_str());
+    match req.transport {
+        Transport::Grpc => send_grpc(&target, req, scope, stream).await,
+        Transport::Http => send_http1(&target, req, stream).await,
     }
+}
+
+/// HTTP/1.1 through the load engine's own request writer and answer reader: the request line
+/// in origin form, and the engine's caps on what an answer may hold (64 MiB, its head 64 KiB).
+async fn send_http1(
+    target: &stackbench_load::Target,
+    req: &Request,
+    stream: tokio::net::TcpStream,
+) -> Result<Reply, ProbeError> {
+    let method = http::Method::from_bytes(req.method.as_bytes()).map_err(other)?;
+    let wire = stackbench_load::transport::http1_request(
+        &method,
+        &target.authority,
+        &target.path,
+        req.content_type,
+        &[],
+        &req.body,
+        false,
+    );
+    let addr = stream.peer_addr().map_err(other)?;
+    let mut conn = stackbench_load::http1::Http1Conn::with_stream(addr, stream);
+    let answer = conn
+        .send(&bytes::Bytes::from(wire), method == http::Method::HEAD, false)
+        .await
+        .map_err(|kind| ProbeError::Other(answer_error(kind)))?;
+    let (status, content_type, body) =
+        (answer.status, answer.content_type.map(<[u8]>::to_vec), answer.body.to_vec());
+    Ok(Reply { status, content_type, headers: conn.headers(), grpc_status: None, body })
+}
+
+/// What an answer the engine's reader refused was, in words.
+fn answer_error(kind: stackbench_record::ErrorKind) -> String {
+    use stackbench_record::ErrorKind as K;
+    match kind {
+        K::Protocol => "a malformed answer, or one past the answer cap (64 MiB; 64 KiB of head)".to_owned(),
+        K::Reset => "the connection closed before a whole answer".to_owned(),
+        K::Connect => "cannot connect".to_owned(),
+        other => format!("no answer ({})", other.key()),
+    }
+}
+
+/// The most a gRPC answer's body may hold: the HTTP/1.1 reader's answer cap.
+const MAX_GRPC_ANSWER: usize = 64 * 1024 * 1024;
+
+/// gRPC: hyper over HTTP/2 prior knowledge, the answer capped like an HTTP/1.1 one.
+async fn send_grpc(
+    target: &stackbench_load::Target,
+    req: &Request,
+    scope: &Scope,
+    stream: tokio::net::TcpStream,
+) -> Result<Reply, ProbeError> {
+    let uri: http::Uri = format!("http://{}{}", target.authority, target.path).parse().map_err(other)?;
+    let io = TokioIo::new(stream);
+    // The load engine's gRPC framing: one implementation of the 5-byte frame.
+    let body = stackbench_load::h2c::grpc_frame(&req.body);
+    let mut builder = http::Request::builder().method(req.method).uri(uri).header("te", "trailers");
     if let Some(ct) = req.content_type {
         builder = builder.header(http::header::CONTENT_TYPE, ct);
     }
     let request = builder.body(Full::new(body)).map_err(other)?;
     // The connection is driven beside the exchange and dropped (closed) with it.
-    let (parts, collected) = if grpc {
+    let (parts, collected) = {
         let (mut sender, conn) =
             hyper::client::conn::http2::handshake(scope.clone(), io).await.map_err(other)?;
         let exchange = async {
             let (parts, body) = sender.send_request(request).await.map_err(other)?.into_parts();
-            Ok::<_, ProbeError>((parts, body.collect().await.map_err(other)?))
-        };
-        drive(exchange, conn).await?
-    } else {
-        let (mut sender, conn) = hyper::client::conn::http1::handshake(io).await.map_err(other)?;
-        let exchange = async {
-            let (parts, body) = sender.send_request(request).await.map_err(other)?.into_parts();
+            let body = http_body_util::Limited::new(body, MAX_GRPC_ANSWER);
             Ok::<_, ProbeError>((parts, body.collect().await.map_err(other)?))
         };
         drive(exchange, conn).await?
@@ -178,12 +223,12 @@ async fn send(base: &str, req: &Request, scope: &Scope) -> Result<Reply, ProbeEr
         .and_then(|t| t.get("grpc-status"))
         .or_else(|| parts.headers.get("grpc-status"))
         .and_then(|v| v.to_str().ok()?.trim().parse().ok());
-    let body = if grpc && !bytes.is_empty() {
+    let body = if bytes.is_empty() {
+        Vec::new()
+    } else {
         stackbench_load::h2c::grpc_message(&bytes)
             .map_err(|_| other("a truncated or compressed gRPC message"))?
             .to_vec()
-    } else {
-        bytes.to_vec()
     };
     Ok(Reply {
         status: parts.status.as_u16(),

@@ -15,6 +15,7 @@ pub mod dirlock;
 pub mod engine;
 pub mod lifecycle;
 pub mod load;
+pub mod logcap;
 pub mod plan;
 pub mod process;
 pub mod sampler;

@@ -175,7 +175,7 @@ pub fn run_plan(
         .filter(|p| !p.as_os_str().is_empty())
         .map_or_else(|| PathBuf::from("."), Path::to_owned);
     let plan_dir = plan_dir.canonicalize().unwrap_or(plan_dir);
-    let scratch = std::env::temp_dir().join(format!("stackbench-{}-{}", std::process::id(), now_ms()));
+    let scratch = crate::cgroup::track::scratch_dir(&std::env::temp_dir(), now_ms());
     let mut o = Orchestrator {
         plan,
         opts,

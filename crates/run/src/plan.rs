@@ -95,7 +95,7 @@ pub struct ContestantFile {
     #[serde(default)]
     pub cwd: Option<String>,
     #[serde(default)]
-    pub port: Option<u16>,
+    pub port: Option<Spanned<u16>>,
     /// Path the load and the verification use, e.g. `/db/sqlite`.
     #[serde(default)]
     pub path: Option<String>,
@@ -367,15 +367,33 @@ impl Plan {
             if name.is_empty() {
                 return Err(err(span, "a contestant's `name` must not be empty".into()));
             }
-            if let Some(first) = names.insert(name.clone(), c.name.span()) {
-                let line = line_col(text, first.start).0;
+            if name.chars().count() > limits::NAME_CHARS {
                 return Err(err(
                     span,
                     format!(
-                        "two contestants are named {name:?} (the other is on line {line}); names must be unique"
+                        "a contestant's `name` is at most {} characters (it names files), got {}",
+                        limits::NAME_CHARS,
+                        name.chars().count()
                     ),
                 ));
             }
+            // Unique as files too: `x/y` and `x_y` would share contestants/x_y.json.
+            let file = stackbench_record::store::file_safe(&name);
+            if let Some((other, first)) = names.insert(file.clone(), (name.clone(), c.name.span())) {
+                let line = line_col(text, first.start).0;
+                let why = if other == name {
+                    format!(
+                        "two contestants are named {name:?} (the other is on line {line}); names must be unique"
+                    )
+                } else {
+                    format!(
+                        "contestants {name:?} and {other:?} (line {line}) would share the file name {file:?} \
+                         (characters other than letters, digits, `_`, `.` and `-` become `_`); rename one"
+                    )
+                };
+                return Err(err(span, why));
+            }
+            check_port(c, &name).map_err(|(sp, m)| err(sp, m))?;
             contestants
                 .push(resolve(c, &name, &defaults, &load, ctx).map_err(|(sp, m)| err(sp.or(span), m))?);
         }
@@ -470,6 +488,8 @@ pub mod limits {
     use std::time::Duration;
 
     pub const CONTESTANTS: usize = 10_000;
+    /// Characters in a contestant's name (it names its files and logs, each at most 255 bytes).
+    pub const NAME_CHARS: usize = 100;
     pub const REPETITIONS: u32 = 1_000;
     pub const COLD_STARTS: u32 = 1_000;
     /// `ready_timeout` and `cooldown`.
@@ -674,12 +694,16 @@ fn launch_of(c: &ContestantFile) -> Result<Launch, String> {
                 argv: argv.clone(),
                 env: c.env.clone(),
                 cwd: c.cwd.as_ref().map(PathBuf::from),
-                port: c.port,
+                port: c.port.as_ref().map(|p| *p.get_ref()),
             }
         }
         (None, Some(url)) => {
             if !(url.starts_with("http://") || url.starts_with("https://")) {
                 return Err(format!("`url` must start with http://, got {url:?}"));
+            }
+            // The load engine's own check: a port outside 1–65535 is refused, never taken as 80.
+            if url.starts_with("http://") {
+                stackbench_load::parse_target(url).map_err(|e| format!("`url`: {e}"))?;
             }
             for (key, present) in [
                 ("env", !c.env.is_empty()),
@@ -700,6 +724,20 @@ fn launch_of(c: &ContestantFile) -> Result<Launch, String> {
             Launch::External { url: url.clone() }
         }
     })
+}
+
+/// A fixed `port` is one to connect to: not 0 (the TOML type refuses past 65535).
+fn check_port(c: &ContestantFile, name: &str) -> Result<(), Located> {
+    match c.port.as_ref().filter(|p| *p.get_ref() == 0) {
+        Some(port) => Err((
+            Some(port.span()),
+            format!(
+                "contestant {name:?}: `port = 0` is not a port to connect to; give one in 1–65535, \
+                 or leave `port` out and pass `{{port}}` to the program"
+            ),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Refuses `{…}` that is not a known placeholder (a typo would otherwise reach the program).

@@ -233,6 +233,8 @@ pub struct OsLauncher;
 struct OsProcess {
     child: Child,
     log: Option<PathBuf>,
+    /// The thread copying its output into `log`.
+    copying: Option<crate::logcap::CappedLog>,
     exit: Option<Exit>,
     /// The value of [`TOKEN_VAR`] it and its descendants carry.
     token: String,
@@ -263,23 +265,16 @@ impl Launcher for OsLauncher {
         if let Some(cwd) = &spec.cwd {
             cmd.current_dir(cwd);
         }
-        match &spec.log {
-            Some(path) => {
-                let open = || {
-                    if let Some(dir) = path.parent() {
-                        fs::create_dir_all(dir)?;
-                    }
-                    OpenOptions::new().create(true).append(true).open(path)
-                };
-                let out = open().map_err(|source| LaunchError::Log { path: path.clone(), source })?;
-                let err =
-                    out.try_clone().map_err(|source| LaunchError::Log { path: path.clone(), source })?;
-                cmd.stdout(out).stderr(err);
-            }
-            None => {
-                cmd.stdout(Stdio::null()).stderr(Stdio::null());
-            }
-        }
+        // The log goes through a copying thread that caps it (`crate::logcap`).
+        let copying = if let Some(path) = &spec.log {
+            let (out, err, copying) = crate::logcap::start(path, crate::logcap::LOG_CAP)
+                .map_err(|source| LaunchError::Log { path: path.clone(), source })?;
+            cmd.stdout(out).stderr(err);
+            Some(copying)
+        } else {
+            cmd.stdout(Stdio::null()).stderr(Stdio::null());
+            None
+        };
         let taken: Vec<PathBuf> =
             spec.cgroup_procs.iter().filter_map(|p| p.parent().map(Path::to_owned)).collect();
         let tracker = crate::cgroup::track::Tracker::create(&program, &taken);
@@ -313,7 +308,10 @@ impl Launcher for OsLauncher {
             };
             LaunchError::Spawn { program: program.clone(), source, hint }
         })?;
-        Ok(Box::new(OsProcess { child, log: spec.log.clone(), exit: None, token, tracker }))
+        // `cmd` holds the pipe's writing end: the copying thread sees the end of the output
+        // only once it is dropped.
+        drop(cmd);
+        Ok(Box::new(OsProcess { child, log: spec.log.clone(), copying, exit: None, token, tracker }))
     }
 }
 
@@ -391,6 +389,9 @@ impl Process for OsProcess {
     }
 
     fn output_tail(&self) -> String {
+        if let Some(copying) = &self.copying {
+            copying.settle(Duration::from_millis(500));
+        }
         self.log.as_deref().map(|p| tail(p, 2000)).unwrap_or_default()
     }
 }

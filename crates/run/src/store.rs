@@ -67,7 +67,7 @@ impl ResultStore {
         if dir.join(MANIFEST).exists() {
             return Err(StoreError::Io {
                 path: dir.to_owned(),
-                source: std::io::Error::new(
+                error: std::io::Error::new(
                     std::io::ErrorKind::AlreadyExists,
                     "already holds results; continue it with --resume, or choose another --out",
                 ),
@@ -126,7 +126,7 @@ impl ResultStore {
                     let mut aside = path.clone().into_os_string();
                     aside.push(".interrupted");
                     fs::rename(&path, &aside)
-                        .map_err(|source| StoreError::Io { path: path.clone(), source })?;
+                        .map_err(|error| StoreError::Io { path: path.clone(), error })?;
                 }
             }
         }

@@ -44,6 +44,8 @@ mod driver;
 /// Refuse answers (body, or header block) larger than this.
 const MAX_BODY: usize = 64 * 1024 * 1024;
 const MAX_BLOCK: usize = 1 << 20;
+/// Octets of an answer's body held without a claim on the answer budget ([`crate::budget`]).
+const FREE_BODY: usize = 16 * 1024;
 /// Streams we open before the server's SETTINGS say how many it allows
 /// (RFC 9113 §6.5.2 recommends a limit of no less than 100).
 const ASSUMED_STREAMS: usize = 100;
@@ -105,6 +107,9 @@ struct Stream {
     pending: Bytes,
     /// Octets received on this stream not yet given back with WINDOW_UPDATE.
     unacked: u32,
+    /// The answer's body past its first [`FREE_BODY`] octets while it arrives, claimed from the
+    /// process's budget for answers in flight (small answers never touch it).
+    held: crate::budget::Claim,
 }
 
 /// Stream ids are already well spread: hash them as they are.
@@ -311,6 +316,7 @@ impl State {
                 send_window: 0,
                 pending: Bytes::new(),
                 unacked: 0,
+                held: crate::budget::Claim::default(),
             });
             self.streams.len() - 1
         };
@@ -377,6 +383,7 @@ impl State {
         s.phase = Phase::Done;
         s.waker = None;
         s.pending = Bytes::new();
+        s.held.release();
         self.blocked.retain(|&i| i != index);
         self.free.push(index);
         self.active -= 1;
@@ -547,7 +554,9 @@ impl State {
             return Ok(());
         }
         s.received += (frame::HEAD_LEN + head.len) as u64;
-        if s.body.len() + data.len() > MAX_BODY {
+        // Past the cap, or past what the process's budget for answers in flight still holds.
+        let len = s.body.len() + data.len();
+        if len > MAX_BODY || !s.held.grow_to(len.saturating_sub(FREE_BODY)) {
             self.stream_error(index, frame::CANCEL);
             return Ok(());
         }

@@ -9,7 +9,8 @@
 //! owner's start time in clock ticks, so a reused pid is never taken for a
 //! live owner. [`reap_orphans`], run when `stackbench run` or `bench` starts,
 //! kills what a stackbench that died (SIGKILL, where no cleanup can run) left
-//! in its cgroups or with its process tokens, and removes those cgroups.
+//! in its cgroups or with its process tokens, and removes those cgroups and
+//! its scratch directory ([`scratch_dir`], named after its owner alike).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -186,11 +187,48 @@ pub fn reap_orphans() -> Vec<String> {
             reap_dir(&e.path(), owner, &mut said);
         }
     }
+    said.extend(reap_scratch(&std::env::temp_dir()));
     for (pid, owner) in crate::process::token_owners() {
         if !alive(owner) {
             let what = describe_pid(pid);
             crate::process::kill(pid, libc::SIGKILL);
             said.push(format!("killed {what}, left by stackbench {} (no longer running)", owner.0));
+        }
+    }
+    said
+}
+
+/// The scratch directory of this stackbench run, in `tmp`: `stackbench-<owner>-<ms>`, so that
+/// one left by a stackbench that died is known by its owner ([`reap_scratch`]).
+pub fn scratch_dir(tmp: &Path, ms: u64) -> PathBuf {
+    tmp.join(format!("stackbench-{}-{ms}", owner()))
+}
+
+/// Removes the scratch directories in `tmp` whose stackbench is no longer running (SIGKILL
+/// leaves them; the owner's own cleanup never ran). Only directories named
+/// `stackbench-<pid>.<start>-<ms>` (or the older `stackbench-<pid>-<ms>`, by pid alone) and
+/// owned by this user are touched, never through a symbolic link. One line per removal.
+pub fn reap_scratch(tmp: &Path) -> Vec<String> {
+    use std::os::unix::fs::MetadataExt as _;
+    let mut said = Vec::new();
+    let Ok(entries) = fs::read_dir(tmp) else { return said };
+    // SAFETY: getuid takes no arguments and cannot fail.
+    #[allow(unsafe_code)]
+    let me = unsafe { libc::getuid() };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(rest) = name.strip_prefix("stackbench-") else { continue };
+        let Some((who, ms)) = rest.split_once('-') else { continue };
+        if ms.is_empty() || !ms.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let gone = match who.split_once('.') {
+            Some(_) => owner_of(&name).is_some_and(|o| !alive(o)),
+            None => who.parse::<i32>().is_ok_and(|pid| pid > 0 && crate::sampler::read_stat(pid).is_none()),
+        };
+        let ours = fs::symlink_metadata(e.path()).is_ok_and(|m| m.is_dir() && m.uid() == me);
+        if gone && ours && fs::remove_dir_all(e.path()).is_ok() {
+            said.push(format!("removed {}, left by a stackbench no longer running", e.path().display()));
         }
     }
     said
@@ -216,6 +254,24 @@ fn reap_dir(dir: &Path, owner: (i32, u64), said: &mut Vec<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scratch_of_the_dead_is_reaped_and_of_the_living_kept() {
+        let tmp = std::env::temp_dir().join(format!("sb-reap-scratch-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&tmp);
+        fs::create_dir_all(&tmp).unwrap();
+        let mine = scratch_dir(&tmp, 5);
+        let (pid, start) = owner_of(owner()).unwrap();
+        let dead = tmp.join(format!("stackbench-{pid}.{}-5", start + 1));
+        let other = tmp.join("stackbench-store-x-1");
+        for d in [&mine, &dead, &other] {
+            fs::create_dir_all(d.join("x")).unwrap();
+        }
+        let said = reap_scratch(&tmp);
+        assert!(mine.exists() && other.exists() && !dead.exists(), "{said:?}");
+        assert_eq!(said.len(), 1, "{said:?}");
+        fs::remove_dir_all(&tmp).unwrap();
+    }
 
     #[test]
     fn names_carry_their_owner() {

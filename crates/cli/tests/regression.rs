@@ -1,0 +1,459 @@
+//! A test per bug fixed (ripgrep's `tests/regression.rs` habit), each with a
+//! server written here that misbehaves that one way, and each named after
+//! what went wrong. Issue 33, "Trust at the edges, part two": every case must
+//! end in bounded time and memory, with a clear error. Every test is bounded
+//! in time and loads only 127.0.0.1.
+
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use stackbench_testkit::hostile::{Answer, Hostile};
+
+fn stackbench() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_stackbench"))
+}
+
+fn text(out: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+/// Waits for `child` at most `limit`; kills it (and fails) past that. Returns its output and
+/// how long it ran.
+fn finish_within(mut child: Child, limit: Duration, what: &str) -> (Output, Duration) {
+    let began = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return (child.wait_with_output().unwrap(), began.elapsed());
+        }
+        if began.elapsed() > limit {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!("{what}: still running after {limit:?}, killed\n{}", text(&out));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn spawn(cmd: &mut Command) -> Child {
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap()
+}
+
+/// A listener that accepts nothing, with its accept queue filled but for one place (the
+/// load engine's probe takes it), so the connections of the load are never answered: their
+/// SYNs are dropped and a connect waits for the kernel's retries, two minutes. Returns the
+/// listener and the fillers (both must live as long as the test).
+fn full_backlog() -> (TcpListener, Vec<TcpStream>) {
+    // How many connections a never-accepting listener queues (backlog + 1 on Linux).
+    let places = {
+        let probe = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = probe.local_addr().unwrap();
+        let mut held = Vec::new();
+        while let Ok(c) = TcpStream::connect_timeout(&addr, Duration::from_millis(300)) {
+            held.push(c);
+            assert!(held.len() < 10_000, "the accept queue never filled");
+        }
+        held.len()
+    };
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let fillers = (0..places - 1).map(|_| TcpStream::connect(addr).unwrap()).collect();
+    (listener, fillers)
+}
+
+fn url(addr: SocketAddr) -> String {
+    format!("http://{addr}/")
+}
+
+/// Issue 33 #1: against a full backlog, `-d 2s --timeout 1s` ran 136 s (the connections
+/// opened before the clock had no timeout).
+#[test]
+fn a_full_backlog_ends_within_the_timeout() {
+    let (listener, _fillers) = full_backlog();
+    let addr = listener.local_addr().unwrap();
+    let child =
+        spawn(stackbench().args(["load", &url(addr), "-c", "2", "-d", "2s", "--timeout", "1s", "-q"]));
+    let (out, took) = finish_within(child, Duration::from_secs(30), "load against a full backlog");
+    assert!(took < Duration::from_secs(10), "took {took:?}\n{}", text(&out));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("timeout"), "the requests are counted as timeouts:\n{}", text(&out));
+}
+
+/// Issue 33 #1: Ctrl-C while connections were being opened took effect two minutes later
+/// (the main thread waited on the start barrier, outside any stop check).
+#[test]
+fn ctrl_c_while_connecting_ends_the_run_within_a_second() {
+    let (listener, _fillers) = full_backlog();
+    let addr = listener.local_addr().unwrap();
+    let child =
+        spawn(stackbench().args(["load", &url(addr), "-c", "2", "-d", "30s", "--timeout", "60s", "-q"]));
+    std::thread::sleep(Duration::from_millis(800));
+    let pid = child.id().to_string();
+    let sent = Instant::now();
+    assert!(Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
+    let (out, _) = finish_within(child, Duration::from_secs(30), "load after Ctrl-C");
+    let took = sent.elapsed();
+    assert!(took < Duration::from_millis(2500), "Ctrl-C took {took:?} to end the run\n{}", text(&out));
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out));
+}
+
+/// Issue 33 #2: `--cpus 5` on a smaller machine hung forever, Ctrl-C ignored (a worker's
+/// pin failed, and the setup-error lock was held while the workers were joined).
+#[test]
+fn a_cpu_that_does_not_exist_is_refused() {
+    let server = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = server.local_addr().unwrap();
+    for cpus in ["1000", "0,1000", "1000,1001"] {
+        let child =
+            spawn(stackbench().args(["load", &url(addr), "-c", "2", "-d", "1s", "--cpus", cpus, "-q"]));
+        let (out, _) = finish_within(child, Duration::from_secs(20), &format!("--cpus {cpus}"));
+        assert_eq!(out.status.code(), Some(1), "--cpus {cpus}: {}", text(&out));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("CPU 1000") && err.contains("may use CPUs"), "--cpus {cpus}: {err}");
+    }
+}
+
+/// Issue 33 #3: with `ulimit -n 60`, `-c 100` spun at 100% CPU and exited 70; more
+/// connections than descriptors must be refused up front, with the numbers and the fix.
+#[test]
+fn too_few_file_descriptors_are_refused_with_the_fix() {
+    let server = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = server.local_addr().unwrap();
+    let script = format!("ulimit -n 60 && exec \"$0\" load {} -c 100 -d 1s -q", url(addr));
+    let child = spawn(Command::new("sh").args(["-c", &script, env!("CARGO_BIN_EXE_stackbench")]));
+    let (out, _) = finish_within(child, Duration::from_secs(20), "load with ulimit -n 60");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("100 connections") && err.contains("ulimit -n"), "{err}");
+    drop(server);
+}
+
+/// `VmHWM` (peak resident set) of a live process, bytes.
+fn peak_rss(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse::<u64>().ok().map(|kib| kib * 1024)
+}
+
+/// Waits for `child` at most `limit`, and kills it (and fails) past that or once its peak
+/// RSS passes `max_rss` (so a test of a memory bound never takes the machine's memory).
+/// Returns its output and its peak RSS.
+fn finish_within_memory(mut child: Child, limit: Duration, max_rss: u64, what: &str) -> (Output, u64) {
+    let began = Instant::now();
+    let mut peak = 0;
+    loop {
+        if let Some(p) = peak_rss(child.id()) {
+            peak = peak.max(p);
+        }
+        if child.try_wait().unwrap().is_some() {
+            return (child.wait_with_output().unwrap(), peak);
+        }
+        if peak > max_rss || began.elapsed() > limit {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "{what}: killed at peak RSS {} MiB after {:?}\n{}",
+                peak >> 20,
+                began.elapsed(),
+                text(&out)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+const MIB: u64 = 1 << 20;
+
+fn endless_chunked() -> Hostile {
+    let mut chunk = b"4000\r\n".to_vec();
+    chunk.resize(chunk.len() + 0x4000, b'x');
+    chunk.extend_from_slice(b"\r\n");
+    Hostile::start(Answer::Endless {
+        head: b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec(),
+        repeat: chunk,
+    })
+}
+
+/// Issue 33 #4: the open model against endless chunked answers reached 3.78 GB: the 64 MiB
+/// answer cap was per connection, and the open model opens up to --max-in-flight of them.
+#[test]
+fn endless_answers_in_the_open_model_stay_within_the_answer_budget() {
+    let s = endless_chunked();
+    let child =
+        spawn(stackbench().args(["load", &s.url("/"), "--rate", "100", "-d", "3s", "--timeout", "2s", "-q"]));
+    let (out, peak) = finish_within_memory(child, Duration::from_mins(1), 1024 * MIB, "open model");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("protocol"), "{}", text(&out));
+    assert!(peak < 512 * MIB + 256 * MIB, "peak RSS {} MiB", peak >> 20);
+}
+
+/// Issue 33 #5: `verify` read an endless body into memory (3.3 GB in 4 s, then an abort);
+/// it now reads answers with the load engine's reader and caps.
+#[test]
+fn verify_holds_an_endless_answer_to_the_answer_cap() {
+    let s = endless_chunked();
+    let child = spawn(stackbench().args(["verify", &s.url(""), "--scenario", "dummy"]));
+    let (out, peak) = finish_within_memory(child, Duration::from_mins(2), 512 * MIB, "verify");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("past the answer cap"), "{}", text(&out));
+    assert!(peak < 256 * MIB, "peak RSS {} MiB", peak >> 20);
+}
+
+/// Issue 33 #6: `-b @/dev/zero` read 2.1 GB before failing; a body from a file is read up
+/// to its cap and no further.
+#[test]
+fn a_body_file_without_end_is_refused_at_the_cap() {
+    let child = spawn(stackbench().args(["load", "http://127.0.0.1:9/", "-b", "@/dev/zero", "-n", "1"]));
+    let (out, peak) = finish_within_memory(child, Duration::from_secs(20), 512 * MIB, "-b @/dev/zero");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("holds more than 67108864 bytes"), "{}", text(&out));
+    assert!(peak < 256 * MIB, "peak RSS {} MiB", peak >> 20);
+}
+
+/// A server that answers every request 404 and keeps each request line it was sent.
+fn recording_server() -> (SocketAddr, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = std::sync::Arc::clone(&lines);
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(mut conn) = conn else { return };
+            let _ = conn.set_read_timeout(Some(Duration::from_secs(5)));
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") && head.len() < 65_536 {
+                match std::io::Read::read(&mut conn, &mut byte) {
+                    Ok(1) => head.push(byte[0]),
+                    _ => break,
+                }
+            }
+            let text = String::from_utf8_lossy(&head);
+            seen.lock().unwrap().push(text.lines().next().unwrap_or_default().to_owned());
+            let _ = std::io::Write::write_all(
+                &mut conn,
+                b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            );
+        }
+    });
+    (addr, lines)
+}
+
+/// Issue 33 #7: `verify` (and run's readiness probe, the same prober) sent absolute-form
+/// request lines (`POST http://127.0.0.1:PORT/events HTTP/1.1`); an origin server is sent
+/// the origin form (RFC 9112 §3.2.1), as the load engine does.
+#[test]
+fn verify_sends_origin_form_request_lines() {
+    let (addr, lines) = recording_server();
+    let child = spawn(stackbench().args(["verify", &format!("http://{addr}"), "--scenario", "dummy"]));
+    let (out, _) = finish_within(child, Duration::from_mins(1), "verify");
+    assert_eq!(out.status.code(), Some(1), "every rule fails against a 404: {}", text(&out));
+    let lines = lines.lock().unwrap();
+    assert!(lines.len() > 5, "{lines:?}");
+    for line in lines.iter() {
+        let target = line.split(' ').nth(1).unwrap_or_default();
+        assert!(target.starts_with('/') && line.ends_with(" HTTP/1.1"), "not origin form: {line:?}");
+    }
+}
+
+/// Issue 33 #8: `Content-Length: 2` and `Content-Length: 5` in one answer were counted OK;
+/// the end of such an answer is unknown, a protocol error (RFC 9112 §6.3).
+#[test]
+fn conflicting_content_lengths_are_protocol_errors() {
+    let s = Hostile::start(Answer::Fixed(
+        b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\nokabc".to_vec(),
+    ));
+    let dir = Scratch::new("content-length");
+    let json = dir.0.join("run.json");
+    let child = spawn(stackbench().args([
+        "load",
+        &s.url("/"),
+        "-c",
+        "1",
+        "-d",
+        "1s",
+        "-q",
+        "--json",
+        json.to_str().unwrap(),
+    ]));
+    let (out, _) = finish_within(child, Duration::from_secs(30), "load");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let requests = r["summary"]["requests"].as_u64().unwrap();
+    assert!(requests > 0, "{}", text(&out));
+    assert_eq!(r["summary"]["ok"].as_u64(), Some(0), "{}", r["summary"]);
+    assert_eq!(r["errors"]["protocol"].as_u64(), Some(requests), "{}", r["errors"]);
+}
+
+/// A scratch directory for one test, removed after it.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(tag: &str) -> Scratch {
+        let d = std::env::temp_dir().join(format!("sb-regression-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        Scratch(d)
+    }
+
+    fn plan(&self, text: &str) -> PathBuf {
+        let p = self.0.join("plan.toml");
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// `stackbench run PLAN --out OUT --no-report`, bounded.
+fn run_plan(plan: &Path, out: &Path) -> Output {
+    let child = spawn(stackbench().args([
+        "run",
+        plan.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--no-report",
+    ]));
+    finish_within(child, Duration::from_mins(3), "stackbench run").0
+}
+
+const EXTERNAL: &str = "[[contestant]]\nname = \"a\"\nscenario = \"dummy\"\nurl = \"http://127.0.0.1:9\"\n";
+
+/// Issue 33 #9: a result directory's `logs`, `runs`, `contestants` or `lock` that were
+/// symbolic links had files written (or overwritten) through them.
+#[test]
+fn a_result_directory_with_symlinked_entries_is_refused() {
+    let s = Scratch::new("symlinks");
+    let plan = s.plan(EXTERNAL);
+    let victim = s.0.join("victim");
+    std::fs::create_dir_all(&victim).unwrap();
+    std::fs::write(victim.join("precious"), "keep me").unwrap();
+    for entry in ["logs", "runs", "contestants", "lock"] {
+        let out = s.0.join(format!("results-{entry}"));
+        std::fs::create_dir_all(&out).unwrap();
+        let target = if entry == "lock" { victim.join("precious") } else { victim.clone() };
+        std::os::unix::fs::symlink(&target, out.join(entry)).unwrap();
+        let o = run_plan(&plan, &out);
+        assert_eq!(o.status.code(), Some(1), "{entry}: {}", text(&o));
+        assert!(text(&o).contains("is a symbolic link"), "{entry}: {}", text(&o));
+        assert_eq!(std::fs::read_to_string(victim.join("precious")).unwrap(), "keep me");
+        assert_eq!(std::fs::read_dir(&victim).unwrap().count(), 1, "{entry}: nothing written through it");
+        assert!(!out.join("manifest.json").exists(), "{entry}: refused before anything is written");
+    }
+}
+
+/// Issue 33 #10, #11, #12: names that share a file after sanitising (`x/y`, `x_y`), a
+/// 300-character name, and `port = 0` passed the plan check and failed mid-run; each is
+/// refused at the value's `file:line:col`.
+#[test]
+fn plans_with_names_or_ports_that_cannot_work_are_refused_where_they_are_written() {
+    let s = Scratch::new("plan-values");
+    let long = "n".repeat(300);
+    let cases = [
+        (
+            format!(
+                "{EXTERNAL}[[contestant]]\nname = \"x/y\"\nscenario = \"dummy\"\nurl = \"http://127.0.0.1:9\"\n\
+                     [[contestant]]\nname = \"x_y\"\nscenario = \"dummy\"\nurl = \"http://127.0.0.1:9\"\n"
+            ),
+            ":10:8",
+            "would share the file name \"x_y\"",
+        ),
+        (
+            format!(
+                "[[contestant]]\nname = \"{long}\"\nscenario = \"dummy\"\nurl = \"http://127.0.0.1:9\"\n"
+            ),
+            ":2:8",
+            "at most 100 characters",
+        ),
+        (
+            "[[contestant]]\nname = \"a\"\nscenario = \"dummy\"\ncommand = [\"x\"]\nport = 0\n".to_owned(),
+            ":5:8",
+            "`port = 0` is not a port",
+        ),
+        (
+            "[[contestant]]\nname = \"a\"\nscenario = \"dummy\"\nurl = \"http://127.0.0.1:99999\"\n"
+                .to_owned(),
+            "plan.toml",
+            "is not a port (1–65535)",
+        ),
+    ];
+    for (text_, place, why) in cases {
+        let plan = s.plan(&text_);
+        let out = s.0.join("results");
+        let o = run_plan(&plan, &out);
+        let all = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{why}: {all}");
+        assert!(all.contains(place) && all.contains(why), "{why} at {place}: {all}");
+        assert!(!out.exists(), "{why}: refused before anything was written");
+    }
+}
+
+/// Issue 33 #12: a port outside 1–65535 in a URL (`:99999`, `:65536`, `:aaaa`) silently
+/// became port 80 in `load` and `verify`.
+#[test]
+fn ports_out_of_range_are_refused_not_taken_as_80() {
+    for port in ["99999", "65536", "aaaa", "0"] {
+        let url = format!("http://127.0.0.1:{port}/");
+        for args in [vec!["load", &url, "-n", "1"], vec!["verify", &url, "--scenario", "dummy"]] {
+            let child = spawn(stackbench().args(&args));
+            let (out, _) = finish_within(child, Duration::from_secs(20), &args.join(" "));
+            let all = text(&out);
+            assert_eq!(out.status.code(), Some(1), "{args:?}: {all}");
+            assert!(all.contains("is not a port") && !all.contains(":80"), "{args:?}: {all}");
+        }
+    }
+}
+
+/// Issue 33 #13: after a SIGKILL, `stackbench run`'s scratch directory stayed in the
+/// temporary directory; the next run removes those whose stackbench is gone.
+#[test]
+fn scratch_directories_of_a_killed_stackbench_are_removed() {
+    let s = Scratch::new("reap");
+    // A pid that is no longer running: a child that has exited and been waited for.
+    let mut gone = Command::new("true").spawn().unwrap();
+    gone.wait().unwrap();
+    let left = std::env::temp_dir().join(format!("stackbench-{}-1764460800000", gone.id()));
+    std::fs::create_dir_all(left.join("contestant")).unwrap();
+    // The run itself is refused at once (a symlinked entry): the reaping comes before it.
+    let out = s.0.join("results");
+    std::fs::create_dir_all(&out).unwrap();
+    std::os::unix::fs::symlink(&s.0, out.join("logs")).unwrap();
+    let o = run_plan(&s.plan(EXTERNAL), &out);
+    let all = text(&o);
+    let existed = left.exists();
+    let _ = std::fs::remove_dir_all(&left);
+    assert!(!existed, "{} is still there: {all}", left.display());
+    assert!(all.contains(&format!("removed {}", left.display())), "{all}");
+}
+
+/// Issue 33, smaller: a contestant printing nonstop wrote a 1.69 GB log in 3 s; its log is
+/// rotated at 32 MiB, two files at most, the newest output kept.
+#[test]
+fn a_contestant_printing_nonstop_has_its_log_capped() {
+    let s = Scratch::new("log-cap");
+    let plan = s.plan(
+        "[defaults]\nready_timeout = \"3s\"\nstop_grace = \"1s\"\ncold_starts = 1\n\
+         [[contestant]]\nname = \"loud\"\nscenario = \"dummy\"\ncommand = [\"yes\", \"stackbench\"]\n",
+    );
+    let out = s.0.join("results");
+    let o = run_plan(&plan, &out);
+    assert_eq!(o.status.code(), Some(3), "never ready, so left out: {}", text(&o));
+    let logs = out.join("logs");
+    let mut total = 0;
+    for e in std::fs::read_dir(&logs).unwrap() {
+        let e = e.unwrap();
+        total += e.metadata().unwrap().len();
+    }
+    assert!(total <= 64 * MIB + 4096, "{} MiB of logs", total >> 20);
+    let newest = std::fs::read_to_string(logs.join("loud.log")).unwrap();
+    assert!(
+        newest.starts_with("[stackbench: this log reached 32 MiB"),
+        "{}",
+        &newest[..100.min(newest.len())]
+    );
+}
