@@ -9,6 +9,7 @@ mod load;
 mod merge;
 mod report;
 mod run;
+mod scenario_file;
 mod seed;
 mod serve;
 

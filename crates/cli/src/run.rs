@@ -74,8 +74,15 @@ pub struct VerifyArgs {
     #[arg(value_name = "URL")]
     pub url: String,
     /// event-log, dummy, db-read or bubble-sort.
-    #[arg(long, short)]
-    pub scenario: Scenario,
+    #[arg(long, short, required_unless_present = "scenario_file", conflicts_with = "scenario_file")]
+    pub scenario: Option<Scenario>,
+    /// A scenario of your own: a .toml scenario file or a .hurl file (docs/scenarios.md,
+    /// "Write your own scenario"). Runs its verification cases once.
+    #[arg(long, value_name = "FILE")]
+    pub scenario_file: Option<PathBuf>,
+    /// A variable of the scenario file, NAME=VALUE (repeatable).
+    #[arg(long = "variable", value_name = "NAME=VALUE", requires = "scenario_file")]
+    pub variables: Vec<String>,
     /// The store is known to be empty: the count must start at 0 (event-log).
     #[arg(long)]
     pub clean: bool,
@@ -285,13 +292,17 @@ fn report(dir: &Path) -> anyhow::Result<()> {
 pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     use stackbench_scenarios::verify::VerifyOptions;
     let (base, path) = split_url(&args.url)?;
+    let Some(scenario) = args.scenario else {
+        let file = args.scenario_file.as_deref().context("--scenario or --scenario-file is needed")?;
+        return crate::scenario_file::verify(&args.url, file, &args.variables);
+    };
     let prober = HyperProber::new().context("cannot start the prober's runtime")?;
     let opts = VerifyOptions { base_path: path, clean_store: args.clean, connect_json: args.connect_json };
-    let v = stackbench_run::verify::verify(&prober, &base, args.scenario, &opts, &mut || None)?;
+    let v = stackbench_run::verify::verify(&prober, &base, scenario, &opts, &mut || None)?;
     let mut out = std::io::stdout().lock();
     // Every rule checked, with its level and result; then any failure that is
     // not one case's (the server went away).
-    let cases = stackbench_scenarios::verify::cases(args.scenario, &opts)?;
+    let cases = stackbench_scenarios::verify::cases(scenario, &opts)?;
     for case in &cases {
         match v.failures.iter().find(|f| f.rule == case.rule) {
             Some(f) => writeln!(out, "FAILED  {:<9}  {}: {}", case.level.name(), f.rule, f.detail)?,
@@ -305,13 +316,13 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     if v.passed {
         let enforced = v.not_enforced();
         if enforced.is_empty() {
-            writeln!(out, "{}: passes the {} contract ({} rules)", args.url, args.scenario, v.cases)?;
+            writeln!(out, "{}: passes the {} contract ({} rules)", args.url, scenario, v.cases)?;
         } else {
             writeln!(
                 out,
                 "{}: passes the {} contract's core rules, with warnings: does not enforce {} ({} of {} rules broken, all hardening)",
                 args.url,
-                args.scenario,
+                scenario,
                 enforced.join("; "),
                 v.failures.len(),
                 v.cases
@@ -323,7 +334,7 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
             out,
             "{}: broke {broken} core rule(s) of the {} contract ({} of {} rules broken in all)",
             args.url,
-            args.scenario,
+            scenario,
             v.failures.len(),
             v.cases,
         )?;

@@ -66,9 +66,61 @@ impl HyperProber {
 
 impl Prober for HyperProber {
     fn send(&self, base: &str, req: &Request, timeout: Duration) -> Result<Reply, ProbeError> {
+        let scope = Scope::default();
+        self.block_on(timeout, &scope, send(base, req, &scope))
+    }
+}
+
+impl HyperProber {
+    /// Sends one HTTP/1.1 request as a scenario file writes it (any method,
+    /// headers and body) to `url`, through the same request writer and answer
+    /// reader as the verification cases. A `Host` header given replaces the
+    /// URL's authority in the one `Host` line sent.
+    pub fn send_http1(
+        &self,
+        url: &str,
+        method: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+        timeout: Duration,
+    ) -> Result<Reply, ProbeError> {
+        let scope = Scope::default();
+        self.block_on(timeout, &scope, async {
+            let target = stackbench_load::parse_target(url).map_err(other)?;
+            let method = http::Method::from_bytes(method.as_bytes()).map_err(other)?;
+            let mut authority = target.authority.clone();
+            let mut extra = Vec::with_capacity(headers.len());
+            for (k, v) in headers {
+                if k.eq_ignore_ascii_case("host") {
+                    (*v).clone_into(&mut authority);
+                    continue;
+                }
+                let name = http::HeaderName::from_bytes(k.as_bytes()).map_err(other)?;
+                extra.push((name, http::HeaderValue::from_str(v).map_err(other)?));
+            }
+            let wire = stackbench_load::transport::http1_request(
+                &method,
+                &authority,
+                &target.path,
+                None,
+                &extra,
+                body,
+                false,
+            );
+            read_http1(connect(&target).await?, wire, method == http::Method::HEAD).await
+        })
+    }
+
+    /// Runs one exchange on the runtime, within `timeout`, then ends the
+    /// tasks of its `scope` (its connection).
+    fn block_on(
+        &self,
+        timeout: Duration,
+        scope: &Scope,
+        exchange: impl Future<Output = Result<Reply, ProbeError>>,
+    ) -> Result<Reply, ProbeError> {
         self.rt.block_on(async {
-            let scope = Scope::default();
-            let reply = match tokio::time::timeout(timeout, send(base, req, &scope)).await {
+            let reply = match tokio::time::timeout(timeout, exchange).await {
                 Ok(r) => r,
                 Err(_) => Err(ProbeError::Timeout(timeout)),
             };
@@ -135,37 +187,42 @@ async fn send(base: &str, req: &Request, scope: &Scope) -> Result<Reply, ProbeEr
     // The load engine's target parser: a port outside 1–65535 is refused, never taken as 80.
     let target = stackbench_load::parse_target(&format!("{}{}", base.trim_end_matches('/'), req.path))
         .map_err(other)?;
+    let stream = connect(&target).await?;
+    match req.transport {
+        Transport::Grpc => send_grpc(&target, req, scope, stream).await,
+        Transport::Http => {
+            let method = http::Method::from_bytes(req.method.as_bytes()).map_err(other)?;
+            let wire = stackbench_load::transport::http1_request(
+                &method,
+                &target.authority,
+                &target.path,
+                req.content_type,
+                &[],
+                &req.body,
+                false,
+            );
+            read_http1(stream, wire, method == http::Method::HEAD).await
+        }
+    }
+}
+
+/// A fresh connection to the target, refused told apart from other failures.
+async fn connect(target: &stackbench_load::Target) -> Result<tokio::net::TcpStream, ProbeError> {
     let stream = tokio::net::TcpStream::connect((target.host.as_str(), target.port)).await.map_err(|e| {
         if e.kind() == std::io::ErrorKind::ConnectionRefused { ProbeError::Refused } else { other(e) }
     })?;
     let _ = stream.set_nodelay(true);
-    match req.transport {
-        Transport::Grpc => send_grpc(&target, req, scope, stream).await,
-        Transport::Http => send_http1(&target, req, stream).await,
-    }
+    Ok(stream)
 }
 
-/// HTTP/1.1 through the load engine's own request writer and answer reader: the request line
-/// in origin form, and the engine's caps on what an answer may hold (64 MiB, its head 64 KiB).
-async fn send_http1(
-    target: &stackbench_load::Target,
-    req: &Request,
-    stream: tokio::net::TcpStream,
-) -> Result<Reply, ProbeError> {
-    let method = http::Method::from_bytes(req.method.as_bytes()).map_err(other)?;
-    let wire = stackbench_load::transport::http1_request(
-        &method,
-        &target.authority,
-        &target.path,
-        req.content_type,
-        &[],
-        &req.body,
-        false,
-    );
+/// HTTP/1.1 through the load engine's own answer reader: the request `wire`
+/// (written by the engine's request writer, origin form) on `stream`, and the
+/// engine's caps on what an answer may hold (64 MiB, its head 64 KiB).
+async fn read_http1(stream: tokio::net::TcpStream, wire: Vec<u8>, head: bool) -> Result<Reply, ProbeError> {
     let addr = stream.peer_addr().map_err(other)?;
     let mut conn = stackbench_load::http1::Http1Conn::with_stream(addr, stream);
     let answer = conn
-        .send(&bytes::Bytes::from(wire), method == http::Method::HEAD, false)
+        .send(&bytes::Bytes::from(wire), head, false)
         .await
         .map_err(|kind| ProbeError::Other(answer_error(kind)))?;
     let (status, content_type, body) =
