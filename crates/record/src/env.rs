@@ -23,6 +23,12 @@ pub struct Environment {
     /// cpufreq governor of CPU 0, when the machine exposes one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub governor: Option<String>,
+    /// Frequency boost (turbo): `on` or `off`, when the machine says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boost: Option<String>,
+    /// The cgroup hierarchy limits are applied through: `v2` or `v1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cgroup: Option<String>,
     pub stackbench_version: String,
 }
 
@@ -42,6 +48,17 @@ impl Environment {
             affinity: status_field(&status, "Cpus_allowed_list").unwrap_or_default(),
             governor: Some(read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor").trim().to_owned())
                 .filter(|g| !g.is_empty()),
+            boost: boost(
+                &read("/sys/devices/system/cpu/cpufreq/boost"),
+                &read("/sys/devices/system/cpu/intel_pstate/no_turbo"),
+            ),
+            cgroup: if std::path::Path::new("/sys/fs/cgroup/cgroup.controllers").exists() {
+                Some("v2".to_owned())
+            } else if std::path::Path::new("/sys/fs/cgroup/cpu").exists() {
+                Some("v1".to_owned())
+            } else {
+                None
+            },
             stackbench_version: stackbench_version.to_owned(),
         }
     }
@@ -130,7 +147,7 @@ fn elf_build_id(head: &[u8]) -> Option<&[u8]> {
 impl Environment {
     /// What differs between the machine a result directory was measured on
     /// (`self`) and `now`, in the terms that change the numbers (CPU model,
-    /// cores, kernel, governor, stackbench version): one `field: was → now`
+    /// cores, kernel, governor, boost, stackbench version): one `field: was → now`
     /// each. Empty when runs from both may be compared. The affinity is left
     /// out: it is the caller's own choice of cores, said in each record.
     pub fn differences(&self, now: &Environment) -> Vec<String> {
@@ -149,8 +166,20 @@ impl Environment {
             self.governor.clone().unwrap_or_default(),
             now.governor.clone().unwrap_or_default(),
         );
+        check("boost", self.boost.clone().unwrap_or_default(), now.boost.clone().unwrap_or_default());
         check("stackbench_version", self.stackbench_version.clone(), now.stackbench_version.clone());
         out
+    }
+}
+
+/// Boost from the generic cpufreq switch (`1` on) or, on Intel's driver,
+/// from `no_turbo` (`1` off); `None` when neither file says.
+fn boost(cpufreq_boost: &str, intel_no_turbo: &str) -> Option<String> {
+    let on = |b: bool| Some(if b { "on" } else { "off" }.to_owned());
+    match (cpufreq_boost.trim(), intel_no_turbo.trim()) {
+        ("1", _) | (_, "0") => on(true),
+        ("0", _) | (_, "1") => on(false),
+        _ => None,
     }
 }
 
@@ -188,6 +217,14 @@ pub fn count_cpu_list(list: &str) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn boost_is_read_from_either_switch() {
+        assert_eq!(boost("1\n", "").as_deref(), Some("on"));
+        assert_eq!(boost("", "1\n").as_deref(), Some("off"));
+        assert_eq!(boost("", "0").as_deref(), Some("on"));
+        assert_eq!(boost("", ""), None);
+    }
 
     #[test]
     fn parses_proc_text() {

@@ -74,6 +74,12 @@ pub struct ContestantRecord {
     /// The code its authors wrote for the scenario (lines without blanks and comments).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<CodeSize>,
+    /// The version each program it `requires` reports (`go` → `go version go1.26.8 linux/amd64`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub toolchains: BTreeMap<String, String>,
+    /// The lockfiles in its sources with their SHA-256: the dependency set it was built from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lockfiles: Vec<Lockfile>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub build_s: Option<f64>,
     /// Exec to first verified answer, ms, one per successful trial.
@@ -91,6 +97,15 @@ pub struct ContestantRecord {
     /// What went wrong, in order (crash, never ready, failed verification, ...).
     #[serde(default)]
     pub incidents: Vec<Incident>,
+}
+
+/// A lockfile of a contestant's sources.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Lockfile {
+    /// Relative to the source directory it was found in (`go.sum`, `api/package-lock.json`).
+    pub path: String,
+    /// SHA-256 of its bytes, lower-case hex.
+    pub sha256: String,
 }
 
 /// Lines of code (without blanks and comments) in a contestant's sources.
@@ -315,6 +330,8 @@ mod tests {
             external: false,
             artifact_bytes: Some(10),
             code: None,
+            toolchains: BTreeMap::new(),
+            lockfiles: Vec::new(),
             build_s: None,
             cold_start_ms: vec![3.0, 4.0],
             cold_start: Some(Quantiles::of(&[3.0, 4.0])),

@@ -96,6 +96,8 @@ pub fn environment() -> Environment {
         cores: 2,
         affinity: "1".into(),
         governor: Some("performance".into()),
+        boost: Some("off".into()),
+        cgroup: Some("v2".into()),
         stackbench_version: "0.1.0".into(),
     }
 }
@@ -303,6 +305,20 @@ pub fn contestant(
         external: false,
         artifact_bytes,
         code,
+        // What a Python contestant's record says of its toolchain and pinned packages.
+        toolchains: if name == "flask-influx" {
+            BTreeMap::from([("python3".to_owned(), "Python 3.11.2".to_owned())])
+        } else {
+            BTreeMap::new()
+        },
+        lockfiles: if name == "flask-influx" {
+            vec![stackbench_record::store::Lockfile {
+                path: "requirements.txt".to_owned(),
+                sha256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08".to_owned(),
+            }]
+        } else {
+            Vec::new()
+        },
         build_s: artifact_bytes.map(|_| 41.5),
         cold_start: (!cold.is_empty()).then(|| Quantiles::of(&cold)),
         cold_start_resolution_ms: (!cold.is_empty()).then_some(0.8),

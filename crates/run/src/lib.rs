@@ -18,6 +18,7 @@ pub mod load;
 pub mod logcap;
 pub mod plan;
 pub mod process;
+pub mod provenance;
 pub mod sampler;
 pub mod schedule;
 pub mod store;

@@ -266,6 +266,8 @@ impl Orchestrator<'_, '_> {
                 external: matches!(c.launch, Launch::External { .. }),
                 artifact_bytes: None,
                 code: None,
+                toolchains: std::collections::BTreeMap::new(),
+                lockfiles: Vec::new(),
                 build_s: None,
                 cold_start_ms: Vec::new(),
                 cold_start: None,
@@ -349,9 +351,14 @@ impl Orchestrator<'_, '_> {
         Ok(())
     }
 
-    /// Counts the code of the contestant's `source` (or its start script's directory).
+    /// Counts the code of the contestant's `source` (or its start script's
+    /// directory), and records the versions of the programs it `requires` and
+    /// the lockfiles of those sources (`crate::provenance`).
     fn count_code(&mut self, i: usize) -> Result<(), RunError> {
         let c = &self.plan.contestants[i];
+        if !c.requires.is_empty() {
+            self.live[i].record.toolchains = crate::provenance::toolchains(&c.requires);
+        }
         let vars = self.vars(c, None);
         let resolve = |s: &str| {
             let p = PathBuf::from(expand(s, &vars));
@@ -372,6 +379,7 @@ impl Orchestrator<'_, '_> {
             let Some(dir) = found else { return Ok(()) };
             vec![dir]
         };
+        self.live[i].record.lockfiles = crate::provenance::lockfiles(&paths);
         match crate::code::count(&paths) {
             Ok(size) => {
                 let by: Vec<String> = size.languages.iter().map(|(l, n)| format!("{n} {l}")).collect();

@@ -112,6 +112,8 @@ pub(super) fn analyse(
         external,
         artifact_bytes: record.and_then(|r| r.artifact_bytes),
         code: record.and_then(|r| r.code.clone()),
+        toolchains: record.map(|r| r.toolchains.clone()).unwrap_or_default(),
+        lockfiles: record.map(|r| r.lockfiles.clone()).unwrap_or_default(),
         build_s: record.and_then(|r| r.build_s),
         generator_saturated_runs: saturated,
         warnings,

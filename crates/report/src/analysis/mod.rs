@@ -141,6 +141,12 @@ pub struct ContestantReport {
     pub artifact_bytes: Option<u64>,
     /// The code its authors wrote: lines without blanks and comments, per language.
     pub code: Option<stackbench_record::store::CodeSize>,
+    /// The versions of the toolchains it requires, as they report them.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub toolchains: BTreeMap<String, String>,
+    /// Its lockfiles with their SHA-256.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lockfiles: Vec<stackbench_record::store::Lockfile>,
     pub build_s: Option<f64>,
     /// Runs in which the load generator saturated its cores.
     pub generator_saturated_runs: usize,

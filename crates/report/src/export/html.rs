@@ -198,6 +198,14 @@ fn footer(out: &mut String, a: &Analysis) {
          flagged as outliers, not removed.</p>",
         a.min_runs_for_interval
     );
+    let built = table::provenance(a);
+    if !built.is_empty() {
+        out.push_str("<h2>Toolchains and lockfiles</h2>\n<ul>\n");
+        for line in built {
+            let _ = writeln!(out, "<li>{}</li>", esc(&line));
+        }
+        out.push_str("</ul>\n");
+    }
     if !a.source.plan_text.is_empty() {
         let _ = writeln!(
             out,

@@ -1,7 +1,7 @@
 //! GitHub-flavoured Markdown, to paste into an issue or a pull request: per
 //! scenario the summary table, the sentences as a list, a second table with
 //! each latency percentile and its range across runs, then what was not
-//! measured, warnings and notes.
+//! measured, warnings and notes; last, what each contestant was built with.
 
 use std::fmt::Write as _;
 
@@ -26,6 +26,14 @@ impl Exporter for Markdown {
         }
         for s in &a.scenarios {
             scenario(&mut out, s);
+        }
+        let built = table::provenance(a);
+        if !built.is_empty() {
+            out.push_str("## Toolchains and lockfiles\n\n");
+            for line in built {
+                let _ = writeln!(out, "- {}", escape(&line));
+            }
+            out.push('\n');
         }
         out
     }

@@ -136,6 +136,12 @@ pub fn machine_line(a: &crate::Analysis) -> String {
     if let Some(g) = &e.governor {
         parts.push(format!("governor {g}"));
     }
+    if let Some(b) = &e.boost {
+        parts.push(format!("boost {b}"));
+    }
+    if let Some(c) = &e.cgroup {
+        parts.push(format!("cgroup {c}"));
+    }
     parts.push(format!("stackbench {}", a.source.tool_version));
     parts.join(" · ")
 }
@@ -151,4 +157,30 @@ pub fn source_line(a: &crate::Analysis) -> String {
         parts.push(format!("commit {}", &c[..c.len().min(10)]));
     }
     parts.join(" · ")
+}
+
+/// What each contestant was built with, one line per contestant that says
+/// (`flask-influx: python3 Python 3.11.2 · requirements.txt sha256:9f86d081884c`):
+/// the toolchains it requires as they report their versions, and the first
+/// 12 hex digits of each lockfile's SHA-256 (the record holds all 64).
+pub fn provenance(a: &crate::Analysis) -> Vec<String> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut lines = Vec::new();
+    for c in a.scenarios.iter().flat_map(|s| &s.contestants) {
+        if (c.toolchains.is_empty() && c.lockfiles.is_empty()) || !seen.insert(c.name.clone()) {
+            continue;
+        }
+        let parts: Vec<String> = c
+            .toolchains
+            .iter()
+            .map(|(program, version)| format!("{program}: {version}"))
+            .chain(
+                c.lockfiles
+                    .iter()
+                    .map(|l| format!("{} sha256:{}", l.path, &l.sha256[..l.sha256.len().min(12)])),
+            )
+            .collect();
+        lines.push(format!("{}: {}", c.name, parts.join(" · ")));
+    }
+    lines
 }

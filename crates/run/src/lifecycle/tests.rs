@@ -278,6 +278,29 @@ struct Harness {
     environment: Environment,
 }
 
+#[test]
+fn the_toolchains_required_and_the_lockfiles_of_the_sources_are_recorded() {
+    let mut h = Harness::new("provenance");
+    let src = std::env::temp_dir().join(format!("sb-lifecycle-provenance-src-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&src);
+    std::fs::create_dir_all(src.join("node_modules")).unwrap();
+    std::fs::write(src.join("go.sum"), b"abc").unwrap();
+    std::fs::write(src.join("node_modules/package-lock.json"), b"installed, not pinned").unwrap();
+    let p = plan(&contestant(
+        "ok",
+        "good",
+        &format!("requires = [\"sh\"]\nsource = [{:?}]", src.display().to_string()),
+    ));
+    h.run(&p);
+    let set = h.results();
+    let ok = set.contestants.iter().find(|c| c.name == "ok").unwrap();
+    assert_eq!(ok.toolchains.keys().collect::<Vec<_>>(), ["sh"], "{ok:?}");
+    let lockfiles: Vec<(&str, &str)> =
+        ok.lockfiles.iter().map(|l| (l.path.as_str(), l.sha256.as_str())).collect();
+    assert_eq!(lockfiles, [("go.sum", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")]);
+    std::fs::remove_dir_all(&src).unwrap();
+}
+
 fn plan(contestants: &str) -> Plan {
     let text = format!(
         "[defaults]\nrepetitions = 2\ncold_starts = 2\nready_timeout = \"300ms\"\nsample_interval = \"10ms\"\nseed = 3\n{contestants}"
