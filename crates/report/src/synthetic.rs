@@ -29,7 +29,7 @@ use stackbench_record::{
 
 use stackbench_record::quantiles::nearest_rank;
 
-use crate::stats::rng::{Rng, seed_from};
+use crate::stats::rng::{SplitMix64, seed_from};
 
 /// How latency moves over a run (the original experiment's "performance signatures").
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -102,13 +102,13 @@ pub fn environment() -> Environment {
     }
 }
 
-fn std_normal(rng: &mut Rng) -> f64 {
+fn std_normal(rng: &mut SplitMix64) -> f64 {
     let u1 = 1.0 - rng.next_f64();
     let u2 = rng.next_f64();
     (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
 }
 
-fn shape_factor(shape: Shape, t: u32, duration: u32, rng: &mut Rng) -> f64 {
+fn shape_factor(shape: Shape, t: u32, duration: u32, rng: &mut SplitMix64) -> f64 {
     let x = f64::from(t) / f64::from(duration.max(1));
     match shape {
         Shape::Flat => 1.0,
@@ -127,7 +127,8 @@ fn shape_factor(shape: Shape, t: u32, duration: u32, rng: &mut Rng) -> f64 {
 
 /// A run record as the load engine and orchestrator would write it.
 pub fn run_record(spec: &RunSpec) -> RunRecord {
-    let mut rng = Rng::new(seed_from(7, &[&spec.contestant, &spec.scenario, &spec.repetition.to_string()]));
+    let mut rng =
+        SplitMix64::new(seed_from(7, &[&spec.contestant, &spec.scenario, &spec.repetition.to_string()]));
     let duration = f64::from(spec.duration_s);
     let ok = (spec.ok_rps * duration).round() as u64;
     let failed: u64 = spec.errors.iter().map(|(_, n)| n).sum();
@@ -182,7 +183,7 @@ pub fn run_record(spec: &RunSpec) -> RunRecord {
 
 /// The run's histogram and timeline: 20 latency draws per second, each
 /// standing for its share of the second's requests.
-fn latencies(spec: &RunSpec, requests: u64, rng: &mut Rng) -> (Histogram<u64>, Vec<Second>) {
+fn latencies(spec: &RunSpec, requests: u64, rng: &mut SplitMix64) -> (Histogram<u64>, Vec<Second>) {
     let median_us = (f64::from(spec.users) / spec.ok_rps.max(1e-3) * 1e6).min(50e6);
     let mut histogram = new_histogram();
     let mut timeline = Vec::new();
@@ -224,7 +225,7 @@ fn latencies(spec: &RunSpec, requests: u64, rng: &mut Rng) -> (Histogram<u64>, V
 }
 
 /// 250 ms samples around `cpu` % with RSS growing from `rss_mib` by a fifth.
-fn samples(spec: &RunSpec, cpu: f64, rss_mib: f64, rng: &mut Rng) -> ProcessSamples {
+fn samples(spec: &RunSpec, cpu: f64, rss_mib: f64, rng: &mut SplitMix64) -> ProcessSamples {
     let points: Vec<Sample> = (0..spec.duration_s * 4)
         .map(|i| {
             let x = f64::from(i) / f64::from(spec.duration_s * 4);

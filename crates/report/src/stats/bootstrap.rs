@@ -2,7 +2,7 @@
 //! (Efron and Tibshirani, "An Introduction to the Bootstrap", 1993).
 //!
 //! Each contestant's runs are resampled with replacement [`RESAMPLES`] times
-//! (a seeded [`Rng`], so reports are reproducible); each resample's mean and
+//! (a seeded [`SplitMix64`], so reports are reproducible); each resample's mean and
 //! median are taken on the log scale (throughput is a positive, multiplicative
 //! quantity: intervals stay positive and ratios become differences).
 //!
@@ -27,7 +27,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::dist::{normal_quantile, student_t_quantile};
-use super::rng::Rng;
+use super::rng::SplitMix64;
 use super::sample::{mean, median, median_of_sorted, stdev};
 
 /// Confidence level of every interval in a report.
@@ -107,12 +107,12 @@ pub fn estimate_with(values: &[f64], seed: u64, resamples: usize) -> Estimate {
         return e;
     }
     let bias = (n as f64 / (n as f64 - 1.0)).sqrt();
-    let mut rng = Rng::new(seed);
+    let mut rng = SplitMix64::new(seed);
     let mut buf = vec![0.0; n];
     let (mut means, mut medians) = (Vec::with_capacity(resamples), Vec::with_capacity(resamples));
     for _ in 0..resamples {
         for slot in &mut buf {
-            *slot = values[rng.below(n)];
+            *slot = values[rng.index(n)];
         }
         buf.sort_unstable_by(f64::total_cmp);
         means.push(mean(&buf));

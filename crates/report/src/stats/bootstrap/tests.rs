@@ -5,7 +5,7 @@
 use proptest::prelude::*;
 
 use super::*;
-use crate::stats::rng::Rng;
+use crate::stats::rng::SplitMix64;
 
 /// Known distributions with their true mean and median.
 #[derive(Debug, Clone, Copy)]
@@ -21,7 +21,7 @@ enum Dist {
 }
 
 impl Dist {
-    fn draw(self, rng: &mut Rng) -> f64 {
+    fn draw(self, rng: &mut SplitMix64) -> f64 {
         match self {
             Dist::Normal => 100.0 + 10.0 * std_normal(rng),
             Dist::NoisyNormal => (100.0 + 30.0 * std_normal(rng)).max(0.0),
@@ -40,7 +40,7 @@ impl Dist {
 }
 
 /// Box–Muller.
-fn std_normal(rng: &mut Rng) -> f64 {
+fn std_normal(rng: &mut SplitMix64) -> f64 {
     let u1 = 1.0 - rng.next_f64();
     let u2 = rng.next_f64();
     (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
@@ -48,7 +48,7 @@ fn std_normal(rng: &mut Rng) -> f64 {
 
 /// Fraction of `trials` intervals of the mean from `n` draws that contain the true mean.
 fn coverage(dist: Dist, n: usize, trials: usize, seed: u64) -> f64 {
-    let mut rng = Rng::new(seed);
+    let mut rng = SplitMix64::new(seed);
     let hits = (0..trials)
         .filter(|t| {
             let values: Vec<f64> = (0..n).map(|_| dist.draw(&mut rng)).collect();
@@ -62,7 +62,7 @@ fn median_coverage(dist: Dist, n: usize, trials: usize, seed: u64) -> f64 {
     let truth = match dist {
         Dist::NoisyNormal | Dist::Normal | Dist::LogNormal | Dist::Uniform => 100.0,
     };
-    let mut rng = Rng::new(seed);
+    let mut rng = SplitMix64::new(seed);
     let hits = (0..trials)
         .filter(|t| {
             let values: Vec<f64> = (0..n).map(|_| dist.draw(&mut rng)).collect();
@@ -74,7 +74,7 @@ fn median_coverage(dist: Dist, n: usize, trials: usize, seed: u64) -> f64 {
 
 /// Coverage of the ratio interval of `dist` scaled by 1.5 over `dist`.
 fn ratio_coverage(dist: Dist, n: usize, m: usize, trials: usize, seed: u64) -> f64 {
-    let mut rng = Rng::new(seed);
+    let mut rng = SplitMix64::new(seed);
     let hits = (0..trials)
         .filter(|t| {
             let a: Vec<f64> = (0..n).map(|_| 1.5 * dist.draw(&mut rng)).collect();
