@@ -232,11 +232,11 @@ pub struct Second {
 /// Error kinds, as the keys of [`RunRecord::errors`] spell them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ErrorKind {
-    /// Connection refused or could not be made.
+    /// Connection refused or could not be made, or not accepted within the timeout.
     Connect,
     /// Connection reset or closed mid-request.
     Reset,
-    /// No answer within `--timeout`.
+    /// No whole answer within `--timeout` on an open connection.
     Timeout,
     /// An HTTP status other than the expected one (`http_503`).
     Http(u16),
