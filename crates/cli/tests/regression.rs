@@ -465,3 +465,92 @@ fn a_contestant_printing_nonstop_has_its_log_capped() {
         &newest[..100.min(newest.len())]
     );
 }
+
+/// `stackbench report DIR --format md`, bounded.
+fn report_md(dir: &Path) -> String {
+    let child = spawn(stackbench().args(["report", dir.to_str().unwrap(), "--format", "md"]));
+    let (out, _) = finish_within(child, Duration::from_mins(1), "stackbench report");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    text(&out)
+}
+
+/// Issue 33, smaller: a copied run file counted as one more repetition, and a hand-edited
+/// `requests` merged into the statistics, without a consistency check. Each is left out of
+/// every statistic, with the file, what is wrong and what to do.
+#[test]
+fn a_copied_or_edited_run_file_is_not_a_measurement() {
+    use stackbench_record::Invalid;
+    use stackbench_record::store::ResultSet;
+    let scratch = Scratch::new("tampered");
+    let dir = scratch.0.join("results");
+    let set = stackbench_report::synthetic::three_kings(dir.to_str().unwrap());
+    stackbench_report::synthetic::write(&set, &dir).unwrap();
+    let pristine = report_md(&dir);
+    let runs = dir.join("runs");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&runs).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    let name = |p: &Path| p.file_name().unwrap().to_str().unwrap().to_owned();
+
+    // A copy, under the name the next run would have had: the same contestant and repetition.
+    let first = name(&files[0]);
+    let copy = format!("9999{}", &first[4..]);
+    std::fs::copy(&files[0], runs.join(&copy)).unwrap();
+    // A copy under a name that is not a run's name for what it holds.
+    std::fs::copy(&files[0], runs.join("0001-backup.json")).unwrap();
+    // Requests set to 10^18 (with `ok` and both rates to match): more than any generator sends.
+    let edited = name(&files[1]);
+    let mut r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&files[1]).unwrap()).unwrap();
+    let s = &mut r["summary"];
+    let huge = 1_000_000_000_000_000_000u64;
+    let errors = s["errors"].as_u64().unwrap();
+    let duration = s["duration_s"].as_f64().unwrap();
+    s["requests"] = huge.into();
+    s["ok"] = (huge - errors).into();
+    s["rps"] = (huge as f64 / duration).into();
+    s["ok_rps"] = ((huge - errors) as f64 / duration).into();
+    std::fs::write(&files[1], serde_json::to_string_pretty(&r).unwrap()).unwrap();
+    // And one whose counts do not add up.
+    let unbalanced = name(&files[2]);
+    let mut r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&files[2]).unwrap()).unwrap();
+    r["summary"]["requests"] = (r["summary"]["requests"].as_u64().unwrap() + 1).into();
+    std::fs::write(&files[2], serde_json::to_string_pretty(&r).unwrap()).unwrap();
+
+    let set = ResultSet::load(&dir).unwrap();
+    let kind_of = |file: &str| {
+        let i = {
+            let mut all: Vec<String> = std::fs::read_dir(&runs)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().into_string().unwrap())
+                .collect();
+            all.sort();
+            all.iter().position(|f| f == file).unwrap()
+        };
+        set.runs[i].invalid.as_ref().map(|v| (v.kind.clone(), v.reason.clone()))
+    };
+    assert_eq!(kind_of(&first), None, "the original stays a measurement");
+    let (kind, why) = kind_of(&copy).expect("the copy is marked");
+    assert_eq!(kind, Invalid::DUPLICATE);
+    assert!(why.contains(&copy) && why.contains(&first) && why.contains("delete one"), "{why}");
+    let (kind, why) = kind_of("0001-backup.json").expect("the misnamed copy is marked");
+    assert_eq!(kind, Invalid::INCONSISTENT);
+    assert!(why.contains("0001-backup.json") && why.contains("its name"), "{why}");
+    let (kind, why) = kind_of(&edited).expect("the edited run is marked");
+    assert_eq!(kind, Invalid::INCONSISTENT);
+    assert!(why.contains(&edited) && why.contains("summary.requests (1000000000000000000)"), "{why}");
+    let (kind, why) = kind_of(&unbalanced).expect("the unbalanced run is marked");
+    assert_eq!(kind, Invalid::INCONSISTENT);
+    assert!(why.contains(&unbalanced) && why.contains("is not summary.requests"), "{why}");
+    assert_eq!(set.runs.iter().filter(|r| r.invalid.is_some()).count(), 4);
+
+    // The report says so, and none of the four counts: the copies change nothing, and the
+    // edited and unbalanced runs are left out.
+    let report = report_md(&dir);
+    for file in [&copy, "0001-backup.json", &edited, &unbalanced] {
+        assert!(report.contains(file), "the report names {file}:\n{report}");
+    }
+    let measured: String = report.lines().filter(|l| !l.contains("is left out")).collect();
+    assert!(!measured.contains("000,000,000") && !measured.contains("00000000000"), "{report}");
+    assert!(!pristine.contains("is left out"), "{pristine}");
+}
