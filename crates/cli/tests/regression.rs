@@ -554,3 +554,104 @@ fn a_copied_or_edited_run_file_is_not_a_measurement() {
     assert!(!measured.contains("000,000,000") && !measured.contains("00000000000"), "{report}");
     assert!(!pristine.contains("is left out"), "{pristine}");
 }
+
+/// An event-log server that miscounts by one: its count starts at 1 on an empty store, and
+/// each write it takes adds one to that. It takes every POST whose body is a JSON object
+/// with a string `type`, refuses every other with 400, and answers 404 elsewhere.
+fn off_by_one_event_log() -> SocketAddr {
+    use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stored = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(conn) = conn else { return };
+            let stored = std::sync::Arc::clone(&stored);
+            std::thread::spawn(move || {
+                let _ = conn.set_read_timeout(Some(Duration::from_secs(20)));
+                let mut writer = conn.try_clone().unwrap();
+                let mut reader = BufReader::new(conn);
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let mut parts = line.split_whitespace();
+                    let (method, path) =
+                        (parts.next().unwrap_or("").to_owned(), parts.next().unwrap_or("").to_owned());
+                    let mut length = 0usize;
+                    loop {
+                        let mut h = String::new();
+                        if reader.read_line(&mut h).unwrap_or(0) == 0 {
+                            return;
+                        }
+                        if h.trim().is_empty() {
+                            break;
+                        }
+                        if let Some((k, v)) = h.split_once(':')
+                            && k.eq_ignore_ascii_case("content-length")
+                        {
+                            length = v.trim().parse().unwrap_or(0);
+                        }
+                    }
+                    let mut body = vec![0; length.min(1 << 20)];
+                    if reader.read_exact(&mut body).is_err() {
+                        return;
+                    }
+                    let counted = |n: u64| format!("{{\"count\":{}}}", n + 1);
+                    let (status, answer) = match (method.as_str(), path.as_str()) {
+                        ("GET", "/events/count") => {
+                            (200, counted(stored.load(std::sync::atomic::Ordering::SeqCst)))
+                        }
+                        ("POST", "/events") => {
+                            let v: Option<serde_json::Value> = serde_json::from_slice(&body).ok();
+                            if v.as_ref()
+                                .and_then(|v| v.get("type"))
+                                .is_some_and(serde_json::Value::is_string)
+                            {
+                                (200, counted(stored.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1))
+                            } else {
+                                (400, r#"{"error":"field `type` is bad"}"#.to_owned())
+                            }
+                        }
+                        _ => (404, r#"{"error":"no such path"}"#.to_owned()),
+                    };
+                    let head = format!(
+                        "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+                        answer.len()
+                    );
+                    if writer
+                        .write_all(head.as_bytes())
+                        .and_then(|()| writer.write_all(answer.as_bytes()))
+                        .is_err()
+                    {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    addr
+}
+
+/// Issue 33, smaller: after an off-by-one count on a store emptied before verification
+/// (`--clean`), the six count rules after it printed "a bug in the case list" (the wrong
+/// baseline was never kept). They are judged from the 0 the contract demands, and say
+/// what the count was.
+#[test]
+fn an_off_by_one_count_under_clean_fails_the_count_rules_not_the_case_list() {
+    let addr = off_by_one_event_log();
+    let child = spawn(stackbench().args(["verify", &url(addr), "--scenario", "event-log", "--clean"]));
+    let (out, _) = finish_within(child, Duration::from_mins(1), "verify --clean");
+    let said = text(&out);
+    assert_ne!(out.status.code(), Some(0), "{said}");
+    assert!(!said.contains("bug in the case list"), "{said}");
+    assert!(
+        said.contains("the count must start at 0 on a store emptied before verification, got 1"),
+        "{said}"
+    );
+    let from_dirty = said.matches("the count was 1 before the first write").count();
+    assert_eq!(from_dirty, 6, "each later count rule says why it is off:\n{said}");
+    assert!(said.contains("count is 2, expected exactly 1"), "{said}");
+    assert!(said.contains("K sequential writes on a clean store give K"), "{said}");
+}
