@@ -71,21 +71,25 @@ fn url(addr: SocketAddr) -> String {
 /// were counted as `timeout` (no answer on a connection) rather than `connect`.
 #[test]
 fn a_full_backlog_ends_within_the_timeout() {
-    let (listener, _fillers) = full_backlog();
-    let addr = listener.local_addr().unwrap();
-    let child = spawn(stackbench().args(["load", &url(addr), "-c", "2", "-d", "2s", "--timeout", "1s"]));
-    let (out, took) = finish_within(child, Duration::from_secs(30), "load against a full backlog");
-    assert!(took < Duration::from_secs(10), "took {took:?}\n{}", text(&out));
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    let errors = text(&out).lines().find(|l| l.trim_start().starts_with("errors")).map(str::to_owned);
-    let errors = errors.unwrap_or_else(|| panic!("no errors line:\n{}", text(&out)));
-    assert!(
-        errors.contains("connect") && !errors.contains("timeout"),
-        "connects not accepted within --timeout are counted as `connect`: {errors}\n{}",
-        text(&out)
-    );
-    // Nothing was sent on a connection that was never made, and it has no latency.
-    assert!(text(&out).contains(" 0 B/s sent"), "{}", text(&out));
+    for extra in [&[][..], &["--no-keepalive"], &["--http2"], &["--http2", "--no-keepalive"]] {
+        let (listener, _fillers) = full_backlog();
+        let addr = listener.local_addr().unwrap();
+        let child = spawn(
+            stackbench().args(["load", &url(addr), "-c", "2", "-d", "2s", "--timeout", "1s"]).args(extra),
+        );
+        let (out, took) = finish_within(child, Duration::from_secs(30), "load against a full backlog");
+        let said = format!("{extra:?}: {}", text(&out));
+        assert!(took < Duration::from_secs(10), "took {took:?}\n{said}");
+        assert_eq!(out.status.code(), Some(0), "{said}");
+        let errors = said.lines().find(|l| l.trim_start().starts_with("errors")).map(str::to_owned);
+        let errors = errors.unwrap_or_else(|| panic!("no errors line:\n{said}"));
+        assert!(
+            errors.contains("connect") && !errors.contains("timeout"),
+            "connects not accepted within --timeout are counted as `connect`: {errors}\n{said}"
+        );
+        // Nothing was sent on a connection that was never made, and it has no latency.
+        assert!(said.contains(" 0 B/s sent") && said.contains("no answers"), "{said}");
+    }
 }
 
 /// Issue 33 #1: Ctrl-C while connections were being opened took effect two minutes later

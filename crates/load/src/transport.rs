@@ -198,8 +198,7 @@ impl Lane {
                 match &mut *via {
                     Via::Http1(c) => c.ready().await,
                     Via::H2(l) if keepalive => l.connect().await,
-                    // A connection of its own per request: opened by the exchange.
-                    Via::H2(_) => Ok(()),
+                    Via::H2(l) => l.open_own().await,
                 }
             });
             poll_fn(|cx| match opening.as_mut().poll(cx) {
