@@ -67,17 +67,29 @@ fn url(addr: SocketAddr) -> String {
 }
 
 /// Issue 33 #1: against a full backlog, `-d 2s --timeout 1s` ran 136 s (the connections
-/// opened before the clock had no timeout).
+/// opened before the clock had no timeout); and its requests, which never had a connection,
+/// were counted as `timeout` (no answer on a connection) rather than `connect`.
 #[test]
 fn a_full_backlog_ends_within_the_timeout() {
-    let (listener, _fillers) = full_backlog();
-    let addr = listener.local_addr().unwrap();
-    let child =
-        spawn(stackbench().args(["load", &url(addr), "-c", "2", "-d", "2s", "--timeout", "1s", "-q"]));
-    let (out, took) = finish_within(child, Duration::from_secs(30), "load against a full backlog");
-    assert!(took < Duration::from_secs(10), "took {took:?}\n{}", text(&out));
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    assert!(text(&out).contains("timeout"), "the requests are counted as timeouts:\n{}", text(&out));
+    for extra in [&[][..], &["--no-keepalive"], &["--http2"], &["--http2", "--no-keepalive"]] {
+        let (listener, _fillers) = full_backlog();
+        let addr = listener.local_addr().unwrap();
+        let child = spawn(
+            stackbench().args(["load", &url(addr), "-c", "2", "-d", "2s", "--timeout", "1s"]).args(extra),
+        );
+        let (out, took) = finish_within(child, Duration::from_secs(30), "load against a full backlog");
+        let said = format!("{extra:?}: {}", text(&out));
+        assert!(took < Duration::from_secs(10), "took {took:?}\n{said}");
+        assert_eq!(out.status.code(), Some(0), "{said}");
+        let errors = said.lines().find(|l| l.trim_start().starts_with("errors")).map(str::to_owned);
+        let errors = errors.unwrap_or_else(|| panic!("no errors line:\n{said}"));
+        assert!(
+            errors.contains("connect") && !errors.contains("timeout"),
+            "connects not accepted within --timeout are counted as `connect`: {errors}\n{said}"
+        );
+        // Nothing was sent on a connection that was never made, and it has no latency.
+        assert!(said.contains(" 0 B/s sent") && said.contains("no answers"), "{said}");
+    }
 }
 
 /// Issue 33 #1: Ctrl-C while connections were being opened took effect two minutes later
@@ -456,4 +468,194 @@ fn a_contestant_printing_nonstop_has_its_log_capped() {
         "{}",
         &newest[..100.min(newest.len())]
     );
+}
+
+/// `stackbench report DIR --format md`, bounded.
+fn report_md(dir: &Path) -> String {
+    let child = spawn(stackbench().args(["report", dir.to_str().unwrap(), "--format", "md"]));
+    let (out, _) = finish_within(child, Duration::from_mins(1), "stackbench report");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    text(&out)
+}
+
+/// Issue 33, smaller: a copied run file counted as one more repetition, and a hand-edited
+/// `requests` merged into the statistics, without a consistency check. Each is left out of
+/// every statistic, with the file, what is wrong and what to do.
+#[test]
+fn a_copied_or_edited_run_file_is_not_a_measurement() {
+    use stackbench_record::Invalid;
+    use stackbench_record::store::ResultSet;
+    let scratch = Scratch::new("tampered");
+    let dir = scratch.0.join("results");
+    let set = stackbench_report::synthetic::three_kings(dir.to_str().unwrap());
+    stackbench_report::synthetic::write(&set, &dir).unwrap();
+    let pristine = report_md(&dir);
+    let runs = dir.join("runs");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&runs).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    let name = |p: &Path| p.file_name().unwrap().to_str().unwrap().to_owned();
+
+    // A copy, under the name the next run would have had: the same contestant and repetition.
+    let first = name(&files[0]);
+    let copy = format!("9999{}", &first[4..]);
+    std::fs::copy(&files[0], runs.join(&copy)).unwrap();
+    // A copy under a name that is not a run's name for what it holds.
+    std::fs::copy(&files[0], runs.join("0001-backup.json")).unwrap();
+    // Requests set to 10^18 (with `ok` and both rates to match): more than any generator sends.
+    let edited = name(&files[1]);
+    let mut r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&files[1]).unwrap()).unwrap();
+    let s = &mut r["summary"];
+    let huge = 1_000_000_000_000_000_000u64;
+    let errors = s["errors"].as_u64().unwrap();
+    let duration = s["duration_s"].as_f64().unwrap();
+    s["requests"] = huge.into();
+    s["ok"] = (huge - errors).into();
+    s["rps"] = (huge as f64 / duration).into();
+    s["ok_rps"] = ((huge - errors) as f64 / duration).into();
+    std::fs::write(&files[1], serde_json::to_string_pretty(&r).unwrap()).unwrap();
+    // And one whose counts do not add up.
+    let unbalanced = name(&files[2]);
+    let mut r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&files[2]).unwrap()).unwrap();
+    r["summary"]["requests"] = (r["summary"]["requests"].as_u64().unwrap() + 1).into();
+    std::fs::write(&files[2], serde_json::to_string_pretty(&r).unwrap()).unwrap();
+
+    let set = ResultSet::load(&dir).unwrap();
+    let kind_of = |file: &str| {
+        let i = {
+            let mut all: Vec<String> = std::fs::read_dir(&runs)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().into_string().unwrap())
+                .collect();
+            all.sort();
+            all.iter().position(|f| f == file).unwrap()
+        };
+        set.runs[i].invalid.as_ref().map(|v| (v.kind.clone(), v.reason.clone()))
+    };
+    assert_eq!(kind_of(&first), None, "the original stays a measurement");
+    let (kind, why) = kind_of(&copy).expect("the copy is marked");
+    assert_eq!(kind, Invalid::DUPLICATE);
+    assert!(why.contains(&copy) && why.contains(&first) && why.contains("delete one"), "{why}");
+    let (kind, why) = kind_of("0001-backup.json").expect("the misnamed copy is marked");
+    assert_eq!(kind, Invalid::INCONSISTENT);
+    assert!(why.contains("0001-backup.json") && why.contains("its name"), "{why}");
+    let (kind, why) = kind_of(&edited).expect("the edited run is marked");
+    assert_eq!(kind, Invalid::INCONSISTENT);
+    assert!(why.contains(&edited) && why.contains("summary.requests (1000000000000000000)"), "{why}");
+    let (kind, why) = kind_of(&unbalanced).expect("the unbalanced run is marked");
+    assert_eq!(kind, Invalid::INCONSISTENT);
+    assert!(why.contains(&unbalanced) && why.contains("is not summary.requests"), "{why}");
+    assert_eq!(set.runs.iter().filter(|r| r.invalid.is_some()).count(), 4);
+
+    // The report says so, and none of the four counts: the copies change nothing, and the
+    // edited and unbalanced runs are left out.
+    let report = report_md(&dir);
+    for file in [&copy, "0001-backup.json", &edited, &unbalanced] {
+        assert!(report.contains(file), "the report names {file}:\n{report}");
+    }
+    let measured: String = report.lines().filter(|l| !l.contains("is left out")).collect();
+    assert!(!measured.contains("000,000,000") && !measured.contains("00000000000"), "{report}");
+    assert!(!pristine.contains("is left out"), "{pristine}");
+}
+
+/// An event-log server that miscounts by one: its count starts at 1 on an empty store, and
+/// each write it takes adds one to that. It takes every POST whose body is a JSON object
+/// with a string `type`, refuses every other with 400, and answers 404 elsewhere.
+fn off_by_one_event_log() -> SocketAddr {
+    use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stored = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(conn) = conn else { return };
+            let stored = std::sync::Arc::clone(&stored);
+            std::thread::spawn(move || {
+                let _ = conn.set_read_timeout(Some(Duration::from_secs(20)));
+                let mut writer = conn.try_clone().unwrap();
+                let mut reader = BufReader::new(conn);
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let mut parts = line.split_whitespace();
+                    let (method, path) =
+                        (parts.next().unwrap_or("").to_owned(), parts.next().unwrap_or("").to_owned());
+                    let mut length = 0usize;
+                    loop {
+                        let mut h = String::new();
+                        if reader.read_line(&mut h).unwrap_or(0) == 0 {
+                            return;
+                        }
+                        if h.trim().is_empty() {
+                            break;
+                        }
+                        if let Some((k, v)) = h.split_once(':')
+                            && k.eq_ignore_ascii_case("content-length")
+                        {
+                            length = v.trim().parse().unwrap_or(0);
+                        }
+                    }
+                    let mut body = vec![0; length.min(1 << 20)];
+                    if reader.read_exact(&mut body).is_err() {
+                        return;
+                    }
+                    let counted = |n: u64| format!("{{\"count\":{}}}", n + 1);
+                    let (status, answer) = match (method.as_str(), path.as_str()) {
+                        ("GET", "/events/count") => {
+                            (200, counted(stored.load(std::sync::atomic::Ordering::SeqCst)))
+                        }
+                        ("POST", "/events") => {
+                            let v: Option<serde_json::Value> = serde_json::from_slice(&body).ok();
+                            if v.as_ref()
+                                .and_then(|v| v.get("type"))
+                                .is_some_and(serde_json::Value::is_string)
+                            {
+                                (200, counted(stored.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1))
+                            } else {
+                                (400, r#"{"error":"field `type` is bad"}"#.to_owned())
+                            }
+                        }
+                        _ => (404, r#"{"error":"no such path"}"#.to_owned()),
+                    };
+                    let head = format!(
+                        "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+                        answer.len()
+                    );
+                    if writer
+                        .write_all(head.as_bytes())
+                        .and_then(|()| writer.write_all(answer.as_bytes()))
+                        .is_err()
+                    {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    addr
+}
+
+/// Issue 33, smaller: after an off-by-one count on a store emptied before verification
+/// (`--clean`), the six count rules after it printed "a bug in the case list" (the wrong
+/// baseline was never kept). They are judged from the 0 the contract demands, and say
+/// what the count was.
+#[test]
+fn an_off_by_one_count_under_clean_fails_the_count_rules_not_the_case_list() {
+    let addr = off_by_one_event_log();
+    let child = spawn(stackbench().args(["verify", &url(addr), "--scenario", "event-log", "--clean"]));
+    let (out, _) = finish_within(child, Duration::from_mins(1), "verify --clean");
+    let said = text(&out);
+    assert_ne!(out.status.code(), Some(0), "{said}");
+    assert!(!said.contains("bug in the case list"), "{said}");
+    assert!(
+        said.contains("the count must start at 0 on a store emptied before verification, got 1"),
+        "{said}"
+    );
+    let from_dirty = said.matches("the count was 1 before the first write").count();
+    assert_eq!(from_dirty, 6, "each later count rule says why it is off:\n{said}");
+    assert!(said.contains("count is 2, expected exactly 1"), "{said}");
+    assert!(said.contains("K sequential writes on a clean store give K"), "{said}");
 }

@@ -136,6 +136,12 @@ fn a_plan_runs_end_to_end_and_leaves_nothing_behind() {
         // Under a loaded machine (tests run in parallel) a 1 s run may complete nothing; none may fail.
         assert_eq!(r.summary.errors, 0, "{:?}", r.summary);
         assert!(r.params.url.starts_with("http://127.0.0.1:"));
+        // What the orchestrator writes passes the check of what is read back.
+        let kind = r.invalid.as_ref().map(|i| (i.kind.as_str(), i.reason.as_str()));
+        assert!(
+            !matches!(kind, Some(("inconsistent" | "duplicate", _))),
+            "a run as written is marked {kind:?}"
+        );
     }
     // Limits: through cgroups where the machine allows, else said plainly (best-effort).
     let axum = set.contestants.iter().find(|c| c.name == "axum").unwrap();

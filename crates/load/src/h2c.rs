@@ -86,13 +86,15 @@ impl Slot {
 #[derive(Debug)]
 pub struct H2Lane {
     slot: Rc<Slot>,
+    /// Without keep-alive: the connection of the next request, opened by [`H2Lane::open_own`].
+    own: Option<Link>,
     body: Vec<u8>,
     content_type: Vec<u8>,
 }
 
 impl H2Lane {
     pub fn new(slot: Rc<Slot>) -> H2Lane {
-        H2Lane { slot, body: Vec::new(), content_type: Vec::new() }
+        H2Lane { slot, own: None, body: Vec::new(), content_type: Vec::new() }
     }
 
     /// Puts the lane on another connection (a pooled lane keeps its buffers).
@@ -103,6 +105,15 @@ impl H2Lane {
     /// Connects the slot now (used before the clock starts).
     pub async fn connect(&self) -> Result<(), ErrorKind> {
         self.slot.get().await.map(drop)
+    }
+
+    /// Without keep-alive: opens the next request's connection of its own now (so that its
+    /// caller can bound the connect apart from the exchange).
+    pub async fn open_own(&mut self) -> Result<(), ErrorKind> {
+        if self.own.is_none() {
+            self.own = Some(Conn::open(self.slot.addr, self.slot.windows).await?);
+        }
+        Ok(())
     }
 
     /// Sends one request; `keepalive == false` uses a connection of its own.
@@ -117,6 +128,8 @@ impl H2Lane {
             // A connection of its own ends when the exchange drops the last handle.
             let conn = if keepalive {
                 self.slot.get().await?
+            } else if let Some(own) = self.own.take() {
+                own
             } else {
                 Conn::open(self.slot.addr, self.slot.windows).await?
             };

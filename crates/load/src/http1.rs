@@ -146,6 +146,16 @@ impl Http1Conn {
         Ok(())
     }
 
+    /// Makes the connection ready for a request: drops one left in an unknown state by an
+    /// abandoned request (see `busy`), and connects if there is none. A request's own connect,
+    /// so that its caller can bound it apart from the exchange.
+    pub async fn ready(&mut self) -> Result<(), ErrorKind> {
+        if std::mem::replace(&mut self.busy, false) {
+            self.stream = None;
+        }
+        self.connect().await
+    }
+
     /// Sends `wire` (a whole request) and reads the answer. `head_only`: the
     /// request was HEAD, so the answer has no body whatever its headers say.
     pub async fn send(

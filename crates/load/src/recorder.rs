@@ -127,7 +127,10 @@ impl Recorder {
         }
         let c = &mut self.current;
         c.completed += 1;
-        c.bytes_sent += req.sent_size;
+        // A request that found no connection was never sent.
+        if !matches!(outcome, Err(ErrorKind::Connect)) {
+            c.bytes_sent += req.sent_size;
+        }
         let result = match outcome {
             Err(kind) => Err(*kind),
             Ok(a) => {
@@ -146,8 +149,10 @@ impl Recorder {
                 }
             }
             Err(kind) => {
-                if kind != ErrorKind::Timeout {
-                    // An answered failure still has a latency; a timeout has none.
+                if !matches!(kind, ErrorKind::Timeout | ErrorKind::Connect) {
+                    // An answered failure still has a latency; a request that was not
+                    // answered (no answer in time, or no connection: refused or not
+                    // accepted in time) has none.
                     c.latency.saturating_record(micros(now.saturating_duration_since(intended)));
                     if let Some(s) = &mut c.service {
                         s.saturating_record(micros(now.saturating_duration_since(sent)));

@@ -180,7 +180,10 @@ impl Lane {
     }
 
     /// Sends one request and waits for its answer until `deadline`, after which it is given up
-    /// (the exchange dropped, as `tokio::time::timeout` would) and fails with kind `timeout`.
+    /// (the exchange dropped, as `tokio::time::timeout` would). A lane without a connection
+    /// connects first, within the same deadline: a connect that has not finished by then fails
+    /// with kind `connect` (the server never took the connection: a full backlog, a dropped
+    /// SYN), an exchange that has not with kind `timeout`.
     pub async fn send(
         &mut self,
         req: &Prepared,
@@ -190,6 +193,20 @@ impl Lane {
     ) -> Result<Answer<'_>, ErrorKind> {
         let Lane { via, timer } = self;
         timer.as_mut().reset(deadline.into());
+        {
+            let mut opening = std::pin::pin!(async {
+                match &mut *via {
+                    Via::Http1(c) => c.ready().await,
+                    Via::H2(l) if keepalive => l.connect().await,
+                    Via::H2(l) => l.open_own().await,
+                }
+            });
+            poll_fn(|cx| match opening.as_mut().poll(cx) {
+                Poll::Ready(r) => Poll::Ready(r),
+                Poll::Pending => timer.as_mut().poll(cx).map(|()| Err(ErrorKind::Connect)),
+            })
+            .await?;
+        }
         let mut exchange = std::pin::pin!(async move {
             match via {
                 Via::Http1(c) => c.send(&req.wire, req.method == http::Method::HEAD, keepalive).await,

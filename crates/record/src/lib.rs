@@ -78,6 +78,74 @@ pub struct RunRecord {
     pub find_max: Option<Search>,
 }
 
+/// More requests a second than any load generator sends: a count beyond what a run's duration
+/// allows at this rate was not measured.
+pub const MAX_PLAUSIBLE_RPS: f64 = 1e9;
+
+impl RunRecord {
+    /// What in the record contradicts itself, if anything: the load engine writes
+    /// `ok + errors = requests`, the errors by kind adding up to `errors`, and the rates as
+    /// the counts over the duration, so a record that breaks one of these was changed (or
+    /// damaged) after it was written, and its numbers are not a measurement.
+    pub fn inconsistency(&self) -> Option<String> {
+        let s = &self.summary;
+        for (name, v) in [("duration_s", s.duration_s), ("rps", s.rps), ("ok_rps", s.ok_rps)] {
+            if !v.is_finite() || v < 0.0 {
+                return Some(format!("summary.{name} is {v}, not a finite number of zero or more"));
+            }
+        }
+        if s.ok.checked_add(s.errors) != Some(s.requests) {
+            return Some(format!(
+                "summary.ok + summary.errors ({} + {}) is not summary.requests ({})",
+                s.ok, s.errors, s.requests
+            ));
+        }
+        let by_kind = self.errors.values().try_fold(0u64, |a, &n| a.checked_add(n));
+        if by_kind != Some(s.errors) {
+            let by_kind = by_kind.map_or_else(|| "more than 2^64".to_owned(), |n| n.to_string());
+            return Some(format!(
+                "the errors by kind add up to {by_kind}, not summary.errors ({})",
+                s.errors
+            ));
+        }
+        if s.late > s.errors {
+            return Some(format!("summary.late ({}) is more than summary.errors ({})", s.late, s.errors));
+        }
+        if s.checks.failed > s.checks.performed {
+            return Some(format!(
+                "summary.checks.failed ({}) is more than summary.checks.performed ({})",
+                s.checks.failed, s.checks.performed
+            ));
+        }
+        if s.requests as f64 > MAX_PLAUSIBLE_RPS * s.duration_s.max(1.0) {
+            return Some(format!(
+                "summary.requests ({}) in {} s is more than a billion a second, more than any load \
+                 generator sends",
+                s.requests, s.duration_s
+            ));
+        }
+        if s.duration_s > 0.0 {
+            // The rates are the counts over the duration, as written; a rounding is allowed for.
+            let close = |rate: f64, count: u64| {
+                let want = count as f64 / s.duration_s;
+                (rate - want).abs() <= 0.01 + 1e-4 * want
+            };
+            for (name, rate, count, of) in
+                [("rps", s.rps, s.requests, "requests"), ("ok_rps", s.ok_rps, s.ok, "ok")]
+            {
+                if !close(rate, count) {
+                    return Some(format!(
+                        "summary.{name} ({rate}) is not summary.{of} / summary.duration_s ({count} / {} = {})",
+                        s.duration_s,
+                        count as f64 / s.duration_s
+                    ));
+                }
+            }
+        }
+        None
+    }
+}
+
 /// Why a run's numbers are not a result.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Invalid {
@@ -96,6 +164,11 @@ impl Invalid {
     pub const STALLED_HOST: &'static str = "stalled_host";
     /// Every user waited on the contestant while it stayed nearly idle (< 10% of a core).
     pub const STARVED: &'static str = "starved";
+    /// The record read back contradicts itself (a summary whose counts or rates disagree, a
+    /// file whose name disagrees with its label): edited or damaged after it was written.
+    pub const INCONSISTENT: &'static str = "inconsistent";
+    /// A second record of the same contestant and repetition (a copied run file).
+    pub const DUPLICATE: &'static str = "duplicate";
 
     pub fn new(kind: &str, reason: impl Into<String>) -> Invalid {
         Invalid { kind: kind.to_owned(), reason: reason.into() }
@@ -232,11 +305,11 @@ pub struct Second {
 /// Error kinds, as the keys of [`RunRecord::errors`] spell them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ErrorKind {
-    /// Connection refused or could not be made.
+    /// Connection refused or could not be made, or not accepted within the timeout.
     Connect,
     /// Connection reset or closed mid-request.
     Reset,
-    /// No answer within `--timeout`.
+    /// No whole answer within `--timeout` on an open connection.
     Timeout,
     /// An HTTP status other than the expected one (`http_503`).
     Http(u16),
@@ -377,5 +450,100 @@ mod tests {
         }
         assert_eq!(ErrorKind::from_key("http_x"), None);
         assert_eq!(ErrorKind::from_key("nope"), None);
+    }
+
+    /// 1,000 requests in 10 s, 990 of them ok, 10 answered 503.
+    fn record() -> RunRecord {
+        RunRecord {
+            schema: SCHEMA_VERSION,
+            tool_version: "0.1.0".into(),
+            started_at_ms: 1,
+            label: Label::default(),
+            params: LoadParams {
+                url: "http://127.0.0.1:1/".into(),
+                transport: "http1".into(),
+                model: Model::Closed { connections: 1, think_ms: 0, ramp_up_ms: 0 },
+                stages: Vec::new(),
+                duration_ms: Some(10_000),
+                requests: None,
+                warmup_ms: 0,
+                timeout_ms: 1_000,
+                threads: 1,
+                scenario: None,
+                seed: 1,
+                check_every: 0,
+                extra: BTreeMap::new(),
+            },
+            environment: Environment::default(),
+            summary: Summary {
+                duration_s: 10.0,
+                requests: 1_000,
+                ok: 990,
+                errors: 10,
+                rps: 100.0,
+                ok_rps: 99.0,
+                bytes_sent: 0,
+                bytes_received: 0,
+                latency: Latency::default(),
+                service_latency: None,
+                late: 0,
+                checks: Checks::default(),
+                corrected_for_coordinated_omission: false,
+            },
+            histogram: String::new(),
+            service_histogram: None,
+            errors: BTreeMap::from([("http_503".to_owned(), 10)]),
+            timeline: Vec::new(),
+            generator: GeneratorUsage {
+                cpu_user_s: 0.0,
+                cpu_system_s: 0.0,
+                cores: 1,
+                utilization: 0.0,
+                saturated: false,
+            },
+            samples: None,
+            thresholds: Vec::new(),
+            interrupted: false,
+            invalid: None,
+            find_max: None,
+        }
+    }
+
+    type Change = fn(&mut RunRecord);
+
+    #[test]
+    fn a_record_that_contradicts_itself_says_how() {
+        assert_eq!(record().inconsistency(), None);
+        let mut r = record();
+        r.summary.rps = 100.004; // a rounding
+        assert_eq!(r.inconsistency(), None);
+        let cases: [(Change, &str); 8] = [
+            (|r| r.summary.duration_s = -1.0, "summary.duration_s is -1"),
+            (|r| r.summary.ok_rps = f64::NAN, "summary.ok_rps is NaN"),
+            (|r| r.summary.requests = 1_000_000_000_000_000_000, "is not summary.requests"),
+            (|r| r.summary.ok = u64::MAX, "is not summary.requests"),
+            (
+                |r| {
+                    r.errors.insert("reset".into(), 1);
+                },
+                "the errors by kind add up to 11",
+            ),
+            (|r| r.summary.rps = 120.0, "summary.rps (120) is not summary.requests / summary.duration_s"),
+            (|r| r.summary.checks.failed = 1, "summary.checks.failed (1) is more than"),
+            (
+                |r| {
+                    let s = &mut r.summary;
+                    (s.requests, s.ok, s.errors, s.rps, s.ok_rps) =
+                        (u64::MAX, u64::MAX - 10, 10, 1.8e18, 1.8e18);
+                },
+                "more than a billion a second",
+            ),
+        ];
+        for (change, said) in cases {
+            let mut r = record();
+            change(&mut r);
+            let why = r.inconsistency().expect("found");
+            assert!(why.contains(said), "{why} (expected: {said})");
+        }
     }
 }

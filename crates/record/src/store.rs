@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::{Environment, Quantiles, RunRecord};
+use crate::{Environment, Invalid, Quantiles, RunRecord};
 
 pub const MANIFEST: &str = "manifest.json";
 pub const RUNS_DIR: &str = "runs";
@@ -270,8 +270,79 @@ impl ResultSet {
         let mut contestants: Vec<ContestantRecord> =
             json_files(&dir.join(CONTESTANTS_DIR))?.iter().map(|p| read_json(p)).collect::<Result<_, _>>()?;
         contestants.sort_by(|a, b| a.name.cmp(&b.name));
-        let runs = json_files(&dir.join(RUNS_DIR))?.iter().map(|p| read_json(p)).collect::<Result<_, _>>()?;
+        let files = json_files(&dir.join(RUNS_DIR))?;
+        let mut runs: Vec<RunRecord> = files.iter().map(|p| read_json(p)).collect::<Result<_, _>>()?;
+        check_runs(&files, &mut runs);
         Ok(ResultSet { dir: dir.to_owned(), manifest, contestants, runs })
+    }
+}
+
+/// Marks `invalid` each run read back that is not a measurement as it stands, so that no
+/// report presents it as one: a record that contradicts itself (edited or damaged), a file
+/// whose name disagrees with its label (renamed or copied), and a second record of the same
+/// contestant and repetition (a copied file: it would count as one more repetition). The
+/// reason names the file, what is wrong, and what to do. A run already marked keeps its reason.
+fn check_runs(files: &[PathBuf], runs: &mut [RunRecord]) {
+    let shown = |p: &Path| Path::new(RUNS_DIR).join(p.file_name().unwrap_or_default()).display().to_string();
+    for (path, run) in files.iter().zip(runs.iter_mut()) {
+        if run.invalid.is_some() {
+            continue;
+        }
+        let file = shown(path);
+        if let Some(what) = run.inconsistency() {
+            run.invalid = Some(Invalid::new(
+                Invalid::INCONSISTENT,
+                format!(
+                    "{file} contradicts itself: {what}; it was changed or damaged after it was written, \
+                     so its numbers are not a measurement: restore the file, or delete it and measure \
+                     the run again (stackbench run --resume)"
+                ),
+            ));
+            continue;
+        }
+        if let (Some(name), Some(rep)) = (&run.label.contestant, run.label.repetition) {
+            let tail = format!("-{}-r{rep}.json", file_safe(name));
+            let base = path.file_name().unwrap_or_default().to_string_lossy();
+            let seq = base
+                .strip_suffix(&tail)
+                .filter(|seq| seq.len() >= 4 && seq.bytes().all(|b| b.is_ascii_digit()));
+            if seq.is_none() {
+                run.invalid = Some(Invalid::new(
+                    Invalid::INCONSISTENT,
+                    format!(
+                        "{file} holds {name}, repetition {rep}, which its name does not say (a run of \
+                         it is named NNNN{tail}): a renamed or copied file is not counted; give it \
+                         back its name, or delete it"
+                    ),
+                ));
+            }
+        }
+    }
+    let mut first: BTreeMap<(&str, Option<&str>, u32), usize> = BTreeMap::new();
+    let mut copies = Vec::new();
+    for (i, run) in runs.iter().enumerate() {
+        if let (None, Some(name), Some(rep)) = (&run.invalid, &run.label.contestant, run.label.repetition) {
+            let key = (name.as_str(), run.label.scenario.as_deref(), rep);
+            match first.get(&key) {
+                Some(&j) => copies.push((i, j)),
+                None => {
+                    first.insert(key, i);
+                }
+            }
+        }
+    }
+    for (i, j) in copies {
+        let (name, rep) =
+            (runs[i].label.contestant.clone().unwrap_or_default(), runs[i].label.repetition.unwrap_or(0));
+        runs[i].invalid = Some(Invalid::new(
+            Invalid::DUPLICATE,
+            format!(
+                "{} is a second record of {name}, repetition {rep} (the first is {}): a copied run file \
+                 is not one more repetition; delete one of the two",
+                shown(&files[i]),
+                shown(&files[j])
+            ),
+        ));
     }
 }
 

@@ -42,6 +42,7 @@ pub fn verify(
         let detail = match prober.send(base, &case.request, CASE_TIMEOUT) {
             Ok(reply) => judge.judge(&case.outcome, &observe(&reply, case)).err().map(|v| v.to_string()),
             Err(e) => {
+                judge.unanswered(&case.outcome);
                 if let Some(how) = exited() {
                     failures.push(VerifyFailure {
                         rule: "the contestant keeps running while it is verified".to_owned(),

@@ -142,6 +142,14 @@ pub enum Violation {
     NotClean(u64),
     #[error("a count case came before the baseline read (a bug in the case list)")]
     NoBaseline,
+    #[error(
+        "the count before the writes could not be read (see the rule before them that reads it), so the count after them cannot be judged"
+    )]
+    CountUnread,
+    #[error(
+        "{inner}; the count was {before} before the first write, where a store emptied before verification holds 0 (every count after it is judged from 0)"
+    )]
+    CountFromDirty { inner: CheckError, before: u64 },
     #[error("the body is not JSON: {0}")]
     NotJson(String),
     #[error("the error does not name the field `{field}`: {message:?}")]
@@ -151,13 +159,35 @@ pub enum Violation {
 /// State carried from case to case (the count baseline).
 #[derive(Debug, Clone, Default)]
 pub struct Judge {
+    /// What later counts are judged from: the count read, or 0 on a clean store whatever
+    /// was read (the contract's count); `None` before a read, or after one that failed.
     baseline: Option<u64>,
+    /// The last baseline read failed (no answer, or no count in it).
+    unread: bool,
+    /// On a clean store, the count read when it was not 0.
+    dirty: Option<u64>,
     clean_store: bool,
 }
 
 impl Judge {
     pub fn new(clean_store: bool) -> Judge {
-        Judge { baseline: None, clean_store }
+        Judge { baseline: None, unread: false, dirty: None, clean_store }
+    }
+
+    /// A case got no answer at all (the sender's error): a count read it was leaves the
+    /// count unknown to the cases after it, which then say so rather than being judged.
+    pub fn unanswered(&mut self, outcome: &Outcome) {
+        if matches!(outcome, Outcome::Baseline | Outcome::Rebase) {
+            self.start_read(matches!(outcome, Outcome::Baseline));
+        }
+    }
+
+    /// Before a count read is judged: the count is unknown until it passes, except on a
+    /// clean store, where the contract says what it is (0) whatever the read gives.
+    fn start_read(&mut self, baseline: bool) {
+        self.unread = true;
+        self.dirty = None;
+        self.baseline = (baseline && self.clean_store).then_some(0);
     }
 
     /// Judges one observed answer against its case.
@@ -175,22 +205,34 @@ impl Judge {
                 seen.header.map(|_| ()).ok_or(Violation::MissingHeader(header))
             }
             Outcome::Baseline => {
+                self.start_read(true);
                 check(&Expect::Count { min: 0 }, &view)?;
                 let n = count_of(seen.body);
+                self.unread = false;
                 if self.clean_store && n != 0 {
+                    self.dirty = Some(n);
                     return Err(Violation::NotClean(n));
                 }
                 self.baseline = Some(n);
                 Ok(())
             }
             Outcome::Rebase => {
+                self.start_read(false);
                 check(&Expect::Count { min: 0 }, &view)?;
+                self.unread = false;
                 self.baseline = Some(count_of(seen.body));
                 Ok(())
             }
             Outcome::CountAfter { writes } => {
-                let base = self.baseline.ok_or(Violation::NoBaseline)?;
-                Ok(check(&Expect::CountExactly(base + writes), &view)?)
+                let Some(base) = self.baseline else {
+                    return Err(if self.unread { Violation::CountUnread } else { Violation::NoBaseline });
+                };
+                check(&Expect::CountExactly(base.saturating_add(*writes)), &view).map_err(|inner| match self
+                    .dirty
+                {
+                    Some(before) => Violation::CountFromDirty { inner, before },
+                    None => Violation::Check(inner),
+                })
             }
             Outcome::GrpcStatus(code) => {
                 if seen.grpc_status == Some(*code) {
@@ -625,6 +667,30 @@ mod tests {
         dirty.judge(&Outcome::Baseline, &json(200, r#"{"count":1}"#)).unwrap();
         assert!(dirty.judge(&Outcome::CountAfter { writes: 1 }, &json(200, r#"{"count":1}"#)).is_err());
         assert!(dirty.judge(&Outcome::CountAfter { writes: 1 }, &json(200, r#"{"count":2}"#)).is_ok());
+    }
+
+    /// Issue 33: a count read that failed, or was not 0 on a clean store, left the count
+    /// cases after it saying "a bug in the case list"; they now fail as the server's fault.
+    #[test]
+    fn count_cases_after_a_bad_read_blame_the_server() {
+        let after = Outcome::CountAfter { writes: 1 };
+        let mut clean = Judge::new(true);
+        assert!(clean.judge(&Outcome::Baseline, &json(200, r#"{"count":1}"#)).is_err());
+        let e = clean.judge(&after, &json(200, r#"{"count":2}"#)).unwrap_err();
+        assert!(matches!(e, Violation::CountFromDirty { before: 1, .. }), "{e:?}");
+        assert!(clean.judge(&after, &json(200, r#"{"count":1}"#)).is_ok(), "judged from 0");
+        // A clean store's read that failed: the contract's 0 still judges the rest.
+        assert!(clean.judge(&Outcome::Baseline, &json(500, r#"{"error":"x"}"#)).is_err());
+        assert!(clean.judge(&after, &json(200, r#"{"count":1}"#)).is_ok());
+        // Elsewhere the count is unknown after a failed or unanswered read, and said so.
+        let mut any = Judge::new(false);
+        assert!(any.judge(&Outcome::Baseline, &json(500, r#"{"error":"x"}"#)).is_err());
+        assert_eq!(any.judge(&after, &json(200, r#"{"count":1}"#)), Err(Violation::CountUnread));
+        any.judge(&Outcome::Rebase, &json(200, r#"{"count":7}"#)).unwrap();
+        assert!(any.judge(&after, &json(200, r#"{"count":8}"#)).is_ok());
+        any.unanswered(&Outcome::Rebase);
+        assert_eq!(any.judge(&after, &json(200, r#"{"count":9}"#)), Err(Violation::CountUnread));
+        assert_eq!(Judge::new(false).judge(&after, &json(200, "{}")), Err(Violation::NoBaseline));
     }
 
     #[test]
