@@ -1,7 +1,7 @@
 //! The memory budget for answers in flight, shared by every connection of the
 //! process. Each HTTP/1.1 connection (and h2c stream) may hold one answer up
 //! to the answer cap (64 MiB), but the open model opens up to
-//! `--max-connections` of them, so a server sending endless answers could make
+//! `--max-in-flight` of them, so a server sending endless answers could make
 //! the generator hold caps × connections (3.78 GB at `--rate 100`). A
 //! connection claims from this budget every byte its answer buffer grows past
 //! its first read chunk, and gives the claim back when the buffer shrinks or
