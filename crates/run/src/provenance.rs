@@ -144,12 +144,39 @@ fn version(program: &str) -> String {
 }
 
 fn first_lines(text: &str) -> String {
+    let text = plain(text);
     let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).take(3).collect();
     let joined = lines.join("; ");
     match joined.char_indices().nth(200) {
         Some((at, _)) => format!("{}…", &joined[..at]),
         None => joined,
     }
+}
+
+/// `text` without terminal escapes (`mvn -v` prints its first line in bold
+/// even into a pipe) or other control characters but line ends.
+fn plain(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            // CSI: ESC [ parameters, then one final byte in @..~.
+            '\u{1b}' => {
+                if chars.clone().next() == Some('[') {
+                    chars.next();
+                    for f in chars.by_ref() {
+                        if ('@'..='~').contains(&f) {
+                            break;
+                        }
+                    }
+                }
+            }
+            '\n' => out.push('\n'),
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -180,6 +207,14 @@ mod tests {
         let v = toolchains(&["sh".to_owned(), "no-such-program-stackbench".to_owned()]);
         assert!(v["no-such-program-stackbench"].starts_with("not run: "), "{v:?}");
         assert!(!v["sh"].is_empty());
+    }
+
+    #[test]
+    fn terminal_escapes_are_left_out() {
+        assert_eq!(
+            first_lines("\u{1b}[1mApache Maven 3.8.7\u{1b}[m\r\nMaven home: /usr\n"),
+            "Apache Maven 3.8.7; Maven home: /usr"
+        );
     }
 
     #[test]
