@@ -2,11 +2,7 @@
 //! argument structs, and the wiring of the orchestrator's real parts
 //! (processes, prober, load engine, cgroups, `/proc`) plus Ctrl-C handling
 //! and the report at the end.
-//!
-//! Exit codes: 0 the plan ran, 1 an error (bad plan, limits unavailable, …),
-//! 3 it ran but some contestant was left out (failed to build, start or
-//! verify; its reason is printed and stored), 130 interrupted (the partial
-//! result is saved; `--resume DIR` continues it).
+//! Exit codes: [`crate::exit`].
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
