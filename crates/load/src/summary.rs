@@ -7,76 +7,38 @@
 
 use std::fmt::Write as _;
 
+use stackbench_record::fmt::{self, Paint};
 use stackbench_record::{Latency, Model, RunRecord};
 
-struct Paint {
-    on: bool,
-}
-
-impl Paint {
-    fn wrap(&self, code: &str, s: &str) -> String {
-        if self.on { format!("\x1b[{code}m{s}\x1b[0m") } else { s.to_owned() }
-    }
-    fn bold(&self, s: &str) -> String {
-        self.wrap("1", s)
-    }
-    fn red(&self, s: &str) -> String {
-        self.wrap("31", s)
-    }
-    fn green(&self, s: &str) -> String {
-        self.wrap("32", s)
-    }
-    fn yellow(&self, s: &str) -> String {
-        self.wrap("33", s)
-    }
-}
-
-/// A latency in µs as a person reads it: `812µs`, `8.10ms`, `1.23s`.
-pub fn fmt_us(us: f64) -> String {
-    if us < 1_000.0 {
-        format!("{us:.0}µs")
-    } else if us < 1_000_000.0 {
-        format!("{:.2}ms", us / 1_000.0)
-    } else {
-        format!("{:.2}s", us / 1_000_000.0)
-    }
-}
-
 fn fmt_bytes_per_s(b: f64) -> String {
-    if b < 1024.0 {
-        format!("{b:.0} B/s")
-    } else if b < 1024.0 * 1024.0 {
-        format!("{:.1} KiB/s", b / 1024.0)
-    } else {
-        format!("{:.2} MiB/s", b / (1024.0 * 1024.0))
-    }
+    format!("{}/s", fmt::bytes(b))
 }
 
 fn latency_lines(out: &mut String, title: &str, l: &Latency) {
     let _ = writeln!(
         out,
         "  {title:<13} avg {}  stdev {}  min {}",
-        fmt_us(l.mean_us),
-        fmt_us(l.stdev_us),
-        fmt_us(l.min_us as f64)
+        fmt::micros(l.mean_us),
+        fmt::micros(l.stdev_us),
+        fmt::micros(l.min_us as f64)
     );
     let _ = writeln!(
         out,
         "  {:<13} p50 {}  p90 {}  p95 {}  p99 {}  p99.9 {}  max {}",
         "",
-        fmt_us(l.p50_us as f64),
-        fmt_us(l.p90_us as f64),
-        fmt_us(l.p95_us as f64),
-        fmt_us(l.p99_us as f64),
-        fmt_us(l.p999_us as f64),
-        fmt_us(l.max_us as f64)
+        fmt::micros(l.p50_us as f64),
+        fmt::micros(l.p90_us as f64),
+        fmt::micros(l.p95_us as f64),
+        fmt::micros(l.p99_us as f64),
+        fmt::micros(l.p999_us as f64),
+        fmt::micros(l.max_us as f64)
     );
 }
 
 /// The terminal summary of a run (`color`: ANSI colours for a terminal).
 #[allow(clippy::too_many_lines)] // one line of output after another
 pub fn summary_text(r: &RunRecord, color: bool) -> String {
-    let p = Paint { on: color };
+    let p = Paint(color);
     let s = &r.summary;
     let mut out = String::new();
     let model = match &r.params.model {
@@ -277,8 +239,8 @@ pub fn step_line(st: &stackbench_record::SearchStep) -> String {
     format!(
         "{what} -> {:.0} req/s, p50 {}, p99 {}, {} errors, generator {:.0}% busy: {verdict}",
         st.achieved_rps,
-        fmt_us(st.p50_us as f64),
-        fmt_us(st.p99_us as f64),
+        fmt::micros(st.p50_us as f64),
+        fmt::micros(st.p99_us as f64),
         st.errors,
         st.generator_utilization * 100.0
     )
@@ -437,12 +399,5 @@ pub(crate) mod tests {
     fn timeline_as_csv() {
         let r = record(Model::Closed { connections: 50, think_ms: 0, ramp_up_ms: 0 });
         insta::assert_snapshot!(timeline_csv(&r));
-    }
-
-    #[test]
-    fn latencies_read_as_people_write_them() {
-        assert_eq!(fmt_us(812.0), "812µs");
-        assert_eq!(fmt_us(8_100.0), "8.10ms");
-        assert_eq!(fmt_us(1_230_000.0), "1.23s");
     }
 }

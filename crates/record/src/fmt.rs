@@ -1,7 +1,34 @@
 //! How numbers read in every report: throughput with thousands separators,
 //! latencies and sizes with a unit chosen for 3 significant digits (µs, ms,
 //! s; B, KiB, MiB, GiB), compact per-minute counts (the original experiments' "~10k RPM").
-//! One place, so the terminal, Markdown and HTML say the same thing.
+//! One place, so the load engine's summary and the terminal, Markdown and
+//! HTML reports say the same thing; and [`Paint`], the one ANSI painter.
+
+/// ANSI styles when on, plain text when off (a pipe, `NO_COLOR`).
+#[derive(Debug, Clone)]
+pub struct Paint(pub bool);
+
+impl Paint {
+    /// `s` in the SGR style `code` (`"1"` bold, `"31;1"` bold red, …).
+    pub fn wrap(&self, code: &str, s: &str) -> String {
+        if self.0 { format!("\x1b[{code}m{s}\x1b[0m") } else { s.to_owned() }
+    }
+    pub fn bold(&self, s: &str) -> String {
+        self.wrap("1", s)
+    }
+    pub fn dim(&self, s: &str) -> String {
+        self.wrap("2", s)
+    }
+    pub fn red(&self, s: &str) -> String {
+        self.wrap("31", s)
+    }
+    pub fn green(&self, s: &str) -> String {
+        self.wrap("32", s)
+    }
+    pub fn yellow(&self, s: &str) -> String {
+        self.wrap("33", s)
+    }
+}
 
 /// `12,345` for large values, `45.3` and `3.14` for small ones.
 pub fn rate(x: f64) -> String {
@@ -213,7 +240,7 @@ mod tests {
 
 /// A Unix time in ms as `2025-11-30 00:00 UTC`.
 pub fn utc(ms: u64) -> String {
-    let t = stackbench_record::time::Utc::from_ms(ms);
+    let t = crate::time::Utc::from_ms(ms);
     format!("{:04}-{:02}-{:02} {:02}:{:02} UTC", t.year, t.month, t.day, t.hour, t.minute)
 }
 

@@ -13,8 +13,12 @@
 //! This crate is the one place where the shape of results lives; it also owns
 //! the result-store layout ([`store`]) and the one percentile routine used for
 //! sample summaries ([`quantiles`]), and the records' wall-clock times ([`time`]).
+//! How a number reads to a person ([`fmt`]) and how it is painted on a
+//! terminal ([`fmt::Paint`]) live here too, so that the load engine's summary
+//! and the reports say `1.23 ms` the same way.
 
 pub mod env;
+pub mod fmt;
 pub mod histogram;
 pub mod quantiles;
 pub mod search;

@@ -16,10 +16,11 @@ pub mod analysis;
 pub mod chart;
 pub mod compare;
 pub mod export;
-pub mod fmt;
+/// Number formatting, shared with the load engine's summary.
+pub use stackbench_record::fmt;
 pub mod stats;
 pub mod synthetic;
 
 pub use analysis::{Analysis, AnalysisOptions};
-pub use compare::{Comparison, compare, render_comparison};
-pub use export::{Exporter, Format, RenderOptions, render};
+pub use compare::{Comparison, compare};
+pub use export::{Exporter, Format, RenderOptions, render, render_comparison};

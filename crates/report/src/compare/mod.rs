@@ -6,15 +6,11 @@
 //! threshold is reported as a possible regression. A contestant measured in
 //! BASE that fails (verification, crash) in NEW is a regression too.
 
-mod render;
-
 use serde::Serialize;
 use stackbench_record::store::ResultSet;
 
 use crate::analysis::{Analysis, AnalysisOptions, ContestantReport, ScenarioReport};
 use crate::stats::{Interval, MIN_RUNS, Ratio, estimate, ratio, rng::seed_from};
-
-pub use render::render_comparison;
 
 /// One side of a comparison.
 #[derive(Debug, Clone, Serialize)]

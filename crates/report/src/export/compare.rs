@@ -1,12 +1,13 @@
-//! Renders a [`Comparison`]: a table per scenario for the terminal and
-//! Markdown, one row per contestant in CSV, the structure in JSON, and a
-//! small self-contained HTML page.
+//! Renders a [`Comparison`] (`stackbench compare`): a table per scenario for
+//! the terminal and Markdown, one row per contestant in CSV, the structure in
+//! JSON, and a small self-contained HTML page. Each format's exporter calls
+//! its function here, so a comparison and an analysis share one dispatch.
 
 use std::fmt::Write as _;
 
-use super::{Change, ChangeVerdict, Comparison};
 use crate::chart::svg::esc;
-use crate::export::{Format, RenderOptions};
+use crate::compare::{Change, ChangeVerdict, Comparison, Side};
+use crate::export::markdown::escape as md_escape;
 use crate::fmt;
 
 const HEADERS: [&str; 6] = ["contestant", "base req/s", "new req/s", "change", "p99 base → new", "verdict"];
@@ -70,7 +71,7 @@ fn scenarios(c: &Comparison) -> Vec<(&str, Vec<&Change>)> {
 }
 
 fn header_line(c: &Comparison) -> String {
-    let side = |s: &super::Side| {
+    let side = |s: &Side| {
         let commit = s
             .git_commit
             .as_deref()
@@ -98,31 +99,22 @@ fn summary_line(c: &Comparison) -> String {
     }
 }
 
-/// Renders a comparison in one format.
-pub fn render_comparison(c: &Comparison, format: Format, options: &RenderOptions) -> String {
-    match format {
-        Format::Terminal => terminal(c, options.color),
-        Format::Markdown => markdown(c),
-        Format::Csv => csv(c),
-        Format::Json => {
-            let mut s = serde_json::to_string_pretty(c).expect("the comparison serializes");
-            s.push('\n');
-            s
-        }
-        Format::Html => html(c),
-    }
+pub(crate) fn json(c: &Comparison) -> String {
+    let mut s = serde_json::to_string_pretty(c).expect("the comparison serializes");
+    s.push('\n');
+    s
 }
 
-fn terminal(c: &Comparison, color: bool) -> String {
-    let paint = |code: &str, s: &str| if color { format!("\x1b[{code}m{s}\x1b[0m") } else { s.to_owned() };
+pub(crate) fn terminal(c: &Comparison, color: bool) -> String {
+    let p = crate::fmt::Paint(color);
     let mut out = String::new();
-    let _ = writeln!(out, "{}", paint("1", &format!("stackbench compare · {}", header_line(c))));
-    let _ = writeln!(out, "{}", paint("2", &rule_line(c)));
+    let _ = writeln!(out, "{}", p.wrap("1", &format!("stackbench compare · {}", header_line(c))));
+    let _ = writeln!(out, "{}", p.wrap("2", &rule_line(c)));
     for n in &c.notes {
-        let _ = writeln!(out, "{}", paint("33", &format!("! {n}")));
+        let _ = writeln!(out, "{}", p.wrap("33", &format!("! {n}")));
     }
     for (scenario, changes) in scenarios(c) {
-        let _ = writeln!(out, "\n{}", paint("1", scenario));
+        let _ = writeln!(out, "\n{}", p.wrap("1", scenario));
         let rows: Vec<[String; 6]> = changes.iter().map(|ch| cells(ch)).collect();
         let widths: Vec<usize> = (0..6)
             .map(|i| {
@@ -138,7 +130,7 @@ fn terminal(c: &Comparison, color: bool) -> String {
             if i == 0 || i == 5 { format!("{s}{fill}") } else { format!("{fill}{s}") }
         };
         let head: Vec<String> = HEADERS.iter().enumerate().map(|(i, h)| pad(h, i)).collect();
-        let _ = writeln!(out, "  {}", paint("1", head.join("  ").trim_end()));
+        let _ = writeln!(out, "  {}", p.wrap("1", head.join("  ").trim_end()));
         for (row, ch) in rows.iter().zip(&changes) {
             let mut line: Vec<String> = row.iter().enumerate().map(|(i, s)| pad(s, i)).collect();
             let code = match ch.verdict {
@@ -147,25 +139,23 @@ fn terminal(c: &Comparison, color: bool) -> String {
                 ChangeVerdict::Improvement | ChangeVerdict::Fixed => "32",
                 _ => "0",
             };
-            line[5] = paint(code, &line[5]);
+            line[5] = p.wrap(code, &line[5]);
             let _ = writeln!(out, "  {}", line.join("  ").trim_end());
         }
         for ch in changes.iter().filter(|ch| !matches!(ch.verdict, ChangeVerdict::Unchanged)) {
-            let _ = writeln!(out, "  {}", paint("2", &format!("'{}': {}", ch.contestant, ch.text)));
+            let _ = writeln!(out, "  {}", p.wrap("2", &format!("'{}': {}", ch.contestant, ch.text)));
         }
     }
     let summary = summary_line(c);
     let _ = writeln!(
         out,
         "\n{}",
-        if c.has_regression() { paint("31;1", &summary) } else { paint("32", &summary) }
+        if c.has_regression() { p.wrap("31;1", &summary) } else { p.wrap("32", &summary) }
     );
     out
 }
 
-use crate::export::markdown::escape as md_escape;
-
-fn markdown(c: &Comparison) -> String {
+pub(crate) fn markdown(c: &Comparison) -> String {
     let mut out = String::from("# stackbench compare\n\n");
     let _ = writeln!(out, "{}\n\n{}\n", md_escape(&header_line(c)), md_escape(&rule_line(c)));
     for n in &c.notes {
@@ -192,7 +182,7 @@ fn markdown(c: &Comparison) -> String {
     out
 }
 
-fn csv(c: &Comparison) -> String {
+pub(crate) fn csv(c: &Comparison) -> String {
     let mut out = String::from(
         "scenario,contestant,verdict,base_ok_rps,base_ci_lo,base_ci_hi,base_runs,new_ok_rps,new_ci_lo,new_ci_hi,new_runs,\
          ratio,ratio_ci_lo,ratio_ci_hi,base_p99_us,new_p99_us,text\r\n",
@@ -235,7 +225,7 @@ fn csv(c: &Comparison) -> String {
     out
 }
 
-fn html(c: &Comparison) -> String {
+pub(crate) fn html(c: &Comparison) -> String {
     let mut out = String::from(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\

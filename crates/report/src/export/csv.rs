@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 
 use super::{Exporter, RenderOptions};
 use crate::analysis::{Analysis, ContestantReport, ScenarioReport};
+use crate::compare::Comparison;
 
 pub struct Csv;
 
@@ -85,6 +86,10 @@ impl Exporter for Csv {
             }
         }
         out
+    }
+
+    fn comparison(&self, c: &Comparison, _: &RenderOptions) -> String {
+        super::compare::csv(c)
     }
 }
 

@@ -13,6 +13,7 @@ use super::table::{self, HEADERS, NUMERIC};
 use super::{Exporter, RenderOptions};
 use crate::analysis::{Analysis, ScenarioReport, Verdict};
 use crate::chart::{self, svg::esc};
+use crate::compare::Comparison;
 
 pub struct Html;
 
@@ -76,6 +77,10 @@ impl Exporter for Html {
         footer(&mut out, a);
         out.push_str("</body>\n</html>\n");
         out
+    }
+
+    fn comparison(&self, c: &Comparison, _: &RenderOptions) -> String {
+        super::compare::html(c)
     }
 }
 

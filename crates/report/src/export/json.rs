@@ -3,6 +3,7 @@
 
 use super::{Exporter, RenderOptions};
 use crate::analysis::Analysis;
+use crate::compare::Comparison;
 
 pub struct Json;
 
@@ -12,5 +13,9 @@ impl Exporter for Json {
             serde_json::to_string_pretty(analysis).expect("the analysis serializes (string keys only)");
         s.push('\n');
         s
+    }
+
+    fn comparison(&self, c: &Comparison, _: &RenderOptions) -> String {
+        super::compare::json(c)
     }
 }

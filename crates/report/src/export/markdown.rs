@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use super::table::{self, HEADERS, NUMERIC};
 use super::{Exporter, RenderOptions};
 use crate::analysis::{Analysis, ScenarioReport};
+use crate::compare::Comparison;
 use crate::fmt;
 
 pub struct Markdown;
@@ -36,6 +37,10 @@ impl Exporter for Markdown {
             out.push('\n');
         }
         out
+    }
+
+    fn comparison(&self, c: &Comparison, _: &RenderOptions) -> String {
+        super::compare::markdown(c)
     }
 }
 

@@ -3,6 +3,7 @@
 //! match arm in [`Format::exporter`]. Exporters only format what
 //! [`Analysis`] computed; the columns every table shares live in [`table`].
 
+mod compare;
 mod csv;
 mod html;
 mod json;
@@ -13,6 +14,7 @@ mod terminal;
 use std::str::FromStr;
 
 use crate::analysis::Analysis;
+use crate::compare::Comparison;
 
 /// An output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,14 +101,21 @@ pub fn color_wanted(is_terminal: bool, no_color: Option<std::ffi::OsString>) -> 
     is_terminal && no_color.is_none_or(|v| v.is_empty())
 }
 
-/// Turns an analysis into text of one format.
+/// Turns an analysis, or a comparison of two result directories, into text
+/// of one format.
 pub trait Exporter {
     fn render(&self, analysis: &Analysis, options: &RenderOptions) -> String;
+    fn comparison(&self, comparison: &Comparison, options: &RenderOptions) -> String;
 }
 
 /// Renders `analysis` as `format`.
 pub fn render(analysis: &Analysis, format: Format, options: &RenderOptions) -> String {
     format.exporter().render(analysis, options)
+}
+
+/// Renders a comparison of two result directories as `format`.
+pub fn render_comparison(comparison: &Comparison, format: Format, options: &RenderOptions) -> String {
+    format.exporter().comparison(comparison, options)
 }
 
 #[cfg(test)]

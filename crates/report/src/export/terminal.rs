@@ -8,32 +8,10 @@ use std::fmt::Write as _;
 use super::table::{self, HEADERS, NUMERIC};
 use super::{Exporter, RenderOptions};
 use crate::analysis::{Analysis, ScenarioReport, Verdict};
+use crate::compare::Comparison;
+use crate::fmt::Paint;
 
 pub struct Terminal;
-
-/// ANSI styles, or nothing.
-struct Paint(bool);
-
-impl Paint {
-    fn wrap(&self, code: &str, s: &str) -> String {
-        if self.0 { format!("\x1b[{code}m{s}\x1b[0m") } else { s.to_owned() }
-    }
-    fn bold(&self, s: &str) -> String {
-        self.wrap("1", s)
-    }
-    fn dim(&self, s: &str) -> String {
-        self.wrap("2", s)
-    }
-    fn green(&self, s: &str) -> String {
-        self.wrap("32", s)
-    }
-    fn yellow(&self, s: &str) -> String {
-        self.wrap("33", s)
-    }
-    fn red(&self, s: &str) -> String {
-        self.wrap("31", s)
-    }
-}
 
 impl Exporter for Terminal {
     fn render(&self, a: &Analysis, options: &RenderOptions) -> String {
@@ -52,6 +30,10 @@ impl Exporter for Terminal {
             scenario(&mut out, s, &p);
         }
         out
+    }
+
+    fn comparison(&self, c: &Comparison, options: &RenderOptions) -> String {
+        super::compare::terminal(c, options.color)
     }
 }
 
