@@ -188,7 +188,7 @@ impl Drop for Cgroup {
                 break;
             }
             for pid in pids {
-                crate::process::kill(pid, libc::SIGKILL);
+                crate::ownership::kill(pid, libc::SIGKILL);
             }
             std::thread::sleep(std::time::Duration::from_millis(10));
         }

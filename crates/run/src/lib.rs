@@ -16,6 +16,7 @@ pub mod engine;
 pub mod lifecycle;
 pub mod load;
 pub mod logcap;
+pub mod ownership;
 pub mod plan;
 pub mod process;
 pub mod provenance;

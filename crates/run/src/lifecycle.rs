@@ -687,7 +687,7 @@ impl Orchestrator<'_, '_> {
         &mut self,
         i: usize,
         mut started: Started,
-        seen: &[crate::process::ProcId],
+        seen: &[crate::sampler::ProcId],
         rep: Option<u32>,
     ) -> Result<(), RunError> {
         let grace = self.plan.contestants[i].stop_grace;

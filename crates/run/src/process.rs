@@ -6,7 +6,7 @@
 //! (`sched_setaffinity` before `exec`, inherited by every child), inside its
 //! cgroup when limits apply, with `PR_SET_PDEATHSIG` so that even a SIGKILLed
 //! stackbench takes it down. Every process gets a token of its own in its
-//! environment ([`TOKEN_VAR`]), inherited by all its descendants, whatever
+//! environment ([`crate::ownership::TOKEN_VAR`]), inherited by all its descendants, whatever
 //! group or session they move to. Stopping sends SIGTERM to the whole group
 //! and every holder of the token, waits for a grace period, then SIGKILLs the
 //! group, the token holders, the cgroup's members and any descendant the
@@ -23,48 +23,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::load::Cancel;
-
-/// The environment variable holding a started process's token: unique per
-/// start, inherited by its descendants, how [`Process::stop`] finds those that
-/// left its process group.
-pub const TOKEN_VAR: &str = "STACKBENCH_PROCESS_TOKEN";
-
-/// A token no other start in this or another stackbench shares:
-/// `<owner>-<nanos>-<n>`, the owner as [`crate::cgroup::track::owner`] names it.
-fn new_token() -> String {
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let nanos =
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-    format!("{}-{nanos}-{n}", crate::cgroup::track::owner())
-}
-
-/// Every live process carrying a token, with the stackbench that owns the token.
-pub fn token_owners() -> Vec<(i32, (i32, u64))> {
-    let prefix = format!("{TOKEN_VAR}=");
-    let Ok(dir) = fs::read_dir("/proc") else { return Vec::new() };
-    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|&pid| crate::sampler::read_stat(pid).is_some_and(|s| s.state != 'Z' && s.state != 'X'))
-        .filter_map(|pid| {
-            let env = fs::read(format!("/proc/{pid}/environ")).ok()?;
-            let token = env.split(|&b| b == 0).find_map(|kv| kv.strip_prefix(prefix.as_bytes()))?;
-            Some((pid, crate::cgroup::track::owner_of(std::str::from_utf8(token).ok()?)?))
-        })
-        .collect()
-}
-
-/// Live processes (not zombies) whose environment holds `TOKEN_VAR=token`.
-pub fn token_holders(token: &str) -> Vec<i32> {
-    let entry = format!("{TOKEN_VAR}={token}");
-    let Ok(dir) = fs::read_dir("/proc") else { return Vec::new() };
-    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|&pid| {
-            fs::read(format!("/proc/{pid}/environ"))
-                .is_ok_and(|env| env.split(|&b| b == 0).any(|kv| kv == entry.as_bytes()))
-                && crate::sampler::read_stat(pid).is_some_and(|s| s.state != 'Z' && s.state != 'X')
-        })
-        .collect()
-}
+use crate::ownership::{TOKEN_VAR, kill, new_token, token_holders};
+use crate::sampler::ProcId;
 
 /// How to start a process.
 #[derive(Debug, Clone, Default)]
@@ -200,22 +160,6 @@ impl RunOutcome {
     }
 }
 
-/// A process identity that survives pid reuse: pid and start time (clock ticks since boot).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct ProcId {
-    pub pid: i32,
-    pub start: u64,
-}
-
-/// Sends a signal to a pid (negative: a process group). Errors are ignored: the target may be gone.
-pub fn kill(pid: i32, signal: i32) {
-    // SAFETY: kill(2) has no memory-safety preconditions.
-    #[allow(unsafe_code)]
-    unsafe {
-        libc::kill(pid, signal);
-    }
-}
-
 /// Processes whose process group is `pgid` and that are not zombies.
 pub fn group_members(pgid: i32) -> Vec<i32> {
     let Ok(dir) = fs::read_dir("/proc") else { return Vec::new() };
@@ -236,7 +180,7 @@ struct OsProcess {
     /// The thread copying its output into `log`.
     copying: Option<crate::logcap::CappedLog>,
     exit: Option<Exit>,
-    /// The value of [`TOKEN_VAR`] it and its descendants carry.
+    /// The value of [`crate::ownership::TOKEN_VAR`] it and its descendants carry.
     token: String,
     /// Its tracking cgroup (none where no cgroup hierarchy is writable).
     tracker: Option<crate::cgroup::track::Tracker>,

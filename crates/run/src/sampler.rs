@@ -15,7 +15,12 @@ use std::fs;
 
 use stackbench_record::{ProcessSamples, Quantiles, Sample};
 
-use crate::process::ProcId;
+/// A process identity that survives pid reuse: pid and start time (clock ticks since boot).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ProcId {
+    pub pid: i32,
+    pub start: u64,
+}
 
 /// The fields of `/proc/<pid>/stat` the sampler uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

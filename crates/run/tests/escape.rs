@@ -5,7 +5,8 @@
 
 use std::time::{Duration, Instant};
 
-use stackbench_run::process::{LaunchSpec, Launcher as _, OsLauncher, TOKEN_VAR};
+use stackbench_run::ownership::TOKEN_VAR;
+use stackbench_run::process::{LaunchSpec, Launcher as _, OsLauncher};
 
 /// Live processes whose environment holds `needle`.
 fn with_env(needle: &str) -> Vec<i32> {

@@ -9,9 +9,33 @@
 //! percentiles) places its labels first-fit on two rows, dropping a label
 //! that fits on neither, so no two labels overlap at any width.
 
-use super::svg::Scale;
 use super::text::{FONT, text_width};
 use crate::fmt;
+
+/// A mapping from data to the unit interval.
+#[derive(Debug, Clone, Copy)]
+pub enum Scale {
+    Linear {
+        min: f64,
+        max: f64,
+    },
+    /// Base 10; `min > 0`.
+    Log {
+        min: f64,
+        max: f64,
+    },
+}
+
+impl Scale {
+    /// Where `v` falls, 0..=1 (clamped).
+    pub fn unit(&self, v: f64) -> f64 {
+        let u = match *self {
+            Scale::Linear { min, max } => (v - min) / (max - min),
+            Scale::Log { min, max } => (v.max(min).log10() - min.log10()) / (max.log10() - min.log10()),
+        };
+        if u.is_finite() { u.clamp(0.0, 1.0) } else { 0.0 }
+    }
+}
 
 /// Least space between two labels on a horizontal axis, px.
 pub const GAP: f64 = 8.0;

@@ -6,7 +6,8 @@
 //! 1-2-5 step whose labels fit the plot.
 
 use super::axis::Axis;
-use super::svg::{Plot, Scale, Svg};
+use super::axis::Scale;
+use super::svg::{Plot, Svg};
 use super::text::{fit_plain, text_width};
 
 /// One bar.

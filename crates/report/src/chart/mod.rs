@@ -18,9 +18,10 @@ use crate::analysis::{ContestantReport, ScenarioReport};
 use crate::export::table;
 use crate::fmt;
 use axis::Axis;
+use axis::Scale;
 use bars::{Bar, hbars};
 use lines::{Line, LineChart};
-use svg::{Key, Mark, Scale, color};
+use svg::{Key, Mark, color};
 
 /// The unit latencies of up to `max_us` read best in: (divisor, name).
 fn latency_unit(max_us: f64) -> (f64, &'static str) {

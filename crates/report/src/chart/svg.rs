@@ -8,7 +8,7 @@
 
 use std::fmt::Write as _;
 
-use super::axis::{self, ROW};
+use super::axis::{self, ROW, Scale};
 pub use super::text::text_width;
 use super::text::{FONT, TITLE_FONT, fit, fit_plain};
 
@@ -159,31 +159,6 @@ impl Svg {
     pub fn finish(mut self) -> String {
         self.buf.push_str("</svg>");
         self.buf
-    }
-}
-
-/// A mapping from data to the unit interval.
-#[derive(Debug, Clone, Copy)]
-pub enum Scale {
-    Linear {
-        min: f64,
-        max: f64,
-    },
-    /// Base 10; `min > 0`.
-    Log {
-        min: f64,
-        max: f64,
-    },
-}
-
-impl Scale {
-    /// Where `v` falls, 0..=1 (clamped).
-    pub fn unit(&self, v: f64) -> f64 {
-        let u = match *self {
-            Scale::Linear { min, max } => (v - min) / (max - min),
-            Scale::Log { min, max } => (v.max(min).log10() - min.log10()) / (max.log10() - min.log10()),
-        };
-        if u.is_finite() { u.clamp(0.0, 1.0) } else { 0.0 }
     }
 }
 

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use crate::chart::svg::esc;
 use crate::compare::{Change, ChangeVerdict, Comparison, Side};
-use crate::export::markdown::escape as md_escape;
+use crate::export::md_escape;
 use crate::fmt;
 
 const HEADERS: [&str; 6] = ["contestant", "base req/s", "new req/s", "change", "p99 base → new", "verdict"];

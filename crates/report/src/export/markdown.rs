@@ -5,6 +5,7 @@
 
 use std::fmt::Write as _;
 
+use super::md_escape;
 use super::table::{self, HEADERS, NUMERIC};
 use super::{Exporter, RenderOptions};
 use crate::analysis::{Analysis, ScenarioReport};
@@ -16,14 +17,19 @@ pub struct Markdown;
 impl Exporter for Markdown {
     fn render(&self, a: &Analysis, _: &RenderOptions) -> String {
         let mut out = String::from("# stackbench report\n\n");
-        let _ = writeln!(out, "{}  \n{}\n", escape(&table::source_line(a)), escape(&table::machine_line(a)));
+        let _ = writeln!(
+            out,
+            "{}  \n{}\n",
+            md_escape(&table::source_line(a)),
+            md_escape(&table::machine_line(a))
+        );
         let _ = writeln!(
             out,
             "Throughput is correct answers per second, mean over the runs; ± is its 95% bootstrap interval. \
              A rank is the range of places the data allow (`2–4`: 1 + those significantly better, to n − those significantly worse); rows follow the mean.\n"
         );
         for n in &a.notes {
-            let _ = writeln!(out, "> **Note:** {}\n", escape(n));
+            let _ = writeln!(out, "> **Note:** {}\n", md_escape(n));
         }
         for s in &a.scenarios {
             scenario(&mut out, s);
@@ -32,7 +38,7 @@ impl Exporter for Markdown {
         if !built.is_empty() {
             out.push_str("## Toolchains and lockfiles\n\n");
             for line in built {
-                let _ = writeln!(out, "- {}", escape(&line));
+                let _ = writeln!(out, "- {}", md_escape(&line));
             }
             out.push('\n');
         }
@@ -45,19 +51,19 @@ impl Exporter for Markdown {
 }
 
 fn scenario(out: &mut String, s: &ScenarioReport) {
-    let _ = writeln!(out, "## {}\n\n{}\n", escape(&s.name), table::runs_caption(s));
+    let _ = writeln!(out, "## {}\n\n{}\n", md_escape(&s.name), table::runs_caption(s));
     if !s.contestants.is_empty() {
         let _ = writeln!(out, "| {} |", HEADERS.join(" | "));
         let align: Vec<&str> = NUMERIC.iter().map(|&n| if n { "--:" } else { "---" }).collect();
         let _ = writeln!(out, "|{}|", align.join("|"));
         for c in &s.contestants {
-            let row: Vec<String> = table::row(c).iter().map(|x| escape(x)).collect();
+            let row: Vec<String> = table::row(c).iter().map(|x| md_escape(x)).collect();
             let _ = writeln!(out, "| {} |", row.join(" | "));
         }
         out.push('\n');
     }
     for st in &s.statements {
-        let _ = writeln!(out, "- {}", escape(&st.text));
+        let _ = writeln!(out, "- {}", md_escape(&st.text));
     }
     if !s.statements.is_empty() {
         out.push('\n');
@@ -79,7 +85,7 @@ fn scenario(out: &mut String, s: &ScenarioReport) {
             let _ = writeln!(
                 out,
                 "| {} | {} | {} | {} | {} | {} |",
-                escape(&c.name),
+                md_escape(&c.name),
                 cell(l.p50_us, "p50_us"),
                 cell(l.p90_us, "p90_us"),
                 cell(l.p99_us, "p99_us"),
@@ -91,18 +97,18 @@ fn scenario(out: &mut String, s: &ScenarioReport) {
     }
     let mut lines = Vec::new();
     for f in &s.failed {
-        lines.push(format!("- **Not measured:** `{}`: {}", f.name, escape(&f.reason)));
+        lines.push(format!("- **Not measured:** `{}`: {}", f.name, md_escape(&f.reason)));
     }
     for c in &s.contestants {
         for w in &c.warnings {
-            lines.push(format!("- **Warning:** `{}`: {}", c.name, escape(w)));
+            lines.push(format!("- **Warning:** `{}`: {}", c.name, md_escape(w)));
         }
     }
     for e in table::error_lines(s) {
-        lines.push(format!("- Errors: {}", escape(&e)));
+        lines.push(format!("- Errors: {}", md_escape(&e)));
     }
     for n in &s.notes {
-        lines.push(format!("- Note: {}", escape(n)));
+        lines.push(format!("- Note: {}", md_escape(n)));
     }
     for l in &lines {
         let _ = writeln!(out, "{l}");
@@ -112,27 +118,10 @@ fn scenario(out: &mut String, s: &ScenarioReport) {
     }
 }
 
-/// Escapes what would break a table cell or start markup (every Markdown
-/// renderer here uses it).
-pub(crate) fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for ch in s.chars() {
-        match ch {
-            '|' | '\\' | '*' | '_' | '`' | '<' | '>' | '[' | ']' => {
-                out.push('\\');
-                out.push(ch);
-            }
-            '\n' => out.push(' '),
-            _ => out.push(ch),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     #[test]
     fn escapes_table_breakers() {
-        assert_eq!(super::escape("a|b *c* <x>"), "a\\|b \\*c\\* \\<x\\>");
+        assert_eq!(super::md_escape("a|b *c* <x>"), "a\\|b \\*c\\* \\<x\\>");
     }
 }

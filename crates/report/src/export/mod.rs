@@ -7,7 +7,7 @@ mod compare;
 mod csv;
 mod html;
 mod json;
-pub(crate) mod markdown;
+mod markdown;
 pub mod table;
 mod terminal;
 
@@ -116,6 +116,23 @@ pub fn render(analysis: &Analysis, format: Format, options: &RenderOptions) -> S
 /// Renders a comparison of two result directories as `format`.
 pub fn render_comparison(comparison: &Comparison, format: Format, options: &RenderOptions) -> String {
     format.exporter().comparison(comparison, options)
+}
+
+/// Escapes what would break a table cell or start markup (the analysis's and the
+/// comparison's Markdown).
+pub(crate) fn md_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '|' | '\\' | '*' | '_' | '`' | '<' | '>' | '[' | ']' => {
+                out.push('\\');
+                out.push(ch);
+            }
+            '\n' => out.push(' '),
+            _ => out.push(ch),
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -19,34 +19,13 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use super::{mkdir, mounts, own_path};
-
-/// This stackbench: `<pid>.<start ticks>`.
-pub fn owner() -> &'static str {
-    static OWNER: OnceLock<String> = OnceLock::new();
-    OWNER.get_or_init(|| {
-        let pid = std::process::id() as i32;
-        let start = crate::sampler::read_stat(pid).map_or(0, |s| s.start);
-        format!("{pid}.{start}")
-    })
-}
+use crate::ownership::{alive, kill, owner, owner_of, token_owners};
 
 /// A cgroup name no other start shares: `stackbench-<owner>-<seq>-<label>`.
 pub fn group_name(label: &str) -> String {
     static SEQ: AtomicU32 = AtomicU32::new(0);
     let label = stackbench_record::store::file_safe(label);
     format!("stackbench-{}-{}-{label}", owner(), SEQ.fetch_add(1, Ordering::Relaxed))
-}
-
-/// The owner `(pid, start)` a cgroup name or process token carries.
-pub fn owner_of(name: &str) -> Option<(i32, u64)> {
-    let rest = name.strip_prefix("stackbench-").unwrap_or(name);
-    let (pid, start) = rest.split('-').next()?.split_once('.')?;
-    Some((pid.parse().ok()?, start.parse().ok()?))
-}
-
-/// Is that stackbench still running (same pid, same start time)?
-pub fn alive(owner: (i32, u64)) -> bool {
-    crate::sampler::read_stat(owner.0).is_some_and(|s| s.start == owner.1 && s.state != 'Z')
 }
 
 /// The directories trackers are made in: `(hierarchy mount + own path)`, the
@@ -149,7 +128,7 @@ fn kill_members(dir: &Path, wait: Duration) -> Vec<i32> {
         }
         let _ = fs::write(dir.join("cgroup.kill"), "1");
         for pid in pids {
-            crate::process::kill(pid, libc::SIGKILL);
+            kill(pid, libc::SIGKILL);
             if !killed.contains(&pid) {
                 killed.push(pid);
             }
@@ -188,10 +167,10 @@ pub fn reap_orphans() -> Vec<String> {
         }
     }
     said.extend(reap_scratch(&std::env::temp_dir()));
-    for (pid, owner) in crate::process::token_owners() {
+    for (pid, owner) in token_owners() {
         if !alive(owner) {
             let what = describe_pid(pid);
-            crate::process::kill(pid, libc::SIGKILL);
+            kill(pid, libc::SIGKILL);
             said.push(format!("killed {what}, left by stackbench {} (no longer running)", owner.0));
         }
     }

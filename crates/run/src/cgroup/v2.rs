@@ -29,7 +29,7 @@ pub fn limits_parent(mount: &Path, own: &str, needed: &[&str]) -> Result<PathBuf
     {
         return Ok(p.clone());
     }
-    let parent = prepare(mount, own, needed, std::process::id(), super::track::owner())?;
+    let parent = prepare(mount, own, needed, std::process::id(), crate::ownership::owner())?;
     *cached = Some(parent.clone());
     Ok(parent)
 }

@@ -19,7 +19,8 @@ use super::*;
 use crate::cgroup::{CgroupCounters, LimitError};
 use crate::client::{ProbeError, Reply};
 use crate::plan::PlanContext;
-use crate::process::{Exit, LaunchError, ProcId, StopReport};
+use crate::process::{Exit, LaunchError, StopReport};
+use crate::sampler::ProcId;
 use crate::sampler::Stat;
 
 #[derive(Default)]
