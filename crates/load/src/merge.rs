@@ -518,5 +518,4 @@ pub fn write_hlog(record: &RunRecord, path: &Path) -> Result<(), MergeError> {
 }
 
 #[cfg(test)]
-#[path = "merge_tests.rs"]
 mod tests;

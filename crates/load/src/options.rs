@@ -759,5 +759,4 @@ fn parse_header(h: &str) -> Result<(http::HeaderName, http::HeaderValue), SpecEr
 }
 
 #[cfg(test)]
-#[path = "options_tests.rs"]
 mod tests;

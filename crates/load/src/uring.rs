@@ -477,5 +477,4 @@ impl Drop for OpFuture {
 }
 
 #[cfg(test)]
-#[path = "uring_tests.rs"]
 mod tests;
