@@ -132,7 +132,7 @@ pub fn manifest(args: &K8sLoadArgs, given: &[String], now: SystemTime) -> anyhow
     // Every shard must be a load: the same checks `stackbench load --shard` makes in the pods.
     let whole = o.to_spec(&args.url)?;
     for index in 1..=args.shards {
-        stackbench_load::shard::apply(whole.clone(), Shard { index, count: args.shards })?;
+        stackbench_load::apply_shard(whole.clone(), Shard { index, count: args.shards })?;
     }
     let (mut load, thresholds) = split_args(given);
     if o.threads.is_none() {

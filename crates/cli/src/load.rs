@@ -52,9 +52,9 @@ pub fn run(args: &LoadArgs) -> anyhow::Result<ExitCode> {
     watch_signals(stop.clone());
     let record = if spec.search.is_some() {
         let quiet = args.quiet;
-        stackbench_load::findmax::run(&spec, &stop, &mut |step| {
+        stackbench_load::find_max(&spec, &stop, &mut |step| {
             if !quiet {
-                eprintln!("{}", stackbench_load::summary::step_line(step));
+                eprintln!("{}", stackbench_load::step_line(step));
             }
         })?
     } else {

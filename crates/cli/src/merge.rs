@@ -12,8 +12,8 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::Args;
+use stackbench_load::Threshold;
 use stackbench_load::merge::{self, Input};
-use stackbench_load::threshold::Threshold;
 use stackbench_load::timeline_csv;
 
 use crate::load::{create, exit_code, print_summary, write_to};

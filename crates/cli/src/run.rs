@@ -235,7 +235,7 @@ fn execute(mut plan: Plan, common: &Common) -> anyhow::Result<ExitCode> {
     let outcome = match outcome {
         Ok(result) => result?,
         Err(payload) => {
-            let why = stackbench_load::fault::describe("the orchestrator", &*payload, None);
+            let why = stackbench_load::describe_panic("the orchestrator", &*payload, None);
             eprintln!("error: {why}; the runs written before it are in {}", opts.out.display());
             return Ok(exit::code(exit::TOOL_FAILURE));
         }

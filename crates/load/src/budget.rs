@@ -30,6 +30,7 @@ impl Budget {
     }
 
     /// Bytes claimed now.
+    #[cfg(test)]
     pub fn held(&self) -> usize {
         self.held.load(Ordering::Relaxed)
     }

@@ -2,17 +2,17 @@
 //! measured runs.
 //!
 //! The split follows "schedule × transport × recorder" (docs/design.md has the reasons):
-//! - *when* a request is due: [`schedule`] (closed model with think time,
+//! - *when* a request is due: `schedule` (closed model with think time,
 //!   ramp-up and stages; open model at a rate, latency from the intended send
 //!   time so a stalled server cannot hide, the coordinated-omission correction
 //!   of Gil Tene's HdrHistogram/wrk2);
-//! - *how* it is sent: [`transport`] over [`http1`] or [`h2c`] (and gRPC on it);
-//! - *what is kept*: [`recorder`] (an HdrHistogram per worker thread and
-//!   second, merged losslessly by [`collect`]) and [`hlog`].
+//! - *how* it is sent: `transport` over `http1` or `h2c` (and gRPC on it);
+//! - *what is kept*: `recorder` (an HdrHistogram per worker thread and
+//!   second, merged losslessly by `collect`) and `hlog`.
 //!
-//! [`worker`] is the one loop that joins them, [`engine::run`] starts the
-//! threads and builds the [`RunRecord`], [`summary`] renders it. Beyond one
-//! machine, [`shard`] cuts a load into slices for several generators and
+//! `worker` is the one loop that joins them, [`run`] starts the
+//! threads and builds the [`RunRecord`], `summary` renders it. Beyond one
+//! machine, `shard` cuts a load into slices for several generators and
 //! [`merge`] puts their records back together exactly.
 //!
 //! ```no_run
@@ -23,30 +23,30 @@
 //! print!("{}", summary_text(&record, false));
 //! ```
 
-pub mod budget;
-pub mod collect;
-pub mod engine;
-pub mod fault;
-pub mod findmax;
+mod budget;
+mod collect;
+mod engine;
+mod fault;
+mod findmax;
 #[doc(hidden)]
 pub mod fuzzing;
-pub mod grpc_call;
-pub mod h2c;
-pub mod hlog;
-pub mod http1;
+mod grpc_call;
+mod h2c;
+mod hlog;
+mod http1;
 pub mod merge;
-pub mod options;
-pub mod parse;
-pub mod recorder;
-pub mod schedule;
-pub mod shard;
-pub mod spec;
-pub mod summary;
+mod options;
+mod parse;
+mod recorder;
+mod schedule;
+mod shard;
+mod spec;
+mod summary;
 mod sys;
-pub mod threshold;
-pub mod transport;
-pub mod uring;
-pub mod worker;
+mod threshold;
+mod transport;
+mod uring;
+mod worker;
 
 pub use engine::{LoadError, SATURATION, Stop, run};
 pub use options::{LoadOptions, SpecError, parse_target};
@@ -55,6 +55,18 @@ pub use spec::{Bound, Io, LoadSpec, ModelSpec, RequestSource, Target, Transport}
 pub use stackbench_record::RunRecord;
 pub use summary::{summary_text, timeline_csv};
 pub use threshold::Threshold;
+
+// What the orchestrator, the CLI and the probes use beyond a plain run; the
+// modules themselves stay private to the crate.
+pub use fault::describe as describe_panic;
+pub use findmax::{run as find_max, sentence as search_sentence};
+pub use h2c::{grpc_frame, grpc_message};
+pub use http1::Http1Conn;
+pub use options::limits;
+pub use shard::apply as apply_shard;
+pub use summary::step_line;
+pub use transport::http1_request;
+pub use uring::available as io_uring_available;
 
 /// Resident set size of this process, bytes (for the bounded-memory check).
 pub fn rss_bytes() -> u64 {

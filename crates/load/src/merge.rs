@@ -1,5 +1,5 @@
 //! `stackbench merge`: one [`RunRecord`] from the records of a load's shards
-//! (`--shard I/N` on several generators, [`crate::shard`]), exactly:
+//! (`--shard I/N` on several generators, `shard`), exactly:
 //!
 //! - latency histograms are added bucket by bucket (HdrHistogram addition is
 //!   lossless), so the merged percentiles are those of the union of every

@@ -41,7 +41,7 @@ pub struct LoadSpec {
     pub hlog: Option<PathBuf>,
     /// `--find-max`: this spec is the template of each step of a capacity search.
     pub search: Option<SearchSpec>,
-    /// `--shard I/N`: this generator runs one slice of the load ([`crate::shard`]).
+    /// `--shard I/N`: this generator runs one slice of the load (`shard`).
     pub shard: Option<ShardSpec>,
     /// `--start-at`: wait for this wall-clock time before the warm-up begins.
     pub start_at: Option<std::time::SystemTime>,
@@ -120,7 +120,7 @@ pub enum Io {
     /// tokio's readiness reactor: a `send` and a `recv` per request.
     #[default]
     Epoll,
-    /// A ring per worker ([`crate::uring`]): every connection's requests of a round in one
+    /// A ring per worker (`uring`): every connection's requests of a round in one
     /// `io_uring_enter`. Measured no cheaper on Linux 6.18 (docs/benchmarks.md), so not the
     /// default.
     Uring,

@@ -378,7 +378,7 @@ fn grpc_calls_any_unary_method_from_its_proto() {
 
 /// Where the kernel refuses io_uring, says so and skips (never in CI).
 fn no_io_uring() -> bool {
-    let Err(why) = stackbench_load::uring::available() else { return false };
+    let Err(why) = stackbench_load::io_uring_available() else { return false };
     assert!(!stackbench_testkit::in_ci(), "CI=true and no io_uring: {why}");
     stackbench_testkit::skip(&why);
     true

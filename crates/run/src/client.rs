@@ -98,15 +98,8 @@ impl HyperProber {
                 let name = http::HeaderName::from_bytes(k.as_bytes()).map_err(other)?;
                 extra.push((name, http::HeaderValue::from_str(v).map_err(other)?));
             }
-            let wire = stackbench_load::transport::http1_request(
-                &method,
-                &authority,
-                &target.path,
-                None,
-                &extra,
-                body,
-                false,
-            );
+            let wire =
+                stackbench_load::http1_request(&method, &authority, &target.path, None, &extra, body, false);
             read_http1(connect(&target).await?, wire, method == http::Method::HEAD).await
         })
     }
@@ -192,7 +185,7 @@ async fn send(base: &str, req: &Request, scope: &Scope) -> Result<Reply, ProbeEr
         Transport::Grpc => send_grpc(&target, req, scope, stream).await,
         Transport::Http => {
             let method = http::Method::from_bytes(req.method.as_bytes()).map_err(other)?;
-            let wire = stackbench_load::transport::http1_request(
+            let wire = stackbench_load::http1_request(
                 &method,
                 &target.authority,
                 &target.path,
@@ -220,7 +213,7 @@ async fn connect(target: &stackbench_load::Target) -> Result<tokio::net::TcpStre
 /// engine's caps on what an answer may hold (64 MiB, its head 64 KiB).
 async fn read_http1(stream: tokio::net::TcpStream, wire: Vec<u8>, head: bool) -> Result<Reply, ProbeError> {
     let addr = stream.peer_addr().map_err(other)?;
-    let mut conn = stackbench_load::http1::Http1Conn::with_stream(addr, stream);
+    let mut conn = stackbench_load::Http1Conn::with_stream(addr, stream);
     let answer = conn
         .send(&bytes::Bytes::from(wire), head, false)
         .await
@@ -254,7 +247,7 @@ async fn send_grpc(
     let uri: http::Uri = format!("http://{}{}", target.authority, target.path).parse().map_err(other)?;
     let io = TokioIo::new(stream);
     // The load engine's gRPC framing: one implementation of the 5-byte frame.
-    let body = stackbench_load::h2c::grpc_frame(&req.body);
+    let body = stackbench_load::grpc_frame(&req.body);
     let mut builder = http::Request::builder().method(req.method).uri(uri).header("te", "trailers");
     if let Some(ct) = req.content_type {
         builder = builder.header(http::header::CONTENT_TYPE, ct);
@@ -283,7 +276,7 @@ async fn send_grpc(
     let body = if bytes.is_empty() {
         Vec::new()
     } else {
-        stackbench_load::h2c::grpc_message(&bytes)
+        stackbench_load::grpc_message(&bytes)
             .map_err(|_| other("a truncated or compressed gRPC message"))?
             .to_vec()
     };

@@ -483,7 +483,7 @@ fn overlay_settings(base: &mut Settings, over: &Settings) {
 type Located = (Option<std::ops::Range<usize>>, String);
 
 /// The upper bounds of a plan's counts and durations (the load profile's are
-/// `stackbench_load::options::limits`).
+/// `stackbench_load::limits`).
 pub mod limits {
     use std::time::Duration;
 

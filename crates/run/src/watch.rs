@@ -97,7 +97,7 @@ pub fn drive(
     match joined {
         Ok(result) => w.result = result,
         Err(payload) => {
-            w.panicked = Some(stackbench_load::fault::describe("the load thread", &*payload, None));
+            w.panicked = Some(stackbench_load::describe_panic("the load thread", &*payload, None));
         }
     }
     if moved {
@@ -128,7 +128,7 @@ pub fn describe(record: &RunRecord) -> String {
         let steps = search.steps.len();
         return format!(
             "  {} ({steps} steps of {:.1} s)",
-            stackbench_load::findmax::sentence(search, record),
+            stackbench_load::search_sentence(search, record),
             search.step_s
         );
     }
