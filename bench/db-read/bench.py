@@ -154,7 +154,7 @@ class Databases:
 
 
 def build():
-    log("building sb-db-read (release, fat LTO: a few minutes)")
+    log("building sb-db-read (release)")
     subprocess.run(["cargo", "build", "--release", "-p", "stackbench-serve", "--bin", "sb-db-read"], cwd=ROOT, check=True)
     target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
     return os.path.join(target, "release", "sb-db-read")
@@ -162,8 +162,8 @@ def build():
 
 def start_contestant(binary, urls, sqlite, pool):
     port = free_port()
-    args = ["taskset", "-c", "0", binary, "--seed", "--postgres", urls["postgres"], "--mysql", urls["mysql"],
-            "--redis", urls["redis"], "--sqlite", sqlite, "--port", str(port)]
+    args = ["taskset", "-c", "0", binary, "--seed", "--store", urls["postgres"], "--store", urls["mysql"],
+            "--store", urls["redis"], "--store", "sqlite:" + sqlite, "--port", str(port)]
     if pool:
         args += ["--pool", str(pool)]
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, text=True)

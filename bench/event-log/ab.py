@@ -13,8 +13,8 @@ then compare the two binaries.
   bench/event-log/ab.py "/tmp/before/target/release/sb-dummy --stack hyper" \\
                         "target/release/sb-dummy --stack hyper" --reps 6 --duration 5
 
-Each command is a server that takes `--port 0` and prints its address on its first line (the slim
-binaries and `stackbench serve` do). Prints one line per pair and the median (min..max) of B/A.
+Each command is a server that takes `--port 0` and prints its address on its first line (the sb-*
+binaries do). Prints one line per pair and the median (min..max) of B/A.
 """
 
 import argparse

@@ -494,7 +494,7 @@ def bench_cold_start(args, bins, tmp):
 
 
 def bench_sizes(args, bins, tmp):
-    lines = ["### slim binaries", "", "Release build (fat LTO), stripped copies. \"links\" lists the store "
+    lines = ["### slim binaries", "", "Release build, stripped copies. \"links\" lists the store "
              "libraries whose code is in the binary (symbol names found by `nm` before stripping).", "",
              "| binary | size | stripped | links |", "|---|---:|---:|---|"]
     for name in ["sb-dummy", "sb-event-log"]:

@@ -193,7 +193,7 @@ func open() ([]*Driver, error) {
 			}
 			if err != nil {
 				f.Close()
-				err = fmt.Errorf("%s reached %s but could not read rows 1 and 2 of the data set: %v; load it with `stackbench seed db-read --store %s`",
+				err = fmt.Errorf("%s reached %s but could not read rows 1 and 2 of the data set: %v; load it with `sb-db-read seed --store %s`",
 					sp.name, sp.location, err, sp.seed)
 			}
 		} else {

@@ -4,7 +4,7 @@
 #   POSTGRES_URL=postgres://postgres@127.0.0.1:5432/stackbench_test?sslmode=disable  (pgx, lib-pq, sqlx)
 #   MYSQL_URL=mysql://root@127.0.0.1:3306/stackbench_test                            (go-mysql)
 #   SQLITE_PATH=/path/items.db                                                       (sqlite)
-# Load them first with `stackbench seed db-read --store URL`. The server stops
+# Load them first with `sb-db-read seed --store URL`. The server stops
 # gracefully on SIGTERM (http.Server.Shutdown).
 set -eu
 here="$(cd "$(dirname "$0")" && pwd)"

@@ -4,7 +4,7 @@
 # nothing to compile, so npm runs no install scripts. Idempotent: when
 # node_modules was installed from this very lock file, it is left as it is.
 # Seeding the databases is not done here (the plan's build runs
-# `stackbench seed db-read --store URL` after this script).
+# `sb-db-read seed --store URL` after this script).
 set -eu
 cd "$(dirname "$0")"
 

@@ -116,27 +116,14 @@ pub fn write_to(mut file: File, path: &Path, bytes: &[u8]) -> anyhow::Result<()>
 }
 
 /// Ctrl-C or SIGTERM: stop the run (the partial result is kept); a second one exits at once.
-/// The listeners are made here, before the run starts, so tokio's handlers are in place
-/// when this returns (made on the watcher's thread, a signal in between would have ended
-/// the process with the default action and no result).
+/// The handler is installed here, before the run starts (ctrlc, as `stackbench run` uses).
 fn watch_signals(stop: Stop) {
-    let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return };
-    let listening = {
-        let _context = rt.enter();
-        stackbench_serve::server::Signals::listen()
-    };
-    let Some(mut signals) = listening else { return };
-    let spawned = std::thread::Builder::new().name("sb-signals".into()).spawn(move || {
-        rt.block_on(async {
-            for _ in 0..2 {
-                signals.recv().await;
-                if stop.is_stopped() {
-                    std::process::exit(130);
-                }
-                stop.stop();
-            }
-        });
+    let installed = ctrlc::set_handler(move || {
+        if stop.is_stopped() {
+            std::process::exit(130);
+        }
+        stop.stop();
     });
-    // Without the watcher, Ctrl-C simply ends the process: nothing to report.
-    drop(spawned);
+    // Without the handler, Ctrl-C simply ends the process: nothing to report.
+    drop(installed);
 }

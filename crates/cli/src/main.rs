@@ -10,8 +10,6 @@ mod merge;
 mod report;
 mod run;
 mod scenario_file;
-mod seed;
-mod serve;
 
 use std::process::ExitCode;
 
@@ -24,8 +22,6 @@ fn main() -> ExitCode {
     };
     let mut code = ExitCode::SUCCESS;
     let result = match args.command {
-        cli::Command::Serve(cmd) => serve::run(cmd),
-        cli::Command::Seed(cmd) => seed::run(cmd),
         cli::Command::Load(args) => load::run(&args).map(|c| code = c),
         cli::Command::Run(args) => run::run(&args).map(|c| code = c),
         cli::Command::Bench(args) => run::bench(&args).map(|c| code = c),

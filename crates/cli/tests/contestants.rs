@@ -17,6 +17,7 @@ use std::sync::Mutex;
 
 use stackbench_record::store::ResultSet;
 use stackbench_run::{Plan, PlanContext};
+use stackbench_testkit::contestants;
 use stackbench_testkit::{INFLUXDB, MYSQL, POSTGRES, REDIS, database_url, in_ci, skip};
 
 const BIN: &str = env!("CARGO_BIN_EXE_stackbench");
@@ -72,6 +73,10 @@ fn run_test_variant(plan: &Path, dirs: &[&str]) {
     let name = plan.parent().and_then(Path::file_name).unwrap().to_string_lossy().into_owned();
     let out_dir = std::env::temp_dir().join(format!("sb-contestants-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out_dir);
+    // The plans name the Rust contestants and the seeder as `{bin_dir}/sb-…`.
+    for name in ["sb-dummy", "sb-event-log", "sb-bubble-sort", "sb-db-read"] {
+        contestants::contestant(BIN, name);
+    }
     let out = Command::new(BIN)
         .args(["run", plan.to_str().unwrap(), "--variant", "test", "--no-report", "--out"])
         .arg(&out_dir)

@@ -4,7 +4,7 @@
 //! right rows again once it is started, without restarting the contestant.
 //!
 //! All four contestants run at once against private databases
-//! ([`stackbench_testkit::instances`]), seeded by `stackbench seed db-read`;
+//! ([`stackbench_testkit::instances`]), seeded by `sb-db-read seed`;
 //! each database in turn is stopped and started again. Without the database
 //! servers or a contestant's toolchain the test skips visibly; under
 //! `CI=true` it fails instead.
@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use stackbench_testkit::contestants::contestant;
 use stackbench_testkit::http;
 use stackbench_testkit::instances::{Instance, Mariadb, Postgres, Redis, free_port};
 use stackbench_testkit::{in_ci, skip};
@@ -91,7 +92,7 @@ fn database_of(driver: &str) -> &'static str {
 }
 
 fn seed(url: &str) {
-    let out = Command::new(BIN).args(["seed", "db-read", "--store", url]).output().unwrap();
+    let out = Command::new(contestant(BIN, "sb-db-read")).args(["seed", "--store", url]).output().unwrap();
     assert!(out.status.success(), "seed {url}: {}", String::from_utf8_lossy(&out.stderr));
 }
 

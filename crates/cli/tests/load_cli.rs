@@ -1,4 +1,4 @@
-//! `stackbench load` as a user runs it, against `stackbench serve dummy`:
+//! `stackbench load` as a user runs it, against `sb-dummy`:
 //! the files it writes, its exit codes (0; 1 for bad input, 2 for a command
 //! line that does not parse, each in one line; 99 for a failed threshold; 130
 //! after Ctrl-C with the partial result written).
@@ -6,10 +6,12 @@
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use stackbench_testkit::contestants::contestant;
 use stackbench_testkit::process::Server;
 
 fn serve_dummy() -> Server {
-    Server::start(Command::new(env!("CARGO_BIN_EXE_stackbench")).args(["serve", "dummy", "--port", "0"]))
+    let sb_dummy = contestant(env!("CARGO_BIN_EXE_stackbench"), "sb-dummy");
+    Server::start(Command::new(sb_dummy).args(["--port", "0"]))
 }
 
 fn load(args: &[&str]) -> Output {

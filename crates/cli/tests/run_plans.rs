@@ -11,9 +11,18 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use stackbench_record::store::{ResultSet, Status};
+use stackbench_testkit::contestants;
 use stackbench_testkit::process::Server;
 
 const BIN: &str = env!("CARGO_BIN_EXE_stackbench");
+
+/// `stackbench`, with the `sb-*` contestants the plans here name (`{bin_dir}/sb-…`) built beside it.
+fn stackbench() -> Command {
+    for name in ["sb-dummy", "sb-event-log", "sb-bubble-sort"] {
+        contestants::contestant(BIN, name);
+    }
+    Command::new(BIN)
+}
 
 struct Scratch(PathBuf);
 
@@ -92,7 +101,7 @@ const HEAD: &str = "[defaults]\nrepetitions = 2\ncold_starts = 2\nready_timeout 
     [load.event-log]\nconnections = 4\nwarmup = \"300ms\"\nduration = \"1s\"\n";
 
 fn run(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new(BIN).args(args).stdin(Stdio::null()).output().unwrap();
+    let out = stackbench().args(args).stdin(Stdio::null()).output().unwrap();
     (
         out.status.code(),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -110,7 +119,7 @@ fn a_plan_runs_end_to_end_and_leaves_nothing_behind() {
                 "axum",
                 "dummy",
                 // Says where it may run (its log is kept), then becomes the server.
-                r#"["sh", "-c", "grep Cpus_allowed_list /proc/self/status; exec {stackbench} serve dummy --stack axum --port {port}"]"#,
+                r#"["sh", "-c", "grep Cpus_allowed_list /proc/self/status; exec {bin_dir}/sb-dummy --stack axum --port {port}"]"#,
                 &mark,
                 "cpus = \"0\"\ncpu_quota = 1.0\nmemory = \"256MiB\"\nlimits = \"best-effort\"",
             )
@@ -118,7 +127,7 @@ fn a_plan_runs_end_to_end_and_leaves_nothing_behind() {
                 "log",
                 "event-log",
                 // A shell parent with a child of its own: the whole tree is sampled and stopped.
-                r#"["sh", "-c", "sleep 300 & exec {stackbench} serve event-log --port {port} --store sqlite:{scratch}/e.db --reset"]"#,
+                r#"["sh", "-c", "sleep 300 & exec {bin_dir}/sb-event-log --port {port} --store sqlite:{scratch}/e.db --reset"]"#,
                 &mark,
                 "",
             )),
@@ -189,7 +198,7 @@ fn every_failure_is_recorded_and_the_plan_goes_on() {
     let mark = marker("fail");
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let taken_port = taken.local_addr().unwrap().port();
-    let dummy = r#"["{stackbench}", "serve", "dummy", "--port", "{port}"]"#;
+    let dummy = r#"["{bin_dir}/sb-dummy", "--port", "{port}"]"#;
     let plan = s.plan(
         &[
             HEAD.to_owned(),
@@ -201,7 +210,7 @@ fn every_failure_is_recorded_and_the_plan_goes_on() {
             contestant(
                 "midrun",
                 "dummy",
-                r#"["sh", "-c", "{stackbench} serve dummy --port {port} & sleep 1; kill -9 $!; exit 1"]"#,
+                r#"["sh", "-c", "{bin_dir}/sb-dummy --port {port} & sleep 1; kill -9 $!; exit 1"]"#,
                 &mark,
                 "cold_starts = 0",
             ),
@@ -257,13 +266,13 @@ fn ctrl_c_saves_the_current_run_and_stops_everything() {
             + &contestant(
                 "a",
                 "dummy",
-                r#"["sh", "-c", "sleep 300 & exec {stackbench} serve dummy --port {port}"]"#,
+                r#"["sh", "-c", "sleep 300 & exec {bin_dir}/sb-dummy --port {port}"]"#,
                 &mark,
                 "",
             )),
     );
     let out_dir = s.out();
-    let mut child = Command::new(BIN)
+    let mut child = stackbench()
         .args(["run", plan.to_str().unwrap(), "--out", out_dir.to_str().unwrap(), "--no-report"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -323,7 +332,8 @@ fn a_bad_plan_is_refused_with_its_place() {
 
 #[test]
 fn verify_names_the_broken_rule() {
-    let mut server = Server::start(Command::new(BIN).args(["serve", "dummy", "--port", "0"]));
+    let mut server =
+        Server::start(Command::new(contestants::contestant(BIN, "sb-dummy")).args(["--port", "0"]));
     let url = format!("http://{}", server.addr);
     let (code, stdout, _) = run(&["verify", &url, "--scenario", "dummy"]);
     assert_eq!(code, Some(0), "{stdout}");
@@ -387,7 +397,7 @@ fn a_grpc_contestant_stops_gracefully_after_its_probes() {
             "[defaults]\nrepetitions = 1\ncold_starts = 2\nstop_grace = \"3s\"\n{pin}\
              [load.bubble-sort]\nconnections = 2\nwarmup = \"200ms\"\nduration = \"500ms\"\n\
              [[contestant]]\nname = \"tonic\"\nscenario = \"bubble-sort\"\n\
-             command = [\"{{stackbench}}\", \"serve\", \"bubble-sort\", \"--port\", \"{{port}}\"]\n"
+             command = [\"{{bin_dir}}/sb-bubble-sort\", \"--port\", \"{{port}}\"]\n"
         ));
         let (code, stdout, stderr) =
             run(&["run", plan.to_str().unwrap(), "--out", s.out().to_str().unwrap(), "--no-report"]);

@@ -22,10 +22,16 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use stackbench_testkit::contestants::contestant;
 use stackbench_testkit::process::Server;
 use stackbench_testkit::{in_ci, skip};
 
 const STACKBENCH: &str = env!("CARGO_BIN_EXE_stackbench");
+
+/// The `dummy` contestant, built beside `stackbench`.
+fn sb_dummy() -> String {
+    contestant(STACKBENCH, "sb-dummy").display().to_string()
+}
 
 /// `Some(value)` of an environment variable, or a skip (a failure under CI).
 fn tool(var: &str, what: &str) -> Option<String> {
@@ -158,9 +164,12 @@ fn three_shards_on_three_hosts_merge_exactly() {
     let target = lab.host("198.18.0.1");
     let generators: Vec<String> = (1..=3).map(|i| lab.host(&format!("198.18.0.1{i}"))).collect();
     let server = Server::start(
-        Command::new("ip")
-            .args(["netns", "exec", &target, STACKBENCH, "serve", "dummy", "--stack", "hyper"])
-            .args(["--bind", "198.18.0.1", "--port", "0"]),
+        Command::new("ip").args(["netns", "exec", &target, &sb_dummy(), "--stack", "hyper"]).args([
+            "--bind",
+            "198.18.0.1",
+            "--port",
+            "0",
+        ]),
     );
     let url = format!("http://{}/events", server.addr);
     let dir = scratch("netns");
@@ -261,7 +270,7 @@ fn the_k8s_manifest_is_valid_and_its_pods_command_makes_shards_that_merge() {
     else {
         return;
     };
-    let server = Server::start(Command::new(STACKBENCH).args(["serve", "dummy", "--port", "0"]));
+    let server = Server::start(Command::new(sb_dummy()).args(["--port", "0"]));
     let url = format!("http://{}/events", server.addr);
     let dir = scratch("k8s");
     let out = run_ok(
@@ -369,7 +378,7 @@ fn the_binary_runs_in_a_container_with_host_networking() {
             .arg(&image),
     );
 
-    let server = Server::start(Command::new(STACKBENCH).args(["serve", "dummy", "--port", "0"]));
+    let server = Server::start(Command::new(sb_dummy()).args(["--port", "0"]));
     let url = format!("http://{}/events", server.addr);
     let out = Command::new("docker")
         .args(["run", "--rm", "--network", "host", &image])

@@ -9,8 +9,17 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use stackbench_record::store::{ResultSet, Status};
+use stackbench_testkit::contestants::contestant;
 
 const BIN: &str = env!("CARGO_BIN_EXE_stackbench");
+
+/// `stackbench`, with the `sb-*` contestants the plans here name (`{bin_dir}/sb-…`) built beside it.
+fn stackbench() -> Command {
+    for name in ["sb-dummy", "sb-event-log", "sb-bubble-sort"] {
+        contestant(BIN, name);
+    }
+    Command::new(BIN)
+}
 
 fn scratch(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("sb-signals-{tag}-{}", std::process::id()));
@@ -51,7 +60,7 @@ fn assert_none_left(marker: &str) {
 fn start_until(plan: &str, dir: &std::path::Path, until: &str) -> (Child, String) {
     let path = dir.join("plan.toml");
     std::fs::write(&path, plan).unwrap();
-    let mut child = Command::new(BIN)
+    let mut child = stackbench()
         .args(["run", path.to_str().unwrap(), "--out", dir.join("results").to_str().unwrap(), "--no-report"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -87,7 +96,7 @@ fn ctrl_c_during_a_build_stops_at_once() {
     let plan = format!(
         "[[contestant]]\nname = \"slow\"\nscenario = \"dummy\"\n\
          build = [\"sh\", \"-c\", \"{k}={v} sleep 300\"]\n\
-         command = [\"{{stackbench}}\", \"serve\", \"dummy\", \"--port\", \"{{port}}\"]\n"
+         command = [\"{{bin_dir}}/sb-dummy\", \"--port\", \"{{port}}\"]\n"
     );
     let (mut child, _) = start_until(&plan, &dir, "build:");
     std::thread::sleep(Duration::from_millis(500));
@@ -133,7 +142,7 @@ fn daemon_plan(env_daemon: &str, token_daemon: &str) -> String {
          [load.dummy]\nconnections = 2\nwarmup = \"200ms\"\nduration = \"20s\"\n\
          [[contestant]]\nname = \"daemons\"\nscenario = \"dummy\"\n\
          command = [\"sh\", \"-c\", \"( setsid sleep {token_daemon} & ); ( setsid env -i sleep {env_daemon} & ); \
-         exec {{stackbench}} serve dummy --port {{port}}\"]\n"
+         exec {{bin_dir}}/sb-dummy --port {{port}}\"]\n"
     )
 }
 
@@ -161,9 +170,9 @@ fn what_a_killed_stackbench_left_is_reaped_by_the_next() {
     let again = dir.join("again");
     std::fs::create_dir_all(&again).unwrap();
     let quick = "[defaults]\nrepetitions = 1\ncold_starts = 0\n[load.dummy]\nconnections = 1\nduration = \"300ms\"\n\
-                 [[contestant]]\nname = \"q\"\nscenario = \"dummy\"\ncommand = [\"{stackbench}\", \"serve\", \"dummy\", \"--port\", \"{port}\"]\n";
+                 [[contestant]]\nname = \"q\"\nscenario = \"dummy\"\ncommand = [\"{bin_dir}/sb-dummy\", \"--port\", \"{port}\"]\n";
     std::fs::write(again.join("plan.toml"), quick).unwrap();
-    let out = Command::new(BIN)
+    let out = stackbench()
         .args([
             "run",
             again.join("plan.toml").to_str().unwrap(),
@@ -207,13 +216,11 @@ fn a_daemon_without_its_environment_is_stopped_at_the_end() {
 fn a_result_directory_has_one_writer() {
     let dir = scratch("lock");
     let plan = "[defaults]\nrepetitions = 1\ncold_starts = 0\n[load.dummy]\nconnections = 1\nwarmup = \"100ms\"\nduration = \"2s\"\n\
-                [[contestant]]\nname = \"a\"\nscenario = \"dummy\"\ncommand = [\"{stackbench}\", \"serve\", \"dummy\", \"--port\", \"{port}\"]\n";
+                [[contestant]]\nname = \"a\"\nscenario = \"dummy\"\ncommand = [\"{bin_dir}/sb-dummy\", \"--port\", \"{port}\"]\n";
     let (mut first, _) = start_until(plan, &dir, "repetition 1: load on");
     let results = dir.join("results");
-    let second = Command::new(BIN)
-        .args(["run", "--resume", results.to_str().unwrap(), "--no-report"])
-        .output()
-        .unwrap();
+    let second =
+        stackbench().args(["run", "--resume", results.to_str().unwrap(), "--no-report"]).output().unwrap();
     let stderr = String::from_utf8_lossy(&second.stderr);
     assert_eq!(second.status.code(), Some(1), "{stderr}");
     assert!(
@@ -223,10 +230,8 @@ fn a_result_directory_has_one_writer() {
     );
     first.kill().unwrap();
     first.wait().unwrap();
-    let again = Command::new(BIN)
-        .args(["run", "--resume", results.to_str().unwrap(), "--no-report"])
-        .output()
-        .unwrap();
+    let again =
+        stackbench().args(["run", "--resume", results.to_str().unwrap(), "--no-report"]).output().unwrap();
     let stderr = String::from_utf8_lossy(&again.stderr);
     assert_eq!(again.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("was left running by a stackbench that is no longer running"), "{stderr}");

@@ -186,6 +186,12 @@ struct OsProcess {
     tracker: Option<crate::cgroup::track::Tracker>,
 }
 
+/// Is `program` one of the `sb-*` binaries of `crates/serve` (which plans
+/// start as `{bin_dir}/sb-…`)?
+fn is_rust_contestant(program: &str) -> bool {
+    Path::new(program).file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("sb-"))
+}
+
 fn exit_of(status: std::process::ExitStatus) -> Exit {
     use std::os::unix::process::ExitStatusExt as _;
     match (status.code(), status.signal()) {
@@ -238,6 +244,10 @@ impl Launcher for OsLauncher {
         pre_exec::install(&mut cmd, cpus, procs);
         let child = cmd.spawn().map_err(|source| {
             let hint = match (source.kind(), &spec.cwd) {
+                (std::io::ErrorKind::NotFound, _) if is_rust_contestant(&program) => format!(
+                    " (not found: {program} is a Rust reference contestant; build it beside stackbench \
+                     with `cargo build --release -p stackbench-serve`)"
+                ),
                 (std::io::ErrorKind::NotFound, Some(cwd)) => {
                     format!(
                         " (not found; relative programs are looked up from {}; is it built?)",
@@ -528,6 +538,13 @@ mod tests {
             OsLauncher.spawn(&LaunchSpec { argv: vec!["/no/such/program".into()], ..LaunchSpec::default() });
         let e = missing.err().unwrap().to_string();
         assert!(e.contains("/no/such/program") && e.contains("not found"), "{e}");
+        let sb =
+            OsLauncher.spawn(&LaunchSpec { argv: vec!["/no/bin/sb-dummy".into()], ..LaunchSpec::default() });
+        let e = sb.err().unwrap().to_string();
+        assert!(
+            e.contains("/no/bin/sb-dummy") && e.contains("cargo build --release -p stackbench-serve"),
+            "{e}"
+        );
         fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -1,11 +1,14 @@
-//! The command-line arguments of the `event-log` and `dummy` contestants, shared
-//! by `stackbench serve` and the slim binaries (`sb-event-log`, `sb-dummy`):
-//! one definition, so both spell every flag, default and help line the same.
+//! The command lines of the Rust reference contestants, one definition each:
+//! `sb-dummy`, `sb-event-log`, `sb-bubble-sort` and `sb-db-read` (with its
+//! `seed` subcommand). Every binary spells `--port`, `--bind` and `--store`
+//! the same way, with clap's usage errors (exit code 2).
 
 use std::net::IpAddr;
 
-use clap::{Args, Parser, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::bubble::SortKind;
+use crate::db_read::seed::Store;
 use crate::store::{CountMode, DEFAULT_STORE, StoreSpec};
 
 /// Where a server listens.
@@ -103,6 +106,93 @@ pub struct EventLogCli {
     pub args: EventLogArgs,
 }
 
+/// `bubble-sort`: gRPC `sort.v1.SortService/BubbleSort` over h2c (tonic).
+#[derive(Debug, Clone, Args)]
+pub struct BubbleSortArgs {
+    #[command(flatten)]
+    pub listen: Listen,
+    /// Also answer the Connect JSON form on the same port:
+    /// POST /sort.v1.SortService/BubbleSort with {"data": [...]}.
+    #[arg(long)]
+    pub rest: bool,
+    /// Which bubble sort: fast (tuned passes, about 2x the textbook loop) or textbook (the nested
+    /// loop the experiment's servers run, to compare stacks rather than sort tuning).
+    #[arg(long, value_name = "fast|textbook", default_value = "fast", value_parser = clap::value_parser!(SortKind))]
+    pub sort: SortKind,
+}
+
+/// `db-read`: `GET /db/{driver}?a=&b=` selects two rows through one named driver.
+#[derive(Debug, Clone, Args)]
+pub struct DbReadArgs {
+    #[command(flatten)]
+    pub listen: Listen,
+    /// A database to serve: postgres://… (tokio-postgres, sqlx-postgres, sea-orm-postgres),
+    /// mysql://… (mysql-async, sqlx-mysql, sea-orm-mysql), redis://… (redis), sqlite:PATH
+    /// (sqlite); repeat for more. Without any, serves sqlite on a file it seeds itself.
+    #[arg(long = "store", value_name = "URL", value_parser = clap::value_parser!(Store))]
+    pub stores: Vec<Store>,
+    /// Load the data set into every given database first (idempotent, like `sb-db-read seed`).
+    #[arg(long)]
+    pub seed: bool,
+    /// Connections per pool (default: from the cores; printed at start).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub pool: Option<u32>,
+}
+
+/// `sb-db-read seed`: load the data set and exit.
+#[derive(Debug, Subcommand)]
+pub enum DbReadCommand {
+    /// Load the db-read data set (table items, ids 1..=10000; Redis hashes item:<id>).
+    /// Idempotent: a store that already holds it is left unchanged.
+    #[command(after_help = SEED_EXAMPLE)]
+    Seed {
+        /// postgres://…, mysql://…, redis://…, sqlite:PATH, or `sqlite` for the file
+        /// `sb-db-read` serves by default.
+        #[arg(long, value_name = "URL", default_value = "sqlite", value_parser = clap::value_parser!(Store))]
+        store: Store,
+    },
+}
+
+const BUBBLE_SORT_EXAMPLE: &str = "Example:\n  sb-bubble-sort --port 50051 --rest &\n  \
+    curl -s -H 'Content-Type: application/json' -d '{\"data\":[3,1,2]}' \
+    http://127.0.0.1:50051/sort.v1.SortService/BubbleSort\n  \
+    {\"data\":[1,2,3]}\n\nMore than 10000 numbers: INVALID_ARGUMENT. gRPC messages over 4 MiB: RESOURCE_EXHAUSTED.";
+
+const DB_READ_EXAMPLE: &str = "Examples:\n  sb-db-read --port 8080 &\n  \
+    curl -s 'http://127.0.0.1:8080/db/sqlite?a=1&b=2'\n  \
+    [{\"id\":1,\"name\":\"item-1\",\"price\":7919},{\"id\":2,\"name\":\"item-2\",\"price\":5838}]\n\n  \
+    sb-db-read seed --store postgres://postgres@127.0.0.1/bench\n  \
+    sb-db-read --store postgres://postgres@127.0.0.1/bench --store redis://127.0.0.1/0";
+
+const SEED_EXAMPLE: &str = "Examples:\n  sb-db-read seed --store postgres://postgres@127.0.0.1:5432/bench\n  \
+    sb-db-read seed --store mysql://root@127.0.0.1:3306/bench\n  \
+    sb-db-read seed --store redis://127.0.0.1:6379/0\n  \
+    sb-db-read seed --store sqlite:/tmp/items.sqlite3";
+
+/// `sb-bubble-sort`: the `bubble-sort` contestant.
+#[derive(Debug, Parser)]
+#[command(name = "sb-bubble-sort", version, about = "The stackbench `bubble-sort` contestant: gRPC sort.v1.SortService/BubbleSort over h2c (tonic).", after_help = BUBBLE_SORT_EXAMPLE)]
+pub struct BubbleSortCli {
+    #[command(flatten)]
+    pub args: BubbleSortArgs,
+}
+
+/// `sb-db-read`: the `db-read` contestant, and `sb-db-read seed`.
+#[derive(Debug, Parser)]
+#[command(
+    name = "sb-db-read",
+    version,
+    about = "The stackbench `db-read` contestant: GET /db/{driver}?a=&b= selects two rows through one named driver.",
+    after_help = DB_READ_EXAMPLE,
+    args_conflicts_with_subcommands = true
+)]
+pub struct DbReadCli {
+    #[command(subcommand)]
+    pub command: Option<DbReadCommand>,
+    #[command(flatten)]
+    pub args: DbReadArgs,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,6 +202,55 @@ mod tests {
     fn the_clis_are_well_formed() {
         DummyCli::command().debug_assert();
         EventLogCli::command().debug_assert();
+        BubbleSortCli::command().debug_assert();
+        DbReadCli::command().debug_assert();
+    }
+
+    #[test]
+    fn bubble_sort_flags_and_env() {
+        let cli = BubbleSortCli::try_parse_from(["x"]).unwrap();
+        assert_eq!((cli.args.rest, cli.args.sort, cli.args.listen.port), (false, SortKind::Fast, 8080));
+        let cli =
+            BubbleSortCli::try_parse_from(["x", "--rest", "--sort", "textbook", "--bind=0.0.0.0", "-p", "0"])
+                .unwrap();
+        assert_eq!((cli.args.rest, cli.args.sort, cli.args.listen.port), (true, SortKind::Textbook, 0));
+        assert_eq!(cli.args.listen.bind, IpAddr::from([0, 0, 0, 0]));
+        let err = BubbleSortCli::try_parse_from(["x", "--sort", "quick"]).unwrap_err().to_string();
+        assert!(err.contains("textbook or fast"), "{err}");
+        let err = BubbleSortCli::try_parse_from(["x", "--bind", "localhost"]).unwrap_err().to_string();
+        assert!(err.contains("--bind"), "{err}");
+    }
+
+    #[test]
+    fn db_read_serves_stores_or_seeds_one() {
+        let cli = DbReadCli::try_parse_from([
+            "x",
+            "--store",
+            "postgres://p@h/db",
+            "--store",
+            "redis://h/0",
+            "--pool",
+            "2",
+            "--seed",
+        ])
+        .unwrap();
+        assert!(cli.command.is_none() && cli.args.seed);
+        assert_eq!(cli.args.pool, Some(2));
+        assert_eq!(
+            cli.args.stores,
+            [Store::Postgres("postgres://p@h/db".into()), Store::Redis("redis://h/0".into())]
+        );
+        let cli = DbReadCli::try_parse_from(["x", "seed", "--store", "sqlite:/tmp/i.db"]).unwrap();
+        assert!(
+            matches!(cli.command, Some(DbReadCommand::Seed { store: Store::Sqlite(p) }) if p.ends_with("i.db"))
+        );
+        let err = DbReadCli::try_parse_from(["x", "--store", "mongodb://h/db"]).unwrap_err().to_string();
+        assert!(err.contains("postgres://") && err.contains("sqlite:PATH"), "{err}");
+        let err = DbReadCli::try_parse_from(["x", "--pool", "0"]).unwrap_err().to_string();
+        assert!(err.contains("--pool"), "{err}");
+        for gone in ["--postgres", "--mysql", "--redis", "--sqlite"] {
+            assert!(DbReadCli::try_parse_from(["x", gone, "u"]).is_err(), "{gone} is still accepted");
+        }
     }
 
     #[test]

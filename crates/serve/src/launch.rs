@@ -9,7 +9,8 @@
 //! ```
 //!
 //! Orchestrators and tests read the address from the first line (`http://`
-//! up to `;`). `stackbench serve` and the slim binaries both start here.
+//! up to `;`). Every `sb-*` binary's `main` parses its arguments
+//! ([`crate::args`]) and calls one function here.
 
 use std::future::Future;
 use std::io::{self, Write as _};
@@ -18,7 +19,10 @@ use std::sync::Arc;
 use tokio::net::TcpListener;
 
 use crate::app::{Backend, Dummy, EventLog};
-use crate::args::{DummyArgs, EventLogArgs, Listen, Stack};
+use crate::args::{BubbleSortArgs, DbReadArgs, DummyArgs, EventLogArgs, Listen, Stack};
+use crate::bubble;
+use crate::db_read::seed::{SeedError, Store};
+use crate::db_read::{self, SetupError};
 use crate::server::{self, ServeError};
 use crate::store::{self, StoreError};
 
@@ -33,6 +37,10 @@ pub enum LaunchError {
     Store(#[from] StoreError),
     #[error("cannot write to stdout: {0}")]
     Stdout(#[source] io::Error),
+    #[error(transparent)]
+    DbRead(#[from] SetupError),
+    #[error(transparent)]
+    Seed(#[from] SeedError),
 }
 
 /// Runs `dummy` until SIGTERM/SIGINT. `program` starts the announcement line.
@@ -53,6 +61,42 @@ pub fn run_event_log(program: &str, args: &EventLogArgs) -> Result<(), LaunchErr
         let note = format!("store: {}", store.describe());
         Ok((Arc::new(EventLog::new(Arc::from(store))), Some(note)))
     })
+}
+
+/// Runs `bubble-sort` until SIGTERM/SIGINT: a current-thread runtime when
+/// pinned to one CPU ([`bubble::runtime`]).
+pub fn run_bubble_sort(program: &str, args: &BubbleSortArgs) -> Result<(), LaunchError> {
+    let opts = bubble::Options { rest: args.rest, sort: args.sort };
+    let title = format!("{program} bubble-sort (tonic, {} sort)", args.sort.name());
+    let note = format!("speaks {}", bubble::protocols(opts));
+    let runtime = bubble::runtime().map_err(LaunchError::Runtime)?;
+    runtime.block_on(async {
+        let listener = server::bind(args.listen.bind, args.listen.port).await?;
+        let listener = announce(listener, &title, Some(&note))?;
+        Ok(bubble::serve(listener, opts).await?)
+    })
+}
+
+/// Runs `db-read` until SIGTERM/SIGINT: connects (and with `--seed` seeds)
+/// every given store, checks each driver against the data set, then serves.
+pub fn run_db_read(program: &str, args: &DbReadArgs) -> Result<(), LaunchError> {
+    let mut config = db_read::Config { pool: args.pool, seed: args.seed, ..db_read::Config::new() };
+    for store in &args.stores {
+        config.add(store.clone());
+    }
+    multi_thread()?.block_on(async {
+        let mut out = io::stdout();
+        let (bind, port) = (args.listen.bind, args.listen.port);
+        Ok(db_read::serve(&config, bind, port, &format!("{program} db-read"), &mut out).await?)
+    })
+}
+
+/// `sb-db-read seed --store URL`: loads the data set (idempotent) and prints what it did.
+pub fn seed_db_read(store: &Store) -> Result<(), LaunchError> {
+    let runtime =
+        tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(LaunchError::Runtime)?;
+    let report = runtime.block_on(db_read::seed::seed(store))?;
+    writeln!(io::stdout(), "{report}").map_err(LaunchError::Stdout)
 }
 
 /// Threads a contestant uses: the cores this process may run on (so
@@ -97,6 +141,10 @@ fn runtime() -> Result<tokio::runtime::Runtime, LaunchError> {
         b
     };
     builder.enable_all().build().map_err(LaunchError::Runtime)
+}
+
+fn multi_thread() -> Result<tokio::runtime::Runtime, LaunchError> {
+    tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(LaunchError::Runtime)
 }
 
 /// Prints `<title>: listening on http://ADDR; ...` (and the store's note) on stdout.

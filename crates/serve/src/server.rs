@@ -63,11 +63,10 @@ pub async fn bind(bind: IpAddr, port: u16) -> Result<TcpListener, ServeError> {
 /// come round again) found the default action and killed the process.
 static ARMED: std::sync::Mutex<Option<Signals>> = std::sync::Mutex::new(None);
 
-/// Listeners for the signals that stop a process (SIGTERM, SIGINT), made
-/// before they are awaited so the handlers are in place from then on: the
-/// servers' (through [`bind`]) and `stackbench load`'s.
+/// Listeners for the signals that stop a server (SIGTERM, SIGINT), made by
+/// [`bind`] before they are awaited so the handlers are in place from then on.
 #[derive(Debug)]
-pub struct Signals {
+struct Signals {
     #[cfg(unix)]
     term: tokio::signal::unix::Signal,
     #[cfg(unix)]
@@ -77,7 +76,7 @@ pub struct Signals {
 impl Signals {
     /// `None` when the runtime cannot listen for signals (then the default
     /// actions stay). Must run inside a tokio runtime (or its `enter` guard).
-    pub fn listen() -> Option<Signals> {
+    fn listen() -> Option<Signals> {
         #[cfg(unix)]
         {
             use tokio::signal::unix::{SignalKind, signal};
@@ -91,7 +90,7 @@ impl Signals {
     }
 
     /// The next SIGTERM or SIGINT.
-    pub async fn recv(&mut self) {
+    async fn recv(&mut self) {
         #[cfg(unix)]
         tokio::select! {
             _ = self.term.recv() => {}

@@ -1,5 +1,7 @@
 //! Helpers for the workspace's tests (a dev-dependency only).
 //!
+//! - [`contestants`]: the `sb-*` binaries, built next to the `stackbench`
+//!   under test, for tests of the CLI.
 //! - [`database_url`]: tests that need a database read its URL from an
 //!   environment variable (`STACKBENCH_TEST_POSTGRES`, `_MYSQL`, `_REDIS`,
 //!   `_INFLUXDB`). Without it they skip with a line on the terminal; under
@@ -12,6 +14,7 @@
 //! - [`process`]: a server process started for a test, its announced address,
 //!   SIGTERM and a bounded wait for its exit.
 
+pub mod contestants;
 pub mod hostile;
 pub mod http;
 pub mod instances;

@@ -27,7 +27,7 @@ name = "a"
 scenario = "dummy"
 language = "Rust 1.95"
 framework = "axum 0.8"
-command = ["{stackbench}", "serve", "dummy", "--port", "{port}"]
+command = ["{bin_dir}/sb-dummy", "--port", "{port}"]
 load = { connections = 20 }
 [[contestant]]
 name = "ext"

@@ -1,6 +1,6 @@
 //! `sb-dummy`: the `dummy` reference contestant alone (the artifact whose size
 //! is reported): the event API's parsing and validation on axum, actix-web or
-//! hyper, no store. Same flags as `stackbench serve dummy`.
+//! hyper, no store. Its flags: `stackbench_serve::args::DummyCli`.
 
 use std::process::ExitCode;
 

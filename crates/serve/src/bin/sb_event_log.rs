@@ -1,7 +1,7 @@
 //! `sb-event-log`: the `event-log` reference contestant alone (the artifact
 //! whose size is reported): the event API on axum, actix-web or hyper over the
-//! embedded SQLite, PostgreSQL, MySQL/MariaDB, Redis or InfluxDB store. Same
-//! flags as `stackbench serve event-log`.
+//! embedded SQLite, PostgreSQL, MySQL/MariaDB, Redis or InfluxDB store. Its
+//! flags: `stackbench_serve::args::EventLogCli`.
 
 use std::process::ExitCode;
 

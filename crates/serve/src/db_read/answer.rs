@@ -220,7 +220,7 @@ mod tests {
             e.status == 404 && e.message.contains("serves: sqlite") && e.message.contains("tokio-postgres")
         );
         let e = d.answer("redis", None).await.unwrap_err();
-        assert!(e.status == 404 && e.message.contains("--redis URL"), "{e:?}");
+        assert!(e.status == 404 && e.message.contains("--store redis://"), "{e:?}");
         let e = d.answer("sqlite", Some("a=0")).await.unwrap_err();
         assert!(e.status == 400 && e.message.contains("`a`"), "{e:?}");
         let e = d.answer("sqlite", Some("a=1&b=10001")).await.unwrap_err();

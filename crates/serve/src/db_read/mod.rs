@@ -13,8 +13,7 @@
 //!   HTTP stack involved; [`router`] is the axum adapter.
 //! - [`connect`] opens the drivers of a [`Config`] and checks each one against
 //!   the data set before the server listens; [`seed`] loads the data set.
-//! - [`serve`] is the whole contestant, shared by `stackbench serve db-read`
-//!   and the slim `sb-db-read` binary.
+//! - [`serve`] is the whole contestant, which `sb-db-read` runs.
 
 pub mod answer;
 mod mysql;
@@ -109,10 +108,10 @@ impl Driver {
     /// The command-line flag that enables it.
     pub const fn flag(self) -> &'static str {
         match self {
-            Driver::TokioPostgres | Driver::SqlxPostgres | Driver::SeaOrmPostgres => "--postgres URL",
-            Driver::MysqlAsync | Driver::SqlxMysql | Driver::SeaOrmMysql => "--mysql URL",
-            Driver::Redis => "--redis URL",
-            Driver::Sqlite => "--sqlite PATH",
+            Driver::TokioPostgres | Driver::SqlxPostgres | Driver::SeaOrmPostgres => "--store postgres://…",
+            Driver::MysqlAsync | Driver::SqlxMysql | Driver::SeaOrmMysql => "--store mysql://…",
+            Driver::Redis => "--store redis://…",
+            Driver::Sqlite => "--store sqlite:PATH",
         }
     }
 
@@ -186,16 +185,15 @@ impl Config {
         Config { timeout: Config::TIMEOUT, ..Config::default() }
     }
 
-    /// Serves the drivers of a store written as `--store` takes it (the forms
-    /// of `seed db-read`: postgres://…, mysql://…, redis://…, sqlite:PATH).
-    pub fn add_store(&mut self, url: &str) -> Result<(), seed::SeedError> {
-        match url.parse::<seed::Store>()? {
+    /// Serves the drivers of a store given with `--store` (a second store of
+    /// the same database replaces the first).
+    pub fn add(&mut self, store: seed::Store) {
+        match store {
             seed::Store::Postgres(u) => self.postgres = Some(u),
             seed::Store::Mysql(u) => self.mysql = Some(u),
             seed::Store::Redis(u) => self.redis = Some(u),
             seed::Store::Sqlite(p) => self.sqlite = Some(p),
         }
-        Ok(())
     }
 
     /// Is no database given (the embedded default applies)?
@@ -204,7 +202,7 @@ impl Config {
     }
 }
 
-/// Where `serve db-read` keeps its SQLite file when none is given:
+/// Where `sb-db-read` keeps its SQLite file when none is given:
 /// `$XDG_DATA_HOME/stackbench/db-read.sqlite3`, else
 /// `$HOME/.local/share/stackbench/db-read.sqlite3`, else the temp directory.
 pub fn default_sqlite_path() -> PathBuf {
@@ -227,7 +225,7 @@ pub enum SetupError {
     Connect { driver: Driver, database: String, reason: String },
     #[error(
         "{driver} reached {database} but could not read rows 1 and 2 of the data set: {reason}; \
-         load it with `stackbench seed db-read --store {store}`"
+         load it with `sb-db-read seed --store {store}`"
     )]
     NotSeeded { driver: Driver, database: String, store: String, reason: String },
     #[error(transparent)]
@@ -295,7 +293,7 @@ pub async fn connect(config: &Config) -> Result<(Drivers, Vec<String>), SetupErr
 }
 
 /// Checks a freshly opened driver against rows 1 and 2 of the data set, then
-/// adds it. `store` is what `stackbench seed db-read --store` takes for it.
+/// adds it. `store` is what `sb-db-read seed --store` takes for it.
 pub(crate) async fn add_checked(
     drivers: &mut Drivers,
     driver: Driver,

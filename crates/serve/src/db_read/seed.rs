@@ -1,4 +1,4 @@
-//! `stackbench seed db-read --store URL`: loads the db-read data set
+//! `sb-db-read seed --store URL`: loads the db-read data set
 //! (`dbread::item(1..=ROWS)`) into PostgreSQL, MySQL/MariaDB, Redis or SQLite.
 //!
 //! Idempotent and cheap to repeat: it first reads back what the store holds
@@ -32,7 +32,7 @@ pub enum Store {
 
 /// What `--store` accepts, for error messages.
 pub const STORE_FORMS: &str = "postgres://USER@HOST:PORT/DB, mysql://USER@HOST:PORT/DB, \
-     redis://HOST:PORT/N, sqlite:PATH, or sqlite (the file `serve db-read` uses by default)";
+     redis://HOST:PORT/N, sqlite:PATH, or sqlite (the file `sb-db-read` serves by default)";
 
 impl FromStr for Store {
     type Err = SeedError;

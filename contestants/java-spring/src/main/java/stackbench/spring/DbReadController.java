@@ -68,11 +68,11 @@ class DbReadController {
         } catch (DataAccessException e) {
             throw new IllegalStateException(d.name() + " cannot read from " + database + " at " + where + ": "
                     + e.getMostSpecificCause().getMessage() + "; is it running and seeded? load the data set with "
-                    + "`stackbench seed db-read --store " + where + "`", e);
+                    + "`sb-db-read seed --store " + where + "`", e);
         }
         if (found.size() != 2 || !found.get(0).getName().equals("item-1") || !found.get(1).getName().equals("item-2")) {
             throw new IllegalStateException(d.name() + " reached " + where + " but rows 1 and 2 are not the data set's (got "
-                    + found + "); load it with `stackbench seed db-read --store " + where + "`");
+                    + found + "); load it with `sb-db-read seed --store " + where + "`");
         }
         drivers.put(d.name(), d);
     }

@@ -131,13 +131,13 @@ final class DbReadVerticle extends VerticleBase {
         return reader.first()
                 .recover(e -> Future.failedFuture(k.name() + " cannot read from " + k.database() + " at " + where
                         + ": " + e.getMessage() + "; is it running and seeded? load the data set with "
-                        + "`stackbench seed db-read --store " + where + "`"))
+                        + "`sb-db-read seed --store " + where + "`"))
                 .compose(found -> {
                     Item[] pair = Item.inAnswerOrder(found, 1, 2);
                     if (pair == null || !pair[0].name().equals("item-1") || !pair[1].name().equals("item-2")) {
                         return Future.failedFuture(k.name() + " reached " + where
                                 + " but rows 1 and 2 are not the data set's (got " + found
-                                + "); load it with `stackbench seed db-read --store " + where + "`");
+                                + "); load it with `sb-db-read seed --store " + where + "`");
                     }
                     return Future.succeededFuture(new Served(k, reader, where));
                 });
