@@ -239,7 +239,8 @@ fn run_points(used: &[&RunRecord], rps: &[f64], est: &Estimate, warnings: &mut V
     if (2..sample::MIN_OUTLIER_RUNS).contains(&rps.len()) && hi > 1.25 * lo {
         warnings.push(format!(
             "its runs differ by up to {} ({} to {} req/s): with fewer than {} runs no run can be called an \
-             outlier; measure more repetitions",
+             outlier, and so few runs this far apart make every interval of it wide (a plan with `precision` \
+             measures rounds until the ratios are known, or says what stays undecided)",
             if lo > 0.0 { format!("{:.2}x", hi / lo) } else { "everything".to_owned() },
             fmt::rate(lo),
             fmt::rate(hi),

@@ -46,8 +46,37 @@ pub struct Analysis {
     /// `--reference`, when given.
     pub reference: Option<String>,
     pub scenarios: Vec<ScenarioReport>,
+    /// How many rounds were measured and why, for plans with `precision`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopping: Option<StoppingReport>,
     /// About the whole result set (incomplete, frequency governor, ...).
     pub notes: Vec<String>,
+}
+
+/// The outcome of precision-driven rounds: the target, the budget, the rule
+/// that keeps the 95% promise over the looks, and what stays undecided.
+#[derive(Debug, Clone, Serialize)]
+pub struct StoppingReport {
+    pub precision: f64,
+    pub max_repetitions: u32,
+    pub max_time_s: Option<f64>,
+    /// `bonferroni`: each of `planned_looks` looks at level `look_confidence`.
+    pub method: String,
+    pub planned_looks: u32,
+    /// The level every ratio interval of this report is computed at.
+    pub look_confidence: f64,
+    pub rounds: u32,
+    /// Why the rounds ended: `met`, `max_repetitions`, `max_time`, `interrupted`, `running`.
+    pub reason: String,
+    /// Every compared pair's interval is within the precision.
+    pub met: bool,
+    /// One line: `met ±3% after 7 rounds`, or what stopped short of it.
+    pub summary: String,
+    /// A sentence for each pair that did not meet the precision.
+    pub undecided: Vec<String>,
+    pub seed: u64,
+    /// Each round's order of contestants.
+    pub orders: Vec<Vec<String>>,
 }
 
 /// Where the numbers come from.
@@ -84,6 +113,9 @@ pub struct ScenarioReport {
     /// What the ranks and sentences compare.
     pub ranked_by: RankedBy,
     pub notes: Vec<String>,
+    /// Each pair judged at the precision asked (plans with `precision`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub precision: Vec<crate::stats::sequential::Pair>,
 }
 
 /// What a scenario's ranks and sentences compare.
@@ -328,6 +360,10 @@ impl Analysis {
         let record_of = |scenario: &str, name: &str| -> Option<&ContestantRecord> {
             results.contestants.iter().find(|c| c.name == name && c.scenario == scenario)
         };
+        let judging = results
+            .stopping
+            .as_ref()
+            .map(|s| rank::Judging { precision: s.precision, confidence: s.look_confidence });
         let scenarios: Vec<ScenarioReport> = groups
             .iter()
             .map(|(scenario, contestants)| {
@@ -339,9 +375,10 @@ impl Analysis {
                         Err(f) => failed.push(*f),
                     }
                 }
-                rank::scenario(scenario, measured, failed, options.reference.as_deref())
+                rank::scenario(scenario, measured, failed, options.reference.as_deref(), judging.as_ref())
             })
             .collect();
+        let stopping = results.stopping.as_ref().map(|s| stopping_report(s, &scenarios));
         let mut notes = Vec::new();
         match results.manifest.status {
             Status::Complete => {}
@@ -390,6 +427,7 @@ impl Analysis {
             min_runs_for_interval: MIN_RUNS,
             reference: options.reference.clone(),
             scenarios,
+            stopping,
             notes,
         }
     }
@@ -397,6 +435,56 @@ impl Analysis {
     /// Every contestant name that has a measured run, in report order.
     pub fn contestant_names(&self) -> Vec<&str> {
         self.scenarios.iter().flat_map(|s| s.contestants.iter().map(|c| c.name.as_str())).collect()
+    }
+}
+
+/// What the rounds of a precision-driven run came to.
+fn stopping_report(s: &stackbench_record::store::Stopping, scenarios: &[ScenarioReport]) -> StoppingReport {
+    use crate::stats::sequential::{percent, sentence};
+    let pairs: Vec<&crate::stats::sequential::Pair> = scenarios.iter().flat_map(|sc| &sc.precision).collect();
+    let unmet: usize = scenarios.iter().map(|sc| rank::unmet(&sc.precision)).sum();
+    let met = unmet == 0 && !pairs.is_empty();
+    let asked = percent(s.precision);
+    let rounds = format!("{} round{}", s.rounds, if s.rounds == 1 { "" } else { "s" });
+    let level = format!(
+        "intervals at {:.2}% per look, {} over {} planned looks, so 95% over the whole run",
+        s.look_confidence * 100.0,
+        s.method,
+        s.planned_looks
+    );
+    let summary = if met {
+        format!("met {asked} after {rounds} ({level})")
+    } else if pairs.is_empty() {
+        format!("{asked} asked; nothing to compare after {rounds}")
+    } else {
+        let why = match s.reason.as_str() {
+            "max_repetitions" => format!("the budget of {} rounds is spent", s.max_repetitions),
+            "max_time" => format!(
+                "the time budget{} is spent",
+                s.max_time_s.map(|t| format!(" of {t:.0} s")).unwrap_or_default()
+            ),
+            "interrupted" => "the run was interrupted".to_owned(),
+            other => format!("stopped ({other})"),
+        };
+        format!(
+            "{asked} not met after {rounds}: {why}; {unmet} of {} pairs stay wider ({level})",
+            pairs.len()
+        )
+    };
+    StoppingReport {
+        precision: s.precision,
+        max_repetitions: s.max_repetitions,
+        max_time_s: s.max_time_s,
+        method: s.method.clone(),
+        planned_looks: s.planned_looks,
+        look_confidence: s.look_confidence,
+        rounds: s.rounds,
+        reason: s.reason.clone(),
+        met,
+        summary,
+        undecided: pairs.iter().filter_map(|p| sentence(p, s.precision)).collect(),
+        seed: s.seed,
+        orders: s.orders.clone(),
     }
 }
 
