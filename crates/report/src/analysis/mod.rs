@@ -182,10 +182,26 @@ pub struct ContestantReport {
     pub build_s: Option<f64>,
     /// Runs in which the load generator saturated its cores.
     pub generator_saturated_runs: usize,
+    /// When each run's rate and median latency stopped drifting within its
+    /// measured window; `None` when no run is long enough to tell (or all were capacity searches).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steady_state: Option<SteadyState>,
     pub warnings: Vec<String>,
     /// What the charts draw (not part of the JSON report: the run records have it).
     #[serde(skip)]
     pub series: Series,
+}
+
+/// Steady state within the measured windows (`stats::steady`: a sliding-window slope test).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SteadyState {
+    /// Per run judged, in order: the second of the measured window from which
+    /// it was steady, or `None`: never steady.
+    pub from_s: Vec<Option<u32>>,
+    /// Median over the runs that became steady, seconds.
+    pub median_s: Option<f64>,
+    /// Runs that never became steady.
+    pub never: usize,
 }
 
 /// Correct answers per second across repetitions.

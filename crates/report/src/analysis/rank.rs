@@ -151,6 +151,25 @@ fn notes(measured: &[(ContestantReport, Estimate)], by_cost: bool, lower_bound: 
                 .to_owned(),
         );
     }
+    let steady: Vec<String> = measured
+        .iter()
+        .filter_map(|(c, _)| {
+            let s = c.steady_state.as_ref()?;
+            let when = match (s.median_s, s.never) {
+                (Some(t), 0) => format!("{t:.0} s"),
+                (Some(t), n) => format!("{t:.0} s, never in {n} of {} runs", s.from_s.len()),
+                (None, _) => "never steady".to_owned(),
+            };
+            Some(format!("{} {when}", c.name))
+        })
+        .collect();
+    if !steady.is_empty() {
+        notes.push(format!(
+            "Time to steady state within the measured window (rate and median latency, 5 s sliding-window \
+             slope test; median over runs): {}.",
+            steady.join(", ")
+        ));
+    }
     let resolution = measured
         .iter()
         .filter_map(|(c, _)| c.cold_start_resolution_ms)

@@ -7,5 +7,6 @@ pub mod dist;
 pub mod rng;
 pub mod sample;
 pub mod sequential;
+pub mod steady;
 
 pub use bootstrap::{CONFIDENCE, Estimate, Interval, MIN_RUNS, Ratio, estimate, ratio, ratio_at};
