@@ -441,10 +441,14 @@ fn precision_rounds_are_judged_at_their_per_look_level() {
         "{}",
         st.summary
     );
-    let text = stackbench_report::render(
-        &a,
-        stackbench_report::Format::Terminal,
-        &stackbench_report::RenderOptions::default(),
-    );
+    let render = |f| stackbench_report::render(&a, f, &stackbench_report::RenderOptions::default());
+    let text = render(stackbench_report::Format::Terminal);
     assert!(text.contains(&format!("precision: {}", st.summary)), "{text}");
+    assert!(text.contains(&st.undecided[0]), "{text}");
+    let md = render(stackbench_report::Format::Markdown);
+    assert!(md.contains("**Precision:** ±3% not met after 3 rounds"), "{md}");
+    let html = render(stackbench_report::Format::Html);
+    assert!(html.contains("<p class=\"warning\">Precision: ±3% not met after 3 rounds"), "{html}");
+    let json = render(stackbench_report::Format::Json);
+    assert!(json.contains("\"look_confidence\": 0.99") && json.contains("\"verdict\": \""), "{json}");
 }
