@@ -9,6 +9,7 @@
 
 mod contestant;
 mod rank;
+pub mod stopping;
 
 use std::collections::BTreeMap;
 
@@ -394,7 +395,7 @@ impl Analysis {
                 rank::scenario(scenario, measured, failed, options.reference.as_deref(), judging.as_ref())
             })
             .collect();
-        let stopping = results.stopping.as_ref().map(|s| stopping_report(s, &scenarios));
+        let stopping = results.stopping.as_ref().map(|s| stopping::report(s, &scenarios));
         let mut notes = Vec::new();
         match results.manifest.status {
             Status::Complete => {}
@@ -451,56 +452,6 @@ impl Analysis {
     /// Every contestant name that has a measured run, in report order.
     pub fn contestant_names(&self) -> Vec<&str> {
         self.scenarios.iter().flat_map(|s| s.contestants.iter().map(|c| c.name.as_str())).collect()
-    }
-}
-
-/// What the rounds of a precision-driven run came to.
-fn stopping_report(s: &stackbench_record::store::Stopping, scenarios: &[ScenarioReport]) -> StoppingReport {
-    use crate::stats::sequential::{percent, sentence};
-    let pairs: Vec<&crate::stats::sequential::Pair> = scenarios.iter().flat_map(|sc| &sc.precision).collect();
-    let unmet: usize = scenarios.iter().map(|sc| rank::unmet(&sc.precision)).sum();
-    let met = unmet == 0 && !pairs.is_empty();
-    let asked = percent(s.precision);
-    let rounds = format!("{} round{}", s.rounds, if s.rounds == 1 { "" } else { "s" });
-    let level = format!(
-        "intervals at {:.2}% per look, {} over {} planned looks, so 95% over the whole run",
-        s.look_confidence * 100.0,
-        s.method,
-        s.planned_looks
-    );
-    let summary = if met {
-        format!("met {asked} after {rounds} ({level})")
-    } else if pairs.is_empty() {
-        format!("{asked} asked; nothing to compare after {rounds}")
-    } else {
-        let why = match s.reason.as_str() {
-            "max_repetitions" => format!("the budget of {} rounds is spent", s.max_repetitions),
-            "max_time" => format!(
-                "the time budget{} is spent",
-                s.max_time_s.map(|t| format!(" of {t:.0} s")).unwrap_or_default()
-            ),
-            "interrupted" => "the run was interrupted".to_owned(),
-            other => format!("stopped ({other})"),
-        };
-        format!(
-            "{asked} not met after {rounds}: {why}; {unmet} of {} pairs stay wider ({level})",
-            pairs.len()
-        )
-    };
-    StoppingReport {
-        precision: s.precision,
-        max_repetitions: s.max_repetitions,
-        max_time_s: s.max_time_s,
-        method: s.method.clone(),
-        planned_looks: s.planned_looks,
-        look_confidence: s.look_confidence,
-        rounds: s.rounds,
-        reason: s.reason.clone(),
-        met,
-        summary,
-        undecided: pairs.iter().filter_map(|p| sentence(p, s.precision)).collect(),
-        seed: s.seed,
-        orders: s.orders.clone(),
     }
 }
 

@@ -23,7 +23,8 @@
 //! and lies within twice the precision of 1, as a met interval that includes
 //! 1 does: the two are within that much of each other) or `Undecided` (it
 //! includes 1 and reaches farther: a difference that matters may or may not
-//! be there).
+//! be there). What is said about each verdict is the report's
+//! (`analysis::stopping`); this module only computes.
 
 use super::bootstrap::{CONFIDENCE, Estimate, MIN_RUNS, Ratio, ratio_at};
 
@@ -142,42 +143,6 @@ pub fn judge_all(
         }
     }
     out
-}
-
-/// `±3%`, `±1.8%`.
-pub fn percent(f: f64) -> String {
-    let p = f * 100.0;
-    if p >= 10.0 { format!("±{p:.0}%") } else { format!("±{p:.1}%").replace(".0%", "%") }
-}
-
-/// The sentence for a pair that did not meet the precision (`None` for one that did).
-pub fn sentence(p: &Pair, precision: f64) -> Option<String> {
-    let (b, w) = (&p.better, &p.worse);
-    let interval = |r: &Ratio| r.ci.map_or_else(String::new, |c| format!(" [{:.2}, {:.2}]", c.lo, c.hi));
-    let asked = percent(precision);
-    Some(match (p.verdict, &p.ratio) {
-        (PairVerdict::Met, _) => return None,
-        (PairVerdict::NoInterval, _) => {
-            format!("'{b}' vs '{w}': too few runs for an interval ({MIN_RUNS} needed)")
-        }
-        (PairVerdict::Tied, Some(r)) => {
-            let within = r.ci.map_or(0.0, |c| (c.hi - 1.0).max(1.0 - c.lo));
-            format!(
-                "'{b}' and '{w}' are within {} of each other: tied at this budget ({asked} not reached)",
-                percent(within)
-            )
-        }
-        (PairVerdict::Undecided, Some(r)) => {
-            format!("'{b}' vs '{w}' undecided at this budget: ratio {:.2}{}", r.value, interval(r))
-        }
-        (PairVerdict::Faster, Some(r)) => format!(
-            "'{b}' is better than '{w}': ratio {:.2}{}, a real difference, but known only to {} ({asked} asked)",
-            r.value,
-            interval(r),
-            percent(p.half_width.unwrap_or(0.0))
-        ),
-        (_, None) => format!("'{b}' vs '{w}': no ratio (one answered nothing)"),
-    })
 }
 
 #[cfg(test)]

@@ -12,7 +12,8 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use stackbench_record::store::{ResultSet, Stopping};
-use stackbench_report::stats::sequential::{self, percent};
+use stackbench_report::analysis::stopping::percent;
+use stackbench_report::stats::sequential;
 use stackbench_report::{Analysis, AnalysisOptions};
 
 use super::{Orchestrator, RunError};

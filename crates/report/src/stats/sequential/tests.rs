@@ -39,7 +39,6 @@ proptest! {
         let half = x.half_width.unwrap();
         prop_assert_eq!(x.verdict == PairVerdict::Met, half <= p);
         prop_assert!(x.ratio.unwrap().value >= 1.0);
-        prop_assert_eq!(sentence(&x, p).is_none(), x.verdict == PairVerdict::Met);
     }
 }
 
@@ -49,12 +48,10 @@ fn refusals_say_what_to_write() {
         let e = parse_precision(bad).unwrap_err();
         assert!(e.contains("percentage"), "{bad}: {e}");
     }
-    assert_eq!(percent(0.03), "±3%");
-    assert_eq!(percent(0.018), "±1.8%");
 }
 
 #[test]
-fn verdicts_and_sentences() {
+fn verdicts() {
     let est = |v: &[f64], s| estimate_with(v, s, 2000);
     let tight = est(&[1000.0, 1001.0, 999.0, 1000.5, 999.5], 1);
     let same = est(&[1000.2, 1000.8, 999.2, 1000.0, 999.9], 2);
@@ -64,15 +61,11 @@ fn verdicts_and_sentences() {
     let wide_b = est(&[1150.0, 950.0, 1050.0], 4);
     let undecided = judge(("a", &wide_a), ("b", &wide_b), 0.03, look_confidence(4), false);
     assert_eq!(undecided.verdict, PairVerdict::Undecided);
-    let s = sentence(&undecided, 0.03).unwrap();
-    assert!(s.starts_with("'b' vs 'a' undecided at this budget: ratio 1.05 ["), "{s}");
     // ±2.9% around 1: within twice ±2% but not within ±2%.
     let x = est(&[1000.0, 1010.0, 990.0, 1005.0, 995.0], 5);
     let y = est(&[1000.0, 1030.0, 970.0, 1015.0, 985.0], 7);
     let tied = judge(("x", &x), ("y", &y), 0.02, look_confidence(1), false);
     assert_eq!(tied.verdict, PairVerdict::Tied, "{tied:?}");
-    let s = sentence(&tied, 0.02).unwrap();
-    assert_eq!(s, "'x' and 'y' are within ±2.9% of each other: tied at this budget (±2% not reached)");
     // The same pair is undecided at a finer precision.
     assert_eq!(judge(("x", &x), ("y", &y), 0.01, look_confidence(1), false).verdict, PairVerdict::Undecided);
     let slow = est(&[500.0, 550.0, 450.0], 6);
