@@ -41,7 +41,9 @@ pub enum Command {
     Run(crate::run::RunArgs),
     /// The default benchmark: every scenario on the Rust contestants, no database needed (~3 min).
     #[command(after_help = exit::after_help("bench", "Examples:\n  stackbench bench\n  stackbench bench --full --out results/full\n\n\
-        Runs plans/quick.toml (built in): prints the comparison and writes report.html into the result directory."))]
+        Runs plans/quick.toml (built in): rounds until every ratio is known to ±5% (at most 5 rounds and 4 minutes \
+        of them; --precision, --max-repetitions and --max-time change that), then prints the comparison, \
+        what stays undecided, and writes report.html into the result directory."))]
     Bench(crate::run::BenchArgs),
     /// Check a running server against its scenario's contract (good and bad inputs).
     #[command(after_help = exit::after_help("verify", "Examples:\n  stackbench verify http://127.0.0.1:8080 --scenario dummy\n  \

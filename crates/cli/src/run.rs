@@ -59,9 +59,23 @@ pub struct Common {
     /// Continue an interrupted result directory (the same plan).
     #[arg(long, value_name = "DIR")]
     pub resume: Option<PathBuf>,
+    /// Measure rounds until every ratio's 95% interval is within this (such as 3%),
+    /// instead of a fixed number of repetitions; overrides the plan's `precision`.
+    #[arg(long, value_name = "PERCENT", value_parser = precision)]
+    pub precision: Option<f64>,
+    /// The budget of --precision, in rounds. [default: the plan's, else 20]
+    #[arg(long, value_name = "N")]
+    pub max_repetitions: Option<u32>,
+    /// The budget of --precision, in time (such as 4m): no round starts that would pass it.
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    pub max_time: Option<std::time::Duration>,
     /// Do not print the comparison nor write report.html at the end.
     #[arg(long)]
     pub no_report: bool,
+}
+
+fn precision(s: &str) -> Result<f64, String> {
+    stackbench_report::stats::sequential::parse_precision(s)
 }
 
 #[derive(Debug, Clone, Args)]
@@ -187,6 +201,8 @@ fn repository_root() -> Option<PathBuf> {
 
 fn execute(mut plan: Plan, common: &Common) -> anyhow::Result<ExitCode> {
     plan.select(&common.only).map_err(anyhow::Error::msg)?;
+    plan.set_precision(common.precision, common.max_repetitions, common.max_time)
+        .map_err(anyhow::Error::msg)?;
     let exe = std::env::current_exe().context("cannot tell where the stackbench executable is")?;
     let bin_dir = exe.parent().map_or_else(|| PathBuf::from("."), Path::to_owned);
     let (out, resume) = match (&common.out, &common.resume) {

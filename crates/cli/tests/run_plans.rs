@@ -331,6 +331,39 @@ fn a_bad_plan_is_refused_with_its_place() {
 }
 
 #[test]
+fn precision_rounds_say_how_they_ended_and_a_budget_needs_a_precision() {
+    let s = Scratch::new("precision");
+    let mark = marker("precision");
+    let copy = |name| {
+        contestant(
+            name,
+            "dummy",
+            r#"["{stackbench}", "serve", "dummy", "--stack", "hyper", "--port", "{port}"]"#,
+            &mark,
+            "",
+        )
+    };
+    let plan = s.plan(&(HEAD.replace("cold_starts = 2", "cold_starts = 0") + &copy("a") + &copy("b")));
+    let (code, _, stderr) =
+        run(&["run", plan.to_str().unwrap(), "--out", s.out().to_str().unwrap(), "--max-repetitions", "3"]);
+    assert_eq!(code, Some(1));
+    assert!(stderr.contains("add --precision"), "{stderr}");
+    assert!(!s.out().exists(), "nothing started");
+    let out = s.out();
+    let args = ["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap(), "--precision", "50%"];
+    let (code, stdout, stderr) = run(&[&args[..], &["--max-repetitions", "3"]].concat());
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    let set = ResultSet::load(&out).unwrap();
+    let stopping = set.stopping.unwrap();
+    // `repetitions = 2` is raised to the first round with an interval: one look, at 95%.
+    assert_eq!((stopping.rounds, stopping.planned_looks, stopping.look_confidence), (3, 1, 0.95));
+    assert!(["met", "max_repetitions"].contains(&stopping.reason.as_str()), "{stopping:?}");
+    assert_eq!(set.runs.len(), 6);
+    assert!(stdout.contains("precision: "), "{stdout}");
+    assert_no_orphan(&mark);
+}
+
+#[test]
 fn verify_names_the_broken_rule() {
     let mut server =
         Server::start(Command::new(contestants::contestant(BIN, "sb-dummy")).args(["--port", "0"]));

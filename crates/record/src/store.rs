@@ -5,6 +5,7 @@
 //!   manifest.json                 Manifest: plan, environment, status
 //!   contestants/<name>.json       ContestantRecord: artifact, build, cold starts, verification, incidents
 //!   runs/<seq>-<name>-r<k>.json   RunRecord of one measured run
+//!   stopping.json                 Stopping: why the rounds ended (plans with `precision`)
 //! ```
 //!
 //! Every file is written atomically (temporary file, fsync, rename, fsync of
@@ -25,6 +26,35 @@ use crate::{Environment, Invalid, Quantiles, RunRecord};
 pub const MANIFEST: &str = "manifest.json";
 pub const RUNS_DIR: &str = "runs";
 pub const CONTESTANTS_DIR: &str = "contestants";
+pub const STOPPING: &str = "stopping.json";
+
+/// How a plan with `precision` decided how many rounds to measure: its
+/// target, its budget, the rule that keeps the 95% promise over repeated
+/// looks, and why it stopped. Rewritten after every round, so an interrupted
+/// run says how far it got.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Stopping {
+    /// The half-width asked of every ratio's interval, as a fraction (0.03 for ±3%).
+    pub precision: f64,
+    pub max_repetitions: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_time_s: Option<f64>,
+    /// The rule spending the 5% error over the looks (`bonferroni`).
+    pub method: String,
+    /// Looks the budget allows (the first at round `first_look`).
+    pub planned_looks: u32,
+    pub first_look: u32,
+    /// Confidence of each look's intervals (`1 − 0.05 / planned_looks`): the
+    /// level the report's ratio intervals are computed at.
+    pub look_confidence: f64,
+    /// Rounds measured so far.
+    pub rounds: u32,
+    /// `met`, `max_repetitions`, `max_time`, `interrupted`, or `running`.
+    pub reason: String,
+    /// Seed of the rounds' order, and each round's order of contestants.
+    pub seed: u64,
+    pub orders: Vec<Vec<String>>,
+}
 
 /// What a result directory is about.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -183,6 +213,8 @@ pub struct ResultSet {
     pub contestants: Vec<ContestantRecord>,
     /// In file order (the order they were measured).
     pub runs: Vec<RunRecord>,
+    /// How the rounds were decided, for plans with `precision`.
+    pub stopping: Option<Stopping>,
 }
 
 /// Why a result directory cannot be read or written.
@@ -273,7 +305,9 @@ impl ResultSet {
         let files = json_files(&dir.join(RUNS_DIR))?;
         let mut runs: Vec<RunRecord> = files.iter().map(|p| read_json(p)).collect::<Result<_, _>>()?;
         check_runs(&files, &mut runs);
-        Ok(ResultSet { dir: dir.to_owned(), manifest, contestants, runs })
+        let stopping_path = dir.join(STOPPING);
+        let stopping = if stopping_path.exists() { Some(read_json(&stopping_path)?) } else { None };
+        Ok(ResultSet { dir: dir.to_owned(), manifest, contestants, runs, stopping })
     }
 }
 

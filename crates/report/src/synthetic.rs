@@ -385,6 +385,7 @@ pub fn result_set(dir: &str, contestants: Vec<ContestantRecord>, runs: &[RunSpec
         },
         contestants,
         runs: runs.iter().map(run_record).collect(),
+        stopping: None,
     }
 }
 

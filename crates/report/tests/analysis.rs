@@ -388,3 +388,67 @@ fn lower_bound_rates_rank_by_cost_per_request() {
     assert!(s.notes.iter().any(|n| n.starts_with("Ranked by CPU per correct answer")), "{:?}", s.notes);
     assert!(stackbench_report::export::table::throughput(&s.contestants[0]).starts_with("≥ "));
 }
+
+/// A result set from precision-driven rounds is analysed at the per-look level
+/// it recorded: every ratio's interval is at least as wide as at 95%, and each
+/// pair that is not known to the precision gets a sentence.
+#[test]
+fn precision_rounds_are_judged_at_their_per_look_level() {
+    let mut set = three_kings("precision");
+    let plain = analyse(&set);
+    set.stopping = Some(stackbench_record::store::Stopping {
+        precision: 0.03,
+        max_repetitions: 3,
+        max_time_s: None,
+        method: "bonferroni".into(),
+        planned_looks: 5,
+        first_look: 3,
+        look_confidence: 0.99,
+        rounds: 3,
+        reason: "max_repetitions".into(),
+        seed: 1,
+        orders: vec![],
+    });
+    let a = analyse(&set);
+    for (s, p) in a.scenarios.iter().zip(&plain.scenarios) {
+        for (c, d) in s.contestants.iter().zip(&p.contestants) {
+            let (Some(wide), Some(narrow)) =
+                (c.ratio_to_baseline.and_then(|r| r.ci), d.ratio_to_baseline.and_then(|r| r.ci))
+            else {
+                continue;
+            };
+            assert!(
+                wide.lo <= narrow.lo + 1e-12 && narrow.hi <= wide.hi + 1e-12,
+                "{}: {wide:?} {narrow:?}",
+                c.name
+            );
+        }
+        let n = s.contestants.len();
+        assert_eq!(s.precision.len(), n * (n - 1) / 2, "{}", s.name);
+    }
+    let st = a.stopping.clone().unwrap();
+    let unmet: usize = a
+        .scenarios
+        .iter()
+        .flat_map(|s| &s.precision)
+        .filter(|p| p.verdict != stackbench_report::stats::sequential::PairVerdict::Met)
+        .count();
+    assert!(unmet > 0);
+    assert_eq!(st.undecided.len(), unmet);
+    assert!(!st.met);
+    assert!(
+        st.summary.starts_with("±3% not met after 3 rounds: the budget of 3 rounds is spent"),
+        "{}",
+        st.summary
+    );
+    let render = |f| stackbench_report::render(&a, f, &stackbench_report::RenderOptions::default());
+    let text = render(stackbench_report::Format::Terminal);
+    assert!(text.contains(&format!("precision: {}", st.summary)), "{text}");
+    assert!(text.contains(&st.undecided[0]), "{text}");
+    let md = render(stackbench_report::Format::Markdown);
+    assert!(md.contains("**Precision:** ±3% not met after 3 rounds"), "{md}");
+    let html = render(stackbench_report::Format::Html);
+    assert!(html.contains("<p class=\"warning\">Precision: ±3% not met after 3 rounds"), "{html}");
+    let json = render(stackbench_report::Format::Json);
+    assert!(json.contains("\"look_confidence\": 0.99") && json.contains("\"verdict\": \""), "{json}");
+}

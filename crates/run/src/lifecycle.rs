@@ -249,11 +249,14 @@ impl Orchestrator<'_, '_> {
     fn run(&mut self, limits_ok: Vec<Result<(), String>>) -> Result<Outcome, RunError> {
         let seed = self.plan.seed.unwrap_or(self.opts.seed);
         let minutes = self.plan.estimated_duration().as_secs().div_ceil(60);
+        let rounds = match self.plan.precision {
+            Some(p) => format!("up to {} rounds", p.max_repetitions),
+            None => format!("{} repetitions", self.plan.repetitions),
+        };
         self.say(&format!(
-            "results: {} ({} contestants, {} repetitions, order seed {seed}; about {minutes} min without builds)",
+            "results: {} ({} contestants, {rounds}, order seed {seed}; about {minutes} min without builds)",
             self.store.dir.display(),
             self.plan.contestants.len(),
-            self.plan.repetitions
         ));
         for (i, limits) in limits_ok.into_iter().enumerate() {
             let c = &self.plan.contestants[i];
@@ -296,24 +299,7 @@ impl Orchestrator<'_, '_> {
                 eligible.iter().position(|&i| &self.plan.contestants[i].name == name).map(|k| (k, *rep))
             })
             .collect();
-        let slots = crate::schedule::interleaved(eligible.len(), self.plan.repetitions, seed, &done);
-        let total = slots.len();
-        for (n, slot) in slots.into_iter().enumerate() {
-            if self.interrupted() {
-                break;
-            }
-            if n > 0 && !self.plan.cooldown.is_zero() {
-                std::thread::sleep(self.plan.cooldown);
-            }
-            let (i, rep) = (eligible[slot.contestant], slot.repetition);
-            if self.measure(i, rep, n + 1, total)? && !self.interrupted() {
-                self.say(&format!(
-                    "  {}: repetition {rep} is measured once more",
-                    self.plan.contestants[i].name
-                ));
-                self.measure(i, rep, n + 1, total)?;
-            }
-        }
+        self.rounds(&eligible, seed, &done)?;
         let interrupted = self.interrupted();
         self.store.finish(if interrupted { Status::Interrupted } else { Status::Complete })?;
         let (skipped, failed): (Vec<&Live>, Vec<&Live>) =
@@ -753,6 +739,7 @@ fn artifact_size(path: &Path, meta: &std::fs::Metadata) -> u64 {
 }
 
 mod measure;
+mod rounds;
 mod sources;
 #[cfg(test)]
 mod tests;

@@ -18,6 +18,8 @@ use serde::{Deserialize, Deserializer};
 use stackbench_scenarios::Scenario;
 use toml::Spanned;
 
+pub use precision::Precision;
+
 /// A plan as written, before defaults are applied.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -72,6 +74,12 @@ pub struct Settings {
     /// Pause between the stop of one contestant and the start of the next.
     pub cooldown: Option<Spanned<Dur>>,
     pub verify: Option<VerifyMode>,
+    /// Plan-level: rounds until every ratio's interval is within this (`"3%"`).
+    pub precision: Option<Spanned<String>>,
+    /// Plan-level: the budget of `precision`, in rounds.
+    pub max_repetitions: Option<Spanned<u32>>,
+    /// Plan-level: the budget of `precision`, in time.
+    pub max_time: Option<Spanned<Dur>>,
 }
 
 /// A `[[contestant]]` as written.
@@ -267,6 +275,8 @@ pub struct Plan {
     /// The TOML text it was read from.
     pub text: String,
     pub repetitions: u32,
+    /// Rounds until a precision is met, within a budget (`precision`).
+    pub precision: Option<Precision>,
     pub seed: Option<u64>,
     pub sample_interval: Duration,
     pub cooldown: Duration,
@@ -295,7 +305,7 @@ pub struct PlanContext {
     pub variant: Option<String>,
 }
 
-const DEFAULT_REPETITIONS: u32 = 3;
+pub(crate) const DEFAULT_REPETITIONS: u32 = 3;
 const DEFAULT_COLD_STARTS: u32 = 3;
 const DEFAULT_READY_TIMEOUT: Duration = Duration::from_secs(30);
 const DEFAULT_STOP_GRACE: Duration = Duration::from_secs(5);
@@ -400,8 +410,7 @@ impl Plan {
         if contestants.len() > limits::CONTESTANTS {
             return Err(err(None, format!("at most {} contestants in a plan", limits::CONTESTANTS)));
         }
-        let repetitions = bounded(defaults.repetitions.as_ref(), "repetitions", 1..=limits::REPETITIONS)
-            .map_err(|(sp, m)| err(sp, m))?;
+        let (repetitions, precision) = precision::rounds(&defaults).map_err(|(sp, m)| err(sp, m))?;
         let sample_interval =
             bounded_dur(defaults.sample_interval.as_ref(), "sample_interval", limits::SAMPLE_INTERVAL)
                 .map_err(|(sp, m)| err(sp, m))?;
@@ -411,7 +420,8 @@ impl Plan {
             name: raw.name,
             path: path.map(Path::to_owned),
             text: text.to_owned(),
-            repetitions: repetitions.unwrap_or(DEFAULT_REPETITIONS),
+            repetitions,
+            precision,
             seed: defaults.seed,
             sample_interval: sample_interval.unwrap_or(DEFAULT_SAMPLE_INTERVAL),
             cooldown: cooldown.unwrap_or(Duration::ZERO),
@@ -423,15 +433,19 @@ impl Plan {
     /// About how long the plan takes: each contestant's build is not counted,
     /// its cold starts and verification about a second each, its runs as
     /// [`crate::engine::estimated_runs`] says.
+    /// With a precision, the whole budget: `max_repetitions` rounds, or
+    /// `max_time` of them when that comes first.
     pub fn estimated_duration(&self) -> Duration {
-        self.contestants
+        let rounds = self.precision.map_or(self.repetitions, |p| p.max_repetitions);
+        let setup: Duration =
+            self.contestants.iter().map(|c| Duration::from_secs(u64::from(c.cold_starts) + 2)).sum();
+        let runs = self
+            .contestants
             .iter()
-            .map(|c| {
-                Duration::from_secs(u64::from(c.cold_starts) + 2)
-                    + crate::engine::estimated_runs(c.scenario, &c.profile, self.repetitions)
-            })
+            .map(|c| crate::engine::estimated_runs(c.scenario, &c.profile, rounds))
             .sum::<Duration>()
-            + self.cooldown * (self.contestants.len() as u32 * self.repetitions)
+            + self.cooldown * (self.contestants.len() as u32 * rounds);
+        setup + self.precision.and_then(|p| p.max_time).map_or(runs, |t| runs.min(t))
     }
 
     /// A refusal at `span` of the plan text (`file:line:col`, the line, a caret).
@@ -476,7 +490,10 @@ fn overlay_settings(base: &mut Settings, over: &Settings) {
         limits,
         sample_interval,
         cooldown,
-        verify
+        verify,
+        precision,
+        max_repetitions,
+        max_time
     );
 }
 
@@ -494,6 +511,8 @@ pub mod limits {
     pub const COLD_STARTS: u32 = 1_000;
     /// `ready_timeout` and `cooldown`.
     pub const WAIT: Duration = Duration::from_hours(1);
+    /// `max_time`, the time budget of `precision`.
+    pub const MAX_TIME: Duration = Duration::from_hours(24 * 7);
     pub const STOP_GRACE: Duration = Duration::from_mins(10);
     pub const SAMPLE_INTERVAL: std::ops::RangeInclusive<Duration> =
         Duration::from_millis(10)..=Duration::from_mins(1);
@@ -777,6 +796,7 @@ fn locate(file: &str, text: &str, span: Option<std::ops::Range<usize>>, message:
     PlanError { location: format!("{file}:{line}:{col}"), message: message.trim_end().to_owned(), excerpt }
 }
 
+pub mod precision;
 pub mod profile;
 #[cfg(test)]
 mod tests;

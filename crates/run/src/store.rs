@@ -164,6 +164,11 @@ impl ResultStore {
         Ok(path)
     }
 
+    /// Writes how the rounds of a plan with `precision` are being decided.
+    pub fn save_stopping(&self, stopping: &stackbench_record::store::Stopping) -> Result<(), StoreError> {
+        layout::write_json_atomic(&self.dir.join(stackbench_record::store::STOPPING), stopping)
+    }
+
     /// Where a contestant's stdout and stderr go.
     pub fn log_path(&self, name: &str) -> PathBuf {
         self.dir.join("logs").join(format!("{}.log", layout::file_safe(name)))

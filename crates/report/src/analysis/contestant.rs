@@ -11,7 +11,7 @@ use stackbench_record::{Latency, Quantiles, RunRecord, decode_histogram, new_his
 
 use super::{
     ContestantReport, Cost, Errors, FailedContestant, LatencyReport, Resources, RunPoint, RunSeries, Series,
-    Spread, Sustained, Throughput,
+    Spread, SteadyState, Sustained, Throughput,
 };
 use crate::fmt;
 use crate::stats::{Estimate, estimate, rng::seed_from, sample};
@@ -116,6 +116,7 @@ pub(super) fn analyse(
         lockfiles: record.map(|r| r.lockfiles.clone()).unwrap_or_default(),
         build_s: record.and_then(|r| r.build_s),
         generator_saturated_runs: saturated,
+        steady_state: steady_state(&used, &mut warnings),
         warnings,
         series: series(&used, &merged),
     };
@@ -239,7 +240,8 @@ fn run_points(used: &[&RunRecord], rps: &[f64], est: &Estimate, warnings: &mut V
     if (2..sample::MIN_OUTLIER_RUNS).contains(&rps.len()) && hi > 1.25 * lo {
         warnings.push(format!(
             "its runs differ by up to {} ({} to {} req/s): with fewer than {} runs no run can be called an \
-             outlier; measure more repetitions",
+             outlier, and so few runs this far apart make every interval of it wide (a plan with `precision` \
+             measures rounds until the ratios are known, or says what stays undecided)",
             if lo > 0.0 { format!("{:.2}x", hi / lo) } else { "everything".to_owned() },
             fmt::rate(lo),
             fmt::rate(hi),
@@ -273,6 +275,48 @@ fn errors(used: &[&RunRecord]) -> Errors {
     errors.rate = if errors.requests == 0 { 0.0 } else { errors.errors as f64 / errors.requests as f64 };
 
     errors
+}
+
+/// When each plain run's rate and median latency stopped drifting
+/// ([`crate::stats::steady`]); runs shorter than a window, and capacity
+/// searches (whose rate steps on purpose), are not judged.
+fn steady_state(used: &[&RunRecord], warnings: &mut Vec<String>) -> Option<SteadyState> {
+    use crate::stats::steady::{Steady, both, steady_from};
+    let judged: Vec<(Option<u32>, Steady)> = used
+        .iter()
+        .filter(|r| r.find_max.is_none())
+        .map(|r| {
+            let rate: Vec<f64> = r.timeline.iter().map(|s| s.completed as f64).collect();
+            let p50: Vec<f64> = r.timeline.iter().map(|s| s.p50_us as f64).collect();
+            (r.label.repetition, both(steady_from(&rate), steady_from(&p50)))
+        })
+        .filter(|(_, s)| *s != Steady::TooShort)
+        .collect();
+    if judged.is_empty() {
+        return None;
+    }
+    let from_s: Vec<Option<u32>> =
+        judged.iter().map(|(_, s)| if let Steady::From(t) = s { Some(*t as u32) } else { None }).collect();
+    let steady: Vec<f64> = from_s.iter().flatten().map(|&t| f64::from(t)).collect();
+    let never: Vec<String> = judged
+        .iter()
+        .filter(|(_, s)| *s == Steady::Never)
+        .map(|(rep, _)| rep.map_or_else(|| "a run".to_owned(), |k| format!("run {k}")))
+        .collect();
+    if !never.is_empty() {
+        warnings.push(format!(
+            "never steady in {} of {} runs ({}): its rate or median latency still drifted by more than 5% \
+             across every 5 s of the measured window; a longer `warmup` would measure it settled",
+            never.len(),
+            judged.len(),
+            never.join(", ")
+        ));
+    }
+    Some(SteadyState {
+        from_s,
+        median_s: (!steady.is_empty()).then(|| sample::median(&steady)),
+        never: never.len(),
+    })
 }
 
 /// What the charts draw.

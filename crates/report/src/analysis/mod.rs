@@ -9,6 +9,7 @@
 
 mod contestant;
 mod rank;
+pub mod stopping;
 
 use std::collections::BTreeMap;
 
@@ -46,8 +47,37 @@ pub struct Analysis {
     /// `--reference`, when given.
     pub reference: Option<String>,
     pub scenarios: Vec<ScenarioReport>,
+    /// How many rounds were measured and why, for plans with `precision`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopping: Option<StoppingReport>,
     /// About the whole result set (incomplete, frequency governor, ...).
     pub notes: Vec<String>,
+}
+
+/// The outcome of precision-driven rounds: the target, the budget, the rule
+/// that keeps the 95% promise over the looks, and what stays undecided.
+#[derive(Debug, Clone, Serialize)]
+pub struct StoppingReport {
+    pub precision: f64,
+    pub max_repetitions: u32,
+    pub max_time_s: Option<f64>,
+    /// `bonferroni`: each of `planned_looks` looks at level `look_confidence`.
+    pub method: String,
+    pub planned_looks: u32,
+    /// The level every ratio interval of this report is computed at.
+    pub look_confidence: f64,
+    pub rounds: u32,
+    /// Why the rounds ended: `met`, `max_repetitions`, `max_time`, `interrupted`, `running`.
+    pub reason: String,
+    /// Every compared pair's interval is within the precision.
+    pub met: bool,
+    /// One line: `met ±3% after 7 rounds`, or what stopped short of it.
+    pub summary: String,
+    /// A sentence for each pair that did not meet the precision.
+    pub undecided: Vec<String>,
+    pub seed: u64,
+    /// Each round's order of contestants.
+    pub orders: Vec<Vec<String>>,
 }
 
 /// Where the numbers come from.
@@ -84,6 +114,9 @@ pub struct ScenarioReport {
     /// What the ranks and sentences compare.
     pub ranked_by: RankedBy,
     pub notes: Vec<String>,
+    /// Each pair judged at the precision asked (plans with `precision`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub precision: Vec<crate::stats::sequential::Pair>,
 }
 
 /// What a scenario's ranks and sentences compare.
@@ -150,10 +183,26 @@ pub struct ContestantReport {
     pub build_s: Option<f64>,
     /// Runs in which the load generator saturated its cores.
     pub generator_saturated_runs: usize,
+    /// When each run's rate and median latency stopped drifting within its
+    /// measured window; `None` when no run is long enough to tell (or all were capacity searches).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steady_state: Option<SteadyState>,
     pub warnings: Vec<String>,
     /// What the charts draw (not part of the JSON report: the run records have it).
     #[serde(skip)]
     pub series: Series,
+}
+
+/// Steady state within the measured windows (`stats::steady`: a sliding-window slope test).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SteadyState {
+    /// Per run judged, in order: the second of the measured window from which
+    /// it was steady, or `None`: never steady.
+    pub from_s: Vec<Option<u32>>,
+    /// Median over the runs that became steady, seconds.
+    pub median_s: Option<f64>,
+    /// Runs that never became steady.
+    pub never: usize,
 }
 
 /// Correct answers per second across repetitions.
@@ -328,6 +377,10 @@ impl Analysis {
         let record_of = |scenario: &str, name: &str| -> Option<&ContestantRecord> {
             results.contestants.iter().find(|c| c.name == name && c.scenario == scenario)
         };
+        let judging = results
+            .stopping
+            .as_ref()
+            .map(|s| rank::Judging { precision: s.precision, confidence: s.look_confidence });
         let scenarios: Vec<ScenarioReport> = groups
             .iter()
             .map(|(scenario, contestants)| {
@@ -339,9 +392,10 @@ impl Analysis {
                         Err(f) => failed.push(*f),
                     }
                 }
-                rank::scenario(scenario, measured, failed, options.reference.as_deref())
+                rank::scenario(scenario, measured, failed, options.reference.as_deref(), judging.as_ref())
             })
             .collect();
+        let stopping = results.stopping.as_ref().map(|s| stopping::report(s, &scenarios));
         let mut notes = Vec::new();
         match results.manifest.status {
             Status::Complete => {}
@@ -390,6 +444,7 @@ impl Analysis {
             min_runs_for_interval: MIN_RUNS,
             reference: options.reference.clone(),
             scenarios,
+            stopping,
             notes,
         }
     }

@@ -17,7 +17,8 @@
 //! its 95% interval.
 
 use crate::fmt;
-use crate::stats::{Estimate, MIN_RUNS, ratio};
+use crate::stats::sequential::{self, Pair};
+use crate::stats::{Estimate, MIN_RUNS, ratio_at};
 
 use super::contestant::Analysed;
 use super::{BaselineKind, ContestantReport, FailedContestant, RankedBy, ScenarioReport, Statement, Verdict};
@@ -27,7 +28,9 @@ pub(super) fn scenario(
     analysed: Vec<Analysed>,
     failed: Vec<FailedContestant>,
     reference: Option<&str>,
+    stopping: Option<&Judging>,
 ) -> ScenarioReport {
+    let level = stopping.map_or(crate::stats::CONFIDENCE, |j| j.confidence);
     // A rate the generator capped cannot rank contestants: what an answer cost can.
     let lower_bound =
         analysed.iter().any(|a| a.report.throughput.sustained.as_ref().is_some_and(|s| s.lower_bound));
@@ -45,7 +48,7 @@ pub(super) fn scenario(
         let order = if by_cost { a.1.mean.total_cmp(&b.1.mean) } else { b.1.mean.total_cmp(&a.1.mean) };
         order.then_with(|| a.0.name.cmp(&b.0.name))
     });
-    let (mut measured, wins) = rank(measured, by_cost);
+    let (mut measured, wins) = rank(measured, by_cost, level);
 
     let (baseline, kind) = match reference.and_then(|r| measured.iter().position(|(c, _)| c.name == r)) {
         Some(i) => (Some(i), BaselineKind::Reference),
@@ -54,16 +57,16 @@ pub(super) fn scenario(
     let sentence = |a: usize, b: usize, measured: &[(ContestantReport, Estimate)]| {
         let (x, y) = (&measured[a], &measured[b]);
         if by_cost {
-            cost_statement(&x.0.name, &x.1, &y.0.name, &y.1)
+            cost_statement(&x.0.name, &x.1, &y.0.name, &y.1, level)
         } else {
-            statement(&x.0.name, &x.1, &y.0.name, &y.1)
+            statement(&x.0.name, &x.1, &y.0.name, &y.1, level)
         }
     };
     let mut statements = Vec::new();
     if let Some(b) = baseline {
         let base_est = measured[b].1.clone();
         for (c, est) in &mut measured {
-            c.ratio_to_baseline = ratio(est, &base_est);
+            c.ratio_to_baseline = ratio_at(est, &base_est, level);
         }
         for i in 0..measured.len() {
             if i != b {
@@ -83,6 +86,10 @@ pub(super) fn scenario(
     }
 
     let notes = notes(&measured, by_cost, lower_bound);
+    let precision = stopping.map_or_else(Vec::new, |j| {
+        let named: Vec<(&str, &Estimate)> = measured.iter().map(|(c, e)| (c.name.as_str(), e)).collect();
+        sequential::judge_all(&named, j.precision, j.confidence, by_cost)
+    });
     ScenarioReport {
         name: name.to_owned(),
         baseline: baseline.map(|b| measured[b].0.name.clone()),
@@ -92,7 +99,20 @@ pub(super) fn scenario(
         statements,
         ranked_by,
         notes,
+        precision,
     }
+}
+
+/// The precision a plan asked for and the level of each look's intervals.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Judging {
+    pub precision: f64,
+    pub confidence: f64,
+}
+
+/// Every pair's verdict at the precision asked, for [`super::Stopping`].
+pub(super) fn unmet(pairs: &[Pair]) -> usize {
+    pairs.iter().filter(|p| p.verdict != sequential::PairVerdict::Met).count()
 }
 
 /// The notes under a scenario's table: what its numbers are and are not.
@@ -131,6 +151,25 @@ fn notes(measured: &[(ContestantReport, Estimate)], by_cost: bool, lower_bound: 
                 .to_owned(),
         );
     }
+    let steady: Vec<String> = measured
+        .iter()
+        .filter_map(|(c, _)| {
+            let s = c.steady_state.as_ref()?;
+            let when = match (s.median_s, s.never) {
+                (Some(t), 0) => format!("{t:.0} s"),
+                (Some(t), n) => format!("{t:.0} s, never in {n} of {} runs", s.from_s.len()),
+                (None, _) => "never steady".to_owned(),
+            };
+            Some(format!("{} {when}", c.name))
+        })
+        .collect();
+    if !steady.is_empty() {
+        notes.push(format!(
+            "Time to steady state within the measured window (rate and median latency, 5 s sliding-window \
+             slope test; median over runs): {}.",
+            steady.join(", ")
+        ));
+    }
     let resolution = measured
         .iter()
         .filter_map(|(c, _)| c.cold_start_resolution_ms)
@@ -151,8 +190,9 @@ fn notes(measured: &[(ContestantReport, Estimate)], by_cost: bool, lower_bound: 
 fn rank(
     mut measured: Vec<(ContestantReport, Estimate)>,
     by_cost: bool,
+    level: f64,
 ) -> (Vec<(ContestantReport, Estimate)>, Vec<Vec<bool>>) {
-    let better = |a: &Estimate, b: &Estimate| if by_cost { beats(b, a) } else { beats(a, b) };
+    let better = |a: &Estimate, b: &Estimate| if by_cost { beats(b, a, level) } else { beats(a, b, level) };
     let n = measured.len();
     let wins: Vec<Vec<bool>> =
         (0..n).map(|j| (0..n).map(|i| i != j && better(&measured[j].1, &measured[i].1)).collect()).collect();
@@ -176,18 +216,18 @@ pub(crate) fn places(wins: &[Vec<bool>], i: usize) -> (usize, usize) {
 
 /// Is `a`'s throughput higher than `b`'s: significantly when both have an
 /// interval, by the means otherwise.
-fn beats(a: &Estimate, b: &Estimate) -> bool {
-    match ratio(a, b) {
+fn beats(a: &Estimate, b: &Estimate, level: f64) -> bool {
+    match ratio_at(a, b, level) {
         Some(r) => r.value > 1.0 && r.significant().unwrap_or(true),
         None => a.mean > 0.0 && b.mean <= 0.0,
     }
 }
 
 /// The sentence comparing `name` with the baseline, the higher throughput first.
-fn statement(name: &str, est: &Estimate, base: &str, base_est: &Estimate) -> Statement {
+fn statement(name: &str, est: &Estimate, base: &str, base_est: &Estimate, level: f64) -> Statement {
     let (hi, hi_est, lo, lo_est) =
         if est.mean >= base_est.mean { (name, est, base, base_est) } else { (base, base_est, name, est) };
-    let Some(r) = ratio(hi_est, lo_est) else {
+    let Some(r) = ratio_at(hi_est, lo_est, level) else {
         let text = if hi_est.mean > 0.0 {
             format!("'{lo}' answered no request correctly; '{hi}' ran {} req/s", fmt::rate(hi_est.mean))
         } else {
@@ -232,10 +272,10 @@ fn statement(name: &str, est: &Estimate, base: &str, base_est: &Estimate) -> Sta
 
 /// The sentence comparing two contestants' CPU per correct answer, the
 /// cheaper (better) one named `faster`, the ratio costlier / cheaper.
-fn cost_statement(name: &str, est: &Estimate, base: &str, base_est: &Estimate) -> Statement {
+fn cost_statement(name: &str, est: &Estimate, base: &str, base_est: &Estimate, level: f64) -> Statement {
     let (lo, lo_est, hi, hi_est) =
         if est.mean <= base_est.mean { (name, est, base, base_est) } else { (base, base_est, name, est) };
-    let Some(r) = ratio(hi_est, lo_est) else {
+    let Some(r) = ratio_at(hi_est, lo_est, level) else {
         return Statement {
             faster: lo.to_owned(),
             slower: hi.to_owned(),

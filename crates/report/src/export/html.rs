@@ -59,6 +59,15 @@ impl Exporter for Html {
         for n in &a.notes {
             let _ = writeln!(out, "<p class=\"warning\">{}</p>", esc(n));
         }
+        if let Some(st) = &a.stopping {
+            let class = if st.met { "meta" } else { "warning" };
+            let _ = writeln!(out, "<p class=\"{class}\">Precision: {}</p>", esc(&st.summary));
+            if !st.undecided.is_empty() {
+                let items: Vec<String> =
+                    st.undecided.iter().map(|u| format!("<li>{}</li>", esc(u))).collect();
+                let _ = writeln!(out, "<ul class=\"statements\">{}</ul>", items.concat());
+            }
+        }
         if a.scenarios.len() > 1 {
             let links: Vec<String> = a
                 .scenarios

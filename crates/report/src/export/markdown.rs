@@ -31,6 +31,15 @@ impl Exporter for Markdown {
         for n in &a.notes {
             let _ = writeln!(out, "> **Note:** {}\n", md_escape(n));
         }
+        if let Some(st) = &a.stopping {
+            let _ = writeln!(out, "**Precision:** {}\n", escape(&st.summary));
+            for u in &st.undecided {
+                let _ = writeln!(out, "- {}", escape(u));
+            }
+            if !st.undecided.is_empty() {
+                out.push('\n');
+            }
+        }
         for s in &a.scenarios {
             scenario(&mut out, s);
         }

@@ -22,6 +22,13 @@ impl Exporter for Terminal {
         for note in &a.notes {
             let _ = writeln!(out, "{}", p.yellow(&format!("! {note}")));
         }
+        if let Some(st) = &a.stopping {
+            let line = format!("precision: {}", st.summary);
+            let _ = writeln!(out, "{}", if st.met { p.green(&line) } else { p.yellow(&line) });
+            for u in &st.undecided {
+                let _ = writeln!(out, "  {u}");
+            }
+        }
         if a.scenarios.is_empty() {
             let _ = writeln!(out, "\nNo run and no contestant in this result set yet.");
         }

@@ -80,10 +80,15 @@ pub struct Estimate {
 }
 
 /// `t_{1−α/2}(df) / z_{1−α/2}`: how much wider than a normal interval.
-fn t_over_z(df: f64) -> f64 {
-    let p = 1.0 - (1.0 - CONFIDENCE) / 2.0;
+fn t_over_z(df: f64, confidence: f64) -> f64 {
+    let p = 1.0 - (1.0 - confidence) / 2.0;
     student_t_quantile(p, df) / normal_quantile(p)
 }
+
+/// Fewest replicates beyond each end of a percentile interval for its ends
+/// to be read from the replicates; past that (levels above 99% with
+/// [`RESAMPLES`]) the interval is `±t·sd` of the replicates instead.
+const MIN_TAIL: f64 = 50.0;
 
 /// Estimates mean and median with their intervals, drawing from `seed`.
 pub fn estimate(values: &[f64], seed: u64) -> Estimate {
@@ -122,11 +127,11 @@ pub fn estimate_with(values: &[f64], seed: u64, resamples: usize) -> Estimate {
         let lp = ln(point);
         reps.iter().map(|&r| bias * (ln(r) - lp)).collect()
     };
-    let k = t_over_z(n as f64 - 1.0);
+    let k = t_over_z(n as f64 - 1.0, CONFIDENCE);
     e.log_mean = ln(e.mean);
     e.log_devs = devs(e.mean, &means);
-    e.mean_ci = Some(rescaled_interval(e.log_mean, &e.log_devs, k));
-    e.median_ci = Some(rescaled_interval(ln(e.median), &devs(e.median, &medians), k));
+    e.mean_ci = Some(rescaled_interval(e.log_mean, &e.log_devs, k, CONFIDENCE));
+    e.median_ci = Some(rescaled_interval(ln(e.median), &devs(e.median, &medians), k, CONFIDENCE));
     e
 }
 
@@ -151,9 +156,19 @@ impl Ratio {
     }
 }
 
-/// The ratio of two contestants' mean throughput, `a / b`; `None` when `b`
-/// has no positive mean (nothing to divide by).
+/// The ratio of two contestants' mean throughput, `a / b`, with its 95%
+/// interval; `None` when `b` has no positive mean (nothing to divide by).
 pub fn ratio(a: &Estimate, b: &Estimate) -> Option<Ratio> {
+    ratio_at(a, b, CONFIDENCE)
+}
+
+/// [`ratio`] with its interval at another `confidence` (the per-look level
+/// of precision-driven rounds, [`super::sequential`]). While each tail holds
+/// at least [`MIN_TAIL`] replicates the interval is the rescaled percentile
+/// one; beyond, the replicates cannot place its ends, and it is
+/// `exp(ln a/b ± t(df)·sd)` with the replicates' standard deviation, the
+/// same spread and degrees of freedom on a normal shape.
+pub fn ratio_at(a: &Estimate, b: &Estimate, confidence: f64) -> Option<Ratio> {
     if b.mean <= 0.0 || !b.mean.is_finite() || !a.mean.is_finite() || a.n == 0 {
         return None;
     }
@@ -161,7 +176,13 @@ pub fn ratio(a: &Estimate, b: &Estimate) -> Option<Ratio> {
         let devs: Vec<f64> = a.log_devs.iter().zip(&b.log_devs).map(|(x, y)| x - y).collect();
         let (va, vb) = (variance(&a.log_devs), variance(&b.log_devs));
         let df = welch_df(va, a.n, vb, b.n);
-        rescaled_interval(a.log_mean - b.log_mean, &devs, t_over_z(df))
+        let point = a.log_mean - b.log_mean;
+        if devs.len() as f64 * (1.0 - confidence) / 2.0 >= MIN_TAIL {
+            rescaled_interval(point, &devs, t_over_z(df, confidence), confidence)
+        } else {
+            let half = student_t_quantile(1.0 - (1.0 - confidence) / 2.0, df) * (va + vb).sqrt();
+            Interval { lo: (point - half).exp(), hi: (point + half).exp() }
+        }
     });
     Some(Ratio { value: a.mean / b.mean, ci })
 }
@@ -183,9 +204,9 @@ fn variance(x: &[f64]) -> f64 {
 }
 
 /// `exp` of the percentile interval of `log_point + k · dev`.
-fn rescaled_interval(log_point: f64, devs: &[f64], k: f64) -> Interval {
+fn rescaled_interval(log_point: f64, devs: &[f64], k: f64, confidence: f64) -> Interval {
     let reps = devs.iter().map(|d| log_point + k * d).collect();
-    let i = percentile_interval(reps);
+    let i = percentile_interval(reps, confidence);
     Interval { lo: i.lo.exp(), hi: i.hi.exp() }
 }
 
@@ -194,12 +215,12 @@ fn ln(x: f64) -> f64 {
     x.max(f64::MIN_POSITIVE).ln()
 }
 
-/// The central [`CONFIDENCE`] range of replicates: the k-th smallest and the
+/// The central `confidence` range of replicates: the k-th smallest and the
 /// k-th largest, `k = ⌊B·α/2⌋`, symmetric by construction (so a negated set
 /// of replicates gives the negated interval exactly).
-fn percentile_interval(mut reps: Vec<f64>) -> Interval {
+fn percentile_interval(mut reps: Vec<f64>, confidence: f64) -> Interval {
     reps.sort_by(f64::total_cmp);
-    let k = (reps.len() as f64 * (1.0 - CONFIDENCE) / 2.0).floor() as usize;
+    let k = (reps.len() as f64 * (1.0 - confidence) / 2.0).floor() as usize;
     Interval { lo: reps[k], hi: reps[reps.len() - 1 - k] }
 }
 

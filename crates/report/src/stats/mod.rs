@@ -6,5 +6,7 @@ pub mod bootstrap;
 pub mod dist;
 pub mod rng;
 pub mod sample;
+pub mod sequential;
+pub mod steady;
 
-pub use bootstrap::{CONFIDENCE, Estimate, Interval, MIN_RUNS, Ratio, estimate, ratio};
+pub use bootstrap::{CONFIDENCE, Estimate, Interval, MIN_RUNS, Ratio, estimate, ratio, ratio_at};

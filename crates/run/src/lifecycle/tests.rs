@@ -36,6 +36,8 @@ struct World {
     /// What the next loads do, in order: `"zero"` completes nothing, `"panic"`
     /// panics in the load's thread; empty: a normal run.
     load_script: std::collections::VecDeque<&'static str>,
+    /// The correct answers per second of the next runs, in order; empty: 20.
+    rates: std::collections::VecDeque<f64>,
 }
 
 type Shared = Arc<Mutex<World>>;
@@ -207,9 +209,9 @@ impl LoadDriver for FakeLoad {
             let mut w = self.0.lock().unwrap();
             w.load_started = Some(Instant::now());
             assert!(w.running.is_some() || job.url.contains(":9"), "load without a contestant");
-            (w.interrupt_on_load.take(), w.load_script.pop_front())
+            (w.interrupt_on_load.take(), w.load_script.pop_front(), w.rates.pop_front())
         };
-        let (hook, script) = hook;
+        let (hook, script, rate) = hook;
         if script == Some("panic") {
             self.0.lock().unwrap().load_started = None;
             panic!("a fake engine bug");
@@ -224,6 +226,11 @@ impl LoadDriver for FakeLoad {
         }
         self.0.lock().unwrap().load_started = None;
         let mut r = RunRecord { started_at_ms, ..record(&job.url, cancel.is_cancelled()) };
+        if let Some(rate) = rate {
+            // Counts over one second, so that the record agrees with itself.
+            let s = &mut r.summary;
+            (s.duration_s, s.requests, s.ok, s.rps, s.ok_rps) = (1.0, rate as u64, rate as u64, rate, rate);
+        }
         if script == Some("zero") {
             r.summary.requests = 0;
             r.summary.ok = 0;
@@ -605,4 +612,72 @@ fn a_panic_in_the_load_is_a_tool_failure_and_the_plan_goes_on() {
     let i = c.incidents.iter().find(|i| i.kind == "tool_failure").expect("a tool_failure incident");
     assert!(i.message.contains("panicked") && i.message.contains("a fake engine bug"), "{}", i.message);
     assert_eq!(h.world.lock().unwrap().alive, 0, "the contestant was stopped");
+}
+
+#[test]
+fn rounds_stop_as_soon_as_the_precision_is_met() {
+    let mut h = Harness::new("precision-met");
+    let p = plan(&format!(
+        "precision = \"3%\"\nmax_repetitions = 6\n{}{}",
+        contestant("a", "good", ""),
+        contestant("b", "good", "")
+    ));
+    let out = h.run(&p);
+    assert_eq!(out.runs, 6, "{:#?}", h.lines);
+    let set = h.results();
+    let s = set.stopping.clone().unwrap();
+    assert_eq!((s.reason.as_str(), s.rounds, s.first_look, s.planned_looks), ("met", 3, 3, 4));
+    assert!((s.look_confidence - 0.9875).abs() < 1e-12);
+    assert_eq!(s.orders.len(), 3);
+    assert!(
+        s.orders.iter().all(|o| {
+            let mut o = o.clone();
+            o.sort();
+            o == ["a", "b"]
+        }),
+        "{:?}",
+        s.orders
+    );
+    assert!(h.lines.iter().any(|l| l.starts_with("precision: met ±3% after 3 rounds")), "{:#?}", h.lines);
+}
+
+#[test]
+fn rounds_end_with_the_budget_and_say_what_stays_undecided() {
+    let mut h = Harness::new("precision-budget");
+    // Rounds alternate in order a/b or b/a; these rates are wide whichever runs first.
+    h.world.lock().unwrap().rates = [20.0, 26.0, 25.0, 19.0, 18.0, 24.0, 27.0, 21.0].into();
+    let p = plan(&format!(
+        "precision = \"1%\"\nmax_repetitions = 4\n{}{}",
+        contestant("a", "good", ""),
+        contestant("b", "good", "")
+    ));
+    let out = h.run(&p);
+    assert_eq!(out.runs, 8, "{:#?}", h.lines);
+    let s = h.results().stopping.unwrap();
+    assert_eq!((s.reason.as_str(), s.rounds), ("max_repetitions", 4));
+    assert!(
+        h.lines
+            .iter()
+            .any(|l| l.starts_with("precision: ±1% not met after 4 rounds: the budget of 4 rounds is spent")),
+        "{:#?}",
+        h.lines
+    );
+    assert!(h.lines.iter().any(|l| l.contains("at this budget")), "{:#?}", h.lines);
+}
+
+#[test]
+fn a_budget_without_a_precision_is_refused() {
+    let text = "[defaults]\nmax_repetitions = 5\n[[contestant]]\nname = \"a\"\nscenario = \"dummy\"\ncommand = [\"x\"]\n";
+    let e = Plan::parse(text, None, &PlanContext { cpus: vec![0, 1], variant: None }).unwrap_err();
+    assert!(e.message.contains("set `precision`"), "{e}");
+    let text = text.replace("max_repetitions = 5", "precision = \"3%\"\nmax_repetitions = 2");
+    let e = Plan::parse(&text, None, &PlanContext { cpus: vec![0, 1], variant: None }).unwrap_err();
+    assert!(e.message.contains("at least 3"), "{e}");
+    let text = text.replace("max_repetitions = 2", "max_time = \"90s\"");
+    let p = Plan::parse(&text, None, &PlanContext { cpus: vec![0, 1], variant: None }).unwrap();
+    assert_eq!(p.precision.unwrap().max_time, Some(Duration::from_secs(90)));
+    assert!(p.estimated_duration() <= Duration::from_secs(90 + 5), "{:?}", p.estimated_duration());
+    let mut p = p;
+    assert!(p.set_precision(Some(0.05), Some(4), None).is_ok());
+    assert_eq!(p.precision.unwrap().max_repetitions, 4);
 }

@@ -1,0 +1,163 @@
+//! The measured rounds: every eligible contestant once per round, in the
+//! round's shuffled order ([`crate::schedule`]). A plan without `precision`
+//! measures its `repetitions` rounds. With one, after each round from the
+//! first with an interval, the result directory is analysed exactly as the
+//! report will analyse it (`stackbench_report`, the intervals at the
+//! per-look level of [`stackbench_report::stats::sequential`]), and the
+//! rounds stop when every compared pair meets the precision, or when the
+//! budget (`max_repetitions`, `max_time`) is spent; `stopping.json` records
+//! which, with the seed and each round's order.
+
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+use stackbench_record::store::{ResultSet, Stopping};
+use stackbench_report::analysis::stopping::percent;
+use stackbench_report::stats::sequential;
+use stackbench_report::{Analysis, AnalysisOptions};
+
+use super::{Orchestrator, RunError};
+use crate::schedule::{Slot, interleaved};
+
+impl Orchestrator<'_, '_> {
+    /// Measures the rounds over `eligible` (plan indices), skipping `done` (index into `eligible`, repetition).
+    pub(super) fn rounds(
+        &mut self,
+        eligible: &[usize],
+        seed: u64,
+        done: &BTreeSet<(usize, u32)>,
+    ) -> Result<(), RunError> {
+        let Some(precision) = self.plan.precision else {
+            let slots = interleaved(eligible.len(), self.plan.repetitions, seed, done);
+            let total = slots.len();
+            for (n, slot) in slots.into_iter().enumerate() {
+                if self.interrupted() {
+                    break;
+                }
+                self.slot(eligible, slot, n, total)?;
+            }
+            return Ok(());
+        };
+        let first = precision.looks(self.plan.repetitions).0;
+        let mut stopping = self.announce(precision, seed);
+        let started = Instant::now();
+        let mut last_round = Duration::ZERO;
+        for round in 1..=precision.max_repetitions {
+            if self.interrupted() {
+                break;
+            }
+            if let Some(budget) = precision.max_time
+                && round > 1
+                && started.elapsed() + last_round > budget
+            {
+                stopping.reason = String::from("max_time");
+                break;
+            }
+            let t0 = Instant::now();
+            let all = interleaved(eligible.len(), round, seed, &BTreeSet::new());
+            let order: Vec<Slot> = all.into_iter().filter(|s| s.repetition == round).collect();
+            stopping.orders.push(
+                order.iter().map(|s| self.plan.contestants[eligible[s.contestant]].name.clone()).collect(),
+            );
+            let todo: Vec<Slot> =
+                order.into_iter().filter(|s| !done.contains(&(s.contestant, round))).collect();
+            let total = todo.len();
+            for (n, slot) in todo.into_iter().enumerate() {
+                if self.interrupted() {
+                    break;
+                }
+                self.slot(eligible, slot, n, total)?;
+            }
+            if self.interrupted() {
+                break;
+            }
+            last_round = t0.elapsed();
+            stopping.rounds = round;
+            self.store.save_stopping(&stopping)?;
+            if round < first {
+                continue;
+            }
+            let analysis = self.analyse()?;
+            let Some(report) = analysis.stopping else { continue };
+            if report.met {
+                stopping.reason = String::from("met");
+                break;
+            }
+            let widest = analysis
+                .scenarios
+                .iter()
+                .flat_map(|s| &s.precision)
+                .filter_map(|p| p.half_width)
+                .fold(0.0, f64::max);
+            self.say(&format!(
+                "round {round}: {} not met yet (widest ratio interval {})",
+                percent(precision.target),
+                percent(widest)
+            ));
+        }
+        if self.interrupted() {
+            stopping.reason = String::from("interrupted");
+        } else if stopping.reason == "running" {
+            stopping.reason = String::from("max_repetitions");
+        }
+        self.store.save_stopping(&stopping)?;
+        self.say_stopping()
+    }
+
+    /// The record of rounds not yet measured, after saying how they will be decided.
+    fn announce(&mut self, precision: crate::plan::Precision, seed: u64) -> Stopping {
+        let (first, looks, confidence) = precision.looks(self.plan.repetitions);
+        let stopping = Stopping {
+            precision: precision.target,
+            max_repetitions: precision.max_repetitions,
+            max_time_s: precision.max_time.map(|t| t.as_secs_f64()),
+            method: sequential::METHOD.to_owned(),
+            planned_looks: looks,
+            first_look: first,
+            look_confidence: confidence,
+            rounds: 0,
+            reason: "running".to_owned(),
+            seed,
+            orders: Vec::new(),
+        };
+        self.say(&format!(
+            "rounds until every ratio is known to {} (at most {} rounds{}); each look's intervals at {:.2}%, \
+                 5% spent over {looks} looks (Bonferroni), so the 95% promise holds however early it stops",
+            percent(precision.target),
+            precision.max_repetitions,
+            precision.max_time.map(|t| format!(" or {}", humantime::format_duration(t))).unwrap_or_default(),
+            confidence * 100.0
+        ));
+        stopping
+    }
+
+    /// Says how the rounds ended, as the report will.
+    fn say_stopping(&mut self) -> Result<(), RunError> {
+        if let Some(report) = self.analyse()?.stopping {
+            self.say(&format!("precision: {}", report.summary));
+            for line in &report.undecided {
+                self.say(&format!("  {line}"));
+            }
+        }
+        Ok(())
+    }
+
+    /// One slot of a round, measured once more when the run is not a result.
+    fn slot(&mut self, eligible: &[usize], slot: Slot, n: usize, total: usize) -> Result<(), RunError> {
+        if n > 0 && !self.plan.cooldown.is_zero() {
+            std::thread::sleep(self.plan.cooldown);
+        }
+        let (i, rep) = (eligible[slot.contestant], slot.repetition);
+        if self.measure(i, rep, n + 1, total)? && !self.interrupted() {
+            self.say(&format!("  {}: repetition {rep} is measured once more", self.plan.contestants[i].name));
+            self.measure(i, rep, n + 1, total)?;
+        }
+        Ok(())
+    }
+
+    /// The result directory as the report reads it.
+    fn analyse(&self) -> Result<Analysis, RunError> {
+        let results = ResultSet::load(&self.store.dir)?;
+        Ok(Analysis::from_results(&results, &AnalysisOptions::default()))
+    }
+}
