@@ -28,6 +28,7 @@ pub mod collect;
 pub mod engine;
 pub mod fault;
 pub mod findmax;
+pub mod flow;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod grpc_call;

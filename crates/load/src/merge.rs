@@ -20,7 +20,7 @@ use std::path::Path;
 
 use hdrhistogram::Histogram;
 use stackbench_record::{
-    GeneratorUsage, HistogramError, Latency, Model, RunRecord, SCHEMA_VERSION, Second, Summary,
+    GeneratorUsage, HistogramError, Latency, Model, Named, RunRecord, SCHEMA_VERSION, Second, Summary,
     decode_histogram, encode_histogram, new_histogram,
 };
 
@@ -142,7 +142,8 @@ pub fn merge(mut inputs: Vec<Input>, thresholds: &[Threshold]) -> Result<Merged,
              --start-at)"
         ));
     }
-    let totals = totals(&inputs, ((end_ms - start as f64) / 1000.0).max(1e-9))?;
+    let duration_s = ((end_ms - start as f64) / 1000.0).max(1e-9);
+    let totals = totals(&inputs, duration_s)?;
     let (timeline, exact) = timeline(&inputs, start)?;
     if !exact {
         warnings.push(
@@ -176,6 +177,10 @@ pub fn merge(mut inputs: Vec<Input>, thresholds: &[Threshold]) -> Result<Merged,
         interrupted: inputs.iter().any(|i| i.record.interrupted),
         invalid,
         find_max: None,
+        per_request: Named::merge(inputs.iter().flat_map(|i| &i.record.per_request), duration_s)
+            .unwrap_or_default(),
+        iterations: Named::merge(inputs.iter().filter_map(|i| i.record.iterations.as_ref()), duration_s)
+            .and_then(|mut v| v.pop()),
     };
     Ok(Merged { record, warnings, start_skew_ms })
 }
