@@ -469,7 +469,6 @@ fn record(spec: &LoadSpec, t: &Totals, started_at_ms: u64, cpu: CpuPair, stopped
         checks: stackbench_record::Checks { performed: t.checks_performed, failed: t.checks_failed },
         corrected_for_coordinated_omission: open,
     };
-    let thresholds = spec.thresholds.iter().map(|th| th.evaluate(&summary)).collect();
     let named = |name: &str, t: &Tally| {
         let errors = t.errors.iter().map(|(k, n)| (k.key(), *n)).collect();
         Named::from_parts(name, &t.latency, t.completed, t.ok, errors, duration_s)
@@ -485,6 +484,11 @@ fn record(spec: &LoadSpec, t: &Totals, started_at_ms: u64, cpu: CpuPair, stopped
         ),
         None => (Vec::new(), None),
     };
+    let thresholds = spec
+        .thresholds
+        .iter()
+        .map(|th| th.evaluate_run(&summary, &per_request, iterations.as_ref()))
+        .collect();
     RunRecord {
         schema: SCHEMA_VERSION,
         tool_version: env!("CARGO_PKG_VERSION").to_owned(),

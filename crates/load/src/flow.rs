@@ -89,11 +89,23 @@ impl FileSource {
 /// other options; `None` without one.
 pub fn from_options(o: &LoadOptions) -> Result<Option<Arc<FileSource>>, SpecError> {
     let Some(path) = &o.scenario_file else {
+        if let Some(t) = o.threshold.iter().chain(&o.slo).find(|t| t.request.is_some()) {
+            return Err(invalid(
+                "--threshold",
+                format!("{} names a request, which needs --scenario-file", t.expression),
+            ));
+        }
         if !o.variable.is_empty() {
             return Err(invalid("--variable", "needs --scenario-file FILE, whose variable it sets"));
         }
         return Ok(None);
     };
+    if let Some(t) = o.slo.iter().find(|t| t.request.is_some()) {
+        return Err(invalid(
+            "--slo",
+            format!("{}: a capacity search holds the totals; drop the request name", t.expression),
+        ));
+    }
     let why = "the scenario file writes its own requests";
     for (given, flag) in [
         (o.scenario.is_some(), "--scenario"),
@@ -108,9 +120,21 @@ pub fn from_options(o: &LoadOptions) -> Result<Option<Arc<FileSource>>, SpecErro
             return Err(conflict("--scenario-file", flag, why));
         }
     }
-    FileSource::load(path, &o.variable, o.seed.unwrap_or(1))
-        .map(|f| Some(Arc::new(f)))
-        .map_err(SpecError::ScenarioFile)
+    let f = FileSource::load(path, &o.variable, o.seed.unwrap_or(1)).map_err(SpecError::ScenarioFile)?;
+    for t in &o.threshold {
+        if let Some(name) = t.request.as_ref().filter(|n| *n != "iteration" && !f.names.contains(n)) {
+            let names: Vec<String> = f.names.iter().map(|n| format!("{n:?}")).collect();
+            return Err(invalid(
+                "--threshold",
+                format!(
+                    "{}: the scenario file has no request named {name:?}; its names are {} and \"iteration\"",
+                    t.expression,
+                    names.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(Some(Arc::new(f)))
 }
 
 /// One user's (or runner's) variables and buffers, kept between iterations.

@@ -264,6 +264,12 @@ fn a_scenario_file_is_checked_against_the_other_options() {
     assert!(e.starts_with("--variable: needs --scenario-file"), "{e}");
     let e = err(&file(LoadOptions { variable: vec!["nope".into()], ..opts() }), url);
     assert!(e.contains("--variable \"nope\": write NAME=VALUE"), "{e}");
+    let named = |t: &str| vec![t.parse::<crate::Threshold>().unwrap()];
+    assert!(file(LoadOptions { threshold: named("p99{read back}<5ms"), ..opts() }).to_spec(url).is_ok());
+    let e = err(&file(LoadOptions { threshold: named("p99{GET /nope}<5ms"), ..opts() }), url);
+    assert!(e.contains("no request named \"GET /nope\"; its names are \"create\""), "{e}");
+    let e = err(&LoadOptions { threshold: named("p99{create}<5ms"), ..opts() }, url);
+    assert!(e.contains("names a request, which needs --scenario-file"), "{e}");
     let e = err(&LoadOptions { scenario_file: Some("/no/such.hurl".into()), ..opts() }, url);
     assert!(e.starts_with("--scenario-file: /no/such.hurl:1:1: cannot read it"), "{e}");
 }

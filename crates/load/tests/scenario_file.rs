@@ -57,7 +57,12 @@ fn a_right_service_answers_every_request_of_every_iteration() {
 
 #[test]
 fn a_wrong_answer_is_a_check_error_of_its_request() {
-    let r = load(Fault::WrongTitle, LoadOptions { connections: Some(2), ..LoadOptions::default() });
+    let threshold = ["errors{GET /todos/{{todo_id}}}<1%", "errors{POST /todos}<1%", "p99{iteration}<5s"];
+    let threshold = threshold.iter().map(|t| t.parse().unwrap()).collect();
+    let r =
+        load(Fault::WrongTitle, LoadOptions { connections: Some(2), threshold, ..LoadOptions::default() });
+    let passed: Vec<bool> = r.thresholds.iter().map(|t| t.passed).collect();
+    assert_eq!(passed, [false, true, true], "{:?}", r.thresholds);
     let (post, get) = (named(&r, "POST /todos"), named(&r, "GET /todos/{{todo_id}}"));
     assert!(get.requests > 10, "{get:?}");
     assert_eq!(get.errors.get("check"), Some(&get.requests), "{get:?}");
