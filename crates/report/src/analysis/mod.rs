@@ -150,6 +150,12 @@ pub struct ContestantReport {
     pub build_s: Option<f64>,
     /// Runs in which the load generator saturated its cores.
     pub generator_saturated_runs: usize,
+    /// A scenario file's requests by name, over every run used (rate: the mean over the runs).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub per_request: Vec<stackbench_record::Named>,
+    /// A scenario file's iterations, over every run used.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub iterations: Option<stackbench_record::Named>,
     pub warnings: Vec<String>,
     /// What the charts draw (not part of the JSON report: the run records have it).
     #[serde(skip)]

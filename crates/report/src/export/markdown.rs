@@ -51,6 +51,19 @@ fn scenario(out: &mut String, s: &ScenarioReport) {
         }
         out.push('\n');
     }
+    let requests = table::request_rows(s);
+    if !requests.is_empty() {
+        let _ = writeln!(out, "By request (scenario file; rate: the mean over the runs)\n");
+        let _ = writeln!(out, "| {} |", table::REQUEST_HEADERS.join(" | "));
+        let align: Vec<&str> =
+            table::REQUEST_NUMERIC.iter().map(|&n| if n { "--:" } else { "---" }).collect();
+        let _ = writeln!(out, "|{}|", align.join("|"));
+        for row in &requests {
+            let row: Vec<String> = row.iter().map(|x| escape(x)).collect();
+            let _ = writeln!(out, "| {} |", row.join(" | "));
+        }
+        out.push('\n');
+    }
     for st in &s.statements {
         let _ = writeln!(out, "- {}", escape(&st.text));
     }
