@@ -1,99 +1,12 @@
 //! `stackbench verify URL --scenario-file F` on the shipped todo scenario,
-//! against a small todo service written here (not one of stackbench's
-//! contestants): one that answers right, one that answers a new todo as done
+//! against a small todo service written for the tests (`stackbench_testkit::todo`, not one of
+//! stackbench's contestants): one that answers right, one that answers a new todo as done
 //! (a core rule) and one that stores a 300-character title (a hardening rule).
 
-use std::collections::BTreeMap;
-use std::io::{BufRead as _, BufReader, Read as _, Write as _};
-use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-#[derive(Clone, Copy, PartialEq)]
-enum Fault {
-    None,
-    Done,
-    LongTitle,
-}
-
-/// Serves the todo API on a loopback port until the test process ends; one request per connection.
-fn todo_service(fault: Fault) -> SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        let mut store: BTreeMap<u64, String> = BTreeMap::new();
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut line = String::new();
-            reader.read_line(&mut line).unwrap();
-            let mut parts = line.split_whitespace();
-            let (method, path) =
-                (parts.next().unwrap_or("").to_owned(), parts.next().unwrap_or("").to_owned());
-            let mut length = 0;
-            loop {
-                let mut h = String::new();
-                reader.read_line(&mut h).unwrap();
-                if h.trim().is_empty() {
-                    break;
-                }
-                if let Some((k, v)) = h.split_once(':')
-                    && k.eq_ignore_ascii_case("content-length")
-                {
-                    length = v.trim().parse().unwrap();
-                }
-            }
-            let mut body = vec![0; length];
-            reader.read_exact(&mut body).unwrap();
-            let (status, answer) = answer(fault, &mut store, &method, &path, &body);
-            let answer = answer.to_string();
-            write!(
-                stream,
-                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}",
-                answer.len()
-            )
-            .unwrap();
-        }
-    });
-    addr
-}
-
-fn answer(
-    fault: Fault,
-    store: &mut BTreeMap<u64, String>,
-    method: &str,
-    path: &str,
-    body: &[u8],
-) -> (u16, serde_json::Value) {
-    use serde_json::json;
-    match (method, path) {
-        ("POST", "/todos") => {
-            let title = serde_json::from_slice::<serde_json::Value>(body).unwrap()["title"]
-                .as_str()
-                .unwrap_or("")
-                .to_owned();
-            if title.is_empty() || (title.len() > 200 && fault != Fault::LongTitle) {
-                return (400, json!({"error": "a title is 1 to 200 characters"}));
-            }
-            let id = store.len() as u64 + 1;
-            store.insert(id, title.clone());
-            (201, json!({"id": id, "title": title, "done": fault == Fault::Done}))
-        }
-        ("DELETE", "/todos") => {
-            store.clear();
-            (204, json!(null))
-        }
-        ("GET", p) if p.starts_with("/todos?") => (200, json!([])),
-        ("GET", p) => {
-            match p.strip_prefix("/todos/").and_then(|id| id.parse().ok()).and_then(|id: u64| store.get(&id))
-            {
-                Some(t) => (200, json!({"id": 1, "title": t, "done": false})),
-                None => (404, json!({"error": "no such todo"})),
-            }
-        }
-        _ => (404, json!({"error": "unknown path"})),
-    }
-}
+use stackbench_testkit::todo::{Fault, start as todo_service};
 
 fn todo_toml() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/examples/todo.toml")

@@ -12,7 +12,7 @@ use hdrhistogram::Histogram;
 use stackbench_record::{ErrorKind, Second, encode_histogram, new_histogram};
 
 use crate::hlog::HlogWriter;
-use crate::recorder::Interval;
+use crate::recorder::{Interval, Tally};
 
 /// Totals of a run, merged from every worker.
 #[derive(Debug)]
@@ -33,6 +33,9 @@ pub struct Totals {
     /// Longest worker time from the measured start to its end.
     pub elapsed: Duration,
     pub interrupted: bool,
+    /// Scenario files: the requests of each name (by index), and the iterations.
+    pub named: Vec<Tally>,
+    pub iterations: Option<Tally>,
 }
 
 /// Merges intervals as they arrive.
@@ -82,6 +85,8 @@ impl Collector {
                 check_every: 0,
                 elapsed: Duration::ZERO,
                 interrupted: false,
+                named: Vec::new(),
+                iterations: None,
             },
             hlog,
             hlog_error: None,
@@ -101,8 +106,20 @@ impl Collector {
     }
 
     /// Takes one worker's interval.
-    pub fn add(&mut self, iv: Interval) {
+    pub fn add(&mut self, mut iv: Interval) {
         let w = iv.worker;
+        for (i, t) in std::mem::take(&mut iv.named).into_iter().enumerate() {
+            match self.totals.named.get_mut(i) {
+                Some(m) => m.merge(&t),
+                None => self.totals.named.push(t),
+            }
+        }
+        if let Some(t) = iv.iterations.take() {
+            match &mut self.totals.iterations {
+                Some(m) => m.merge(&t),
+                None => self.totals.iterations = Some(t),
+            }
+        }
         self.reported[w] = (Some(iv.second), iv.last);
         self.totals.check_every = self.totals.check_every.max(iv.check_every);
         if iv.last {

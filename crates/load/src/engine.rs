@@ -11,14 +11,15 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use stackbench_record::{
-    Environment, GeneratorUsage, Latency, LoadParams, Model, RunRecord, SCHEMA_VERSION, Stage, Summary,
-    encode_histogram,
+    Environment, GeneratorUsage, Latency, LoadParams, Model, Named, RunRecord, SCHEMA_VERSION, Stage,
+    Summary, encode_histogram,
 };
 
 use crate::collect::{Collector, Progress, Totals};
 use crate::fault::{self, Fault};
 use crate::hlog::HlogWriter;
 use crate::parse::CheckEvery;
+use crate::recorder::Tally;
 use crate::spec::{Bound, LoadSpec, ModelSpec, RequestSource};
 use crate::{sys, transport, worker};
 
@@ -468,7 +469,26 @@ fn record(spec: &LoadSpec, t: &Totals, started_at_ms: u64, cpu: CpuPair, stopped
         checks: stackbench_record::Checks { performed: t.checks_performed, failed: t.checks_failed },
         corrected_for_coordinated_omission: open,
     };
-    let thresholds = spec.thresholds.iter().map(|th| th.evaluate(&summary)).collect();
+    let named = |name: &str, t: &Tally| {
+        let errors = t.errors.iter().map(|(k, n)| (k.key(), *n)).collect();
+        Named::from_parts(name, &t.latency, t.completed, t.ok, errors, duration_s)
+    };
+    let (per_request, iterations) = match spec.requests.file() {
+        Some(f) => (
+            f.names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| t.named.get(i).map_or_else(|| named(n, &Tally::default()), |t| named(n, t)))
+                .collect(),
+            Some(named("iteration", t.iterations.as_ref().unwrap_or(&Tally::default()))),
+        ),
+        None => (Vec::new(), None),
+    };
+    let thresholds = spec
+        .thresholds
+        .iter()
+        .map(|th| th.evaluate_run(&summary, &per_request, iterations.as_ref()))
+        .collect();
     RunRecord {
         schema: SCHEMA_VERSION,
         tool_version: env!("CARGO_PKG_VERSION").to_owned(),
@@ -493,6 +513,8 @@ fn record(spec: &LoadSpec, t: &Totals, started_at_ms: u64, cpu: CpuPair, stopped
         interrupted,
         invalid: None,
         find_max: None,
+        per_request,
+        iterations,
     }
 }
 
@@ -545,6 +567,10 @@ fn params(spec: &LoadSpec, t: &Totals) -> LoadParams {
             (None, 0)
         }
         RequestSource::Scenario { scenario, seed, .. } => (Some(scenario.name().to_owned()), *seed),
+        RequestSource::File(f) => {
+            extra.insert("scenario_file".into(), serde_json::Value::Bool(true));
+            (Some(f.scenario.name.clone()), f.seed)
+        }
     };
     let check_every = match (spec.check_every, &spec.requests) {
         (_, RequestSource::Fixed { .. }) | (CheckEvery::Every(0), _) => 0,

@@ -88,7 +88,11 @@ pub fn run(
     let mut record = find_max(search, &mut stepper, stop, on_step)?;
     // What the record's own parameters say: the search, not one step.
     record.params.extra.insert("find_max".into(), serde_json::Value::Bool(true));
-    record.thresholds = spec.thresholds.iter().map(|t| t.evaluate(&record.summary)).collect();
+    record.thresholds = spec
+        .thresholds
+        .iter()
+        .map(|t| t.evaluate_run(&record.summary, &record.per_request, record.iterations.as_ref()))
+        .collect();
     Ok(record)
 }
 

@@ -155,6 +155,7 @@ impl H2Lane {
             body,
             received: done.received,
             grpc_status: done.grpc_status,
+            head: &[],
         })
     }
 }

@@ -196,6 +196,7 @@ impl Http1Conn {
             body,
             received,
             grpc_status: None,
+            head: &self.buf[..head.len],
         })
     }
 

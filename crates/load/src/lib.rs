@@ -28,6 +28,7 @@ mod collect;
 mod engine;
 mod fault;
 mod findmax;
+mod flow;
 #[doc(hidden)]
 pub mod fuzzing;
 mod grpc_call;

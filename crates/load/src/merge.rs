@@ -20,7 +20,7 @@ use std::path::Path;
 
 use hdrhistogram::Histogram;
 use stackbench_record::{
-    GeneratorUsage, HistogramError, Latency, Model, RunRecord, SCHEMA_VERSION, Second, Summary,
+    GeneratorUsage, HistogramError, Latency, Model, Named, RunRecord, SCHEMA_VERSION, Second, Summary,
     decode_histogram, encode_histogram, new_histogram,
 };
 
@@ -142,7 +142,8 @@ pub fn merge(mut inputs: Vec<Input>, thresholds: &[Threshold]) -> Result<Merged,
              --start-at)"
         ));
     }
-    let totals = totals(&inputs, ((end_ms - start as f64) / 1000.0).max(1e-9))?;
+    let duration_s = ((end_ms - start as f64) / 1000.0).max(1e-9);
+    let totals = totals(&inputs, duration_s)?;
     let (timeline, exact) = timeline(&inputs, start)?;
     if !exact {
         warnings.push(
@@ -158,6 +159,10 @@ pub fn merge(mut inputs: Vec<Input>, thresholds: &[Threshold]) -> Result<Merged,
         })
     });
     let same_label = inputs.iter().all(|i| i.record.label == first.label);
+    let per_request =
+        Named::merge(inputs.iter().flat_map(|i| &i.record.per_request), duration_s).unwrap_or_default();
+    let iterations = Named::merge(inputs.iter().filter_map(|i| i.record.iterations.as_ref()), duration_s)
+        .and_then(|mut v| v.pop());
     let record = RunRecord {
         schema: SCHEMA_VERSION,
         tool_version: first.tool_version.clone(),
@@ -165,7 +170,10 @@ pub fn merge(mut inputs: Vec<Input>, thresholds: &[Threshold]) -> Result<Merged,
         label: if same_label { first.label.clone() } else { stackbench_record::Label::default() },
         params: params(&inputs),
         environment: first.environment.clone(),
-        thresholds: expressions(&inputs, thresholds).iter().map(|t| t.evaluate(&totals.summary)).collect(),
+        thresholds: expressions(&inputs, thresholds)
+            .iter()
+            .map(|t| t.evaluate_run(&totals.summary, &per_request, iterations.as_ref()))
+            .collect(),
         summary: totals.summary,
         histogram: encode_histogram(&totals.latency),
         service_histogram: totals.service.as_ref().map(encode_histogram),
@@ -176,6 +184,8 @@ pub fn merge(mut inputs: Vec<Input>, thresholds: &[Threshold]) -> Result<Merged,
         interrupted: inputs.iter().any(|i| i.record.interrupted),
         invalid,
         find_max: None,
+        per_request,
+        iterations,
     };
     Ok(Merged { record, warnings, start_skew_ms })
 }

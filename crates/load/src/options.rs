@@ -126,6 +126,21 @@ pub struct LoadOptions {
     #[arg(long, value_name = "NAME", help_heading = "Request",
           value_parser = ["event-log", "dummy", "db-read", "bubble-sort"])]
     pub scenario: Option<String>,
+    /// Send a scenario file's requests (a `.hurl` file, or a `.toml` scenario of flows):
+    /// each user (or each arrival, with --rate) runs one flow's requests in order,
+    /// captures feeding the requests after. docs/scenarios.md, "Write your own scenario".
+    #[arg(long, value_name = "FILE", help_heading = "Request", conflicts_with = "scenario")]
+    #[serde(skip)]
+    pub scenario_file: Option<std::path::PathBuf>,
+    /// A variable of the scenario file, NAME=VALUE (repeatable).
+    #[arg(
+        long = "variable",
+        value_name = "NAME=VALUE",
+        help_heading = "Request",
+        requires = "scenario_file"
+    )]
+    #[serde(skip)]
+    pub variable: Vec<String>,
     /// gRPC to any unary method: the .proto that declares it (compiled at start, no protoc
     /// needed; imports resolve from its directory). Goes with --call and --data.
     #[arg(long, value_name = "FILE", help_heading = "Request")]
@@ -208,6 +223,8 @@ pub enum SpecError {
     Conflict { a: &'static str, b: &'static str, why: &'static str },
     #[error("--scenario: {0}")]
     Scenario(String),
+    #[error("--scenario-file: {0}")]
+    ScenarioFile(String),
     #[error("--body: cannot read {path}: {why}")]
     BodyFile { path: String, why: String },
     #[error(transparent)]
@@ -230,11 +247,11 @@ fn check_io(io: crate::spec::Io) -> Result<crate::spec::Io, SpecError> {
     }
 }
 
-fn invalid(flag: &'static str, why: impl Into<String>) -> SpecError {
+pub(crate) fn invalid(flag: &'static str, why: impl Into<String>) -> SpecError {
     SpecError::Invalid { flag, why: why.into() }
 }
 
-fn conflict(a: &'static str, b: &'static str, why: &'static str) -> SpecError {
+pub(crate) fn conflict(a: &'static str, b: &'static str, why: &'static str) -> SpecError {
     SpecError::Conflict { a, b, why }
 }
 
@@ -398,6 +415,7 @@ impl LoadOptions {
         }
 
         // What is sent.
+        let file = crate::flow::from_options(self)?;
         let scenario = match &self.scenario {
             Some(name) => Some(name.parse::<Scenario>().map_err(|e| SpecError::Scenario(e.to_string()))?),
             None => None,
@@ -423,7 +441,9 @@ impl LoadOptions {
             ));
         }
         let mut headers = self.header.iter().map(|h| parse_header(h)).collect::<Result<Vec<_>, _>>()?;
-        let requests = if let Some(call) = call {
+        let requests = if let Some(file) = file.clone() {
+            RequestSource::File(file)
+        } else if let Some(call) = call {
             headers.push((http::header::CONTENT_TYPE, http::HeaderValue::from_static("application/grpc")));
             RequestSource::Fixed { method: http::Method::POST, headers: headers.clone(), body: call.message }
         } else if let Some(scenario) = scenario {
@@ -677,10 +697,10 @@ impl LoadOptions {
             cpus,
             keepalive: !self.no_keepalive,
             requests,
-            check_every: match (&self.check_every, scenario) {
-                (_, None) => CheckEvery::Every(0),
-                (Some(c), Some(_)) => *c,
-                (None, Some(_)) => CheckEvery::Auto,
+            check_every: match (&self.check_every, scenario.is_some() || file.is_some()) {
+                (_, false) => CheckEvery::Every(0),
+                (Some(c), true) => *c,
+                (None, true) => CheckEvery::Auto,
             },
             thresholds: self.threshold.clone(),
             progress: false,

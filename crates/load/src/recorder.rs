@@ -45,6 +45,57 @@ pub struct Interval {
     pub elapsed: Duration,
     /// Last interval: the worker stopped because of a stop request.
     pub interrupted: bool,
+    /// Last interval, scenario files: the whole run's requests of each name (by index).
+    pub named: Vec<Tally>,
+    /// Last interval, scenario files: the whole run's iterations.
+    pub iterations: Option<Tally>,
+}
+
+/// A scenario file's requests of one name, or its iterations, over the whole run (kept
+/// apart from the seconds: one histogram per name, whatever the run's length).
+#[derive(Debug)]
+pub struct Tally {
+    pub latency: Histogram<u64>,
+    pub completed: u64,
+    pub ok: u64,
+    pub errors: Vec<(ErrorKind, u64)>,
+}
+
+impl Tally {
+    pub fn new() -> Tally {
+        Tally { latency: new_histogram(), completed: 0, ok: 0, errors: Vec::new() }
+    }
+
+    /// Counts one outcome; `latency` is `None` for a request without an answer.
+    fn add(&mut self, latency: Option<u64>, result: Result<(), ErrorKind>) {
+        self.completed += 1;
+        if let Some(l) = latency {
+            self.latency.saturating_record(l);
+        }
+        match result {
+            Ok(()) => self.ok += 1,
+            Err(kind) => add_error(&mut self.errors, kind),
+        }
+    }
+
+    /// Adds another worker's tally of the same name.
+    pub fn merge(&mut self, other: &Tally) {
+        let _ = self.latency.add(&other.latency);
+        self.completed += other.completed;
+        self.ok += other.ok;
+        for &(kind, n) in &other.errors {
+            match self.errors.iter_mut().find(|(k, _)| *k == kind) {
+                Some((_, m)) => *m += n,
+                None => self.errors.push((kind, n)),
+            }
+        }
+    }
+}
+
+impl Default for Tally {
+    fn default() -> Tally {
+        Tally::new()
+    }
 }
 
 /// How a request ended, before recording.
@@ -63,10 +114,20 @@ pub struct Recorder {
     since_check: u32,
     /// Time spent in the checker during the current second.
     check_time: Duration,
+    /// Scenario files: the requests of each name, and the iterations.
+    named: Vec<Tally>,
+    iterations: Option<Tally>,
 }
 
 impl Recorder {
-    pub fn new(worker: usize, measure_from: Instant, open_model: bool, check: CheckEvery) -> Recorder {
+    /// `names`: a scenario file's request names (0 otherwise: no iterations are kept).
+    pub fn new(
+        worker: usize,
+        measure_from: Instant,
+        open_model: bool,
+        check: CheckEvery,
+        names: usize,
+    ) -> Recorder {
         let (check_auto, check_every) = match check {
             CheckEvery::Auto => (true, 1),
             CheckEvery::Every(k) => (false, k),
@@ -81,6 +142,8 @@ impl Recorder {
             check_every,
             since_check: 0,
             check_time: Duration::ZERO,
+            named: (0..names).map(|_| Tally::new()).collect(),
+            iterations: (names > 0).then(Tally::new),
         }
     }
 
@@ -103,6 +166,8 @@ impl Recorder {
             last: false,
             elapsed: Duration::ZERO,
             interrupted: false,
+            named: Vec::new(),
+            iterations: None,
         }
     }
 
@@ -125,41 +190,99 @@ impl Recorder {
         if !self.measured(intended) {
             return;
         }
+        let result = match outcome {
+            Err(kind) => Err(*kind),
+            Ok(a) => self.judge(req, a, now),
+        };
+        let received = outcome.as_ref().ok().map(|a| a.received);
+        self.tally(req.sent_size, (intended, sent, now), received, result);
+    }
+
+    /// Records a scenario file's request of name `name` (its index): `sent_size` bytes
+    /// written, `received` bytes of its answer (`None`: no answer), `result` as judged by
+    /// the caller ([`Recorder::check_turn`], [`Recorder::checked`]).
+    pub fn record_step(
+        &mut self,
+        name: usize,
+        sent_size: u64,
+        (intended, sent, now): (Instant, Instant, Instant),
+        received: Option<u64>,
+        result: Result<(), ErrorKind>,
+    ) {
+        if !self.measured(intended) {
+            return;
+        }
+        let latency = self.tally(sent_size, (intended, sent, now), received, result);
+        if let Some(t) = self.named.get_mut(name) {
+            t.add(latency, result);
+        }
+    }
+
+    /// Records an iteration that started (was due, in the open model) at `intended` and
+    /// ended at `now`; `Ok` when every one of its requests was.
+    pub fn record_iteration(&mut self, intended: Instant, now: Instant, result: Result<(), ErrorKind>) {
+        if !self.measured(intended) {
+            return;
+        }
+        if let Some(t) = &mut self.iterations {
+            t.add(Some(micros(now.saturating_duration_since(intended))), result);
+        }
+    }
+
+    /// Counts one request into the second; returns its latency when it has one.
+    fn tally(
+        &mut self,
+        sent_size: u64,
+        (intended, sent, now): (Instant, Instant, Instant),
+        received: Option<u64>,
+        result: Result<(), ErrorKind>,
+    ) -> Option<u64> {
         let c = &mut self.current;
         c.completed += 1;
         // A request that found no connection was never sent.
-        if !matches!(outcome, Err(ErrorKind::Connect)) {
-            c.bytes_sent += req.sent_size;
+        if !matches!(result, Err(ErrorKind::Connect)) {
+            c.bytes_sent += sent_size;
         }
-        let result = match outcome {
-            Err(kind) => Err(*kind),
-            Ok(a) => {
-                c.bytes_received += a.received;
-                self.judge(req, a, now)
+        c.bytes_received += received.unwrap_or(0);
+        // An answered failure still has a latency; a request that was not answered (no answer
+        // in time, or no connection: refused or not accepted in time) has none.
+        let answered = !matches!(result, Err(ErrorKind::Timeout | ErrorKind::Connect));
+        let latency = answered.then(|| micros(now.saturating_duration_since(intended)));
+        if let Some(lat) = latency {
+            c.latency.saturating_record(lat);
+            if let Some(s) = &mut c.service {
+                s.saturating_record(micros(now.saturating_duration_since(sent)));
             }
-        };
-        let c = &mut self.current;
+        }
         match result {
-            Ok(()) => {
-                c.ok += 1;
-                let lat = micros(now.saturating_duration_since(intended));
-                c.latency.saturating_record(lat);
-                if let Some(s) = &mut c.service {
-                    s.saturating_record(micros(now.saturating_duration_since(sent)));
-                }
-            }
-            Err(kind) => {
-                if !matches!(kind, ErrorKind::Timeout | ErrorKind::Connect) {
-                    // An answered failure still has a latency; a request that was not
-                    // answered (no answer in time, or no connection: refused or not
-                    // accepted in time) has none.
-                    c.latency.saturating_record(micros(now.saturating_duration_since(intended)));
-                    if let Some(s) = &mut c.service {
-                        s.saturating_record(micros(now.saturating_duration_since(sent)));
-                    }
-                }
-                add_error(&mut c.errors, kind);
-            }
+            Ok(()) => c.ok += 1,
+            Err(kind) => add_error(&mut c.errors, kind),
+        }
+        latency
+    }
+
+    /// Scenario files: is it this answer's turn to have its asserts checked (`--check-every`)?
+    pub fn check_turn(&mut self) -> bool {
+        if self.check_every == 0 {
+            return false;
+        }
+        self.since_check += 1;
+        if self.since_check < self.check_every {
+            return false;
+        }
+        self.since_check = 0;
+        true
+    }
+
+    /// Scenario files: an answer was checked on its turn, from `started`; `failed` when a
+    /// check did not hold.
+    pub fn checked(&mut self, intended: Instant, started: Instant, failed: bool) {
+        if self.check_auto {
+            self.check_time += started.elapsed();
+        }
+        if self.measured(intended) {
+            self.current.checks_performed += 1;
+            self.current.checks_failed += u64::from(failed);
         }
     }
 
@@ -193,11 +316,9 @@ impl Recorder {
         if self.check_every == 0 {
             return Ok(());
         }
-        self.since_check += 1;
-        if self.since_check < self.check_every {
+        if !self.check_turn() {
             return Ok(());
         }
-        self.since_check = 0;
         let view = ResponseView { status: a.status, content_type: a.content_type, body: a.body };
         let verdict = check(expect, &view);
         if self.check_auto {
@@ -222,6 +343,10 @@ impl Recorder {
         let mut done = std::mem::replace(&mut self.current, next);
         done.in_flight = in_flight;
         done.last = last;
+        if last {
+            done.named = std::mem::take(&mut self.named);
+            done.iterations = self.iterations.take();
+        }
         self.second += 1;
         done
     }

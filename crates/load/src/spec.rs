@@ -168,6 +168,19 @@ pub enum RequestSource {
     Fixed { method: http::Method, headers: Vec<(http::HeaderName, http::HeaderValue)>, body: Bytes },
     /// A scenario's generator (and its checker).
     Scenario { scenario: Scenario, seed: u64, generator: RequestGen },
+    /// A scenario file (`--scenario-file`): each user or arrival runs iterations of its
+    /// flows, every request written when it is sent ([`crate::flow`]).
+    File(std::sync::Arc<crate::flow::FileSource>),
+}
+
+impl RequestSource {
+    /// The scenario file, when the requests come from one.
+    pub fn file(&self) -> Option<&crate::flow::FileSource> {
+        match self {
+            RequestSource::File(f) => Some(f),
+            _ => None,
+        }
+    }
 }
 
 impl LoadSpec {

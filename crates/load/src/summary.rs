@@ -173,6 +173,7 @@ pub fn summary_text(r: &RunRecord, color: bool) -> String {
         let _ =
             writeln!(out, "  {:<13} {} performed ({every}), {failed} failed", "checks", s.checks.performed);
     }
+    per_request_lines(&mut out, r, &p);
     let g = &r.generator;
     let _ = writeln!(
         out,
@@ -226,6 +227,39 @@ pub fn summary_text(r: &RunRecord, color: bool) -> String {
             writeln!(out, "  {}", if search.sustained_rps.is_some() { p.bold(&line) } else { p.red(&line) });
     }
     out
+}
+
+/// A scenario file's requests by name and its iterations: one row each.
+fn per_request_lines(out: &mut String, r: &RunRecord, p: &Paint) {
+    if r.per_request.is_empty() {
+        return;
+    }
+    let width = r.per_request.iter().map(|n| n.name.chars().count()).max().unwrap_or(0).max(9);
+    let _ = writeln!(
+        out,
+        "  {:<width$}  {:>9} {:>9} {:>9} {:>9} {:>9}  errors",
+        "by request", "requests", "req/s", "p50", "p99", "max"
+    );
+    for n in r.per_request.iter().chain(&r.iterations) {
+        let errors = if n.error_count() == 0 {
+            p.green("0")
+        } else {
+            let list: Vec<String> = n.errors.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            p.red(&format!("{} ({})", n.error_count(), list.join(", ")))
+        };
+        let l = &n.latency;
+        let lat = |us: u64| if l.count == 0 { "-".to_owned() } else { fmt::micros(us as f64) };
+        let _ = writeln!(
+            out,
+            "  {:<width$}  {:>9} {:>9.1} {:>9} {:>9} {:>9}  {errors}",
+            n.name,
+            n.requests,
+            n.rps,
+            lat(l.p50_us),
+            lat(l.p99_us),
+            lat(l.max_us)
+        );
+    }
 }
 
 /// One step of a capacity search, as the live line and the summary print it.
@@ -373,6 +407,8 @@ pub(crate) mod tests {
             interrupted: false,
             invalid: None,
             find_max: None,
+            per_request: Vec::new(),
+            iterations: None,
         }
     }
 

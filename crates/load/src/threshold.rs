@@ -8,12 +8,15 @@
 //! `p99.9`, `max`) take a unit `us`, `ms` or `s`; `errors` takes `%` (of all
 //! requests) or a plain count; `rps`, `ok_rps`, `requests`, `late` take a plain
 //! number. The measured value is reported in the expression's own unit.
+//!
+//! With a scenario file, `METRIC{NAME}OP VALUE` holds one request name (or
+//! `iteration`) to the bound instead of the totals: `p99{GET /todos/{{todo_id}}}<20ms`.
 
 use std::fmt;
 use std::str::FromStr;
 
 use serde::Deserialize;
-use stackbench_record::{Summary, ThresholdOutcome};
+use stackbench_record::{Named, Summary, ThresholdOutcome};
 
 /// A parsed threshold.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -27,6 +30,8 @@ pub struct Threshold {
     /// What one unit of the expression is, in the metric's base unit (µs for
     /// latency, 1 for counts, 1 for a percentage).
     unit_scale: f64,
+    /// `METRIC{NAME}`: the request name (or `iteration`) it holds to the bound.
+    pub request: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -74,6 +79,27 @@ impl TryFrom<String> for Threshold {
 impl FromStr for Threshold {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
+        // `METRIC{NAME}REST`: the name is kept as written (it may hold spaces and `{{...}}`).
+        let (s, request) = match (s.find('{'), s.rfind('}')) {
+            (Some(open), Some(close)) if open < close => {
+                let name = s[open + 1..close].trim();
+                if name.is_empty() {
+                    return Err(format!("threshold {s:?}: write a request name between {{ and }}"));
+                }
+                let mut unnamed = s[..open].to_owned();
+                unnamed.push_str(&s[close + 1..]);
+                let t: Threshold = unnamed.parse()?;
+                let (metric, rest) = t.expression.split_at(t.expression.find(['<', '>']).unwrap_or(0));
+                let expression = format!("{metric}{{{name}}}{rest}");
+                return Ok(Threshold { expression, request: Some(name.to_owned()), ..t });
+            }
+            (None, None) => (s, None::<String>),
+            _ => {
+                return Err(format!(
+                    "threshold {s:?}: a request name goes between {{ and }}, like p99{{GET /a}}<20ms"
+                ));
+            }
+        };
         let expression: String = s.chars().filter(|c| !c.is_whitespace()).collect();
         let help = "write it like p99<50ms, errors<1% or rps>1000";
         let at = expression
@@ -144,7 +170,7 @@ impl FromStr for Threshold {
                 ));
             }
         };
-        Ok(Threshold { expression, metric, op, value, unit_scale })
+        Ok(Threshold { expression, metric, op, value, unit_scale, request })
     }
 }
 
@@ -165,7 +191,10 @@ impl Threshold {
             Op::Gt => ">",
             Op::Ge => ">=",
         };
-        let name = self.expression.split(['<', '>']).next().unwrap_or("");
+        let name = match self.expression.rfind('}') {
+            Some(close) => &self.expression[..=close],
+            None => self.expression.split(['<', '>']).next().unwrap_or(""),
+        };
         let show = |v: f64| {
             if v.abs() >= 100.0 {
                 format!("{v:.0}")
@@ -176,7 +205,43 @@ impl Threshold {
         format!("{name} {}{unit}, not {op} {}{unit}", show(outcome.actual), show(self.value))
     }
 
+    /// Evaluates the threshold against a run: its summary, or, for `METRIC{NAME}`, the
+    /// requests of that name (`iteration`: the iterations) of a scenario-file run. A name the
+    /// run does not have fails.
+    pub fn evaluate_run(
+        &self,
+        s: &Summary,
+        per_request: &[Named],
+        iterations: Option<&Named>,
+    ) -> ThresholdOutcome {
+        let Some(name) = &self.request else { return self.evaluate(s) };
+        let found = per_request.iter().chain(iterations).find(|n| n.name == *name);
+        let Some(n) = found else {
+            return ThresholdOutcome { expression: self.expression.clone(), actual: 0.0, passed: false };
+        };
+        let part = Summary {
+            requests: n.requests,
+            ok: n.ok,
+            errors: n.error_count(),
+            rps: n.rps,
+            ok_rps: if n.requests == 0 { 0.0 } else { n.rps * n.ok as f64 / n.requests as f64 },
+            latency: n.latency,
+            late: n.errors.get("late").copied().unwrap_or(0),
+            ..s.clone()
+        };
+        self.evaluate_totals(&part)
+    }
+
+    /// Evaluates the threshold against a run's summary (a `METRIC{NAME}` threshold fails: it
+    /// needs the run's requests by name, [`Threshold::evaluate_run`]).
     pub fn evaluate(&self, s: &Summary) -> ThresholdOutcome {
+        if self.request.is_some() {
+            return ThresholdOutcome { expression: self.expression.clone(), actual: 0.0, passed: false };
+        }
+        self.evaluate_totals(s)
+    }
+
+    fn evaluate_totals(&self, s: &Summary) -> ThresholdOutcome {
         let l = &s.latency;
         let base = match self.metric {
             Metric::Latency(stat) => match stat {
@@ -287,5 +352,39 @@ mod tests {
             let e = bad.parse::<Threshold>().unwrap_err();
             assert!(e.contains(says), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn a_threshold_may_name_one_request() {
+        let t: Threshold = "p99{GET /todos/{{todo_id}}} < 20ms".parse().unwrap();
+        assert_eq!(t.request.as_deref(), Some("GET /todos/{{todo_id}}"));
+        assert_eq!(t.expression, "p99{GET /todos/{{todo_id}}}<20ms");
+        let named = |name: &str, p99_us: u64, requests: u64, ok: u64| Named {
+            name: name.to_owned(),
+            requests,
+            ok,
+            rps: requests as f64,
+            errors: std::collections::BTreeMap::from([("check".to_owned(), requests - ok)]),
+            latency: Latency { count: requests, p99_us, ..Latency::default() },
+            histogram: String::new(),
+        };
+        let s = summary();
+        let fast = [named("POST /todos", 50_000, 10, 10), named("GET /todos/{{todo_id}}", 12_000, 10, 10)];
+        let o = t.evaluate_run(&s, &fast, None);
+        assert!(o.passed && (o.actual - 12.0).abs() < 1e-9, "{o:?}");
+        let slow = [named("GET /todos/{{todo_id}}", 25_000, 10, 10)];
+        assert!(!t.evaluate_run(&s, &slow, None).passed);
+        assert_eq!(
+            t.missed(&t.evaluate_run(&s, &slow, None)),
+            "p99{GET /todos/{{todo_id}}} 25 ms, not < 20 ms"
+        );
+        // A name the run does not have fails, and so does the summary alone.
+        assert!(!t.evaluate_run(&s, &[], None).passed);
+        assert!(!t.evaluate(&s).passed);
+        let errors: Threshold = "errors{iteration}<10%".parse().unwrap();
+        let it = named("iteration", 1, 10, 8);
+        assert!(!errors.evaluate_run(&s, &fast, Some(&it)).passed, "20% of the iterations failed");
+        assert!("errors{}<1%".parse::<Threshold>().unwrap_err().contains("request name"));
+        assert!("p99{GET /a<20ms".parse::<Threshold>().unwrap_err().contains("between {"));
     }
 }

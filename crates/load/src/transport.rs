@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::Instant;
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use stackbench_record::ErrorKind;
 use stackbench_scenarios::check::Expect;
 use tokio::time::Sleep;
@@ -51,6 +51,18 @@ pub struct Answer<'a> {
     pub received: u64,
     /// gRPC only: the `grpc-status`.
     pub grpc_status: Option<u16>,
+    /// HTTP/1.1: the answer's head as received (status line and headers); empty on h2c.
+    pub head: &'a [u8],
+}
+
+/// What one exchange on a lane sends.
+#[derive(Clone, Copy)]
+enum Payload<'r> {
+    /// A request of the pool, with the spec's transport.
+    Prepared(&'r Prepared, Transport),
+    /// HTTP/1.1 only: a request written for this exchange (a scenario file's), and whether
+    /// it is a HEAD.
+    Wire(&'r Bytes, bool),
 }
 
 /// Builds the request pool of a spec.
@@ -93,6 +105,8 @@ pub fn prepare(spec: &LoadSpec) -> Arc<[Prepared]> {
         RequestSource::Fixed { method, headers, body } => {
             vec![build(method, &t.path, None, headers, body, None)].into()
         }
+        // Written per request, by each user (`crate::flow`).
+        RequestSource::File(_) => Vec::new().into(),
         RequestSource::Scenario { generator, .. } => {
             let extra: Vec<_> = Vec::new();
             generator
@@ -113,7 +127,8 @@ pub fn prepare(spec: &LoadSpec) -> Arc<[Prepared]> {
 /// One HTTP/1.1 request as it goes on the wire: the request line in origin form (RFC 9112
 /// §3.2.1: a path, never the absolute URL, to an origin server), `Host`, the stackbench
 /// `User-Agent`, the content type and `extra` headers, the framing, then the body. The one
-/// request writer: the load engine's request pool, `verify` and the readiness probe all use it.
+/// request writer: the load engine's request pool, `verify` and the readiness probe all use it
+/// (through [`write_http1_request`], as scenario files do per request).
 pub fn http1_request(
     method: &http::Method,
     authority: &str,
@@ -123,27 +138,48 @@ pub fn http1_request(
     body: &[u8],
     keepalive: bool,
 ) -> Vec<u8> {
-    let path = if path.is_empty() { "/" } else { path };
-    let mut head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {authority}\r\nUser-Agent: stackbench/{}\r\n",
-        env!("CARGO_PKG_VERSION")
-    );
+    let mut lines = Vec::new();
     if let Some(ct) = content_type {
-        let _ = write!(head, "Content-Type: {ct}\r\n");
+        lines.extend_from_slice(format!("Content-Type: {ct}\r\n").as_bytes());
     }
     for (k, v) in extra {
-        let _ = write!(head, "{k}: {}\r\n", String::from_utf8_lossy(v.as_bytes()));
+        lines.extend_from_slice(format!("{k}: {}\r\n", String::from_utf8_lossy(v.as_bytes())).as_bytes());
     }
-    if !body.is_empty() || matches!(*method, http::Method::POST | http::Method::PUT | http::Method::PATCH) {
-        let _ = write!(head, "Content-Length: {}\r\n", body.len());
+    let mut out = BytesMut::new();
+    write_http1_request(&mut out, method.as_str(), authority, path.as_bytes(), &lines, body, keepalive);
+    out.to_vec()
+}
+
+/// Appends one HTTP/1.1 request to `out` without allocating beyond `out`'s growth:
+/// `headers` are whole `Name: value\r\n` lines, written after `Host` and `User-Agent`.
+/// `Content-Length` goes with a body, and with POST, PUT and PATCH always.
+pub fn write_http1_request(
+    out: &mut BytesMut,
+    method: &str,
+    authority: &str,
+    path: &[u8],
+    headers: &[u8],
+    body: &[u8],
+    keepalive: bool,
+) {
+    let path: &[u8] = if path.is_empty() { b"/" } else { path };
+    out.extend_from_slice(method.as_bytes());
+    out.extend_from_slice(b" ");
+    out.extend_from_slice(path);
+    out.extend_from_slice(b" HTTP/1.1\r\nHost: ");
+    out.extend_from_slice(authority.as_bytes());
+    out.extend_from_slice(
+        concat!("\r\nUser-Agent: stackbench/", env!("CARGO_PKG_VERSION"), "\r\n").as_bytes(),
+    );
+    out.extend_from_slice(headers);
+    if !body.is_empty() || matches!(method, "POST" | "PUT" | "PATCH") {
+        let _ = write!(out, "Content-Length: {}\r\n", body.len());
     }
     if !keepalive {
-        head.push_str("Connection: close\r\n");
+        out.extend_from_slice(b"Connection: close\r\n");
     }
-    head.push_str("\r\n");
-    let mut wire = head.into_bytes();
-    wire.extend_from_slice(body);
-    wire
+    out.extend_from_slice(b"\r\n");
+    out.extend_from_slice(body);
 }
 
 /// Where one request at a time goes, with the timer that bounds each of its requests.
@@ -191,6 +227,28 @@ impl Lane {
         keepalive: bool,
         deadline: Instant,
     ) -> Result<Answer<'_>, ErrorKind> {
+        self.exchange(Payload::Prepared(req, transport), keepalive, deadline).await
+    }
+
+    /// As [`Lane::send`], for an HTTP/1.1 request written for this exchange (`wire`, a whole
+    /// request; `head_only` for a HEAD). On an h2c lane it fails with kind `protocol` (a
+    /// scenario file on h2c is refused before the run).
+    pub async fn send_wire(
+        &mut self,
+        wire: &Bytes,
+        head_only: bool,
+        keepalive: bool,
+        deadline: Instant,
+    ) -> Result<Answer<'_>, ErrorKind> {
+        self.exchange(Payload::Wire(wire, head_only), keepalive, deadline).await
+    }
+
+    async fn exchange(
+        &mut self,
+        payload: Payload<'_>,
+        keepalive: bool,
+        deadline: Instant,
+    ) -> Result<Answer<'_>, ErrorKind> {
         let Lane { via, timer } = self;
         timer.as_mut().reset(deadline.into());
         {
@@ -208,9 +266,15 @@ impl Lane {
             .await?;
         }
         let mut exchange = std::pin::pin!(async move {
-            match via {
-                Via::Http1(c) => c.send(&req.wire, req.method == http::Method::HEAD, keepalive).await,
-                Via::H2(l) => l.send(req, transport == Transport::Grpc, keepalive).await,
+            match (via, payload) {
+                (Via::Http1(c), Payload::Prepared(req, _)) => {
+                    c.send(&req.wire, req.method == http::Method::HEAD, keepalive).await
+                }
+                (Via::Http1(c), Payload::Wire(wire, head_only)) => c.send(wire, head_only, keepalive).await,
+                (Via::H2(l), Payload::Prepared(req, transport)) => {
+                    l.send(req, transport == Transport::Grpc, keepalive).await
+                }
+                (Via::H2(_), Payload::Wire(..)) => Err(ErrorKind::Protocol),
             }
         });
         // The exchange first, so an answer that is ready when the deadline is too still counts.

@@ -36,6 +36,7 @@ use stackbench_record::ErrorKind;
 use tokio::time::sleep_until;
 
 use crate::fault::{self, Fault};
+use crate::flow::{IterState, Verdict};
 use crate::recorder::{Interval, Recorder};
 use crate::schedule::Profile;
 use crate::spec::{Bound, LoadSpec, ModelSpec};
@@ -82,6 +83,8 @@ struct Local {
     dispatched: Cell<bool>,
     /// [`fault::FAILPOINT`]: requests left before this worker panics on purpose.
     failpoint: Option<Cell<u64>>,
+    /// Scenario files: iterations this worker has started.
+    iterations: Cell<u64>,
 }
 
 impl Local {
@@ -112,6 +115,75 @@ impl Local {
 
     fn at(&self, secs: f64) -> Instant {
         self.start + Duration::from_secs_f64(secs.max(0.0))
+    }
+
+    /// A scenario file's state for user (or runner) `stream` of this worker; `None` for the
+    /// other sources.
+    fn iter_state(&self, stream: usize) -> Option<IterState> {
+        let src = self.cx.spec.requests.file()?;
+        let global = (stream * self.cx.spec.threads + self.cx.index) as u64;
+        Some(IterState::new(src, &self.cx.spec.target, global))
+    }
+
+    /// One request (or, for a scenario file, one iteration) due at `intended`, sent at
+    /// `sent`.
+    async fn step(&self, lane: &mut Lane, state: Option<&mut IterState>, intended: Instant, sent: Instant) {
+        match state {
+            Some(st) => self.iterate(lane, st, intended, sent).await,
+            None => self.exchange(lane, intended, sent).await,
+        }
+    }
+
+    /// Runs one iteration of a scenario file on `lane`: one flow's requests in order, each
+    /// recorded under its name. The first request's latency counts from `intended` (the
+    /// due time in the open model), each later one from its own send, which follows the
+    /// answer before it at once; the iteration's from `intended` to its last answer. A
+    /// request without an answer, or whose variables a failed capture left unset, ends it.
+    async fn iterate(&self, lane: &mut Lane, st: &mut IterState, intended: Instant, sent: Instant) {
+        let spec = &self.cx.spec;
+        let Some(src) = spec.requests.file() else { return };
+        let n = self.iterations.get();
+        self.iterations.set(n + 1);
+        let flow = st.begin(src, n * spec.threads as u64 + self.cx.index as u64);
+        self.in_flight.set(self.in_flight.get() + 1);
+        let (mut due, mut at) = (intended, sent);
+        let mut result = Ok(());
+        for (entry, &name) in src.scenario.flows[flow].hurl.entries.iter().zip(&src.slots[flow]) {
+            let Some(wire) = st.wire(entry, &spec.target.authority, spec.keepalive) else {
+                // The capture that sets its variable failed, and was counted.
+                break;
+            };
+            let head_only = &*entry.method == "HEAD";
+            let outcome = lane.send_wire(&wire, head_only, spec.keepalive, at + spec.timeout).await;
+            let now = Instant::now();
+            let mut recorder = self.recorder.borrow_mut();
+            let (received, verdict) = match &outcome {
+                Ok(a) => {
+                    let turn = recorder.check_turn();
+                    let v = st.check(entry, a, turn);
+                    if turn {
+                        recorder.checked(due, now, v.result.is_err());
+                    }
+                    (Some(a.received), v)
+                }
+                Err(kind) => (None, Verdict { result: Err(*kind), capture_failed: true }),
+            };
+            recorder.record_step(name, wire.len() as u64, (due, at, now), received, verdict.result);
+            drop(recorder);
+            result = result.and(verdict.result);
+            if let Some(left) = &self.failpoint {
+                left.set(left.get().saturating_sub(1));
+                assert!(left.get() > 0, "{}: the panic asked for", fault::FAILPOINT);
+            }
+            if verdict.capture_failed {
+                break;
+            }
+            at = Instant::now();
+            due = at;
+        }
+        let now = Instant::now();
+        self.recorder.borrow_mut().record_iteration(intended, now, result);
+        self.in_flight.set(self.in_flight.get() - 1);
     }
 
     /// Sends one request on `lane` now (`sent`, just read off the clock) and records it.
@@ -192,8 +264,10 @@ pub async fn run(cx: WorkerCx, share: u64, wait_start: impl FnOnce() -> Option<I
 
     let Some(start) = wait_start() else { return };
     let measure_from = start + spec.warmup;
+    let names = spec.requests.file().map_or(0, |f| f.names.len());
     let local = Rc::new(Local {
-        recorder: std::cell::RefCell::new(Recorder::new(cx.index, measure_from, open, spec.check_every)),
+        recorder: RefCell::new(Recorder::new(cx.index, measure_from, open, spec.check_every, names)),
+        iterations: Cell::new(0),
         // Shards' workers start at different places too, so N generators send what N times
         // the threads of one would.
         cursor: Cell::new(start_offset(
@@ -335,6 +409,7 @@ fn start_ring(cx: &WorkerCx) -> Option<crate::uring::Entered> {
 
 /// A closed-model virtual user.
 async fn user(local: Rc<Local>, mut lane: Lane, index: f64, think: Duration) {
+    let mut state = local.iter_state(index as usize);
     sleep_until(local.start.into()).await;
     loop {
         if local.ending.get() {
@@ -352,7 +427,7 @@ async fn user(local: Rc<Local>, mut lane: Lane, index: f64, think: Duration) {
         if !local.ticket(now) {
             break;
         }
-        local.exchange(&mut lane, now, Instant::now()).await;
+        local.step(&mut lane, state.as_mut(), now, Instant::now()).await;
         if !think.is_zero() {
             tokio::time::sleep(think).await;
         }
@@ -418,11 +493,12 @@ async fn dispatcher(local: Rc<Local>, limit: u64) {
 /// lane taken from the pool for it (so h2c streams still go round the connections), until the
 /// dispatcher is done and the queue is empty.
 async fn runner(local: Rc<Local>) {
+    let mut state = local.iter_state(local.runners.get());
     while let Some((due, now)) = next_due(&local).await {
-        // `exchange` counts it in flight again while it is sent.
+        // `step` counts it in flight again while it is sent.
         local.in_flight.set(local.in_flight.get() - 1);
         let mut lane = local.pool.take();
-        local.exchange(&mut lane, due, now).await;
+        local.step(&mut lane, state.as_mut(), due, now).await;
         local.pool.give_back(lane);
     }
 }

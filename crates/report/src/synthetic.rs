@@ -178,6 +178,8 @@ pub fn run_record(spec: &RunSpec) -> RunRecord {
         interrupted: spec.interrupted,
         invalid: None,
         find_max: None,
+        per_request: Vec::new(),
+        iterations: None,
     }
 }
 

@@ -452,3 +452,45 @@ fn precision_rounds_are_judged_at_their_per_look_level() {
     let json = render(stackbench_report::Format::Json);
     assert!(json.contains("\"look_confidence\": 0.99") && json.contains("\"verdict\": \""), "{json}");
 }
+
+#[test]
+fn a_scenario_files_requests_by_name_reach_every_format() {
+    use stackbench_record::{Named, new_histogram};
+    use stackbench_report::export::{Format, RenderOptions, render};
+    let runs: Vec<RunSpec> = (1..=3).map(|k| RunSpec::new("gin", "todo", k, 1000.0)).collect();
+    let mut set = result_set("r", vec![contestant("gin", "todo", None, None)], &runs);
+    for (k, r) in set.runs.iter_mut().enumerate() {
+        let named = |name: &str, requests: u64, failed: u64, us: u64| {
+            let mut h = new_histogram();
+            h.record_n(us * (k as u64 + 1), requests).unwrap();
+            let errors = [("check".to_owned(), failed)].into_iter().filter(|e| e.1 > 0).collect();
+            Named::from_parts(name, &h, requests, requests - failed, errors, r.summary.duration_s)
+        };
+        r.per_request =
+            vec![named("POST /todos", 2000, 0, 400), named("GET /todos/{{todo_id}}", 1000, 10, 300)];
+        r.iterations = Some(named("iteration", 1000, 10, 900));
+    }
+    let a = analyse(&set);
+    let gin = &scenario(&a, "todo").contestants[0];
+    let get = &gin.per_request[1];
+    assert_eq!((get.name.as_str(), get.requests, get.error_count()), ("GET /todos/{{todo_id}}", 3000, 30));
+    // Merged over the runs: the rate is the mean rate, the percentiles those of every request.
+    assert!((get.rps - 100.0).abs() < 1e-6, "{get:?}");
+    assert_eq!(get.latency.max_us, 900);
+    assert_eq!(gin.iterations.as_ref().unwrap().requests, 3000);
+    let options = RenderOptions::default();
+    for format in [Format::Terminal, Format::Markdown, Format::Html, Format::Csv, Format::Json] {
+        let text = render(&a, format, &options);
+        for name in ["POST /todos", "GET /todos/{{todo_id}}", "iteration"] {
+            // Markdown escapes what would start emphasis.
+            let name = if format == Format::Markdown { name.replace('_', "\\_") } else { name.to_owned() };
+            assert!(text.contains(&name), "{format:?} lacks {name:?}:\n{text}");
+        }
+    }
+    let csv = render(&a, Format::Csv, &options);
+    let row = csv.lines().find(|l| l.ends_with(",GET /todos/{{todo_id}}")).unwrap();
+    assert!(row.starts_with("todo,gin,") && row.contains(",request,,,,,3,99,"), "{row}");
+    let md = render(&a, Format::Markdown, &options);
+    assert!(md.contains("| gin | GET /todos/{{todo\\_id}} | 3000 | 100 |"), "{md}");
+    assert!(md.contains("| 1.00% |"), "{md}");
+}

@@ -13,12 +13,15 @@
 //!   no client stack of their own (and do not test ours with ours).
 //! - [`process`]: a server process started for a test, its announced address,
 //!   SIGTERM and a bounded wait for its exit.
+//! - [`todo`]: a small todo service for the tests of scenario files, right or
+//!   with one fault.
 
 pub mod contestants;
 pub mod hostile;
 pub mod http;
 pub mod instances;
 pub mod process;
+pub mod todo;
 
 use std::io::Write as _;
 

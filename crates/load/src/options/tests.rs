@@ -238,3 +238,38 @@ fn io_auto_is_resolved_before_the_run() {
     let bad = "ring".parse::<Io>().unwrap_err();
     assert!(bad.contains("write epoll, io_uring or auto"), "{bad}");
 }
+
+#[test]
+fn a_scenario_file_is_checked_against_the_other_options() {
+    let todo =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/examples/todo.toml");
+    let file = |o: LoadOptions| LoadOptions { scenario_file: Some(todo.clone()), ..o };
+    let url = "http://127.0.0.1:8080";
+    let s = file(opts()).to_spec(url).unwrap();
+    assert_eq!(s.transport, Transport::Http1);
+    assert_eq!(s.check_every, CheckEvery::Auto, "a file's answers are checked as a built-in's");
+    let f = s.requests.file().unwrap();
+    assert_eq!(f.names, ["create", "read back", "empty title", "GET /todos?owner={{owner}}&limit={{limit}}"]);
+    assert_eq!(f.slots, [vec![0, 1, 2], vec![3]]);
+    for (o, flag) in [
+        (LoadOptions { method: Some("GET".into()), ..opts() }, "-m/--method"),
+        (LoadOptions { header: vec!["A: b".into()], ..opts() }, "-H/--header"),
+        (LoadOptions { http2: true, ..opts() }, "--http2"),
+        (LoadOptions { scenario: Some("dummy".into()), ..opts() }, "--scenario"),
+    ] {
+        let e = err(&file(o), url);
+        assert!(e.starts_with(&format!("--scenario-file and {flag} cannot be used together")), "{e}");
+    }
+    let e = err(&LoadOptions { variable: vec!["a=b".into()], ..opts() }, url);
+    assert!(e.starts_with("--variable: needs --scenario-file"), "{e}");
+    let e = err(&file(LoadOptions { variable: vec!["nope".into()], ..opts() }), url);
+    assert!(e.contains("--variable \"nope\": write NAME=VALUE"), "{e}");
+    let named = |t: &str| vec![t.parse::<crate::Threshold>().unwrap()];
+    assert!(file(LoadOptions { threshold: named("p99{read back}<5ms"), ..opts() }).to_spec(url).is_ok());
+    let e = err(&file(LoadOptions { threshold: named("p99{GET /nope}<5ms"), ..opts() }), url);
+    assert!(e.contains("no request named \"GET /nope\"; its names are \"create\""), "{e}");
+    let e = err(&LoadOptions { threshold: named("p99{create}<5ms"), ..opts() }, url);
+    assert!(e.contains("names a request, which needs --scenario-file"), "{e}");
+    let e = err(&LoadOptions { scenario_file: Some("/no/such.hurl".into()), ..opts() }, url);
+    assert!(e.starts_with("--scenario-file: /no/such.hurl:1:1: cannot read it"), "{e}");
+}

@@ -117,6 +117,8 @@ pub(super) fn analyse(
         build_s: record.and_then(|r| r.build_s),
         generator_saturated_runs: saturated,
         steady_state: steady_state(&used, &mut warnings),
+        per_request: by_name(&used, &mut warnings, |r| &r.per_request),
+        iterations: by_name(&used, &mut warnings, |r| r.iterations.as_slice()).pop(),
         warnings,
         series: series(&used, &merged),
     };
@@ -260,6 +262,21 @@ fn run_points(used: &[&RunRecord], rps: &[f64], est: &Estimate, warnings: &mut V
     }
 
     points
+}
+
+/// A scenario file's entries by name over the runs (`part` picks the requests or the
+/// iterations), each rate the mean over the runs.
+fn by_name(
+    used: &[&RunRecord],
+    warnings: &mut Vec<String>,
+    part: impl Fn(&RunRecord) -> &[stackbench_record::Named],
+) -> Vec<stackbench_record::Named> {
+    let duration: f64 = used.iter().map(|r| r.summary.duration_s).sum();
+    stackbench_record::Named::merge(used.iter().flat_map(|r| part(r)), duration).unwrap_or_else(|| {
+        warnings
+            .push("a run's per-request histograms cannot be read: the requests by name are left out".into());
+        Vec::new()
+    })
 }
 
 /// Requests and errors by kind over the runs.

@@ -187,6 +187,12 @@ pub struct ContestantReport {
     /// measured window; `None` when no run is long enough to tell (or all were capacity searches).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub steady_state: Option<SteadyState>,
+    /// A scenario file's requests by name, over every run used (rate: the mean over the runs).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub per_request: Vec<stackbench_record::Named>,
+    /// A scenario file's iterations, over every run used.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub iterations: Option<stackbench_record::Named>,
     pub warnings: Vec<String>,
     /// What the charts draw (not part of the JSON report: the run records have it).
     #[serde(skip)]

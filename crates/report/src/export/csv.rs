@@ -1,5 +1,6 @@
-//! CSV: one row per contestant and scenario, measured or not, with raw
-//! numbers (requests per second, microseconds, bytes; no thousands
+//! CSV: one row per contestant and scenario, measured or not, and for a
+//! scenario file one row per request name and one for its iterations (status
+//! `request`, the name in the last column), with raw numbers (requests per second, microseconds, bytes; no thousands
 //! separators, no units in cells) for spreadsheets and scripts. Quoting
 //! follows RFC 4180.
 
@@ -63,6 +64,7 @@ const COLUMNS: &[&str] = &[
     "code_lines",
     "build_s",
     "outlier_runs",
+    "request",
 ];
 
 impl Exporter for Csv {
@@ -72,6 +74,9 @@ impl Exporter for Csv {
         for s in &analysis.scenarios {
             for c in &s.contestants {
                 line(&mut out, &measured(s, c));
+                for n in c.per_request.iter().chain(&c.iterations) {
+                    line(&mut out, &request(s, c, n));
+                }
             }
             for f in &s.failed {
                 let mut cells = vec![String::new(); COLUMNS.len()];
@@ -172,7 +177,41 @@ fn measured(s: &ScenarioReport, c: &ContestantReport) -> Vec<String> {
         opt(c.code.as_ref(), |k| k.lines.to_string()),
         opt(c.build_s, num),
         outliers.join(" "),
+        String::new(),
     ]
+}
+
+/// The row of one request name (or the iterations) of a contestant's scenario file.
+fn request(s: &ScenarioReport, c: &ContestantReport, n: &stackbench_record::Named) -> Vec<String> {
+    let mut cells = vec![String::new(); COLUMNS.len()];
+    let lat = &n.latency;
+    let ok_rps = if n.requests == 0 { 0.0 } else { n.rps * n.ok as f64 / n.requests as f64 };
+    let rate = if n.requests == 0 { 0.0 } else { n.error_count() as f64 / n.requests as f64 };
+    for (column, value) in [
+        ("scenario", s.name.clone()),
+        ("contestant", c.name.clone()),
+        ("language", c.language.clone().unwrap_or_default()),
+        ("framework", c.framework.clone().unwrap_or_default()),
+        ("status", "request".to_owned()),
+        ("runs", c.runs.to_string()),
+        ("ok_rps_mean", num(ok_rps)),
+        ("ok_rpm_mean", num(ok_rps * 60.0)),
+        ("latency_mean_us", num(lat.mean_us)),
+        ("latency_p50_us", lat.p50_us.to_string()),
+        ("latency_p90_us", lat.p90_us.to_string()),
+        ("latency_p95_us", lat.p95_us.to_string()),
+        ("latency_p99_us", lat.p99_us.to_string()),
+        ("latency_p999_us", lat.p999_us.to_string()),
+        ("latency_max_us", lat.max_us.to_string()),
+        ("requests", n.requests.to_string()),
+        ("errors", n.error_count().to_string()),
+        ("error_rate", num(rate)),
+        ("request", n.name.clone()),
+    ] {
+        let at = COLUMNS.iter().position(|name| *name == column).expect("a column of the report");
+        cells[at] = value;
+    }
+    cells
 }
 
 fn line(out: &mut String, cells: &[String]) {

@@ -94,6 +94,27 @@ impl Exporter for Html {
 }
 
 /// An id for a scenario's section.
+/// A scenario file's requests by name (none for the built-in scenarios).
+fn requests_table(out: &mut String, s: &ScenarioReport) {
+    let requests = table::request_rows(s);
+    if requests.is_empty() {
+        return;
+    }
+    out.push_str("<div class=\"table\"><table>\n<caption>By request (scenario file)</caption>\n<thead><tr>");
+    for (h, numeric) in table::REQUEST_HEADERS.iter().zip(table::REQUEST_NUMERIC) {
+        let _ = write!(out, "<th{}>{}</th>", if numeric { " class=\"n\"" } else { "" }, esc(h));
+    }
+    out.push_str("</tr></thead>\n<tbody>\n");
+    for row in &requests {
+        out.push_str("<tr>");
+        for (cell, numeric) in row.iter().zip(table::REQUEST_NUMERIC) {
+            let _ = write!(out, "<td{}>{}</td>", if numeric { " class=\"n\"" } else { "" }, esc(cell));
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody></table></div>\n");
+}
+
 fn anchor(name: &str) -> String {
     let s: String =
         name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
@@ -133,6 +154,7 @@ fn scenario(out: &mut String, s: &ScenarioReport) {
         }
         out.push_str("</tbody></table></div>\n");
     }
+    requests_table(out, s);
     if !s.statements.is_empty() {
         out.push_str("<ul class=\"statements\">\n");
         for st in &s.statements {

@@ -32,9 +32,9 @@ impl Exporter for Markdown {
             let _ = writeln!(out, "> **Note:** {}\n", md_escape(n));
         }
         if let Some(st) = &a.stopping {
-            let _ = writeln!(out, "**Precision:** {}\n", escape(&st.summary));
+            let _ = writeln!(out, "**Precision:** {}\n", md_escape(&st.summary));
             for u in &st.undecided {
-                let _ = writeln!(out, "- {}", escape(u));
+                let _ = writeln!(out, "- {}", md_escape(u));
             }
             if !st.undecided.is_empty() {
                 out.push('\n');
@@ -67,6 +67,19 @@ fn scenario(out: &mut String, s: &ScenarioReport) {
         let _ = writeln!(out, "|{}|", align.join("|"));
         for c in &s.contestants {
             let row: Vec<String> = table::row(c).iter().map(|x| md_escape(x)).collect();
+            let _ = writeln!(out, "| {} |", row.join(" | "));
+        }
+        out.push('\n');
+    }
+    let requests = table::request_rows(s);
+    if !requests.is_empty() {
+        let _ = writeln!(out, "By request (scenario file; rate: the mean over the runs)\n");
+        let _ = writeln!(out, "| {} |", table::REQUEST_HEADERS.join(" | "));
+        let align: Vec<&str> =
+            table::REQUEST_NUMERIC.iter().map(|&n| if n { "--:" } else { "---" }).collect();
+        let _ = writeln!(out, "|{}|", align.join("|"));
+        for row in &requests {
+            let row: Vec<String> = row.iter().map(|x| md_escape(x)).collect();
             let _ = writeln!(out, "| {} |", row.join(" | "));
         }
         out.push('\n');

@@ -29,6 +29,39 @@ pub const HEADERS: [&str; COLUMNS] = [
 pub const NUMERIC: [bool; COLUMNS] =
     [true, false, true, true, true, true, true, true, true, true, true, true, true, true];
 
+/// Columns of the by-request table (scenario files: each request name, then `iteration`).
+pub const REQUEST_HEADERS: [&str; 7] = ["contestant", "request", "requests", "req/s", "p50", "p99", "errors"];
+
+/// Columns of the by-request table holding numbers.
+pub const REQUEST_NUMERIC: [bool; 7] = [false, false, true, true, true, true, true];
+
+/// The by-request table's rows: per contestant, each request name and its iterations;
+/// empty unless the scenario came from a file.
+pub fn request_rows(s: &ScenarioReport) -> Vec<[String; 7]> {
+    let mut rows = Vec::new();
+    for c in &s.contestants {
+        for n in c.per_request.iter().chain(&c.iterations) {
+            let l = &n.latency;
+            let lat = |us: u64| if l.count == 0 { "–".to_owned() } else { fmt::micros(us as f64) };
+            let errors = if n.requests == 0 {
+                "–".to_owned()
+            } else {
+                format!("{:.2}%", 100.0 * n.error_count() as f64 / n.requests as f64)
+            };
+            rows.push([
+                c.name.clone(),
+                n.name.clone(),
+                n.requests.to_string(),
+                fmt::rate(n.rps),
+                lat(l.p50_us),
+                lat(l.p99_us),
+                errors,
+            ]);
+        }
+    }
+    rows
+}
+
 /// `1`, or `2–4` when the data allow places 2 to 4.
 pub fn rank(c: &ContestantReport) -> String {
     if c.rank == c.rank_worst { c.rank.to_string() } else { format!("{}–{}", c.rank, c.rank_worst) }

@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use super::table::{self, HEADERS, NUMERIC};
+use super::table::{self, HEADERS, NUMERIC, REQUEST_HEADERS, REQUEST_NUMERIC};
 use super::{Exporter, RenderOptions};
 use crate::analysis::{Analysis, ScenarioReport, Verdict};
 use crate::compare::Comparison;
@@ -77,6 +77,11 @@ fn scenario(out: &mut String, s: &ScenarioReport, p: &Paint) {
             let _ = writeln!(out, "  {}", cells.join("  ").trim_end());
         }
     }
+    let requests = table::request_rows(s);
+    if !requests.is_empty() {
+        out.push('\n');
+        aligned(out, &REQUEST_HEADERS, &REQUEST_NUMERIC, &requests, p);
+    }
     if !s.statements.is_empty() {
         out.push('\n');
     }
@@ -108,6 +113,27 @@ fn scenario(out: &mut String, s: &ScenarioReport, p: &Paint) {
     }
     for line in extra {
         let _ = writeln!(out, "  {line}");
+    }
+}
+
+/// A plain aligned table under bold headers.
+fn aligned<const N: usize>(
+    out: &mut String,
+    headers: &[&str; N],
+    numeric: &[bool; N],
+    rows: &[[String; N]],
+    p: &Paint,
+) {
+    let widths: Vec<usize> = (0..N)
+        .map(|i| {
+            rows.iter().map(|r| r[i].chars().count()).chain([headers[i].chars().count()]).max().unwrap_or(0)
+        })
+        .collect();
+    let header: Vec<String> = (0..N).map(|i| pad(headers[i], widths[i], numeric[i])).collect();
+    let _ = writeln!(out, "  {}", p.bold(header.join("  ").trim_end()));
+    for row in rows {
+        let cells: Vec<String> = (0..N).map(|i| pad(&row[i], widths[i], numeric[i])).collect();
+        let _ = writeln!(out, "  {}", cells.join("  ").trim_end());
     }
 }
 

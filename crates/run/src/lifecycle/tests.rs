@@ -194,6 +194,8 @@ fn record(url: &str, interrupted: bool) -> RunRecord {
         interrupted,
         invalid: None,
         find_max: None,
+        per_request: Vec::new(),
+        iterations: None,
     }
 }
 

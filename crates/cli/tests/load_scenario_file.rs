@@ -1,0 +1,54 @@
+//! `stackbench load URL --scenario-file F --variable N=V` through the binary,
+//! against the tests' todo service (`stackbench_testkit::todo`): the record on
+//! stdout has the requests by name and the iterations, and the summary shows
+//! them; a file that does not load is refused with its position, exit 1.
+
+use std::process::Command;
+
+use stackbench_testkit::todo::{Fault, start};
+
+fn temp_file(name: &str, text: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("sb-load-file-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn the_record_has_the_requests_by_name() {
+    let addr = start(Fault::None);
+    let file = temp_file(
+        "create.hurl",
+        "POST {{base_url}}/todos\n{\"title\": \"{{title}}\"}\nHTTP 201\n[Asserts]\njsonpath \"$.title\" == \"{{title}}\"\n",
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_stackbench"))
+        .args(["load", &format!("http://{addr}"), "-c", "2", "-d", "1s", "--threads", "1", "--json", "-"])
+        .arg("--scenario-file")
+        .arg(&file)
+        .args(["--variable", "title=milk & \"eggs\""])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let per = &record["per_request"][0];
+    assert_eq!(per["name"], "POST /todos");
+    assert!(per["requests"].as_u64().unwrap() > 10, "{per}");
+    assert_eq!(per["requests"], record["summary"]["ok"], "every answer right: {per}");
+    assert_eq!(record["iterations"]["requests"], per["requests"]);
+    assert!(stderr.contains("by request") && stderr.contains("POST /todos"), "{stderr}");
+}
+
+#[test]
+fn a_bad_file_is_refused_before_anything_starts() {
+    let file = temp_file("bad.hurl", "GET {{base_url}}/{{id}}\nHTTP 200\n");
+    let out = Command::new(env!("CARGO_BIN_EXE_stackbench"))
+        .args(["load", "http://127.0.0.1:9", "--scenario-file"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("bad.hurl:1:18: unknown variable `id`"), "{stderr}");
+}

@@ -1,0 +1,339 @@
+//! Scenario files under load (`--scenario-file`, [`stackbench_hurl`]): the
+//! loaded file with its request names ([`FileSource`]), and the state one
+//! virtual user (closed model) or runner (open model) keeps between
+//! iterations ([`IterState`]): its variables, the rendered request and the
+//! wire buffer, so a warm iteration writes each request into buffers it
+//! already has. The worker loop sends what [`IterState::wire`] returns and
+//! hands the answer to [`IterState::check`].
+//!
+//! Every request goes to the target: a request's URL must begin with
+//! `{{base_url}}` (checked at load), and what follows it is appended to the
+//! target's path.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use bytes::{Bytes, BytesMut};
+use stackbench_hurl::scenario::{Protocol, Scenario};
+use stackbench_hurl::template::Part;
+use stackbench_hurl::{Entry, Failure, FailureKind, Kind, Request, Vars};
+use stackbench_record::ErrorKind;
+
+use crate::options::{LoadOptions, SpecError, conflict, invalid};
+use crate::spec::Target;
+use crate::transport::{Answer, write_http1_request};
+
+/// A scenario file, loaded and checked, with the names its requests are recorded under.
+#[derive(Debug, Clone)]
+pub struct FileSource {
+    pub scenario: Scenario,
+    /// `--variable NAME=VALUE`, in order.
+    pub defined: Vec<(String, String)>,
+    pub seed: u64,
+    /// The distinct request names, in the order they first appear in the flows.
+    pub names: Vec<String>,
+    /// For each flow, the index in `names` of each of its requests.
+    pub slots: Vec<Vec<usize>>,
+}
+
+impl FileSource {
+    /// Loads `path` (a `.toml` scenario or a `.hurl` file) with the `--variable`s given.
+    /// The error says what to fix, at `file:line:col`.
+    pub fn load(path: &Path, variables: &[String], seed: u64) -> Result<FileSource, String> {
+        let defined = variables
+            .iter()
+            .map(|v| match v.split_once('=') {
+                Some((k, v)) if !k.is_empty() => Ok((k.to_owned(), v.to_owned())),
+                _ => Err(format!("--variable {v:?}: write NAME=VALUE")),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let names: Vec<&str> = defined.iter().map(|(k, _)| k.as_str()).collect();
+        let scenario = Scenario::load(path, &names).map_err(|e| e.to_string())?;
+        FileSource::new(scenario, defined, seed)
+    }
+
+    /// Checks that `scenario` can be sent by the load engine and names its requests.
+    pub fn new(scenario: Scenario, defined: Vec<(String, String)>, seed: u64) -> Result<FileSource, String> {
+        if scenario.protocol != Protocol::Http1 {
+            return Err(format!(
+                "scenario {:?}: the load engine runs HTTP/1.1 scenario files for now (this one is {})",
+                scenario.name,
+                if scenario.protocol == Protocol::H2c { "h2c" } else { "gRPC" }
+            ));
+        }
+        let (mut names, mut slots) = (Vec::<String>::new(), Vec::new());
+        for flow in &scenario.flows {
+            let mut flow_slots = Vec::with_capacity(flow.hurl.entries.len());
+            for (i, e) in flow.hurl.entries.iter().enumerate() {
+                if !matches!(e.url.parts.first(), Some(Part::Var { name, .. }) if &**name == "base_url") {
+                    return Err(format!(
+                        "{}:{}: under load every request goes to the target: begin its URL with {{{{base_url}}}} \
+                         (`{} {{{{base_url}}}}/path`)",
+                        flow.hurl.file, e.pos, e.method
+                    ));
+                }
+                let name = flow.request_names.get(i).cloned().unwrap_or_else(|| e.name());
+                let slot = names.iter().position(|n| *n == name).unwrap_or_else(|| {
+                    names.push(name);
+                    names.len() - 1
+                });
+                flow_slots.push(slot);
+            }
+            slots.push(flow_slots);
+        }
+        Ok(FileSource { scenario, defined, seed, names, slots })
+    }
+}
+
+/// The `--scenario-file` of `o` (and its `--variable`s), loaded and checked against the
+/// other options; `None` without one.
+pub fn from_options(o: &LoadOptions) -> Result<Option<Arc<FileSource>>, SpecError> {
+    let Some(path) = &o.scenario_file else {
+        if let Some(t) = o.threshold.iter().chain(&o.slo).find(|t| t.request.is_some()) {
+            return Err(invalid(
+                "--threshold",
+                format!("{} names a request, which needs --scenario-file", t.expression),
+            ));
+        }
+        if !o.variable.is_empty() {
+            return Err(invalid("--variable", "needs --scenario-file FILE, whose variable it sets"));
+        }
+        return Ok(None);
+    };
+    if let Some(t) = o.slo.iter().find(|t| t.request.is_some()) {
+        return Err(invalid(
+            "--slo",
+            format!("{}: a capacity search holds the totals; drop the request name", t.expression),
+        ));
+    }
+    let why = "the scenario file writes its own requests";
+    for (given, flag) in [
+        (o.scenario.is_some(), "--scenario"),
+        (o.method.is_some(), "-m/--method"),
+        (o.body.is_some(), "-b/--body"),
+        (!o.header.is_empty(), "-H/--header"),
+        (o.proto.is_some(), "--proto"),
+        (o.http2, "--http2"),
+        (o.grpc, "--grpc"),
+    ] {
+        if given {
+            return Err(conflict("--scenario-file", flag, why));
+        }
+    }
+    let f = FileSource::load(path, &o.variable, o.seed.unwrap_or(1)).map_err(SpecError::ScenarioFile)?;
+    for t in &o.threshold {
+        if let Some(name) = t.request.as_ref().filter(|n| *n != "iteration" && !f.names.contains(n)) {
+            let names: Vec<String> = f.names.iter().map(|n| format!("{n:?}")).collect();
+            return Err(invalid(
+                "--threshold",
+                format!(
+                    "{}: the scenario file has no request named {name:?}; its names are {} and \"iteration\"",
+                    t.expression,
+                    names.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(Some(Arc::new(f)))
+}
+
+/// One user's (or runner's) variables and buffers, kept between iterations.
+#[derive(Debug)]
+pub struct IterState {
+    vars: Vars,
+    req: Request,
+    wire: BytesMut,
+    scratch: Vec<u8>,
+    failures: Vec<Failure>,
+    /// Bytes of `{{base_url}}` before the target's path (`http://host:port`).
+    origin: usize,
+}
+
+/// How an answer was judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Verdict {
+    /// `Err(check)` for a failed check, `Err(http_N)` for an unexpected error status.
+    pub result: Result<(), ErrorKind>,
+    /// A capture found nothing: the requests after it cannot be written.
+    pub capture_failed: bool,
+}
+
+impl IterState {
+    /// The state of user (or runner) `stream`: its own random source from the seed.
+    pub fn new(src: &FileSource, target: &Target, stream: u64) -> IterState {
+        let mut vars = Vars::new(src.seed ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let base = target.url.trim_end_matches('/');
+        vars.set("base_url", base, Kind::String);
+        for (k, v) in &src.defined {
+            vars.set(k, v, Kind::String);
+        }
+        let origin = base.find("://").map_or(0, |s| s + 3);
+        let origin = base[origin..].find('/').map_or(base.len(), |p| origin + p);
+        IterState {
+            vars,
+            req: Request::default(),
+            wire: BytesMut::with_capacity(1024),
+            scratch: Vec::new(),
+            failures: Vec::new(),
+            origin,
+        }
+    }
+
+    /// Starts iteration `n`: draws its variables, forgets the last one's captures and
+    /// picks its flow by weight; returns the flow's index.
+    pub fn begin(&mut self, src: &FileSource, n: u64) -> usize {
+        let s = &src.scenario;
+        s.draw(n, &mut self.vars);
+        let flow = s.pick_flow(&mut self.vars);
+        let i = s.flows.iter().position(|f| std::ptr::eq(f, flow)).unwrap_or(0);
+        self.vars.unset(s.flows[i].hurl.captures().map(|c| &*c.name));
+        i
+    }
+
+    /// Writes `entry` as an HTTP/1.1 request to `authority`; `None` when a variable it uses
+    /// has no value (a capture of this iteration found nothing).
+    pub fn wire(&mut self, entry: &Entry, authority: &str, keepalive: bool) -> Option<Bytes> {
+        entry.render(&mut self.vars, &mut self.req).ok()?;
+        let path = self.req.url.get(self.origin..).unwrap_or_default();
+        self.wire.clear();
+        write_http1_request(
+            &mut self.wire,
+            &entry.method,
+            authority,
+            path,
+            &self.req.headers,
+            &self.req.body,
+            keepalive,
+        );
+        // The split shares the buffer's allocation; once the exchange drops it, the next
+        // `clear` and write take the whole buffer back (no allocation per request).
+        Some(self.wire.split().freeze())
+    }
+
+    /// Checks an answer to `entry`: its status and captures always, its asserts when
+    /// `asserts` (the `--check-every` turn).
+    pub fn check(&mut self, entry: &Entry, answer: &Answer<'_>, asserts: bool) -> Verdict {
+        self.failures.clear();
+        entry.check_some(&Answered(answer), &mut self.vars, &mut self.scratch, &mut self.failures, asserts);
+        let capture_failed = self.failures.iter().any(|f| matches!(f.kind, FailureKind::Capture { .. }));
+        let result = match self.failures.first() {
+            None => Ok(()),
+            Some(Failure { kind: FailureKind::Status { expected, actual }, .. })
+                if *actual >= 400 && *expected < 400 =>
+            {
+                Err(ErrorKind::Http(*actual))
+            }
+            Some(_) => Err(ErrorKind::Check),
+        };
+        Verdict { result, capture_failed }
+    }
+}
+
+/// The load engine's answer as the checks see it; headers are found in the head as received.
+struct Answered<'r, 'a>(&'r Answer<'a>);
+
+impl stackbench_hurl::Answer for Answered<'_, '_> {
+    fn status(&self) -> u16 {
+        self.0.status
+    }
+
+    fn header(&self, name: &str, nth: usize) -> Option<&str> {
+        const MAX_HEADERS: usize = 64;
+        let mut headers = [const { std::mem::MaybeUninit::<httparse::Header<'_>>::uninit() }; MAX_HEADERS];
+        let mut resp = httparse::Response::new(&mut []);
+        httparse::ParserConfig::default()
+            .parse_response_with_uninit_headers(&mut resp, self.0.head, &mut headers)
+            .ok()?;
+        let value = resp.headers.iter().filter(|h| h.name.eq_ignore_ascii_case(name)).nth(nth)?.value;
+        std::str::from_utf8(value).ok()
+    }
+
+    fn body(&self) -> &[u8] {
+        self.0.body
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn source(text: &str) -> Result<FileSource, String> {
+        let dir = std::env::temp_dir().join(format!("sb-flow-{}-{}", std::process::id(), text.len()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.hurl");
+        std::fs::write(&path, text).unwrap();
+        let r = FileSource::load(&path, &["token=abc".into()], 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+        r
+    }
+
+    fn target(url: &str) -> Target {
+        crate::parse_target(url).unwrap()
+    }
+
+    #[test]
+    fn writes_the_request_under_the_targets_path() {
+        let src = source(
+            "POST {{base_url}}/todos\nAuthorization: Bearer {{token}}\n{\"t\": \"{{token}}\"}\nHTTP 201\n\nGET {{base_url}}\nHTTP 200\n",
+        )
+        .unwrap();
+        assert_eq!(src.names, ["POST /todos", "GET "]);
+        let t = target("http://127.0.0.1:9/api/");
+        let mut st = IterState::new(&src, &t, 0);
+        let f = st.begin(&src, 0);
+        let flow = &src.scenario.flows[f].hurl;
+        let wire = st.wire(&flow.entries[0], &t.authority, true).unwrap();
+        let text = std::str::from_utf8(&wire).unwrap();
+        assert!(text.starts_with("POST /api/todos HTTP/1.1\r\nHost: 127.0.0.1:9\r\n"), "{text}");
+        assert!(text.contains("\r\nAuthorization: Bearer abc\r\n"), "{text}");
+        assert!(
+            text.contains("\r\nContent-Type: application/json\r\nContent-Length: 12\r\n\r\n{\"t\": \"abc\"}")
+        );
+        drop(wire);
+        let wire = st.wire(&flow.entries[1], &t.authority, false).unwrap();
+        assert!(wire.starts_with(b"GET /api HTTP/1.1\r\n"), "{wire:?}");
+        assert!(wire.ends_with(b"Connection: close\r\n\r\n"));
+        let t = target("http://127.0.0.1:9");
+        let mut st = IterState::new(&src, &t, 0);
+        st.begin(&src, 0);
+        let wire = st.wire(&flow.entries[1], &t.authority, true).unwrap();
+        assert!(wire.starts_with(b"GET / HTTP/1.1\r\n"), "{wire:?}");
+    }
+
+    #[test]
+    fn a_url_not_at_the_target_is_refused_with_its_place() {
+        let e = source("GET http://example.com/x\nHTTP 200\n").unwrap_err();
+        assert!(e.contains("t.hurl:1:1: under load every request goes to the target"), "{e}");
+    }
+
+    #[test]
+    fn answers_are_judged_by_kind() {
+        let src = source(
+            "GET {{base_url}}/a\nHTTP 200\n[Captures]\nid: jsonpath \"$.id\"\n[Asserts]\nheader \"X-K\" == \"v\"\njsonpath \"$.n\" == 2\n",
+        )
+        .unwrap();
+        let t = target("http://127.0.0.1:9");
+        let mut st = IterState::new(&src, &t, 0);
+        st.begin(&src, 0);
+        let entry = &src.scenario.flows[0].hurl.entries[0];
+        let answer = |status, head: &'static [u8], body: &'static [u8]| Answer {
+            status,
+            content_type: None,
+            body,
+            received: 0,
+            grpc_status: None,
+            head,
+        };
+        let head = b"HTTP/1.1 200 OK\r\nx-k: v\r\n\r\n";
+        let ok = st.check(entry, &answer(200, head, b"{\"id\": 7, \"n\": 2}"), true);
+        assert_eq!(ok, Verdict { result: Ok(()), capture_failed: false });
+        let wrong = st.check(entry, &answer(200, head, b"{\"id\": 7, \"n\": 3}"), true);
+        assert_eq!(wrong.result, Err(ErrorKind::Check));
+        // Off the check's turn the asserts are skipped, the captures still taken.
+        assert_eq!(st.check(entry, &answer(200, head, b"{\"id\": 7, \"n\": 3}"), false).result, Ok(()));
+        let lost = st.check(entry, &answer(200, head, b"{\"n\": 2}"), false);
+        assert_eq!(lost, Verdict { result: Err(ErrorKind::Check), capture_failed: true });
+        let failed = st.check(entry, &answer(503, b"HTTP/1.1 503 x\r\n\r\n", b""), true);
+        assert_eq!(failed.result, Err(ErrorKind::Http(503)));
+    }
+}
