@@ -74,12 +74,10 @@ pub enum LoadError {
     Hlog { path: String, why: String },
 }
 
-/// Runs the load described by `spec` until its end or until `stop` is set.
+/// One measured run of the load `spec` describes, until its end or until
+/// `stop` is set (a capacity search is [`crate::run`]'s, through `findmax`).
 #[allow(clippy::too_many_lines)] // start, collect, finish: one sequence, read top to bottom
 pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
-    if spec.search.is_some() {
-        return crate::findmax::run(spec, stop, &mut |_| {});
-    }
     check_cpus(spec)?;
     check_file_limit(spec)?;
     let addr = resolve(spec)?;

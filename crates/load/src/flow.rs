@@ -11,7 +11,6 @@
 //! target's path.
 
 use std::path::Path;
-use std::sync::Arc;
 
 use bytes::{Bytes, BytesMut};
 use stackbench_hurl::scenario::{Protocol, Scenario};
@@ -19,9 +18,8 @@ use stackbench_hurl::template::Part;
 use stackbench_hurl::{Entry, Failure, FailureKind, Kind, Request, Vars};
 use stackbench_record::ErrorKind;
 
-use crate::options::{LoadOptions, SpecError, conflict, invalid};
-use crate::spec::Target;
-use crate::transport::{Answer, write_http1_request};
+use crate::target::Target;
+use crate::wire::{Answer, write_http1_request};
 
 /// A scenario file, loaded and checked, with the names its requests are recorded under.
 #[derive(Debug, Clone)]
@@ -83,58 +81,6 @@ impl FileSource {
         }
         Ok(FileSource { scenario, defined, seed, names, slots })
     }
-}
-
-/// The `--scenario-file` of `o` (and its `--variable`s), loaded and checked against the
-/// other options; `None` without one.
-pub fn from_options(o: &LoadOptions) -> Result<Option<Arc<FileSource>>, SpecError> {
-    let Some(path) = &o.scenario_file else {
-        if let Some(t) = o.threshold.iter().chain(&o.slo).find(|t| t.request.is_some()) {
-            return Err(invalid(
-                "--threshold",
-                format!("{} names a request, which needs --scenario-file", t.expression),
-            ));
-        }
-        if !o.variable.is_empty() {
-            return Err(invalid("--variable", "needs --scenario-file FILE, whose variable it sets"));
-        }
-        return Ok(None);
-    };
-    if let Some(t) = o.slo.iter().find(|t| t.request.is_some()) {
-        return Err(invalid(
-            "--slo",
-            format!("{}: a capacity search holds the totals; drop the request name", t.expression),
-        ));
-    }
-    let why = "the scenario file writes its own requests";
-    for (given, flag) in [
-        (o.scenario.is_some(), "--scenario"),
-        (o.method.is_some(), "-m/--method"),
-        (o.body.is_some(), "-b/--body"),
-        (!o.header.is_empty(), "-H/--header"),
-        (o.proto.is_some(), "--proto"),
-        (o.http2, "--http2"),
-        (o.grpc, "--grpc"),
-    ] {
-        if given {
-            return Err(conflict("--scenario-file", flag, why));
-        }
-    }
-    let f = FileSource::load(path, &o.variable, o.seed.unwrap_or(1)).map_err(SpecError::ScenarioFile)?;
-    for t in &o.threshold {
-        if let Some(name) = t.request.as_ref().filter(|n| *n != "iteration" && !f.names.contains(n)) {
-            let names: Vec<String> = f.names.iter().map(|n| format!("{n:?}")).collect();
-            return Err(invalid(
-                "--threshold",
-                format!(
-                    "{}: the scenario file has no request named {name:?}; its names are {} and \"iteration\"",
-                    t.expression,
-                    names.join(", ")
-                ),
-            ));
-        }
-    }
-    Ok(Some(Arc::new(f)))
 }
 
 /// One user's (or runner's) variables and buffers, kept between iterations.

@@ -34,7 +34,7 @@ use bytes::Bytes;
 use stackbench_record::ErrorKind;
 
 use self::conn::{Conn, Link, Windows};
-use crate::transport::{Answer, Prepared};
+use crate::wire::{Answer, Prepared};
 
 const WINDOWS: Windows = Windows { stream: 16 * 1024 * 1024, connection: 64 * 1024 * 1024 };
 

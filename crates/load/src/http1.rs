@@ -1,5 +1,5 @@
 //! HTTP/1.1 client connection, written for the load engine's hot path: the
-//! request is pre-serialized once ([`crate::transport::Prepared::wire`]) and
+//! request is pre-serialized once ([`crate::wire::Prepared::wire`]) and
 //! written with one `write`; the answer is read into a buffer that lives as
 //! long as the connection and parsed in place with `httparse`, so a
 //! keep-alive request costs one write, one read and no allocation (wrk's
@@ -22,8 +22,8 @@ use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
 
 use crate::budget::Claim;
-use crate::transport::Answer;
 use crate::uring::{self, Held, Receiver, Ring};
+use crate::wire::Answer;
 
 const READ_CHUNK: usize = 16 * 1024;
 const MAX_HEADERS: usize = 64;

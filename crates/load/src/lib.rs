@@ -42,14 +42,17 @@ mod recorder;
 mod schedule;
 mod shard;
 mod spec;
+mod spec_error;
 mod summary;
 mod sys;
+mod target;
 mod threshold;
 mod transport;
 mod uring;
+mod wire;
 mod worker;
 
-pub use engine::{LoadError, SATURATION, Stop, run};
+pub use engine::{LoadError, SATURATION, Stop};
 pub use options::{LoadOptions, SpecError, parse_target};
 pub use parse::{CheckEvery, CpuList, Dur, Percent, Shard, StageSpec, Stages, WallTime};
 pub use spec::{Bound, Io, LoadSpec, ModelSpec, RequestSource, Target, Transport};
@@ -66,8 +69,15 @@ pub use http1::Http1Conn;
 pub use options::limits;
 pub use shard::apply as apply_shard;
 pub use summary::step_line;
-pub use transport::http1_request;
 pub use uring::available as io_uring_available;
+pub use wire::http1_request;
+
+/// Runs the load `spec` describes until its end or until `stop` is set: one
+/// measured run, or a capacity search when the spec asks for one
+/// (`--find-max`; [`find_max`] also reports each step as it ends).
+pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
+    if spec.search.is_some() { findmax::run(spec, stop, &mut |_| {}) } else { engine::run(spec, stop) }
+}
 
 /// Resident set size of this process, bytes (for the bounded-memory check).
 pub fn rss_bytes() -> u64 {

@@ -12,7 +12,12 @@ use stackbench_scenarios::generate::{GenOptions, RequestGen};
 
 use crate::parse::{CheckEvery, CpuList, Dur, Percent, Shard, StageSpec, Stages, WallTime};
 use crate::spec::{Bound, LoadSpec, ModelSpec, RequestSource, SearchSpec, Target, Transport};
+pub use crate::spec_error::SpecError;
+use crate::spec_error::{conflict, invalid};
+pub use crate::target::parse_target;
 use crate::threshold::Threshold;
+
+mod file;
 
 /// Default measured duration when neither `-d` nor `-n` nor `--stages` is given.
 pub const DEFAULT_DURATION: Duration = Duration::from_secs(10);
@@ -208,29 +213,6 @@ pub struct LoadOptions {
     pub precision: Option<Percent>,
 }
 
-/// A load run that cannot be done as asked, with what to change.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum SpecError {
-    #[error("malformed URL {url:?}: {why}")]
-    Url { url: String, why: String },
-    #[error(
-        "unsupported scheme {scheme:?} in {url:?}: stackbench load speaks cleartext http:// (HTTP/1.1, or h2c with --http2, or gRPC with --grpc)"
-    )]
-    Scheme { url: String, scheme: String },
-    #[error("{flag}: {why}")]
-    Invalid { flag: &'static str, why: String },
-    #[error("{a} and {b} cannot be used together: {why}")]
-    Conflict { a: &'static str, b: &'static str, why: &'static str },
-    #[error("--scenario: {0}")]
-    Scenario(String),
-    #[error("--scenario-file: {0}")]
-    ScenarioFile(String),
-    #[error("--body: cannot read {path}: {why}")]
-    BodyFile { path: String, why: String },
-    #[error(transparent)]
-    Call(#[from] crate::grpc_call::CallError),
-}
-
 /// io_uring only where this process can use it (checked once); `auto` resolved to the one
 /// that will run.
 fn check_io(io: crate::spec::Io) -> Result<crate::spec::Io, SpecError> {
@@ -245,14 +227,6 @@ fn check_io(io: crate::spec::Io) -> Result<crate::spec::Io, SpecError> {
         Io::Auto => Ok(if available().is_ok() { Io::Uring } else { Io::Epoll }),
         Io::Epoll => Ok(Io::Epoll),
     }
-}
-
-pub(crate) fn invalid(flag: &'static str, why: impl Into<String>) -> SpecError {
-    SpecError::Invalid { flag, why: why.into() }
-}
-
-pub(crate) fn conflict(a: &'static str, b: &'static str, why: &'static str) -> SpecError {
-    SpecError::Conflict { a, b, why }
 }
 
 impl LoadOptions {
@@ -293,44 +267,6 @@ impl LoadOptions {
         }
         Ok(Some(crate::grpc_call::prepare(proto, call, self.data.as_deref())?))
     }
-}
-
-/// Parses and checks the target URL.
-pub fn parse_target(url: &str) -> Result<Target, SpecError> {
-    let bad = |why: &str| SpecError::Url { url: url.to_owned(), why: why.to_owned() };
-    let trimmed = url.trim();
-    if !trimmed.contains("://") {
-        return Err(bad("it has no scheme; write it like http://127.0.0.1:8080/path"));
-    }
-    let uri: http::Uri = trimmed.parse().map_err(|e: http::uri::InvalidUri| bad(&e.to_string()))?;
-    let scheme = uri.scheme_str().unwrap_or_default().to_ascii_lowercase();
-    if scheme != "http" {
-        return Err(SpecError::Scheme { url: url.to_owned(), scheme });
-    }
-    let authority = uri.authority().ok_or_else(|| bad("it has no host"))?;
-    if authority.as_str().contains('@') {
-        return Err(bad("user information (user@host) is not supported"));
-    }
-    let host = authority.host().trim_start_matches('[').trim_end_matches(']').to_owned();
-    if host.is_empty() {
-        return Err(bad("it has no host"));
-    }
-    // A port that is not a number in 1–65535 is refused, never taken as the default.
-    // (`Authority::port` is `None` for a port that does not parse, so the text is read here.)
-    let written = authority.as_str().rsplit_once(':').map(|(_, p)| p).filter(|p| !p.contains(']'));
-    let port = match written {
-        None => 80,
-        Some(p) => match p.parse::<u16>() {
-            Ok(0) => return Err(bad("port 0 is not a port to connect to")),
-            Ok(n) => n,
-            Err(_) => return Err(bad(&format!("port {p:?} is not a port (1–65535)"))),
-        },
-    };
-    let path = uri.path_and_query().map_or("/", http::uri::PathAndQuery::as_str);
-    let path = if path.is_empty() { "/" } else { path }.to_owned();
-    let authority =
-        if written.is_some() { authority.as_str().to_owned() } else { format!("{}:80", authority.host()) };
-    Ok(Target { url: trimmed.to_owned(), host, port, authority, path })
 }
 
 impl LoadOptions {
@@ -415,7 +351,7 @@ impl LoadOptions {
         }
 
         // What is sent.
-        let file = crate::flow::from_options(self)?;
+        let file = file::from_options(self)?;
         let scenario = match &self.scenario {
             Some(name) => Some(name.parse::<Scenario>().map_err(|e| SpecError::Scenario(e.to_string()))?),
             None => None,

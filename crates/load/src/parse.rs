@@ -129,26 +129,6 @@ impl fmt::Display for Shard {
     }
 }
 
-/// `--io`: `epoll` (the default), `io_uring` or `auto`.
-impl FromStr for crate::spec::Io {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.trim() {
-            "epoll" => Ok(crate::spec::Io::Epoll),
-            "io_uring" | "io-uring" | "uring" => Ok(crate::spec::Io::Uring),
-            "auto" => Ok(crate::spec::Io::Auto),
-            other => Err(format!("{other:?} is not an I/O mode; write epoll, io_uring or auto")),
-        }
-    }
-}
-
-impl TryFrom<String> for crate::spec::Io {
-    type Error = String;
-    fn try_from(s: String) -> Result<Self, String> {
-        s.parse()
-    }
-}
-
 /// A wall-clock time: RFC 3339 (`2026-12-01T10:00:05Z`, fractions allowed)
 /// or milliseconds since the Unix epoch (`--start-at`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

@@ -17,7 +17,7 @@ use stackbench_record::{ErrorKind, histogram::HIGHEST_US, new_histogram};
 use stackbench_scenarios::check::{ResponseView, check};
 
 use crate::parse::CheckEvery;
-use crate::transport::{Answer, Prepared};
+use crate::wire::{Answer, Prepared};
 
 /// One worker's second (or the final partial second).
 #[derive(Debug)]

@@ -4,6 +4,7 @@
 //! advance (the host does not resolve, threads cannot start).
 
 use std::path::PathBuf;
+use std::str::FromStr;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -11,6 +12,7 @@ use stackbench_scenarios::Scenario;
 use stackbench_scenarios::generate::RequestGen;
 
 use crate::parse::{CheckEvery, StageSpec};
+pub use crate::target::Target;
 use crate::threshold::Threshold;
 
 /// A validated load run.
@@ -79,19 +81,6 @@ pub struct SearchSpec {
     pub bracket: Option<[f64; 2]>,
 }
 
-/// Where the requests go.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Target {
-    /// As given.
-    pub url: String,
-    pub host: String,
-    pub port: u16,
-    /// `host:port` as it goes into `Host` / `:authority`.
-    pub authority: String,
-    /// Path and query of the URL (`/` when it has none).
-    pub path: String,
-}
-
 /// How requests are sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Transport {
@@ -127,6 +116,26 @@ pub enum Io {
     /// io_uring where this process can use it, else epoll: resolved to one of them before
     /// the run starts, so a record names the one that ran.
     Auto,
+}
+
+/// `--io`: `epoll` (the default), `io_uring` or `auto`.
+impl FromStr for Io {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim() {
+            "epoll" => Ok(Io::Epoll),
+            "io_uring" | "io-uring" | "uring" => Ok(Io::Uring),
+            "auto" => Ok(Io::Auto),
+            other => Err(format!("{other:?} is not an I/O mode; write epoll, io_uring or auto")),
+        }
+    }
+}
+
+impl TryFrom<String> for Io {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        s.parse()
+    }
 }
 
 impl Io {

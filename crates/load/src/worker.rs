@@ -40,7 +40,8 @@ use crate::flow::{IterState, Verdict};
 use crate::recorder::{Interval, Recorder};
 use crate::schedule::Profile;
 use crate::spec::{Bound, LoadSpec, ModelSpec};
-use crate::transport::{Lane, Pool, Prepared};
+use crate::transport::{Lane, Pool};
+use crate::wire::Prepared;
 use crate::{Stop, sys};
 
 /// What a worker needs, shared read-only with the other workers.

@@ -20,7 +20,7 @@ use tokio::task::spawn_local;
 use super::conn::Windows;
 use super::frame::{self, Head};
 use super::{H2Lane, Slot, hpack, request_head};
-use crate::transport::Prepared;
+use crate::wire::Prepared;
 use stackbench_record::ErrorKind;
 
 /// Runs `f` on a current-thread runtime and local task set, like a worker (20 s at most).
