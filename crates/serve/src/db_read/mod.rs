@@ -292,6 +292,17 @@ pub async fn connect(config: &Config) -> Result<(Drivers, Vec<String>), SetupErr
     Ok((drivers, notes))
 }
 
+/// Checks a new SQL driver against the data set and adds it.
+pub(crate) async fn finish(
+    drivers: &mut Drivers,
+    driver: Driver,
+    url: &str,
+    size: u32,
+    fetch: Box<dyn Fetch>,
+) -> Result<(), SetupError> {
+    add_checked(drivers, driver, redact(url), &redact(url), format!("{size} connections"), fetch).await
+}
+
 /// Checks a freshly opened driver against rows 1 and 2 of the data set, then
 /// adds it. `store` is what `sb-db-read seed --store` takes for it.
 pub(crate) async fn add_checked(

@@ -19,8 +19,9 @@
 use mysql_async::prelude::Queryable as _;
 use mysql_async::{Opts, OptsBuilder, Pool, PoolConstraints, PoolOpts};
 
+use super::finish;
 use super::postgres::{connect_error, item};
-use super::sqlx_driver::{MYSQL_SELECT, finish};
+use super::sqlx_driver::MYSQL_SELECT;
 use super::{Driver, Drivers, Fetch, FetchError, FetchFuture, Rows, SetupError, redact};
 
 struct MysqlAsync(Pool);

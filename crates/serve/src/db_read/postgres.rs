@@ -75,7 +75,7 @@ pub(crate) async fn add(drivers: &mut Drivers, url: &str, size: u32) -> Result<(
         .build()
         .map_err(|e| connect_error(driver, url, &e))?;
     drop(pool.get().await.map_err(|e| connect_error(driver, url, &e))?);
-    super::sqlx_driver::finish(drivers, driver, url, size, Box::new(TokioPostgres { pool })).await
+    super::finish(drivers, driver, url, size, Box::new(TokioPostgres { pool })).await
 }
 
 pub(crate) fn connect_error(driver: Driver, url: &str, e: &dyn ErrorChain) -> SetupError {

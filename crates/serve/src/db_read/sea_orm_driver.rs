@@ -11,8 +11,9 @@
 use sea_orm::{ColumnTrait as _, DatabaseConnection, EntityTrait as _, QueryFilter as _};
 use sea_orm::{SqlxMySqlConnector, SqlxPostgresConnector};
 
+use super::finish;
 use super::postgres::item;
-use super::sqlx_driver::{finish, mysql_pool, pg_pool};
+use super::sqlx_driver::{mysql_pool, pg_pool};
 use super::{Driver, Drivers, Fetch, FetchError, FetchFuture, Rows, SetupError};
 
 /// The `items` table as a SeaORM entity.

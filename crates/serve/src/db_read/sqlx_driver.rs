@@ -18,7 +18,7 @@ use sqlx::pool::PoolOptions;
 use sqlx::{Database, MySqlPool, PgPool};
 
 use super::postgres::{SELECT as PG_SELECT, connect_error, item};
-use super::{Driver, Drivers, Fetch, FetchError, FetchFuture, Rows, SetupError, add_checked, redact};
+use super::{Driver, Drivers, Fetch, FetchError, FetchFuture, Rows, SetupError, finish};
 
 /// The query on MySQL/MariaDB.
 pub(crate) const MYSQL_SELECT: &str = "SELECT id, name, price FROM items WHERE id IN (?, ?)";
@@ -88,15 +88,4 @@ pub(crate) async fn add_postgres(drivers: &mut Drivers, url: &str, size: u32) ->
 pub(crate) async fn add_mysql(drivers: &mut Drivers, url: &str, size: u32) -> Result<(), SetupError> {
     let fetch = SqlxMysql(mysql_pool(Driver::SqlxMysql, url, size).await?);
     finish(drivers, Driver::SqlxMysql, url, size, Box::new(fetch)).await
-}
-
-/// Checks a new SQL driver against the data set and adds it.
-pub(crate) async fn finish(
-    drivers: &mut Drivers,
-    driver: Driver,
-    url: &str,
-    size: u32,
-    fetch: Box<dyn Fetch>,
-) -> Result<(), SetupError> {
-    add_checked(drivers, driver, redact(url), &redact(url), format!("{size} connections"), fetch).await
 }
