@@ -338,7 +338,7 @@ fn precision_rounds_say_how_they_ended_and_a_budget_needs_a_precision() {
         contestant(
             name,
             "dummy",
-            r#"["{stackbench}", "serve", "dummy", "--stack", "hyper", "--port", "{port}"]"#,
+            r#"["{bin_dir}/sb-dummy", "--stack", "hyper", "--port", "{port}"]"#,
             &mark,
             "",
         )
