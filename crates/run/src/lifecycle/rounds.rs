@@ -46,8 +46,10 @@ impl Orchestrator<'_, '_> {
             if self.interrupted() {
                 break;
             }
+            // The plan's `repetitions` always run: a time budget that stopped
+            // before the first look would leave no interval at all.
             if let Some(budget) = precision.max_time
-                && round > 1
+                && round > first
                 && started.elapsed() + last_round > budget
             {
                 stopping.reason = String::from("max_time");
