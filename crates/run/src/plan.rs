@@ -11,7 +11,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 use std::time::Duration;
 
 use serde::{Deserialize, Deserializer};
@@ -143,51 +142,6 @@ pub struct ContestantFile {
 
 /// The duration and CPU list of a plan are those of `stackbench load` (one parser each).
 pub use stackbench_load::{CpuList, Dur};
-
-/// A size in bytes, written `"512MiB"`, `"1GiB"`, `"100MB"` or as an integer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ByteSize(pub u64);
-
-impl FromStr for ByteSize {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        let t = s.trim();
-        let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-        let (num, unit) = t.split_at(split);
-        let mult: u64 = match unit.trim() {
-            "" | "B" => 1,
-            "KiB" => 1 << 10,
-            "MiB" => 1 << 20,
-            "GiB" => 1 << 30,
-            "KB" | "kB" => 1000,
-            "MB" => 1_000_000,
-            "GB" => 1_000_000_000,
-            _ => 0,
-        };
-        match num.parse::<u64>().ok().and_then(|n| n.checked_mul(mult)).filter(|&n| n > 0) {
-            Some(n) => Ok(ByteSize(n)),
-            None => Err(format!(
-                "invalid size {s:?}; write a positive integer with a unit B, KiB, MiB, GiB, KB, MB or GB, like \"512MiB\""
-            )),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for ByteSize {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            Int(u64),
-            Text(String),
-        }
-        match Raw::deserialize(d)? {
-            Raw::Int(0) => Err(serde::de::Error::custom("a memory limit of 0 bytes cannot run anything")),
-            Raw::Int(n) => Ok(ByteSize(n)),
-            Raw::Text(s) => s.parse().map_err(serde::de::Error::custom),
-        }
-    }
-}
 
 /// A scenario name, checked while reading.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -798,5 +752,8 @@ fn locate(file: &str, text: &str, span: Option<std::ops::Range<usize>>, message:
 
 pub mod precision;
 pub mod profile;
+mod size;
+
+pub use size::ByteSize;
 #[cfg(test)]
 mod tests;
