@@ -2,34 +2,16 @@
 //! every contestant's load profile is one the load engine accepts: a typo in a
 //! shipped plan fails here, not in a user's terminal.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use stackbench_run::engine::EngineDriver;
 use stackbench_run::plan::Launch;
 use stackbench_run::{LoadDriver as _, LoadJob, Plan, PlanContext};
 
-fn shipped() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut plans: Vec<PathBuf> = std::fs::read_dir(root.join("plans"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .collect();
-    // Every contestant directory's plan too.
-    for dir in std::fs::read_dir(root.join("contestants")).unwrap().flatten() {
-        let plan = dir.path().join("plan.toml");
-        assert!(plan.exists(), "{} has no plan.toml", dir.path().display());
-        plans.push(plan);
-    }
-    plans.sort();
-    plans
-}
-
 /// Every contestant in a shipped plan says what it is written in and with.
 #[test]
 fn every_shipped_contestant_names_its_stack() {
-    for path in shipped() {
+    for path in stackbench_testkit::contestants::shipped_plans() {
         let plan = Plan::load(&path, &PlanContext { cpus: vec![0, 1], variant: None }).unwrap();
         for c in &plan.contestants {
             assert!(
@@ -53,7 +35,7 @@ fn variants(text: &str) -> Vec<Option<String>> {
 
 #[test]
 fn shipped_plans_parse_and_their_profiles_are_valid() {
-    let plans = shipped();
+    let plans = stackbench_testkit::contestants::shipped_plans();
     assert!(plans.len() >= 17, "{plans:?}");
     for path in plans {
         let text = std::fs::read_to_string(&path).unwrap();

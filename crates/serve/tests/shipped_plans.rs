@@ -3,25 +3,8 @@
 //! `{bin_dir}/sb-db-read seed` parses with that binary's own argument
 //! definition: a flag renamed or removed here fails this test, not a plan run.
 
-use std::path::{Path, PathBuf};
-
 use clap::Parser as _;
 use stackbench_serve::args::{BubbleSortCli, DbReadCli, DummyCli, EventLogCli};
-
-fn shipped() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut plans: Vec<PathBuf> = std::fs::read_dir(root.join("plans"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .collect();
-    for dir in std::fs::read_dir(root.join("contestants")).unwrap().flatten() {
-        plans.push(dir.path().join("plan.toml"));
-    }
-    plans.sort();
-    plans
-}
 
 /// A placeholder-free argument, as the orchestrator would pass it.
 fn fill(arg: &str) -> String {
@@ -75,7 +58,7 @@ fn command_lines(value: &toml::Value, out: &mut Vec<Vec<String>>) {
 #[test]
 fn every_shipped_sb_command_line_parses() {
     let mut seen = 0;
-    for path in shipped() {
+    for path in stackbench_testkit::contestants::shipped_plans() {
         let text = std::fs::read_to_string(&path).unwrap();
         let value: toml::Value = toml::from_str(&text).unwrap();
         let mut lines = Vec::new();

@@ -47,3 +47,22 @@ pub fn contestant(stackbench: &str, name: &str) -> PathBuf {
     built.as_mut().map(|b| b.insert(name.to_owned()));
     path
 }
+
+/// Every shipped plan: `plans/*.toml` and each contestant directory's
+/// `plan.toml` (a contestant directory without one fails the test), sorted.
+pub fn shipped_plans() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut plans: Vec<PathBuf> = std::fs::read_dir(root.join("plans"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    for dir in std::fs::read_dir(root.join("contestants")).unwrap().flatten() {
+        let plan = dir.path().join("plan.toml");
+        assert!(plan.exists(), "{} has no plan.toml", dir.path().display());
+        plans.push(plan);
+    }
+    plans.sort();
+    plans
+}
