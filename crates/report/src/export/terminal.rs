@@ -53,15 +53,7 @@ fn scenario(out: &mut String, s: &ScenarioReport, p: &Paint) {
     );
     if !s.contestants.is_empty() {
         let rows: Vec<[String; table::COLUMNS]> = s.contestants.iter().map(table::row).collect();
-        let widths: Vec<usize> = (0..HEADERS.len())
-            .map(|i| {
-                rows.iter()
-                    .map(|r| r[i].chars().count())
-                    .chain([HEADERS[i].chars().count()])
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
+        let widths = column_widths(&HEADERS, &rows);
         let header: Vec<String> =
             HEADERS.iter().enumerate().map(|(i, h)| pad(h, widths[i], NUMERIC[i])).collect();
         let _ = writeln!(out, "  {}", p.bold(header.join("  ").trim_end()));
@@ -124,11 +116,7 @@ fn aligned<const N: usize>(
     rows: &[[String; N]],
     p: &Paint,
 ) {
-    let widths: Vec<usize> = (0..N)
-        .map(|i| {
-            rows.iter().map(|r| r[i].chars().count()).chain([headers[i].chars().count()]).max().unwrap_or(0)
-        })
-        .collect();
+    let widths = column_widths(headers, rows);
     let header: Vec<String> = (0..N).map(|i| pad(headers[i], widths[i], numeric[i])).collect();
     let _ = writeln!(out, "  {}", p.bold(header.join("  ").trim_end()));
     for row in rows {
@@ -137,7 +125,15 @@ fn aligned<const N: usize>(
     }
 }
 
-fn pad(s: &str, width: usize, right: bool) -> String {
+/// Each column's width: its widest cell or header, in characters.
+pub(super) fn column_widths<const N: usize>(headers: &[&str; N], rows: &[[String; N]]) -> [usize; N] {
+    std::array::from_fn(|i| {
+        rows.iter().map(|r| r[i].chars().count()).chain([headers[i].chars().count()]).max().unwrap_or(0)
+    })
+}
+
+/// `s` filled with spaces to `width`, on the left when `right` (numbers).
+pub(super) fn pad(s: &str, width: usize, right: bool) -> String {
     let fill = " ".repeat(width.saturating_sub(s.chars().count()));
     if right { format!("{fill}{s}") } else { format!("{s}{fill}") }
 }
