@@ -63,6 +63,32 @@ pub fn percent(f: f64) -> String {
     format!("±{}", crate::fmt::percent(f * 100.0))
 }
 
+/// The sentence for a pair the data have decided, as soon as they have:
+/// a real difference (the interval excludes 1) or a tie within the precision
+/// asked. `None` for a pair still open. `by_cost` words it as CPU per answer
+/// (a scenario [`super::RankedBy::CostPerRequest`]). Each look's intervals
+/// are at the Bonferroni-spent level, so a pair said decided at one look
+/// keeps the 95% promise whatever later looks show.
+pub fn decided(p: &Pair, by_cost: bool) -> Option<String> {
+    let (b, w) = (&p.better, &p.worse);
+    let r = p.ratio.as_ref()?;
+    let ci = r.ci?;
+    let pm = crate::fmt::ratio(ci.plus_minus(r.value));
+    let value = crate::fmt::ratio(r.value);
+    match p.verdict {
+        PairVerdict::Met | PairVerdict::Faster if !ci.contains(1.0) => Some(if by_cost {
+            format!("'{w}' used {value} ± {pm} times the CPU per correct answer of '{b}'")
+        } else {
+            format!("'{b}' ran {value} ± {pm} times more requests than '{w}'")
+        }),
+        PairVerdict::Met => {
+            let within = (ci.hi - 1.0).max(1.0 - ci.lo);
+            Some(format!("'{b}' and '{w}' are tied: within {} of each other", percent(within)))
+        }
+        _ => None,
+    }
+}
+
 /// The sentence for a pair that did not meet the precision (`None` for one that did).
 pub fn sentence(p: &Pair, precision: f64) -> Option<String> {
     let (b, w) = (&p.better, &p.worse);
@@ -116,5 +142,30 @@ mod tests {
         assert_eq!(s, "'x' and 'y' are within ±2.88% of each other: tied at this budget (±2% not reached)");
         let met = judge(("x", &x), ("x2", &x), 0.5, look_confidence(1), false);
         assert_eq!(sentence(&met, 0.5), None);
+    }
+
+    #[test]
+    fn a_pair_is_said_decided_once_its_interval_settles_it() {
+        let est = |v: &[f64], s| estimate_with(v, s, 2000);
+        let fast = est(&[2000.0, 2010.0, 1990.0, 2005.0, 1995.0], 1);
+        let slow = est(&[1000.0, 1010.0, 990.0, 1005.0, 995.0], 2);
+        let faster = judge(("slow", &slow), ("fast", &fast), 0.03, look_confidence(4), false);
+        let s = decided(&faster, false).unwrap();
+        assert!(s.starts_with("'fast' ran 2.00 ± 0.0"), "{s}");
+        assert!(s.ends_with(" times more requests than 'slow'"), "{s}");
+        let s = decided(&faster, true).unwrap();
+        assert!(
+            s.starts_with("'slow' used 2.00 ± 0.0") && s.ends_with("CPU per correct answer of 'fast'"),
+            "{s}"
+        );
+        // The same contestant twice: tied within the precision.
+        let same = judge(("a", &slow), ("b", &slow), 0.03, look_confidence(4), false);
+        let s = decided(&same, false).unwrap();
+        assert!(s.starts_with("'a' and 'b' are tied: within ±"), "{s}");
+        // Wide and overlapping: not decided yet.
+        let wide_a = est(&[900.0, 1100.0, 1000.0], 3);
+        let wide_b = est(&[1150.0, 950.0, 1050.0], 4);
+        let open = judge(("a", &wide_a), ("b", &wide_b), 0.03, look_confidence(4), false);
+        assert_eq!(decided(&open, false), None);
     }
 }

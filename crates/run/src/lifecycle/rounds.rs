@@ -12,7 +12,8 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use stackbench_record::store::{ResultSet, Stopping};
-use stackbench_report::analysis::stopping::percent;
+use stackbench_report::analysis::RankedBy;
+use stackbench_report::analysis::stopping::{decided, percent};
 use stackbench_report::stats::sequential;
 use stackbench_report::{Analysis, AnalysisOptions};
 
@@ -42,6 +43,7 @@ impl Orchestrator<'_, '_> {
         let mut stopping = self.announce(precision, seed);
         let started = Instant::now();
         let mut last_round = Duration::ZERO;
+        let mut said = BTreeSet::new();
         for round in 1..=precision.max_repetitions {
             if self.interrupted() {
                 break;
@@ -80,21 +82,19 @@ impl Orchestrator<'_, '_> {
                 continue;
             }
             let analysis = self.analyse()?;
+            self.say_decided(&analysis, round, &mut said);
             let Some(report) = analysis.stopping else { continue };
             if report.met {
                 stopping.reason = String::from("met");
                 break;
             }
-            let widest = analysis
-                .scenarios
-                .iter()
-                .flat_map(|s| &s.precision)
-                .filter_map(|p| p.half_width)
-                .fold(0.0, f64::max);
+            let pairs: Vec<_> = analysis.scenarios.iter().flat_map(|s| &s.precision).collect();
+            let open = pairs.iter().filter(|p| decided(p, false).is_none()).count();
             self.say(&format!(
-                "round {round}: {} not met yet (widest ratio interval {})",
-                percent(precision.target),
-                percent(widest)
+                "round {round}: {} of {} pairs decided, {open} still open at {}",
+                pairs.len() - open,
+                pairs.len(),
+                percent(precision.target)
             ));
         }
         if self.interrupted() {
@@ -104,6 +104,31 @@ impl Orchestrator<'_, '_> {
         }
         self.store.save_stopping(&stopping)?;
         self.say_stopping()
+    }
+
+    /// Says each verdict the data have reached since the last look, once
+    /// (`said` holds the pairs already said), so a long run gives its first
+    /// answers as soon as it has them. The report's closing table follows.
+    fn say_decided(
+        &mut self,
+        analysis: &Analysis,
+        round: u32,
+        said: &mut BTreeSet<(String, String, String)>,
+    ) {
+        for sc in &analysis.scenarios {
+            let by_cost = sc.ranked_by == RankedBy::CostPerRequest;
+            for p in &sc.precision {
+                let key = (sc.name.clone(), p.better.clone(), p.worse.clone());
+                let rev = (sc.name.clone(), p.worse.clone(), p.better.clone());
+                if said.contains(&key) || said.contains(&rev) {
+                    continue;
+                }
+                if let Some(text) = decided(p, by_cost) {
+                    self.say(&format!("decided after round {round}, {}: {text}", sc.name));
+                    said.insert(key);
+                }
+            }
+        }
     }
 
     /// The record of rounds not yet measured, after saying how they will be decided.

@@ -211,7 +211,12 @@ impl LoadDriver for FakeLoad {
             let mut w = self.0.lock().unwrap();
             w.load_started = Some(Instant::now());
             assert!(w.running.is_some() || job.url.contains(":9"), "load without a contestant");
-            (w.interrupt_on_load.take(), w.load_script.pop_front(), w.rates.pop_front())
+            let twice = w.running.as_ref().is_some_and(|(k, _)| k == "twice");
+            (
+                w.interrupt_on_load.take(),
+                w.load_script.pop_front(),
+                w.rates.pop_front().map(|r| if twice { 2.0 * r } else { r }),
+            )
         };
         let (hook, script, rate) = hook;
         if script == Some("panic") {
@@ -641,6 +646,37 @@ fn rounds_stop_as_soon_as_the_precision_is_met() {
         s.orders
     );
     assert!(h.lines.iter().any(|l| l.starts_with("precision: met ±3% after 3 rounds")), "{:#?}", h.lines);
+    let decided: Vec<_> = h.lines.iter().filter(|l| l.starts_with("decided after round")).collect();
+    assert_eq!(decided.len(), 1, "{:#?}", h.lines);
+    assert!(decided[0].contains(": 'a' and 'b' are tied: within ±"), "{}", decided[0]);
+}
+
+#[test]
+fn a_verdict_is_said_at_the_first_look_that_decides_it_and_only_then() {
+    let mut h = Harness::new("precision-decided");
+    // 'a' answers twice the rate of 'b', whichever order a round takes; too
+    // noisy for ±1%, plain enough for "faster".
+    h.world.lock().unwrap().rates = [100.0, 110.0, 90.0, 105.0, 95.0, 108.0, 92.0, 100.0].into();
+    let p = plan(&format!(
+        "precision = \"1%\"\nmax_repetitions = 4\n{}{}",
+        contestant("a", "twice", ""),
+        contestant("b", "good", "")
+    ));
+    let out = h.run(&p);
+    assert_eq!(out.runs, 8, "{:#?}", h.lines);
+    let decided: Vec<_> = h.lines.iter().filter(|l| l.starts_with("decided after round")).collect();
+    assert_eq!(decided.len(), 1, "said once, at the first look: {:#?}", h.lines);
+    assert!(decided[0].starts_with("decided after round 3, "), "{}", decided[0]);
+    assert!(
+        decided[0].contains(": 'a' ran 1.") && decided[0].ends_with(" times more requests than 'b'"),
+        "{}",
+        decided[0]
+    );
+    assert!(
+        h.lines.iter().any(|l| l == "round 3: 1 of 1 pairs decided, 0 still open at ±1%"),
+        "{:#?}",
+        h.lines
+    );
 }
 
 #[test]
@@ -665,6 +701,12 @@ fn rounds_end_with_the_budget_and_say_what_stays_undecided() {
         h.lines
     );
     assert!(h.lines.iter().any(|l| l.contains("at this budget")), "{:#?}", h.lines);
+    assert!(
+        h.lines.iter().any(|l| l == "round 3: 0 of 1 pairs decided, 1 still open at ±1%"),
+        "{:#?}",
+        h.lines
+    );
+    assert!(!h.lines.iter().any(|l| l.starts_with("decided after")), "{:#?}", h.lines);
 }
 
 #[test]
