@@ -146,6 +146,34 @@ fn resumed(common: &Common, variant: Option<String>) -> anyhow::Result<(Option<S
     Ok((variant.or(stored.variant), only))
 }
 
+/// On `--resume`, the rounds as the directory was started: its precision and
+/// budget when none is given again, and a refusal when a different one is
+/// (the rounds already measured were chosen, and their looks spent, under it).
+fn resumed_rounds(plan: &mut Plan, dir: &Path, common: &Common) -> anyhow::Result<()> {
+    use stackbench_run::store::{Invocation, RoundsAsked};
+    let Some(stored) = Invocation::read(dir).and_then(|i| i.rounds) else { return Ok(()) };
+    let given = common.precision.is_some() || common.max_repetitions.is_some() || common.max_time.is_some();
+    if !given {
+        plan.set_precision(
+            stored.precision,
+            stored.max_repetitions,
+            stored.max_time_s.map(std::time::Duration::from_secs_f64),
+        )
+        .map_err(anyhow::Error::msg)?;
+        return Ok(());
+    }
+    let now = RoundsAsked::of(plan.precision.as_ref());
+    if now != stored {
+        bail!(
+            "{} was started with {}; --resume continues it with the same rounds (leave out --precision, \
+             --max-repetitions and --max-time, or start a new result directory)",
+            dir.display(),
+            stored.describe()
+        );
+    }
+    Ok(())
+}
+
 pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let (variant, only) = resumed(&args.common, args.variant.clone())?;
     let common = Common { only, ..args.common.clone() };
@@ -203,6 +231,9 @@ fn execute(mut plan: Plan, common: &Common) -> anyhow::Result<ExitCode> {
     plan.select(&common.only).map_err(anyhow::Error::msg)?;
     plan.set_precision(common.precision, common.max_repetitions, common.max_time)
         .map_err(anyhow::Error::msg)?;
+    if let Some(dir) = &common.resume {
+        resumed_rounds(&mut plan, dir, common)?;
+    }
     let exe = std::env::current_exe().context("cannot tell where the stackbench executable is")?;
     let bin_dir = exe.parent().map_or_else(|| PathBuf::from("."), Path::to_owned);
     let (out, resume) = match (&common.out, &common.resume) {

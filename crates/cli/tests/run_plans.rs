@@ -360,6 +360,15 @@ fn precision_rounds_say_how_they_ended_and_a_budget_needs_a_precision() {
     assert!(["met", "max_repetitions"].contains(&stopping.reason.as_str()), "{stopping:?}");
     assert_eq!(set.runs.len(), 6);
     assert!(stdout.contains("precision: "), "{stdout}");
+    // --resume keeps the rounds it was started with: another precision is refused...
+    let resume = ["run", "--resume", out.to_str().unwrap(), "--no-report"];
+    let (code, _, stderr) = run(&[&resume[..], &["--precision", "10%"]].concat());
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("was started with --precision 50% --max-repetitions 3"), "{stderr}");
+    // ...and with none given again it continues with them: nothing is owed.
+    let (code, stdout, stderr) = run(&resume);
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    assert_eq!(ResultSet::load(&out).unwrap().runs.len(), 6);
     assert_no_orphan(&mark);
 }
 

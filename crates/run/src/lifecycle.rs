@@ -164,6 +164,7 @@ pub fn run_plan(
         let invocation = crate::store::Invocation {
             variant: plan.variant.clone(),
             contestants: plan.contestants.iter().map(|c| c.name.clone()).collect(),
+            rounds: Some(crate::store::RoundsAsked::of(plan.precision.as_ref())),
         };
         stackbench_record::store::write_json_atomic(&opts.out.join(crate::store::INVOCATION), &invocation)?;
         s

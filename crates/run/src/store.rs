@@ -16,13 +16,48 @@ use stackbench_record::{Environment, RunRecord, SCHEMA_VERSION};
 
 /// How a result directory was asked for, so `--resume` continues the same
 /// thing: the plan's variant and the contestants selected (`--only`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Invocation {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variant: Option<String>,
     /// The contestants of the plan as run (after `--only`).
     #[serde(default)]
     pub contestants: Vec<String>,
+    /// How the rounds were decided (the plan's precision with any
+    /// `--precision`/`--max-repetitions`/`--max-time` over it); absent in
+    /// directories written before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<RoundsAsked>,
+}
+
+/// The rounds a result directory was started with: a fixed count (`precision`
+/// absent) or precision-driven with its budget.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RoundsAsked {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precision: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_repetitions: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_time_s: Option<f64>,
+}
+
+impl RoundsAsked {
+    pub fn of(p: Option<&crate::plan::Precision>) -> RoundsAsked {
+        RoundsAsked {
+            precision: p.map(|p| p.target),
+            max_repetitions: p.map(|p| p.max_repetitions),
+            max_time_s: p.and_then(|p| p.max_time).map(|t| t.as_secs_f64()),
+        }
+    }
+
+    /// As `stackbench run` would be told it: `--precision 3% --max-repetitions 20`, or `a fixed count of rounds`.
+    pub fn describe(&self) -> String {
+        let Some(p) = self.precision else { return "a fixed count of rounds (no --precision)".to_owned() };
+        let budget = self.max_repetitions.map(|n| format!(" --max-repetitions {n}")).unwrap_or_default();
+        let time = self.max_time_s.map(|t| format!(" --max-time {t}s")).unwrap_or_default();
+        format!("--precision {}{budget}{time}", stackbench_record::fmt::percent(p * 100.0))
+    }
 }
 
 /// The file holding the [`Invocation`] in a result directory.
