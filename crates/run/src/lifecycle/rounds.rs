@@ -152,7 +152,12 @@ impl Orchestrator<'_, '_> {
                  5% spent over {looks} looks (Bonferroni), so the 95% promise holds however early it stops",
             percent(precision.target),
             precision.max_repetitions,
-            precision.max_time.map(|t| format!(" or {}", humantime::format_duration(t))).unwrap_or_default(),
+            match (precision.max_time, precision.max_repetitions_given) {
+                (Some(t), false) =>
+                    format!(", what {} holds by the plan's estimate", humantime::format_duration(t)),
+                (Some(t), true) => format!(" or {}", humantime::format_duration(t)),
+                (None, _) => String::new(),
+            },
             confidence * 100.0
         ));
         stopping

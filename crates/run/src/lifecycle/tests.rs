@@ -725,3 +725,31 @@ fn a_budget_without_a_precision_is_refused() {
     assert!(p.set_precision(Some(0.05), Some(4), None).is_ok());
     assert_eq!(p.precision.unwrap().max_repetitions, 4);
 }
+
+#[test]
+fn a_time_budget_alone_sizes_the_looks_to_the_rounds_it_holds() {
+    let text = |time: &str| {
+        format!(
+            "[defaults]\nprecision = \"5%\"\nmax_time = \"{time}\"\n[load.dummy]\nwarmup = \"1s\"\nduration = \"9s\"\n\
+             [[contestant]]\nname = \"a\"\nscenario = \"dummy\"\ncommand = [\"x\"]\n"
+        )
+    };
+    let ctx = PlanContext { cpus: vec![0, 1], variant: None };
+    // A run is 1 s of warm-up, 9 s measured and 1 s of overhead: 90 s hold 8 rounds.
+    let mut p = Plan::parse(&text("90s"), None, &ctx).unwrap();
+    p.set_precision(None, None, None).unwrap();
+    let pr = p.precision.unwrap();
+    assert_eq!((pr.max_repetitions, pr.max_repetitions_given), (8, false));
+    assert_eq!(pr.looks(p.repetitions), (3, 6, 1.0 - 0.05 / 6.0));
+    // Never fewer than the first look, never more than the default budget.
+    let mut p = Plan::parse(&text("20s"), None, &ctx).unwrap();
+    p.set_precision(None, None, None).unwrap();
+    assert_eq!(p.precision.unwrap().max_repetitions, 3);
+    let mut p = Plan::parse(&text("1h"), None, &ctx).unwrap();
+    p.set_precision(None, None, None).unwrap();
+    assert_eq!(p.precision.unwrap().max_repetitions, 20);
+    // A count given (in the plan or on the command line) is kept as given.
+    let mut p = Plan::parse(&text("90s"), None, &ctx).unwrap();
+    p.set_precision(None, Some(12), None).unwrap();
+    assert_eq!(p.precision.unwrap().max_repetitions, 12);
+}

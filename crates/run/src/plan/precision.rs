@@ -23,6 +23,11 @@ pub struct Precision {
     pub max_repetitions: u32,
     /// No round starts once the measured rounds plus one more would pass it.
     pub max_time: Option<Duration>,
+    /// `max_repetitions` was given (plan or command line). When it was not
+    /// and `max_time` was, [`Plan::set_precision`] sizes it to the rounds the
+    /// plan's estimate fits in `max_time`, so the looks (and each look's
+    /// level) are those the time allows, not those of 20 rounds.
+    pub max_repetitions_given: bool,
 }
 
 impl Precision {
@@ -62,6 +67,7 @@ fn resolve(d: &Settings, repetitions: u32) -> Result<Option<Precision>, Located>
         target,
         max_repetitions: max_repetitions.unwrap_or(DEFAULT_MAX_REPETITIONS.max(first_look(repetitions))),
         max_time,
+        max_repetitions_given: max_repetitions.is_some(),
     };
     check(&precision, repetitions).map_err(|e| (d.max_repetitions.as_ref().map(Spanned::span), e))?;
     Ok(Some(precision))
@@ -79,6 +85,20 @@ fn check(p: &Precision, repetitions: u32) -> Result<(), String> {
 }
 
 impl Plan {
+    /// How many rounds of the plan's measured runs fit in `t` by
+    /// [`crate::engine::estimated_runs`] (a capacity search's first
+    /// repetition is the longest), with the cool-downs between runs.
+    fn rounds_within(&self, t: Duration) -> u32 {
+        let cost = |n: u32| {
+            self.contestants
+                .iter()
+                .map(|c| crate::engine::estimated_runs(c.scenario, &c.profile, n))
+                .sum::<Duration>()
+                + self.cooldown * (self.contestants.len() as u32 * n)
+        };
+        (1..=limits::REPETITIONS).take_while(|&n| cost(n) <= t).last().unwrap_or(0)
+    }
+
     /// `stackbench run --precision/--max-repetitions/--max-time`: over the plan's own keys.
     pub fn set_precision(
         &mut self,
@@ -93,12 +113,17 @@ impl Plan {
             }
             return Ok(());
         };
+        let given = max_repetitions.or(base.filter(|p| p.max_repetitions_given).map(|p| p.max_repetitions));
+        let max_time = max_time.or(base.and_then(|p| p.max_time));
+        let default = DEFAULT_MAX_REPETITIONS.max(first_look(self.repetitions));
         let p = Precision {
             target,
-            max_repetitions: max_repetitions
-                .or(base.map(|p| p.max_repetitions))
-                .unwrap_or(DEFAULT_MAX_REPETITIONS.max(first_look(self.repetitions))),
-            max_time: max_time.or(base.and_then(|p| p.max_time)),
+            max_repetitions: given.unwrap_or_else(|| {
+                max_time
+                    .map_or(default, |t| self.rounds_within(t).clamp(first_look(self.repetitions), default))
+            }),
+            max_time,
+            max_repetitions_given: given.is_some(),
         };
         check(&p, self.repetitions)?;
         self.precision = Some(p);
