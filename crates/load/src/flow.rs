@@ -184,14 +184,7 @@ impl stackbench_hurl::Answer for Answered<'_, '_> {
     }
 
     fn header(&self, name: &str, nth: usize) -> Option<&str> {
-        const MAX_HEADERS: usize = 64;
-        let mut headers = [const { std::mem::MaybeUninit::<httparse::Header<'_>>::uninit() }; MAX_HEADERS];
-        let mut resp = httparse::Response::new(&mut []);
-        httparse::ParserConfig::default()
-            .parse_response_with_uninit_headers(&mut resp, self.0.head, &mut headers)
-            .ok()?;
-        let value = resp.headers.iter().filter(|h| h.name.eq_ignore_ascii_case(name)).nth(nth)?.value;
-        std::str::from_utf8(value).ok()
+        std::str::from_utf8(crate::wire::header_value(self.0.head, name, nth)?).ok()
     }
 
     fn body(&self) -> &[u8] {

@@ -97,3 +97,75 @@ pub fn write_http1_request(
     out.extend_from_slice(b"\r\n");
     out.extend_from_slice(body);
 }
+
+/// The `nth` value (0 first) of header `name` (any case) in an HTTP/1.1
+/// answer's `head` as [`Answer::head`] holds it, trimmed of the whitespace
+/// around it. The head was validated when it was read (no obsolete line
+/// folding), so this only walks its lines: a scenario file's `header`
+/// capture or assert costs a scan of a few hundred bytes, not a second parse.
+pub fn header_value<'h>(head: &'h [u8], name: &str, nth: usize) -> Option<&'h [u8]> {
+    let name = name.as_bytes();
+    let mut seen = 0;
+    // Every line after the status line; a header line is `name:value` with no
+    // space before the colon (RFC 9112 §5.1, which httparse enforces).
+    let mut start = memchr::memchr(b'\n', head)? + 1;
+    while start < head.len() {
+        let end = memchr::memchr(b'\n', &head[start..]).map_or(head.len(), |i| start + i);
+        let line = &head[start..end];
+        if line.len() > name.len()
+            && line[name.len()] == b':'
+            && line[..name.len()].eq_ignore_ascii_case(name)
+        {
+            if seen == nth {
+                let value = &line[name.len() + 1..];
+                return Some(value.strip_suffix(b"\r").unwrap_or(value).trim_ascii());
+            }
+            seen += 1;
+        }
+        start = end + 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::header_value;
+
+    #[test]
+    fn header_values_are_found_by_name_in_order() {
+        let head = b"HTTP/1.1 200 OK\r\nContent-Type:  application/json \r\nSet-Cookie: a=1\r\nset-cookie:b=2\r\nX-Empty:\r\n\r\n";
+        assert_eq!(header_value(head, "content-type", 0), Some(&b"application/json"[..]));
+        assert_eq!(header_value(head, "Set-Cookie", 0), Some(&b"a=1"[..]));
+        assert_eq!(header_value(head, "SET-COOKIE", 1), Some(&b"b=2"[..]));
+        assert_eq!(header_value(head, "set-cookie", 2), None);
+        assert_eq!(header_value(head, "x-empty", 0), Some(&b""[..]));
+        assert_eq!(header_value(head, "HTTP/1.1 200 OK", 0), None, "the status line is not a header");
+        assert_eq!(header_value(head, "content", 0), None, "a prefix is not the name");
+        assert_eq!(
+            header_value(b"HTTP/1.1 204 No Content\nA: b\n\n", "a", 0),
+            Some(&b"b"[..]),
+            "bare LF lines"
+        );
+    }
+
+    proptest::proptest! {
+        /// The scan agrees with httparse on any head httparse accepts.
+        #[test]
+        fn agrees_with_httparse(names in proptest::collection::vec("[A-Za-z][A-Za-z0-9-]{0,6}", 0..6),
+                                values in proptest::collection::vec("[ -~]{0,12}", 6), probe in "[A-Za-z][A-Za-z0-9-]{0,6}") {
+            let mut head = b"HTTP/1.1 200 OK\r\n".to_vec();
+            for (n, v) in names.iter().zip(&values) {
+                head.extend_from_slice(format!("{n}: {v}\r\n").as_bytes());
+            }
+            head.extend_from_slice(b"\r\n");
+            let mut headers = [httparse::EMPTY_HEADER; 16];
+            let mut resp = httparse::Response::new(&mut headers);
+            if matches!(resp.parse(&head), Ok(httparse::Status::Complete(_))) {
+                for nth in 0..3 {
+                    let want = resp.headers.iter().filter(|h| h.name.eq_ignore_ascii_case(&probe)).nth(nth).map(|h| h.value);
+                    proptest::prop_assert_eq!(header_value(&head, &probe, nth), want);
+                }
+            }
+        }
+    }
+}
