@@ -8,7 +8,8 @@
 //!   `CI=true` a missing database fails the test instead, so CI never passes by
 //!   skipping.
 //! - [`hostile`]: TCP servers that answer with malformed or endless bytes.
-//! - [`instances`]: private PostgreSQL, MariaDB and Redis servers to stop and start.
+//! - [`instances`]: private PostgreSQL, MariaDB and Redis servers to stop and
+//!   start, pause (SIGSTOP: hung) and resume.
 //! - [`http`]: a tiny blocking HTTP/1.1 client, so tests of real servers need
 //!   no client stack of their own (and do not test ours with ours).
 //! - [`process`]: a server process started for a test, its announced address,
