@@ -9,73 +9,22 @@
 //! servers or a contestant's toolchain the test skips visibly; under
 //! `CI=true` it fails instead.
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-use stackbench_testkit::contestants::contestant;
-use stackbench_testkit::http;
-use stackbench_testkit::instances::{Instance, Mariadb, Postgres, Redis, free_port};
-use stackbench_testkit::{in_ci, skip};
+use stackbench_testkit::contestants::{Stack, contestant, install};
+use stackbench_testkit::instances::{Instance, Mariadb, Postgres, Redis};
 
 const BIN: &str = env!("CARGO_BIN_EXE_stackbench");
 /// How long a request may take while its database is down.
 const DOWN_WITHIN: Duration = Duration::from_millis(2500);
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
-}
-
-struct Contestant {
-    dir: &'static str,
-    port: u16,
-    child: Child,
-}
-
-impl Drop for Contestant {
-    fn drop(&mut self) {
-        let _ = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while self.child.try_wait().ok().flatten().is_none() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// `GET path` on the contestant: status and body.
-fn get(c: &Contestant, path: &str) -> (u16, String) {
-    match http::get(([127, 0, 0, 1], c.port).into(), path) {
-        Ok(r) => (r.status, String::from_utf8_lossy(&r.body).into_owned()),
-        Err(e) => (0, e.to_string()),
-    }
-}
-
 /// The drivers a contestant serves (`GET /db`).
-fn drivers(c: &Contestant) -> Vec<String> {
-    let (status, body) = get(c, "/db");
+fn drivers(c: &Stack) -> Vec<String> {
+    let (status, body) = c.get("/db");
     assert_eq!(status, 200, "{}: GET /db: {body}", c.dir);
     let v: serde_json::Value = serde_json::from_str(&body).unwrap();
     v["drivers"].as_array().unwrap().iter().map(|d| d["name"].as_str().unwrap().to_owned()).collect()
-}
-
-fn start(dir: &'static str, env: &[(&str, String)]) -> Contestant {
-    let port = free_port();
-    let child = Command::new(root().join("contestants").join(dir).join("run.sh"))
-        .env("PORT", port.to_string())
-        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let c = Contestant { dir, port, child };
-    let deadline = Instant::now() + Duration::from_mins(1);
-    while get(&c, "/db").0 != 200 {
-        assert!(Instant::now() < deadline, "{dir} did not answer GET /db within 60 s");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    c
 }
 
 /// Which database each driver name reads, by the contestants' naming.
@@ -103,14 +52,8 @@ fn every_driver_answers_503_while_its_database_is_down_and_recovers() {
         return;
     };
     let dirs = ["go-db", "node-db", "python-db", "elixir-db"];
-    for dir in dirs {
-        let out = Command::new(root().join("contestants").join(dir).join("install.sh")).output().unwrap();
-        if !out.status.success() {
-            let why = format!("{dir}/install.sh failed: {}", String::from_utf8_lossy(&out.stderr).trim());
-            assert!(!in_ci(), "CI=true: {why}");
-            skip(&why);
-            return;
-        }
+    if !dirs.iter().all(|dir| install(dir)) {
+        return;
     }
     for url in [pg.url(), my.url(), redis.url()] {
         seed(&url);
@@ -129,10 +72,10 @@ fn every_driver_answers_503_while_its_database_is_down_and_recovers() {
         ("REDIS_URL", redis.url()),
     ];
     let contestants = [
-        start("go-db", &no_tls),
-        start("node-db", &plain),
-        start("python-db", &no_tls),
-        start("elixir-db", &elixir),
+        Stack::start("go-db", &[], &no_tls, "/db"),
+        Stack::start("node-db", &[], &plain, "/db"),
+        Stack::start("python-db", &[], &no_tls, "/db"),
+        Stack::start("elixir-db", &[], &elixir, "/db"),
     ];
     let served: Vec<(usize, String)> = contestants
         .iter()
@@ -145,7 +88,7 @@ fn every_driver_answers_503_while_its_database_is_down_and_recovers() {
         let on: Vec<&(usize, String)> = served.iter().filter(|(_, d)| database_of(d) == db).collect();
         assert!(!on.is_empty(), "no driver reads {db}: {served:?}");
         for (i, d) in &on {
-            let (status, body) = get(&contestants[*i], &format!("/db/{d}?a=3&b=9"));
+            let (status, body) = contestants[*i].get(&format!("/db/{d}?a=3&b=9"));
             assert_eq!(status, 200, "{} {d} before the outage: {body}", contestants[*i].dir);
         }
         instance.stop();
@@ -153,7 +96,7 @@ fn every_driver_answers_503_while_its_database_is_down_and_recovers() {
             let c = &contestants[*i];
             for _ in 0..2 {
                 let t = Instant::now();
-                let (status, body) = get(c, &format!("/db/{d}?a=3&b=9"));
+                let (status, body) = c.get(&format!("/db/{d}?a=3&b=9"));
                 let took = t.elapsed();
                 assert_eq!(status, 503, "{} {d} with {db} down: {body}", c.dir);
                 assert!(
@@ -169,7 +112,7 @@ fn every_driver_answers_503_while_its_database_is_down_and_recovers() {
             let c = &contestants[*i];
             let deadline = Instant::now() + Duration::from_secs(30);
             loop {
-                let (status, body) = get(c, &format!("/db/{d}?a=10000&b=9999"));
+                let (status, body) = c.get(&format!("/db/{d}?a=10000&b=9999"));
                 if status == 200 {
                     assert!(
                         body.contains("item-10000") && body.contains("item-9999"),

@@ -1,7 +1,8 @@
 //! Helpers for the workspace's tests (a dev-dependency only).
 //!
 //! - [`contestants`]: the `sb-*` binaries, built next to the `stackbench`
-//!   under test, for tests of the CLI.
+//!   under test, for tests of the CLI; and the contestants in other
+//!   languages, installed and started by their own scripts.
 //! - [`database_url`]: tests that need a database read its URL from an
 //!   environment variable (`STACKBENCH_TEST_POSTGRES`, `_MYSQL`, `_REDIS`,
 //!   `_INFLUXDB`). Without it they skip with a line on the terminal; under
