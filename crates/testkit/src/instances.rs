@@ -2,7 +2,9 @@
 //! `initdb`, a `mariadbd` with its own data directory (grant tables skipped:
 //! any user gets in), a `redis-server` with an append-only file so its data
 //! survives a restart, each on a free port in a temp directory, to stop and
-//! start at will. The shared databases of the other tests are never stopped.
+//! start at will, or to pause (SIGSTOP: a database that hangs, connections
+//! open but nothing answered) and resume (SIGCONT). The shared databases of
+//! the other tests are never stopped.
 //! Without the server binaries a constructor skips visibly (`None`); under
 //! `CI=true` it fails instead (`.ci/run` installs them).
 
@@ -83,11 +85,40 @@ fn wait_for_port(child: &mut Child, port: u16, log: Option<&std::path::Path>) {
     }
 }
 
+/// Sends `sig` (`-STOP`, `-CONT`) to the processes `pids`.
+fn signal(pids: &[u32], sig: &str) {
+    let mut cmd = Command::new("kill");
+    cmd.arg(sig).arg("--").args(pids.iter().map(u32::to_string));
+    let ok = cmd.status().is_ok_and(|s| s.success());
+    assert!(ok, "{cmd:?} failed");
+}
+
+/// The children of process `pid` (from `/proc/*/stat`).
+fn children(pid: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|child| {
+            // Field 4, after the parenthesized name, is the parent's pid.
+            std::fs::read_to_string(format!("/proc/{child}/stat")).is_ok_and(|stat| {
+                stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().nth(1))
+                    == Some(pid.to_string().as_str())
+            })
+        })
+        .collect()
+}
+
 /// A database instance the test owns.
 pub trait Instance {
     fn url(&self) -> String;
     fn stop(&mut self);
     fn start(&mut self);
+    /// SIGSTOP to every process of the server: it keeps its port and its
+    /// connections but answers nothing (a hung database) until [`Instance::resume`].
+    fn pause(&mut self);
+    /// SIGCONT after [`Instance::pause`].
+    fn resume(&mut self);
 }
 
 pub struct Postgres {
@@ -95,6 +126,7 @@ pub struct Postgres {
     dir: PathBuf,
     port: u16,
     drop_root: bool,
+    paused: bool,
 }
 
 impl Postgres {
@@ -120,7 +152,7 @@ impl Postgres {
         if drop_root {
             run(Command::new("chown").args(["-R", "postgres:"]).arg(&dir));
         }
-        let mut pg = Postgres { bin, dir, port: free_port(), drop_root };
+        let mut pg = Postgres { bin, dir, port: free_port(), drop_root, paused: false };
         let data = pg.dir.join("data");
         run(pg.command("initdb").arg("-D").arg(&data).args(["-A", "trust", "-U", "postgres", "--no-sync"]));
         pg.start();
@@ -142,6 +174,13 @@ impl Postgres {
         let data = self.dir.join("data");
         run(self.command("pg_ctl").arg("-D").arg(data).args(args).stdout(Stdio::null()));
     }
+
+    /// The postmaster's pid (the first line of `postmaster.pid`).
+    fn postmaster(&self) -> u32 {
+        let file = self.dir.join("data").join("postmaster.pid");
+        let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        text.lines().next().and_then(|l| l.trim().parse().ok()).expect("a pid on line 1")
+    }
 }
 
 impl Instance for Postgres {
@@ -149,6 +188,7 @@ impl Instance for Postgres {
         format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
     }
     fn stop(&mut self) {
+        self.resume();
         self.pg_ctl(&["-m", "fast", "-w", "stop"]);
     }
     fn start(&mut self) {
@@ -160,10 +200,32 @@ impl Instance for Postgres {
         let log = self.dir.join("log").display().to_string();
         self.pg_ctl(&["-o", &opts, "-l", &log, "-w", "-t", "60", "start"]);
     }
+    /// The postmaster first (it forks no backend after that), then each of
+    /// its children: the backends serving the connections and the auxiliary
+    /// processes. Each runs in a session of its own, so no process group
+    /// holds them all.
+    fn pause(&mut self) {
+        let postmaster = self.postmaster();
+        signal(&[postmaster], "-STOP");
+        self.paused = true;
+        let children = children(postmaster);
+        if !children.is_empty() {
+            signal(&children, "-STOP");
+        }
+    }
+    fn resume(&mut self) {
+        if std::mem::take(&mut self.paused) {
+            let postmaster = self.postmaster();
+            let mut all = children(postmaster);
+            all.push(postmaster);
+            signal(&all, "-CONT");
+        }
+    }
 }
 
 impl Drop for Postgres {
     fn drop(&mut self) {
+        self.resume();
         let data = self.dir.join("data");
         let _ = self.command("pg_ctl").arg("-D").arg(data).args(["-m", "immediate", "stop"]).output();
         let _ = std::fs::remove_dir_all(&self.dir);
@@ -175,6 +237,7 @@ pub struct Mariadb {
     dir: PathBuf,
     port: u16,
     child: Option<Child>,
+    paused: bool,
 }
 
 impl Mariadb {
@@ -198,7 +261,7 @@ impl Mariadb {
             cmd.arg(&user);
         }
         run(&mut cmd);
-        let mut db = Mariadb { bin, dir, port: free_port(), child: None };
+        let mut db = Mariadb { bin, dir, port: free_port(), child: None, paused: false };
         db.start();
         Some(db)
     }
@@ -209,8 +272,18 @@ impl Instance for Mariadb {
         format!("mysql://root@127.0.0.1:{}/mysql", self.port)
     }
     fn stop(&mut self) {
+        self.resume();
         if let Some(mut child) = self.child.take() {
             terminate(&mut child);
+        }
+    }
+    fn pause(&mut self) {
+        signal(&[self.child.as_ref().expect("the server runs").id()], "-STOP");
+        self.paused = true;
+    }
+    fn resume(&mut self) {
+        if std::mem::take(&mut self.paused) {
+            signal(&[self.child.as_ref().expect("the server runs").id()], "-CONT");
         }
     }
     fn start(&mut self) {
@@ -251,13 +324,14 @@ pub struct Redis {
     dir: PathBuf,
     port: u16,
     child: Option<Child>,
+    paused: bool,
 }
 
 impl Redis {
     pub fn new() -> Option<Self> {
         let bin =
             tool(&[PathBuf::from("/usr/bin/redis-server"), PathBuf::from("/usr/local/bin/redis-server")])?;
-        let mut r = Redis { bin, dir: temp_dir("redis"), port: free_port(), child: None };
+        let mut r = Redis { bin, dir: temp_dir("redis"), port: free_port(), child: None, paused: false };
         r.start();
         Some(r)
     }
@@ -268,8 +342,18 @@ impl Instance for Redis {
         format!("redis://127.0.0.1:{}/0", self.port)
     }
     fn stop(&mut self) {
+        self.resume();
         if let Some(mut child) = self.child.take() {
             terminate(&mut child);
+        }
+    }
+    fn pause(&mut self) {
+        signal(&[self.child.as_ref().expect("the server runs").id()], "-STOP");
+        self.paused = true;
+    }
+    fn resume(&mut self) {
+        if std::mem::take(&mut self.paused) {
+            signal(&[self.child.as_ref().expect("the server runs").id()], "-CONT");
         }
     }
     fn start(&mut self) {

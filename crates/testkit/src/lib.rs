@@ -1,14 +1,16 @@
 //! Helpers for the workspace's tests (a dev-dependency only).
 //!
 //! - [`contestants`]: the `sb-*` binaries, built next to the `stackbench`
-//!   under test, for tests of the CLI.
+//!   under test, for tests of the CLI; and the contestants in other
+//!   languages, installed and started by their own scripts.
 //! - [`database_url`]: tests that need a database read its URL from an
 //!   environment variable (`STACKBENCH_TEST_POSTGRES`, `_MYSQL`, `_REDIS`,
 //!   `_INFLUXDB`). Without it they skip with a line on the terminal; under
 //!   `CI=true` a missing database fails the test instead, so CI never passes by
 //!   skipping.
 //! - [`hostile`]: TCP servers that answer with malformed or endless bytes.
-//! - [`instances`]: private PostgreSQL, MariaDB and Redis servers to stop and start.
+//! - [`instances`]: private PostgreSQL, MariaDB and Redis servers to stop and
+//!   start, pause (SIGSTOP: hung) and resume.
 //! - [`http`]: a tiny blocking HTTP/1.1 client, so tests of real servers need
 //!   no client stack of their own (and do not test ours with ours).
 //! - [`process`]: a server process started for a test, its announced address,
