@@ -11,8 +11,10 @@
 //! base64 (the format of HdrHistogram's interval logs).
 //!
 //! This crate is the one place where the shape of results lives; it also owns
-//! the result-store layout ([`store`]) and the one percentile routine used for
-//! sample summaries ([`quantiles`]), and the records' wall-clock times ([`time`]).
+//! the result-store layout ([`store`]), the one percentile routine used for
+//! sample summaries ([`quantiles`]), the statistics the load engine and the
+//! reports share ([`stats`]: the steady-state detector), and the records'
+//! wall-clock times ([`time`]).
 //! How a number reads to a person ([`fmt`]) and how it is painted on a
 //! terminal ([`fmt::Paint`]) live here too, so that the load engine's summary
 //! and the reports say `1.23 ms` the same way.
@@ -22,6 +24,7 @@ pub mod fmt;
 pub mod histogram;
 pub mod quantiles;
 pub mod search;
+pub mod stats;
 pub mod store;
 pub mod time;
 

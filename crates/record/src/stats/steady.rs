@@ -14,7 +14,7 @@
 //! never became steady. Fewer than [`WINDOW`] seconds cannot tell.
 
 use super::dist::student_t_quantile;
-use super::sample::mean;
+use super::mean;
 
 /// Seconds in a window.
 pub const WINDOW: usize = 5;
