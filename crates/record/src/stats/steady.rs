@@ -32,6 +32,14 @@ pub enum Steady {
     TooShort,
 }
 
+/// Where a timeline becomes steady: the later of its per-second rate's (requests completed)
+/// and median latency's steady points ([`both`]).
+pub fn timeline_steady(timeline: &[crate::Second]) -> Steady {
+    let rate: Vec<f64> = timeline.iter().map(|s| s.completed as f64).collect();
+    let p50: Vec<f64> = timeline.iter().map(|s| s.p50_us as f64).collect();
+    both(steady_from(&rate), steady_from(&p50))
+}
+
 /// Where `series` (one value per second) becomes steady.
 pub fn steady_from(series: &[f64]) -> Steady {
     if series.len() < WINDOW {
