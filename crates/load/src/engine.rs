@@ -235,6 +235,11 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
         spec.progress.then(|| Progress { planned_s: spec.duration().map(|d| d.as_secs_f64()), shown: false });
     let mut collector = Collector::new(threads, matches!(spec.model, ModelSpec::Open { .. }), None, progress);
     collector.keep_histograms = spec.shard.is_some();
+    // A fixed warm-up's measured start is known now: its interval log is opened at once, as
+    // before (an unwritable path fails before the warm-up is spent).
+    if !spec.auto_warmup {
+        collector.hlog = open_hlog(start_wall + measure.offset())?;
+    }
     let mut warm = WarmPhase::new(&spec);
 
     // CPU time is read when the measured phase starts and when the workers are done.
@@ -243,12 +248,22 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
     // one that does not is a fault, and the run ends without it.
     let grace = spec.timeout + Duration::from_secs(5);
     let mut cut_short: Option<Instant> = None;
+    let mut hlog_failed: Option<LoadError> = None;
     let mut stalled = false;
     while !collector.done() {
         let now = Instant::now();
         if cpu_start.is_none() && now >= measure_from() {
             cpu_start = Some(sys::cpu_time());
-            collector.hlog = open_hlog(start_wall + measure.offset())?;
+            if spec.auto_warmup {
+                // Failing here, the workers are ended (as by a fault) before the error is returned.
+                match open_hlog(start_wall + measure.offset()) {
+                    Ok(h) => collector.hlog = h,
+                    Err(e) => {
+                        fault.record(e.to_string());
+                        hlog_failed = Some(e);
+                    }
+                }
+            }
         }
         if stop.is_stopped() || fault.is_set() {
             cut_short.get_or_insert(now + grace);
@@ -283,6 +298,9 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
                 fault.record("the load engine failed: a worker thread panicked".to_owned());
             }
         }
+    }
+    if let Some(e) = hlog_failed {
+        return Err(e);
     }
     let cpu_end = sys::cpu_time();
     let cpu_start = cpu_start.unwrap_or(cpu_end);

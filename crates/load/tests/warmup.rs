@@ -62,7 +62,21 @@ fn a_server_still_warming_at_the_maximum_is_never_steady() {
         slow_start: Some((Duration::from_millis(40), Duration::from_secs(12))),
         ..Behavior::default()
     });
-    let r = load(&auto(6), &s.url("/"));
+    // The interval log starts where the measured window does, not where the load did.
+    let hlog = std::env::temp_dir().join(format!("stackbench-warmup-{}.hlog", std::process::id()));
+    let mut spec = auto(6).to_spec(&s.url("/")).unwrap();
+    spec.hlog = Some(hlog.clone());
+    let r = run(&spec, &Stop::new()).unwrap();
+    let log = std::fs::read_to_string(&hlog).unwrap();
+    let _ = std::fs::remove_file(&hlog);
+    let start: f64 = log
+        .lines()
+        .find_map(|l| l.strip_prefix("#[StartTime: "))
+        .and_then(|l| l.split(' ').next())
+        .and_then(|t| t.parse().ok())
+        .expect("a StartTime");
+    assert!((start - r.started_at_ms as f64 / 1000.0).abs() < 0.002, "{start} vs {}", r.started_at_ms);
+    assert_eq!(log.lines().filter(|l| !l.starts_with('#') && !l.starts_with('"')).count(), 3);
     let w = r.warmup.expect("the warm-up's figures");
     assert!(w.never_steady && w.steady_from_s.is_none(), "{w:?}");
     assert!((w.summary.duration_s - 6.0).abs() < 1e-9, "{}", w.summary.duration_s);
