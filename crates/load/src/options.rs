@@ -693,12 +693,12 @@ impl LoadOptions {
                     ));
                 }
                 let max = max.unwrap_or(DEFAULT_MAX_WARMUP);
-                let least = Duration::from_secs(stackbench_record::stats::steady::WINDOW as u64);
+                let least = Duration::from_secs((crate::warmup::WINDOW + crate::warmup::CONFIRM) as u64);
                 if max < least {
                     return Err(invalid(
                         "--max-warmup",
                         format!(
-                            "must be at least {}: steady state is judged over that many seconds",
+                            "must be at least {}: steady state is judged over 5 seconds and confirmed over 5 more",
                             Dur(least)
                         ),
                     ));

@@ -11,8 +11,9 @@
 //!   become final and, as soon as their rate (requests completed) and median
 //!   latency are steady by the shared detector
 //!   ([`stackbench_record::stats::steady`], a 5-second sliding-window
-//!   least-squares slope test, 5% tolerance), says when the measured window
-//!   begins. Past the maximum it decides nothing: the warm-up ends there, and
+//!   least-squares slope test, 5% tolerance), confirmed by the [`CONFIRM`]
+//!   seconds after that window keeping its level, says when the measured
+//!   window begins. Past the maximum it decides nothing: the warm-up ends there, and
 //!   the record says it never became steady.
 //! - [`WarmPhase`] is the collector's side: it merges the workers' warm-up
 //!   seconds (the same [`Collector`] as the measured ones), feeds the
@@ -21,7 +22,8 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use stackbench_record::stats::steady::{Steady, WINDOW, timeline_steady};
+pub use stackbench_record::stats::steady::WINDOW;
+use stackbench_record::stats::steady::{Steady, timeline_steady};
 use stackbench_record::{Second, Warmup};
 
 use crate::collect::Collector;
@@ -32,6 +34,9 @@ use crate::spec::{LoadSpec, ModelSpec};
 /// [`MeasureStart`] before deciding about each request, so a boundary this far away is seen by
 /// all of them in time.
 pub const MARGIN: Duration = Duration::from_millis(250);
+
+/// Seconds after a flat window that must keep its level before the warm-up ends.
+pub const CONFIRM: usize = WINDOW;
 
 /// When the measured window begins, as an offset from the start of the load.
 #[derive(Debug)]
@@ -79,19 +84,22 @@ impl Settle {
         }
         self.seen.push(second.clone());
         let Steady::From(s) = timeline_steady(&self.seen) else { return None };
+        // The detector checks a flat window against the seconds after it: with none yet, a
+        // noisy trend can pass for flat, so the steady point is taken once a whole window of
+        // seconds after it has kept its level.
+        if self.seen.len() < s + WINDOW + CONFIRM {
+            return None;
+        }
         self.steady_from = Some(s as u32);
         let at = Duration::from_secs((elapsed + MARGIN).as_secs_f64().ceil() as u64);
         (at < self.max).then_some(at)
     }
 
     /// What it found: steady from a second, never steady (judged, still drifting), or too
-    /// short to tell.
+    /// short to tell. Not decided (the maximum, or a stop, came first): what the seconds seen say, confirmed
+    /// or not.
     pub fn outcome(&self) -> Steady {
-        match self.steady_from {
-            Some(s) => Steady::From(s as usize),
-            None if self.seen.len() >= WINDOW => Steady::Never,
-            None => Steady::TooShort,
-        }
+        self.steady_from.map_or_else(|| timeline_steady(&self.seen), |s| Steady::From(s as usize))
     }
 }
 

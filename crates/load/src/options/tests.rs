@@ -161,7 +161,7 @@ fn an_automatic_warmup_has_a_maximum_and_no_stages() {
     let cases: [(&str, &str); 5] = [
         ("warmup = \"3s\"\nmax-warmup = \"1m\"", "--max-warmup: belongs to --warmup auto"),
         ("max-warmup = \"1m\"", "--max-warmup: belongs to --warmup auto"),
-        ("warmup = \"auto\"\nmax-warmup = \"4s\"", "--max-warmup: must be at least 5s"),
+        ("warmup = \"auto\"\nmax-warmup = \"9s\"", "--max-warmup: must be at least 10s"),
         ("warmup = \"auto\"\nstages = \"10s:5\"", "--warmup auto and --stages"),
         ("warmup = \"auto\"\nshard = \"1/2\"", "--warmup auto and --shard"),
     ];
