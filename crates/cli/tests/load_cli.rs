@@ -89,7 +89,7 @@ fn bad_input_is_one_line_and_exit_code_1_or_2() {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let unreachable = format!("http://127.0.0.1:{port}/");
     // 2: the command line does not parse (clap's usage error); 1: it parses, but does not hold.
-    let cases: [(&[&str], &str, i32); 8] = [
+    let cases: [(&[&str], &str, i32); 10] = [
         (&["127.0.0.1:8080"], "no scheme", 1),
         (&["https://127.0.0.1/"], "unsupported scheme", 1),
         (&["http://127.0.0.1:1/", "-d", "ten"], "not a duration", 2),
@@ -98,6 +98,8 @@ fn bad_input_is_one_line_and_exit_code_1_or_2() {
         (&["http://127.0.0.1:1/", "--threshold", "p99<5"], "needs a unit", 2),
         (&["http://127.0.0.1:1/", "--stages", "30s"], "DURATION:TARGET", 2),
         (&[&unreachable, "-d", "1s"], "is the server running", 1),
+        (&["http://127.0.0.1:1/", "--warmup", "soon"], "or `auto`", 2),
+        (&["http://127.0.0.1:1/", "--warmup", "auto", "--max-warmup", "5s"], "at least 10s", 1),
     ];
     for (args, says, code) in cases {
         let out = load(args);

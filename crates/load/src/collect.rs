@@ -46,7 +46,8 @@ pub struct Collector {
     /// Per worker: the last second it reported, and whether it has finished.
     reported: Vec<(Option<u32>, bool)>,
     pub totals: Totals,
-    hlog: Option<HlogWriter>,
+    /// The interval log, once the measured phase began (its start is in the log's header).
+    pub hlog: Option<HlogWriter>,
     hlog_error: Option<std::io::Error>,
     progress: Option<Progress>,
     /// Keep each second's histogram in the timeline (`--shard`: a merge adds them).

@@ -1,8 +1,9 @@
 //! [`run`]: one load run from a [`LoadSpec`] to a [`RunRecord`]. It resolves
 //! and probes the target, starts one pinned worker thread per core (each with
 //! its own current-thread runtime, see [`crate::worker`]), collects their
-//! seconds on the calling thread, measures the generator's own CPU time over
-//! the measured phase, and builds the record.
+//! seconds on the calling thread (the warm-up's apart, [`crate::warmup`], which
+//! may end it early under `--warmup auto`), measures the generator's own CPU
+//! time over the measured phase, and builds the record.
 
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs as _};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -21,6 +22,7 @@ use crate::hlog::HlogWriter;
 use crate::parse::CheckEvery;
 use crate::recorder::Tally;
 use crate::spec::{Bound, LoadSpec, ModelSpec, RequestSource};
+use crate::warmup::{MeasureStart, WarmPhase};
 use crate::{sys, transport, worker};
 
 /// Utilization of its cores above which the generator is called saturated.
@@ -88,6 +90,7 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
     let requests = transport::prepare(&spec);
     let threads = spec.threads.max(1);
     let (tx, rx) = channel();
+    let measure = Arc::new(MeasureStart::new(spec.warmup));
     let gate = Arc::new(Gate::default());
     let setup_error: Arc<Mutex<Option<LoadError>>> = Arc::new(Mutex::new(None));
     let shares: Vec<u64> = match spec.bound {
@@ -105,6 +108,7 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
             stop: stop.clone(),
             intervals: tx.clone(),
             fault: Arc::clone(&fault),
+            measure: Arc::clone(&measure),
         };
         let (t_gate, t_error, t_fault) = (Arc::clone(&gate), Arc::clone(&setup_error), Arc::clone(&fault));
         let cpu = spec.cpus.as_ref().map(|c| c[index % c.len()]);
@@ -217,35 +221,55 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
         return Ok(called_off(&spec, &fault));
     }
 
-    let measure_from = start + spec.warmup;
-    let started_wall = SystemTime::now() + measure_from.saturating_duration_since(Instant::now());
-    let hlog = match &spec.hlog {
-        Some(path) => Some(
-            HlogWriter::create(path, started_wall, &format!("stackbench load {}", spec.target.url))
-                .map_err(|e| LoadError::Hlog { path: path.display().to_string(), why: e.to_string() })?,
-        ),
-        None => None,
+    // The measured phase begins at `measure` (which `--warmup auto` may move earlier); its
+    // wall-clock start, and the interval log that carries it, are taken when it begins.
+    let measure_from = || start + measure.offset();
+    let start_wall = SystemTime::now() + start.saturating_duration_since(Instant::now());
+    let open_hlog = |started_wall: SystemTime| match &spec.hlog {
+        Some(path) => HlogWriter::create(path, started_wall, &format!("stackbench load {}", spec.target.url))
+            .map(Some)
+            .map_err(|e| LoadError::Hlog { path: path.display().to_string(), why: e.to_string() }),
+        None => Ok(None),
     };
     let progress =
         spec.progress.then(|| Progress { planned_s: spec.duration().map(|d| d.as_secs_f64()), shown: false });
-    let mut collector = Collector::new(threads, matches!(spec.model, ModelSpec::Open { .. }), hlog, progress);
+    let mut collector = Collector::new(threads, matches!(spec.model, ModelSpec::Open { .. }), None, progress);
     collector.keep_histograms = spec.shard.is_some();
+    // A fixed warm-up's measured start is known now: its interval log is opened at once, as
+    // before (an unwritable path fails before the warm-up is spent).
+    if !spec.auto_warmup {
+        collector.hlog = open_hlog(start_wall + measure.offset())?;
+    }
+    let mut warm = WarmPhase::new(&spec);
 
     // CPU time is read when the measured phase starts and when the workers are done.
     let mut cpu_start = None;
     // Every worker ends by itself within --timeout of the end (or of a stop);
     // one that does not is a fault, and the run ends without it.
     let grace = spec.timeout + Duration::from_secs(5);
-    let mut deadline = spec.duration().map(|d| measure_from + d + grace);
+    let mut cut_short: Option<Instant> = None;
+    let mut hlog_failed: Option<LoadError> = None;
     let mut stalled = false;
     while !collector.done() {
         let now = Instant::now();
-        if cpu_start.is_none() && now >= measure_from {
+        if cpu_start.is_none() && now >= measure_from() {
             cpu_start = Some(sys::cpu_time());
+            if spec.auto_warmup {
+                // Failing here, the workers are ended (as by a fault) before the error is returned.
+                match open_hlog(start_wall + measure.offset()) {
+                    Ok(h) => collector.hlog = h,
+                    Err(e) => {
+                        fault.record(e.to_string());
+                        hlog_failed = Some(e);
+                    }
+                }
+            }
         }
         if stop.is_stopped() || fault.is_set() {
-            deadline = Some(deadline.map_or(now + grace, |d| d.min(now + grace)));
+            cut_short.get_or_insert(now + grace);
         }
+        let deadline =
+            [spec.duration().map(|d| measure_from() + d + grace), cut_short].into_iter().flatten().min();
         if deadline.is_some_and(|d| now >= d) {
             fault.record(format!(
                 "the load engine failed: worker thread(s) {} did not finish within {} of the end of the run \
@@ -257,11 +281,12 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
             break;
         }
         let wait = if cpu_start.is_none() {
-            measure_from.saturating_duration_since(Instant::now()).min(Duration::from_millis(100))
+            measure_from().saturating_duration_since(Instant::now()).min(Duration::from_millis(100))
         } else {
             Duration::from_millis(100)
         };
         match rx.recv_timeout(wait) {
+            Ok(iv) if iv.warmup => warm.add(iv, start.elapsed(), &measure),
             Ok(iv) => collector.add(iv),
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => break,
@@ -274,17 +299,28 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
             }
         }
     }
+    if let Some(e) = hlog_failed {
+        return Err(e);
+    }
     let cpu_end = sys::cpu_time();
     let cpu_start = cpu_start.unwrap_or(cpu_end);
+    // Stopped during the warm-up: the measured phase began at the stop.
+    let lasted = measure.offset().min(start.elapsed());
+    let started_wall = start_wall + lasted;
+    if spec.hlog.is_some() && collector.hlog.is_none() {
+        collector.hlog = open_hlog(started_wall)?;
+    }
     let (totals, hlog_error) = collector.finish();
     if let (Some(e), Some(path)) = (hlog_error, &spec.hlog) {
         return Err(LoadError::Hlog { path: path.display().to_string(), why: e.to_string() });
     }
-    let started_at_ms = started_wall.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
+    let wall_ms = |t: SystemTime| t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
+    let started_at_ms = wall_ms(started_wall);
     let mut record = record(&spec, &totals, started_at_ms, (cpu_start, cpu_end), stop.is_stopped());
     for row in &mut record.timeline {
         row.at_ms = Some(started_at_ms + 1000 * u64::from(row.t));
     }
+    record.warmup = warm.finish(&spec, lasted, wall_ms(start_wall));
     record.invalid = fault
         .take()
         .map(|why| stackbench_record::Invalid::new(stackbench_record::Invalid::TOOL_FAILURE, why));
@@ -439,7 +475,6 @@ fn record(spec: &LoadSpec, t: &Totals, started_at_ms: u64, cpu: CpuPair, stopped
         _ => t.elapsed,
     };
     let duration_s = duration.as_secs_f64().max(1e-9);
-    let open = matches!(spec.model, ModelSpec::Open { .. });
     let user = cpu.1.0.saturating_sub(cpu.0.0).as_secs_f64();
     let system = cpu.1.1.saturating_sub(cpu.0.1).as_secs_f64();
     // The cores the workers could use: their pins, or the process's CPUs, at most one per thread.
@@ -452,21 +487,7 @@ fn record(spec: &LoadSpec, t: &Totals, started_at_ms: u64, cpu: CpuPair, stopped
     let threads = spec.threads.max(1) as u32;
     let cores = if available == 0 { threads } else { threads.min(available) };
     let utilization = ((user + system) / (duration_s * f64::from(cores))).clamp(0.0, 1.0);
-    let summary = Summary {
-        duration_s,
-        requests: t.completed,
-        ok: t.ok,
-        errors: t.completed - t.ok,
-        rps: t.completed as f64 / duration_s,
-        ok_rps: t.ok as f64 / duration_s,
-        bytes_sent: t.bytes_sent,
-        bytes_received: t.bytes_received,
-        latency: Latency::from_histogram(&t.latency),
-        service_latency: t.service.as_ref().map(Latency::from_histogram),
-        late: t.late,
-        checks: stackbench_record::Checks { performed: t.checks_performed, failed: t.checks_failed },
-        corrected_for_coordinated_omission: open,
-    };
+    let summary = summary(spec, t, duration_s);
     let named = |name: &str, t: &Tally| {
         let errors = t.errors.iter().map(|(k, n)| (k.key(), *n)).collect();
         Named::from_parts(name, &t.latency, t.completed, t.ok, errors, duration_s)
@@ -513,6 +534,27 @@ fn record(spec: &LoadSpec, t: &Totals, started_at_ms: u64, cpu: CpuPair, stopped
         find_max: None,
         per_request,
         iterations,
+        warmup: None,
+    }
+}
+
+/// The figures of `t` over `duration_s`: the measured window's, or the warm-up's.
+pub(crate) fn summary(spec: &LoadSpec, t: &Totals, duration_s: f64) -> Summary {
+    let open = matches!(spec.model, ModelSpec::Open { .. });
+    Summary {
+        duration_s,
+        requests: t.completed,
+        ok: t.ok,
+        errors: t.completed - t.ok,
+        rps: t.completed as f64 / duration_s,
+        ok_rps: t.ok as f64 / duration_s,
+        bytes_sent: t.bytes_sent,
+        bytes_received: t.bytes_received,
+        latency: Latency::from_histogram(&t.latency),
+        service_latency: t.service.as_ref().map(Latency::from_histogram),
+        late: t.late,
+        checks: stackbench_record::Checks { performed: t.checks_performed, failed: t.checks_failed },
+        corrected_for_coordinated_omission: open,
     }
 }
 

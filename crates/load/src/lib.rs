@@ -49,12 +49,13 @@ mod target;
 mod threshold;
 mod transport;
 mod uring;
+mod warmup;
 mod wire;
 mod worker;
 
 pub use engine::{LoadError, SATURATION, Stop};
 pub use options::{LoadOptions, SpecError, parse_target};
-pub use parse::{CheckEvery, CpuList, Dur, Percent, Shard, StageSpec, Stages, WallTime};
+pub use parse::{CheckEvery, CpuList, Dur, Percent, Shard, StageSpec, Stages, WallTime, WarmupArg};
 pub use spec::{Bound, Io, LoadSpec, ModelSpec, RequestSource, Target, Transport};
 pub use stackbench_record::RunRecord;
 pub use summary::{summary_text, timeline_csv};

@@ -186,6 +186,8 @@ pub fn merge(mut inputs: Vec<Input>, thresholds: &[Threshold]) -> Result<Merged,
         find_max: None,
         per_request,
         iterations,
+        // The shards' warm-ups stay in their own records.
+        warmup: None,
     };
     Ok(Merged { record, warnings, start_skew_ms })
 }

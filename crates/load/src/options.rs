@@ -10,7 +10,7 @@ use serde::Deserialize;
 use stackbench_scenarios::Scenario;
 use stackbench_scenarios::generate::{GenOptions, RequestGen};
 
-use crate::parse::{CheckEvery, CpuList, Dur, Percent, Shard, StageSpec, Stages, WallTime};
+use crate::parse::{CheckEvery, CpuList, Dur, Percent, Shard, StageSpec, Stages, WallTime, WarmupArg};
 use crate::spec::{Bound, LoadSpec, ModelSpec, RequestSource, SearchSpec, Target, Transport};
 pub use crate::spec_error::SpecError;
 use crate::spec_error::{conflict, invalid};
@@ -23,6 +23,8 @@ mod file;
 pub const DEFAULT_DURATION: Duration = Duration::from_secs(10);
 /// Default `--timeout`.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default `--max-warmup`: the longest `--warmup auto` waits for steady state.
+pub const DEFAULT_MAX_WARMUP: Duration = Duration::from_secs(30);
 /// Default `-c`.
 pub const DEFAULT_CONNECTIONS: usize = 10;
 /// Default `--max-in-flight` of the open model.
@@ -98,9 +100,15 @@ pub struct LoadOptions {
     /// e.g. 30s:100,2m:100,10s:0. They start with the warm-up.
     #[arg(long, value_name = "LIST", help_heading = "Load model")]
     pub stages: Option<Stages>,
-    /// Run the same load unrecorded first, e.g. 10s.
+    /// Run the same load first, kept apart from the measured window, e.g. 10s; `auto` ends it
+    /// once its per-second rate and median latency stop drifting (a sliding-window slope
+    /// test, docs/design.md "Steady state, checked"), at most --max-warmup.
+    #[arg(long, value_name = "DUR|auto", help_heading = "Load model")]
+    pub warmup: Option<WarmupArg>,
+    /// With --warmup auto: the longest warm-up; a load not steady by then is measured anyway,
+    /// and its record says it never became steady. [default: 30s]
     #[arg(long, value_name = "DUR", help_heading = "Load model")]
-    pub warmup: Option<Dur>,
+    pub max_warmup: Option<Dur>,
     /// A request without an answer after this long is an error `timeout`. [default: 10s]
     #[arg(long, value_name = "DUR", help_heading = "Load model")]
     pub timeout: Option<Dur>,
@@ -296,6 +304,7 @@ impl LoadOptions {
             ("--stages", self.stages.is_some(), "the search chooses the rates"),
             ("--think", self.think.is_some(), "the search runs the open model"),
             ("--ramp-up", self.ramp_up.is_some(), "the search runs the open model"),
+            ("--warmup auto", self.warmup == Some(WarmupArg::Auto), "each step settles for a fixed --warmup"),
         ] {
             if set {
                 return Err(SpecError::Conflict { a: "--find-max", b: flag, why });
@@ -325,7 +334,7 @@ impl LoadOptions {
             precision: None,
             rate: Some(self.start_rate.unwrap_or(1.0)),
             duration: Some(Dur(step)),
-            warmup: Some(self.warmup.unwrap_or(Dur(Duration::from_secs(1)))),
+            warmup: Some(self.warmup.unwrap_or(WarmupArg::Fixed(Dur(Duration::from_secs(1))))),
             ..self.clone()
         };
         let mut spec = one_step.plain_spec(url)?;
@@ -417,7 +426,7 @@ impl LoadOptions {
         // How long.
         let stages = self.stages.as_ref().map(|s| s.0.clone()).unwrap_or_default();
         let stage_total: Duration = stages.iter().map(|s| s.duration).sum();
-        let warmup = self.warmup.map_or(Duration::ZERO, |d| d.0);
+        let (warmup, auto_warmup) = self.warmup()?;
         let bound = match (self.duration, self.requests) {
             (Some(_), Some(_)) => {
                 return Err(conflict("-d/--duration", "-n/--requests", "bound the run by time or by count"));
@@ -628,6 +637,7 @@ impl LoadOptions {
             stages,
             bound,
             warmup,
+            auto_warmup,
             timeout,
             threads,
             cpus,
@@ -655,6 +665,49 @@ impl LoadOptions {
 }
 
 impl LoadOptions {
+    /// `--warmup` and `--max-warmup`: the (longest) warm-up, and whether it ends at steady
+    /// state. An automatic warm-up cannot go with `--stages` (timed from the start, they would
+    /// be cut at a second nobody chose) or `--shard` (the shards would start their measured
+    /// windows apart).
+    fn warmup(&self) -> Result<(Duration, bool), SpecError> {
+        let max = self.max_warmup.map(|d| d.0);
+        match self.warmup {
+            None | Some(WarmupArg::Fixed(_)) if max.is_some() => {
+                Err(invalid("--max-warmup", "belongs to --warmup auto"))
+            }
+            None => Ok((Duration::ZERO, false)),
+            Some(WarmupArg::Fixed(d)) => Ok((d.0, false)),
+            Some(WarmupArg::Auto) => {
+                if self.stages.is_some() {
+                    return Err(conflict(
+                        "--warmup auto",
+                        "--stages",
+                        "the stages are timed from the start, so the measured window would begin at an unknown stage",
+                    ));
+                }
+                if self.shard.is_some() {
+                    return Err(conflict(
+                        "--warmup auto",
+                        "--shard",
+                        "each shard would begin its measured window at its own second",
+                    ));
+                }
+                let max = max.unwrap_or(DEFAULT_MAX_WARMUP);
+                let least = Duration::from_secs((crate::warmup::WINDOW + crate::warmup::CONFIRM) as u64);
+                if max < least {
+                    return Err(invalid(
+                        "--max-warmup",
+                        format!(
+                            "must be at least {}: steady state is judged over 5 seconds and confirmed over 5 more",
+                            Dur(least)
+                        ),
+                    ));
+                }
+                Ok((max, true))
+            }
+        }
+    }
+
     /// `--timer-slack`: open model only, below [`limits::TIMER_SLACK`].
     fn timer_slack(&self) -> Result<Duration, SpecError> {
         let Some(slack) = self.timer_slack.map(|d| d.0) else { return Ok(Duration::ZERO) };

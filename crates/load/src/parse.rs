@@ -1,6 +1,7 @@
 //! The small value types of `stackbench load`'s flags and of a plan's load
 //! table: durations (`10s`, `100ms`, `2m`), CPU lists (`1`, `0-3,6`), stages
-//! (`30s:100,2m:100,10s:0`) and `--check-every` (`auto` or K).
+//! (`30s:100,2m:100,10s:0`), `--warmup` (a duration or `auto`) and
+//! `--check-every` (`auto` or K).
 //!
 //! Each parses from a string with [`std::str::FromStr`] (what clap calls) and
 //! deserializes from the same string (what a TOML plan holds), so the flag and
@@ -263,6 +264,41 @@ impl TryFrom<String> for Stages {
     }
 }
 
+/// `--warmup`: a fixed duration, or `auto`: until the warm-up's per-second rate and
+/// median latency are steady (`crate::warmup`), at most `--max-warmup`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "String")]
+pub enum WarmupArg {
+    Fixed(Dur),
+    Auto,
+}
+
+impl FromStr for WarmupArg {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim() {
+            "auto" => Ok(WarmupArg::Auto),
+            t => t.parse().map(WarmupArg::Fixed).map_err(|e| format!("{e}, or `auto`")),
+        }
+    }
+}
+
+impl TryFrom<String> for WarmupArg {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        s.parse()
+    }
+}
+
+impl fmt::Display for WarmupArg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WarmupArg::Fixed(d) => d.fmt(f),
+            WarmupArg::Auto => f.write_str("auto"),
+        }
+    }
+}
+
 /// `--check-every`: `auto` (every response while checking costs under 5% of
 /// a worker's time, then every 2nd, 4th, …) or a fixed K (`0` = never).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -327,6 +363,14 @@ mod tests {
         let ms = "1796119205250".parse::<WallTime>().unwrap().0;
         assert_eq!(ms.duration_since(t).unwrap(), Duration::from_millis(250));
         assert!("tomorrow".parse::<WallTime>().unwrap_err().contains("RFC 3339"));
+    }
+
+    #[test]
+    fn warmups_are_durations_or_auto() {
+        assert_eq!("auto".parse::<WarmupArg>(), Ok(WarmupArg::Auto));
+        assert_eq!("2s".parse::<WarmupArg>(), Ok(WarmupArg::Fixed(Dur(Duration::from_secs(2)))));
+        assert!("soon".parse::<WarmupArg>().unwrap_err().ends_with("or `auto`"));
+        assert_eq!(WarmupArg::Auto.to_string(), "auto");
     }
 
     #[test]

@@ -6,10 +6,14 @@
 //! long the run.
 //!
 //! Which requests count: those whose intended send time is inside the
-//! measured phase (warm-up requests are not recorded). A request is filed
-//! under the second in which it completed (a late request under the second it
-//! was due).
+//! measured phase. Warm-up requests go to the warm-up's own seconds (cut on
+//! the grid of the load's start, marked [`Interval::warmup`]), judged by their
+//! status only; one answered after the measured phase began is in neither. The
+//! measured phase begins at the shared [`MeasureStart`], which `--warmup auto`
+//! may move earlier while the load runs. A request is filed under the second
+//! in which it completed (a late request under the second it was due).
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
@@ -17,14 +21,17 @@ use stackbench_record::{ErrorKind, histogram::HIGHEST_US, new_histogram};
 use stackbench_scenarios::check::{ResponseView, check};
 
 use crate::parse::CheckEvery;
+use crate::warmup::MeasureStart;
 use crate::wire::{Answer, Prepared};
 
 /// One worker's second (or the final partial second).
 #[derive(Debug)]
 pub struct Interval {
     pub worker: usize,
-    /// 0-based second of the measured phase.
+    /// 0-based second of the measured phase (of the warm-up, for a warm-up interval).
     pub second: u32,
+    /// A second of the warm-up, not of the measured phase.
+    pub warmup: bool,
     pub latency: Histogram<u64>,
     pub service: Option<Histogram<u64>>,
     pub completed: u64,
@@ -105,10 +112,13 @@ pub type Outcome<'a> = Result<Answer<'a>, ErrorKind>;
 #[derive(Debug)]
 pub struct Recorder {
     worker: usize,
-    measure_from: Instant,
+    start: Instant,
+    measure: Arc<MeasureStart>,
     open_model: bool,
     second: u32,
     current: Interval,
+    /// The warm-up's current second, until the warm-up's last is cut (`None` without one).
+    warm: Option<Interval>,
     check_auto: bool,
     check_every: u32,
     since_check: u32,
@@ -120,10 +130,11 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    /// `names`: a scenario file's request names (0 otherwise: no iterations are kept).
+    /// `start`: the load's; `measure`: when its measured phase begins. `names`: a scenario
+    /// file's request names (0 otherwise: no iterations are kept).
     pub fn new(
         worker: usize,
-        measure_from: Instant,
+        (start, measure): (Instant, Arc<MeasureStart>),
         open_model: bool,
         check: CheckEvery,
         names: usize,
@@ -132,12 +143,19 @@ impl Recorder {
             CheckEvery::Auto => (true, 1),
             CheckEvery::Every(k) => (false, k),
         };
+        let warm = (!measure.offset().is_zero()).then(|| {
+            let mut iv = Recorder::blank(worker, 0, open_model, check_every);
+            iv.warmup = true;
+            iv
+        });
         Recorder {
             worker,
-            measure_from,
+            start,
+            measure,
             open_model,
             second: 0,
             current: Recorder::blank(worker, 0, open_model, check_every),
+            warm,
             check_auto,
             check_every,
             since_check: 0,
@@ -151,6 +169,7 @@ impl Recorder {
         Interval {
             worker,
             second,
+            warmup: false,
             latency: new_histogram(),
             service: open_model.then(new_histogram),
             completed: 0,
@@ -173,7 +192,13 @@ impl Recorder {
 
     /// Is a request due (or sent, in the closed model) at `t` measured?
     pub fn measured(&self, t: Instant) -> bool {
-        t >= self.measure_from
+        t >= self.start + self.measure.offset()
+    }
+
+    /// The second a request due at `t` is filed under: the measured one, the warm-up's, or
+    /// none (a warm-up request answered after the warm-up's last second was cut).
+    fn interval(&mut self, t: Instant) -> Option<&mut Interval> {
+        if self.measured(t) { Some(&mut self.current) } else { self.warm.as_mut() }
     }
 
     /// Records a finished request: `intended` is when it was due (the open
@@ -187,12 +212,13 @@ impl Recorder {
         now: Instant,
         outcome: &Outcome<'_>,
     ) {
-        if !self.measured(intended) {
+        let measured = self.measured(intended);
+        if !measured && self.warm.is_none() {
             return;
         }
         let result = match outcome {
             Err(kind) => Err(*kind),
-            Ok(a) => self.judge(req, a, now),
+            Ok(a) => self.judge(req, a, now, measured),
         };
         let received = outcome.as_ref().ok().map(|a| a.received);
         self.tally(req.sent_size, (intended, sent, now), received, result);
@@ -209,10 +235,10 @@ impl Recorder {
         received: Option<u64>,
         result: Result<(), ErrorKind>,
     ) {
+        let latency = self.tally(sent_size, (intended, sent, now), received, result);
         if !self.measured(intended) {
             return;
         }
-        let latency = self.tally(sent_size, (intended, sent, now), received, result);
         if let Some(t) = self.named.get_mut(name) {
             t.add(latency, result);
         }
@@ -229,7 +255,8 @@ impl Recorder {
         }
     }
 
-    /// Counts one request into the second; returns its latency when it has one.
+    /// Counts one request into its second (measured or warm-up, [`Recorder::interval`]);
+    /// returns its latency when it has one.
     fn tally(
         &mut self,
         sent_size: u64,
@@ -237,7 +264,9 @@ impl Recorder {
         received: Option<u64>,
         result: Result<(), ErrorKind>,
     ) -> Option<u64> {
-        let c = &mut self.current;
+        let answered = !matches!(result, Err(ErrorKind::Timeout | ErrorKind::Connect));
+        let latency = answered.then(|| micros(now.saturating_duration_since(intended)));
+        let c = self.interval(intended)?;
         c.completed += 1;
         // A request that found no connection was never sent.
         if !matches!(result, Err(ErrorKind::Connect)) {
@@ -246,8 +275,6 @@ impl Recorder {
         c.bytes_received += received.unwrap_or(0);
         // An answered failure still has a latency; a request that was not answered (no answer
         // in time, or no connection: refused or not accepted in time) has none.
-        let answered = !matches!(result, Err(ErrorKind::Timeout | ErrorKind::Connect));
-        let latency = answered.then(|| micros(now.saturating_duration_since(intended)));
         if let Some(lat) = latency {
             c.latency.saturating_record(lat);
             if let Some(s) = &mut c.service {
@@ -288,22 +315,29 @@ impl Recorder {
 
     /// A request that was due at `due` but could not be sent (in-flight limit).
     pub fn late(&mut self, due: Instant) {
-        if self.measured(due) {
-            self.current.completed += 1;
-            self.current.late += 1;
-            add_error(&mut self.current.errors, ErrorKind::Late);
+        if let Some(c) = self.interval(due) {
+            c.completed += 1;
+            c.late += 1;
+            add_error(&mut c.errors, ErrorKind::Late);
         }
     }
 
     /// A request that was due at `due` but never sent (no connection came free in time).
     pub fn unsent(&mut self, due: Instant, kind: ErrorKind) {
-        if self.measured(due) {
-            self.current.completed += 1;
-            add_error(&mut self.current.errors, kind);
+        if let Some(c) = self.interval(due) {
+            c.completed += 1;
+            add_error(&mut c.errors, kind);
         }
     }
 
-    fn judge(&mut self, req: &Prepared, a: &Answer<'_>, now: Instant) -> Result<(), ErrorKind> {
+    /// An answer's outcome: its status, then (measured, on its turn) the scenario's check.
+    fn judge(
+        &mut self,
+        req: &Prepared,
+        a: &Answer<'_>,
+        now: Instant,
+        measured: bool,
+    ) -> Result<(), ErrorKind> {
         if let Some(code) = a.grpc_status.filter(|&c| c != 0) {
             return Err(ErrorKind::Grpc(code));
         }
@@ -313,7 +347,7 @@ impl Recorder {
         if a.status != 200 {
             return Err(ErrorKind::Http(a.status));
         }
-        if self.check_every == 0 {
+        if !measured || self.check_every == 0 {
             return Ok(());
         }
         if !self.check_turn() {
@@ -349,6 +383,22 @@ impl Recorder {
         }
         self.second += 1;
         done
+    }
+}
+
+impl Recorder {
+    /// Cuts the warm-up's current second and, unless `last`, starts its next; `None` once
+    /// its last was cut (or without a warm-up).
+    pub fn cut_warm(&mut self, in_flight: u64, last: bool) -> Option<Interval> {
+        let mut done = self.warm.take()?;
+        if !last {
+            let mut next = Recorder::blank(self.worker, done.second + 1, self.open_model, self.check_every);
+            next.warmup = true;
+            self.warm = Some(next);
+        }
+        done.in_flight = in_flight;
+        done.last = last;
+        Some(done)
     }
 }
 

@@ -24,8 +24,12 @@ pub struct LoadSpec {
     /// Stages (`--stages`, or the ramp-up of the closed model); empty = constant load.
     pub stages: Vec<StageSpec>,
     pub bound: Bound,
-    /// Unrecorded load before the measured phase.
+    /// Load before the measured phase (kept apart, in the record's `warmup`); with
+    /// `auto_warmup`, the longest it may last.
     pub warmup: Duration,
+    /// `--warmup auto`: the measured phase begins once the warm-up's per-second rate and
+    /// median latency are steady (`crate::warmup`), at `warmup` at the latest.
+    pub auto_warmup: bool,
     pub timeout: Duration,
     /// Generator worker threads (one current-thread runtime each).
     pub threads: usize,

@@ -2,13 +2,13 @@
 //! (total requests, req/s and req/min, latency avg/stdev/min/p50/p90/p95/
 //! p99/p99.9/max, errors by kind, bytes/s), the notes that keep it honest
 //! (closed-model latency is not corrected for coordinated omission; a
-//! saturated generator measures itself), the thresholds, and the timeline as
-//! CSV for spreadsheets.
+//! saturated generator measures itself), the warm-up's own figures and when it
+//! became steady, the thresholds, and the timeline as CSV for spreadsheets.
 
 use std::fmt::Write as _;
 
 use stackbench_record::fmt::{self, Paint};
-use stackbench_record::{Latency, Model, RunRecord};
+use stackbench_record::{Latency, Model, RunRecord, Warmup};
 
 fn fmt_bytes_per_s(b: f64) -> String {
     format!("{}/s", fmt::bytes(b))
@@ -33,6 +33,31 @@ fn latency_lines(out: &mut String, title: &str, l: &Latency) {
         fmt::micros(l.p999_us as f64),
         fmt::micros(l.max_us as f64)
     );
+}
+
+/// The warm-up in one line: how it ended, and its own figures.
+pub fn warmup_line(w: &Warmup, p: &Paint) -> String {
+    let lasted = format!("{:.0} s", w.summary.duration_s);
+    let ended = match (w.auto, w.steady_from_s, w.never_steady) {
+        (true, Some(s), _) => format!("auto, steady from {s} s, measured from {lasted}"),
+        (true, None, true) => p.yellow(&format!(
+            "auto: never steady within {:.0} s, measured from then",
+            w.max_s.unwrap_or(w.summary.duration_s)
+        )),
+        (true, None, false) => format!("auto, stopped after {lasted}"),
+        (false, Some(s), _) => format!("{lasted}, steady from {s} s"),
+        (false, None, true) => p.yellow(&format!("{lasted}, never steady: a longer warm-up would help")),
+        (false, None, false) => lasted,
+    };
+    let l = &w.summary.latency;
+    format!(
+        "{ended}; {} requests, {:.1} req/s, p50 {}, p99 {}, {} errors",
+        w.summary.requests,
+        w.summary.rps,
+        fmt::micros(l.p50_us as f64),
+        fmt::micros(l.p99_us as f64),
+        w.summary.errors
+    )
 }
 
 /// The terminal summary of a run (`color`: ANSI colours for a terminal).
@@ -101,6 +126,9 @@ pub fn summary_text(r: &RunRecord, color: bool) -> String {
         r.params.threads,
         if r.params.threads == 1 { "" } else { "s" }
     );
+    if let Some(w) = &r.warmup {
+        let _ = writeln!(out, "  {:<13} {}", "warm-up", warmup_line(w, &p));
+    }
     if let Some(invalid) = &r.invalid {
         let _ = writeln!(
             out,
@@ -409,6 +437,7 @@ pub(crate) mod tests {
             find_max: None,
             per_request: Vec::new(),
             iterations: None,
+            warmup: None,
         }
     }
 
@@ -422,6 +451,36 @@ pub(crate) mod tests {
     fn open_model_summary() {
         let r = record(Model::Open { rate: 101.0, max_in_flight: 1000 });
         insta::assert_snapshot!(summary_text(&r, false));
+    }
+
+    #[test]
+    fn the_warmup_says_how_it_ended() {
+        let mut r = record(Model::Closed { connections: 50, think_ms: 0, ramp_up_ms: 0 });
+        let summary = Summary { duration_s: 9.0, requests: 900, rps: 100.0, ..r.summary.clone() };
+        let w = Warmup {
+            auto: true,
+            max_s: Some(30.0),
+            steady_from_s: Some(3),
+            never_steady: false,
+            summary,
+            errors: BTreeMap::new(),
+            timeline: Vec::new(),
+        };
+        r.warmup = Some(w.clone());
+        let text = summary_text(&r, false);
+        assert!(
+            text.contains(
+                "  warm-up       auto, steady from 3 s, measured from 9 s; 900 requests, 100.0 req/s, p50 "
+            ),
+            "{text}"
+        );
+        let never = Warmup { steady_from_s: None, never_steady: true, ..w.clone() };
+        assert!(
+            warmup_line(&never, &Paint(false))
+                .starts_with("auto: never steady within 30 s, measured from then")
+        );
+        let fixed = Warmup { auto: false, max_s: None, ..w };
+        assert!(warmup_line(&fixed, &Paint(false)).starts_with("9 s, steady from 3 s; 900 requests"));
     }
 
     #[test]

@@ -19,7 +19,9 @@
 //!   for a runner past `--timeout` is counted `timeout` unsent.
 //!
 //! Once a second the worker cuts its recorder's [`Interval`] and sends it to
-//! the collector; at the end (duration, request count, or a stop) it lets the
+//! the collector: the warm-up's seconds on the grid of the load's start until
+//! the measured phase begins (read from [`MeasureStart`] each time, as
+//! `--warmup auto` may move it), then the measured phase's; at the end (duration, request count, or a stop) it lets the
 //! requests in flight finish (at most `--timeout`, none after a stop) and
 //! sends its last interval.
 
@@ -41,6 +43,7 @@ use crate::recorder::{Interval, Recorder};
 use crate::schedule::Profile;
 use crate::spec::{Bound, LoadSpec, ModelSpec};
 use crate::transport::{Lane, Pool};
+use crate::warmup::MeasureStart;
 use crate::wire::Prepared;
 use crate::{Stop, sys};
 
@@ -54,6 +57,8 @@ pub struct WorkerCx {
     pub intervals: Sender<Interval>,
     /// Where a panic in this worker is recorded; it ends the run.
     pub fault: Arc<Fault>,
+    /// When the measured phase begins.
+    pub measure: Arc<MeasureStart>,
 }
 
 /// Per-worker state shared by its tasks (one thread: `Rc`/`Cell`, no locks).
@@ -61,8 +66,6 @@ struct Local {
     cx: WorkerCx,
     profile: Profile,
     start: Instant,
-    measure_from: Instant,
-    end_at: Option<Instant>,
     recorder: std::cell::RefCell<Recorder>,
     in_flight: Cell<u64>,
     /// Measured requests this worker may still start (`-n`), `u64::MAX` when bounded by time.
@@ -89,6 +92,16 @@ struct Local {
 }
 
 impl Local {
+    /// When the measured phase begins (`--warmup auto` may move it earlier while the load runs).
+    fn measure_from(&self) -> Instant {
+        self.start + self.cx.measure.offset()
+    }
+
+    /// When it ends, if bounded by time.
+    fn end_at(&self) -> Option<Instant> {
+        self.cx.spec.duration().map(|d| self.measure_from() + d)
+    }
+
     fn next_request(&self) -> &Prepared {
         let i = self.cursor.get();
         self.cursor.set((i + 1) % self.cx.requests.len());
@@ -97,7 +110,7 @@ impl Local {
 
     /// Takes a ticket for a request starting at `t` (only measured requests need one).
     fn ticket(&self, t: Instant) -> bool {
-        if t < self.measure_from {
+        if t < self.measure_from() {
             return true;
         }
         match self.tickets.get() {
@@ -264,10 +277,10 @@ pub async fn run(cx: WorkerCx, share: u64, wait_start: impl FnOnce() -> Option<I
     }
 
     let Some(start) = wait_start() else { return };
-    let measure_from = start + spec.warmup;
     let names = spec.requests.file().map_or(0, |f| f.names.len());
+    let measure = (start, Arc::clone(&cx.measure));
     let local = Rc::new(Local {
-        recorder: RefCell::new(Recorder::new(cx.index, measure_from, open, spec.check_every, names)),
+        recorder: RefCell::new(Recorder::new(cx.index, measure, open, spec.check_every, names)),
         iterations: Cell::new(0),
         // Shards' workers start at different places too, so N generators send what N times
         // the threads of one would.
@@ -278,8 +291,6 @@ pub async fn run(cx: WorkerCx, share: u64, wait_start: impl FnOnce() -> Option<I
         cx,
         profile,
         start,
-        measure_from,
-        end_at: spec.duration().map(|d| measure_from + d),
         in_flight: Cell::new(0),
         tickets: Cell::new(match spec.bound {
             Bound::Requests(_) => share,
@@ -344,12 +355,17 @@ fn spawn(local: &Rc<Local>, task: impl Future<Output = ()> + 'static) {
 }
 
 /// Cuts a second at each boundary until the end, a stop, a fault, or every
-/// task is done. Returns whether the run was cut short.
+/// task is done: the warm-up's each second from the start and at the beginning of
+/// the measured phase, then the measured phase's each second from its beginning.
+/// Returns whether the run was cut short.
 async fn clock(local: &Local) -> bool {
-    let mut next_cut = local.measure_from + Duration::from_secs(1);
+    let mut next_warm = local.start + Duration::from_secs(1);
+    // The measured phase's next cut, once it has begun.
+    let mut next_cut: Option<Instant> = None;
     loop {
-        let mut wake = (Instant::now() + Duration::from_millis(50)).min(next_cut);
-        if let Some(end) = local.end_at {
+        let cut_at = next_cut.unwrap_or_else(|| next_warm.min(local.measure_from()));
+        let mut wake = (Instant::now() + Duration::from_millis(50)).min(cut_at);
+        if let Some(end) = local.end_at() {
             wake = wake.min(end);
         }
         sleep_until(wake.into()).await;
@@ -357,15 +373,33 @@ async fn clock(local: &Local) -> bool {
         if local.cx.stop.is_stopped() || local.cx.fault.is_set() {
             return true;
         }
-        if local.end_at.is_some_and(|e| now >= e) || local.active.get() == 0 {
+        if local.end_at().is_some_and(|e| now >= e) || local.active.get() == 0 {
             return false;
         }
         expire(local, now);
-        if now >= next_cut {
-            let iv = local.recorder.borrow_mut().cut(local.in_flight.get(), false);
-            let _ = local.cx.intervals.send(iv);
-            next_cut += Duration::from_secs(1);
+        match next_cut {
+            None if now >= local.measure_from() => {
+                send_warm(local, true);
+                next_cut = Some(local.measure_from() + Duration::from_secs(1));
+            }
+            None if now >= next_warm => {
+                send_warm(local, false);
+                next_warm += Duration::from_secs(1);
+            }
+            Some(at) if now >= at => {
+                let iv = local.recorder.borrow_mut().cut(local.in_flight.get(), false);
+                let _ = local.cx.intervals.send(iv);
+                next_cut = Some(at + Duration::from_secs(1));
+            }
+            _ => {}
         }
+    }
+}
+
+/// Cuts the warm-up's second (its `last`), if it is still being recorded, and sends it.
+fn send_warm(local: &Local, last: bool) {
+    if let Some(iv) = local.recorder.borrow_mut().cut_warm(local.in_flight.get(), last) {
+        let _ = local.cx.intervals.send(iv);
     }
 }
 
@@ -383,8 +417,10 @@ async fn finish(local: &Local, interrupted: bool) {
             tokio::time::sleep(Duration::from_millis(2)).await;
         }
     }
+    // Ended during the warm-up (a stop, or every task done): its last second goes first.
+    send_warm(local, true);
     let mut iv = local.recorder.borrow_mut().cut(local.in_flight.get(), true);
-    iv.elapsed = Instant::now().saturating_duration_since(local.measure_from);
+    iv.elapsed = Instant::now().saturating_duration_since(local.measure_from());
     iv.interrupted = interrupted;
     let _ = local.cx.intervals.send(iv);
 }
@@ -448,7 +484,7 @@ async fn dispatcher(local: Rc<Local>, limit: u64) {
         k += 1;
         let Some(due_s) = local.profile.time_of_count(n as f64) else { break };
         let due = local.at(due_s);
-        if local.end_at.is_some_and(|e| due >= e) {
+        if local.end_at().is_some_and(|e| due >= e) {
             break;
         }
         // With --timer-slack, a request not yet due waits for the next step of the grid, which

@@ -8,7 +8,7 @@ use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use stackbench_load::{Dur, LoadOptions, Percent, Stop, run};
+use stackbench_load::{Dur, LoadOptions, Percent, Stop, WarmupArg, run};
 
 /// Requests served, and the time spent serving them.
 #[derive(Default)]
@@ -63,7 +63,7 @@ fn finds_a_known_capacity_from_below() {
         find_max: true,
         slo: vec!["p99<25ms".parse().unwrap()],
         step: Some(Dur(Duration::from_millis(1500))),
-        warmup: Some(Dur(Duration::from_millis(500))),
+        warmup: Some(WarmupArg::Fixed(Dur(Duration::from_millis(500)))),
         precision: Some(Percent(0.05)),
         connections: Some(8),
         threads: Some(1),

@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use common::{Behavior, start, start_hangup};
-use stackbench_load::{Dur, Io, LoadOptions, RunRecord, Stop, run};
+use stackbench_load::{Dur, Io, LoadOptions, RunRecord, Stop, WarmupArg, run};
 
 thread_local! {
     /// The I/O path the cases run on: epoll (the default), or io_uring in
@@ -278,14 +278,26 @@ fn a_stop_returns_the_partial_record_promptly() {
 fn warmup_is_not_recorded() {
     let s = start(Behavior::default());
     let o = LoadOptions {
-        warmup: Some(Dur(Duration::from_millis(500))),
+        warmup: Some(WarmupArg::Fixed(Dur(Duration::from_millis(500)))),
         requests: Some(100),
         connections: Some(2),
         ..opts()
     };
     let r = load(&o, &s.url("/"));
     assert_eq!(r.summary.requests, 100);
-    assert!(s.stats.requests.load(Ordering::Relaxed) > 100, "the warm-up sent requests too");
+    let served = s.stats.requests.load(Ordering::Relaxed);
+    assert!(served > 100, "the warm-up sent requests too");
+    // Its figures are kept apart: all it sent but the few still in flight when it ended.
+    let w = r.warmup.expect("the warm-up's figures");
+    assert!(!w.auto && w.max_s.is_none());
+    assert!((w.summary.duration_s - 0.5).abs() < 1e-9, "{}", w.summary.duration_s);
+    assert_eq!(w.timeline.len(), 1, "one partial second");
+    assert_eq!(w.timeline[0].completed, w.summary.requests);
+    assert!(w.summary.requests > 0 && w.summary.errors == 0, "{:?}", w.summary);
+    let counted = w.summary.requests + r.summary.requests;
+    assert!(counted <= served && served - counted <= 2, "{counted} counted of {served} served");
+    // Under half a second: too short to judge steady state.
+    assert!(w.steady_from_s.is_none() && !w.never_steady);
 }
 
 #[test]

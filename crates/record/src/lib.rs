@@ -11,8 +11,10 @@
 //! base64 (the format of HdrHistogram's interval logs).
 //!
 //! This crate is the one place where the shape of results lives; it also owns
-//! the result-store layout ([`store`]) and the one percentile routine used for
-//! sample summaries ([`quantiles`]), and the records' wall-clock times ([`time`]).
+//! the result-store layout ([`store`]), the one percentile routine used for
+//! sample summaries ([`quantiles`]), the statistics the load engine and the
+//! reports share ([`stats`]: the steady-state detector), and the records'
+//! wall-clock times ([`time`]).
 //! How a number reads to a person ([`fmt`]) and how it is painted on a
 //! terminal ([`fmt::Paint`]) live here too, so that the load engine's summary
 //! and the reports say `1.23 ms` the same way.
@@ -22,6 +24,7 @@ pub mod fmt;
 pub mod histogram;
 pub mod quantiles;
 pub mod search;
+pub mod stats;
 pub mod store;
 pub mod time;
 
@@ -87,6 +90,39 @@ pub struct RunRecord {
     /// A scenario file's iterations (one flow run start to end), named `iteration`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub iterations: Option<Named>,
+    /// The warm-up before the measured window: its own figures, and when it became steady.
+    /// Absent when there was no warm-up, and in records written before warm-ups were kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup: Option<Warmup>,
+}
+
+/// The load before the measured window (`--warmup`), kept apart from it: what it did second by
+/// second, and when its rate and median latency stopped drifting ([`stats::steady`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Warmup {
+    /// `--warmup auto`: it ended once steady (at `max_s` at the latest); `false`: a fixed length.
+    #[serde(default)]
+    pub auto: bool,
+    /// `auto`: the longest it could last, seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_s: Option<f64>,
+    /// The second of the warm-up from which its per-second rate and median latency were
+    /// steady. `auto`: what ended it; fixed: judged over the whole warm-up afterwards.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_from_s: Option<u32>,
+    /// Judged, and still drifting at its end (`auto`: within `max_s`). Neither this nor
+    /// `steady_from_s` when it was too short to judge (under 5 s).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub never_steady: bool,
+    /// Its figures as the measured window's: `duration_s` is how long it lasted (the measured
+    /// window began then). Requests sent during it and answered after it are in neither.
+    /// Answers are judged by their status only: no response checks.
+    pub summary: Summary,
+    /// Its errors by kind.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub errors: BTreeMap<String, u64>,
+    /// One entry per second of the warm-up (`t` from its start).
+    pub timeline: Vec<Second>,
 }
 
 /// The requests of one name (or the iterations) of a scenario-file run: the totals'
@@ -594,7 +630,51 @@ mod tests {
             find_max: None,
             per_request: Vec::new(),
             iterations: None,
+            warmup: None,
         }
+    }
+
+    #[test]
+    fn the_warmup_round_trips_and_older_records_still_load() {
+        let mut r = record();
+        let json = serde_json::to_string(&r).unwrap();
+        assert!(!json.contains("\"warmup\":"), "no warm-up, no key: {json}");
+        assert_eq!(serde_json::from_str::<RunRecord>(&json).unwrap(), r);
+        // A record written before warm-ups were kept: no `warmup` key at all.
+        let mut old: serde_json::Value = serde_json::from_str(&json).unwrap();
+        old.as_object_mut().unwrap().remove("warmup");
+        assert_eq!(serde_json::from_value::<RunRecord>(old).unwrap().warmup, None);
+        let second = Second {
+            t: 0,
+            completed: 90,
+            errors: BTreeMap::new(),
+            p50_us: 900,
+            p90_us: 1_000,
+            p99_us: 1_200,
+            max_us: 2_000,
+            in_flight: 1,
+            bytes_received: 0,
+            at_ms: Some(1),
+            histogram: None,
+        };
+        r.warmup = Some(Warmup {
+            auto: true,
+            max_s: Some(30.0),
+            steady_from_s: Some(3),
+            never_steady: false,
+            summary: Summary { duration_s: 9.0, ..r.summary.clone() },
+            errors: BTreeMap::new(),
+            timeline: vec![second; 9],
+        });
+        let json = serde_json::to_string(&r).unwrap();
+        assert!(json.contains("\"steady_from_s\":3") && !json.contains("never_steady"), "{json}");
+        assert_eq!(serde_json::from_str::<RunRecord>(&json).unwrap(), r);
+        // A fixed warm-up that never settled: `auto` and `never_steady` read back as written.
+        let w = r.warmup.as_mut().unwrap();
+        (w.auto, w.max_s, w.steady_from_s, w.never_steady) = (false, None, None, true);
+        let json = serde_json::to_string(&r).unwrap();
+        assert!(json.contains("\"never_steady\":true"), "{json}");
+        assert_eq!(serde_json::from_str::<RunRecord>(&json).unwrap(), r);
     }
 
     type Change = fn(&mut RunRecord);

@@ -180,6 +180,7 @@ pub fn run_record(spec: &RunSpec) -> RunRecord {
         find_max: None,
         per_request: Vec::new(),
         iterations: None,
+        warmup: None,
     }
 }
 

@@ -494,3 +494,43 @@ fn a_scenario_files_requests_by_name_reach_every_format() {
     assert!(md.contains("| gin | GET /todos/{{todo\\_id}} | 3000 | 100 |"), "{md}");
     assert!(md.contains("| 1.00% |"), "{md}");
 }
+
+#[test]
+fn time_to_steady_state_in_the_warmup_is_shown_in_every_format() {
+    use stackbench_report::export::{Format, RenderOptions, render};
+    let mut set = three_kings("r");
+    for r in set.runs.iter_mut().filter(|r| r.label.scenario.as_deref() == Some("dummy")) {
+        let gin = r.label.contestant.as_deref() == Some("gin");
+        let mut summary = r.summary.clone();
+        summary.duration_s = if gin { 30.0 } else { 9.0 };
+        summary.ok_rps *= if gin { 0.5 } else { 0.9 };
+        r.warmup = Some(stackbench_record::Warmup {
+            auto: true,
+            max_s: Some(30.0),
+            steady_from_s: (!gin).then_some(3),
+            never_steady: gin,
+            summary,
+            errors: std::collections::BTreeMap::new(),
+            timeline: Vec::new(),
+        });
+    }
+    let a = analyse(&set);
+    let s = scenario(&a, "dummy");
+    let gin = s.contestants.iter().find(|c| c.name == "gin").unwrap();
+    let w = gin.warmup.as_ref().expect("gin's warm-ups");
+    assert_eq!((w.never, w.median_steady_s), (w.runs, None));
+    assert!(gin.warnings.iter().any(|x| x.starts_with("warm-up never steady in")), "{:?}", gin.warnings);
+    let plug = s.contestants.iter().find(|c| c.name == "plug").unwrap();
+    assert_eq!(plug.warmup.as_ref().unwrap().median_steady_s, Some(3.0));
+    let options = RenderOptions { color: false };
+    for format in [Format::Terminal, Format::Markdown, Format::Html] {
+        let text = render(&a, format, &options);
+        assert!(text.contains("plug steady after 3 s, warm-up at 90% of the measured rate"), "{format:?}");
+        assert!(text.contains("gin never steady within 30 s, warm-up at 50%"), "{format:?}");
+    }
+    let json: serde_json::Value = serde_json::from_str(&render(&a, Format::Json, &options)).unwrap();
+    let dummy = json["scenarios"].as_array().unwrap().iter().find(|s| s["name"] == "dummy").unwrap();
+    let gin = dummy["contestants"].as_array().unwrap().iter().find(|c| c["name"] == "gin").unwrap();
+    assert_eq!(gin["warmup"]["never"], gin["warmup"]["runs"]);
+    assert_eq!(gin["warmup"]["median_steady_s"], serde_json::Value::Null);
+}

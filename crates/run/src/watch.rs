@@ -141,6 +141,16 @@ pub fn describe(record: &RunRecord) -> String {
         s.errors,
         s.requests
     );
+    // `warmup = "auto"`: when the measured window began, and why.
+    if let Some(w) = record.warmup.as_ref().filter(|w| w.auto) {
+        let _ = match w.steady_from_s {
+            Some(t) => write!(line, "; measured from {:.0} s, steady from {t} s", w.summary.duration_s),
+            None if w.never_steady => {
+                write!(line, "; never steady within {:.0} s of warm-up", w.summary.duration_s)
+            }
+            None => Ok(()),
+        };
+    }
     if let Some(sm) = &record.samples {
         let _ = write!(
             line,
@@ -161,3 +171,6 @@ pub fn describe(record: &RunRecord) -> String {
     }
     line
 }
+
+#[cfg(test)]
+mod tests;

@@ -73,7 +73,11 @@ fn huge_values_are_refused_with_the_bound() {
         (LoadOptions { requests: Some(u64::MAX), ..opts() }, "-n/--requests: at most"),
         (LoadOptions { threads: Some(1 << 20), ..opts() }, "--threads: at most 1024"),
         (LoadOptions { duration: secs(100 * 86_400), ..opts() }, "-d/--duration: at most 24h"),
-        (LoadOptions { warmup: secs(100 * 86_400), ..opts() }, "--warmup: at most"),
+        (LoadOptions { warmup: secs(100 * 86_400).map(WarmupArg::Fixed), ..opts() }, "--warmup: at most"),
+        (
+            LoadOptions { warmup: Some(WarmupArg::Auto), max_warmup: secs(100 * 86_400), ..opts() },
+            "--warmup: at most",
+        ),
         (LoadOptions { timeout: secs(7_200), ..opts() }, "--timeout: at most 1h"),
         (LoadOptions { think: secs(7_200), ..opts() }, "--think: at most 1h"),
         (
@@ -136,10 +140,46 @@ fn models_and_stages() {
     assert!(matches!(o.to_spec("http://h/").unwrap().model, ModelSpec::Open { .. }));
     let o = LoadOptions {
         stages: Some("5s:10".parse().unwrap()),
-        warmup: Some(Dur(Duration::from_secs(5))),
+        warmup: Some(WarmupArg::Fixed(Dur(Duration::from_secs(5)))),
         ..opts()
     };
     assert!(err(&o, "http://h/").contains("nothing would be measured"));
+}
+
+#[test]
+fn an_automatic_warmup_has_a_maximum_and_no_stages() {
+    let s = opts().to_spec("http://h/").unwrap();
+    assert_eq!((s.warmup, s.auto_warmup), (Duration::ZERO, false));
+    let o: LoadOptions = toml::from_str("warmup = \"auto\"").unwrap();
+    let s = o.to_spec("http://h/").unwrap();
+    assert_eq!((s.warmup, s.auto_warmup), (DEFAULT_MAX_WARMUP, true));
+    let o: LoadOptions = toml::from_str("warmup = \"auto\"\nmax-warmup = \"1m\"").unwrap();
+    assert_eq!(o.to_spec("http://h/").unwrap().warmup, Duration::from_mins(1));
+    let o: LoadOptions = toml::from_str("warmup = \"3s\"").unwrap();
+    let s = o.to_spec("http://h/").unwrap();
+    assert_eq!((s.warmup, s.auto_warmup), (Duration::from_secs(3), false));
+    let cases: [(&str, &str); 5] = [
+        ("warmup = \"3s\"\nmax-warmup = \"1m\"", "--max-warmup: belongs to --warmup auto"),
+        ("max-warmup = \"1m\"", "--max-warmup: belongs to --warmup auto"),
+        ("warmup = \"auto\"\nmax-warmup = \"9s\"", "--max-warmup: must be at least 10s"),
+        ("warmup = \"auto\"\nstages = \"10s:5\"", "--warmup auto and --stages"),
+        ("warmup = \"auto\"\nshard = \"1/2\"", "--warmup auto and --shard"),
+    ];
+    for (table, says) in cases {
+        let o: LoadOptions = toml::from_str(table).unwrap();
+        let e = err(&o, "http://h/");
+        assert!(e.contains(says), "{says:?} in {e:?}");
+    }
+    let o = LoadOptions {
+        find_max: true,
+        slo: vec!["p99<10ms".parse().unwrap()],
+        warmup: Some(WarmupArg::Auto),
+        ..opts()
+    };
+    assert!(err(&o, "http://h/").contains("--warmup auto"), "{}", err(&o, "http://h/"));
+    assert!(
+        toml::from_str::<LoadOptions>("warmup = \"later\"").unwrap_err().to_string().contains("or `auto`")
+    );
 }
 
 #[test]

@@ -31,6 +31,9 @@ pub struct Behavior {
     pub delay: Option<Duration>,
     /// Requests arriving in `[from, until)` after the server started wait until `until`.
     pub stall: Option<(Duration, Duration)>,
+    /// `(extra, over)`: a server that warms up, like a JIT: each answer is held `extra` more at
+    /// the start, less and less until none `over` after the start (on top of `delay`).
+    pub slow_start: Option<(Duration, Duration)>,
 }
 
 /// What the server saw.
@@ -124,7 +127,10 @@ async fn answer(
             tokio::time::sleep_until((born + until).into()).await;
         }
     }
-    if let Some(d) = behavior.delay {
+    let cold = behavior.slow_start.map_or(Duration::ZERO, |(extra, over)| {
+        extra.mul_f64(1.0 - ((arrived - born).as_secs_f64() / over.as_secs_f64()).min(1.0))
+    });
+    if let Some(d) = behavior.delay.map(|d| d + cold).or((!cold.is_zero()).then_some(cold)) {
         // A blocking thread's sleep (the kernel's high-resolution timer), not tokio's 1 ms wheel,
         // so the hold is what the test asked for.
         let until = arrived + d;

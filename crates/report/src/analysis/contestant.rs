@@ -117,6 +117,7 @@ pub(super) fn analyse(
         build_s: record.and_then(|r| r.build_s),
         generator_saturated_runs: saturated,
         steady_state: steady_state(&used, &mut warnings),
+        warmup: super::warmup::warmup(&used, &mut warnings),
         per_request: by_name(&used, &mut warnings, |r| &r.per_request),
         iterations: by_name(&used, &mut warnings, |r| r.iterations.as_slice()).pop(),
         warnings,
@@ -298,15 +299,11 @@ fn errors(used: &[&RunRecord]) -> Errors {
 /// ([`crate::stats::steady`]); runs shorter than a window, and capacity
 /// searches (whose rate steps on purpose), are not judged.
 fn steady_state(used: &[&RunRecord], warnings: &mut Vec<String>) -> Option<SteadyState> {
-    use crate::stats::steady::{Steady, both, steady_from};
+    use crate::stats::steady::{Steady, timeline_steady};
     let judged: Vec<(Option<u32>, Steady)> = used
         .iter()
         .filter(|r| r.find_max.is_none())
-        .map(|r| {
-            let rate: Vec<f64> = r.timeline.iter().map(|s| s.completed as f64).collect();
-            let p50: Vec<f64> = r.timeline.iter().map(|s| s.p50_us as f64).collect();
-            (r.label.repetition, both(steady_from(&rate), steady_from(&p50)))
-        })
+        .map(|r| (r.label.repetition, timeline_steady(&r.timeline)))
         .filter(|(_, s)| *s != Steady::TooShort)
         .collect();
     if judged.is_empty() {

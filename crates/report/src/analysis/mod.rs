@@ -10,6 +10,7 @@
 mod contestant;
 mod rank;
 pub mod stopping;
+mod warmup;
 
 use std::collections::BTreeMap;
 
@@ -187,6 +188,10 @@ pub struct ContestantReport {
     /// measured window; `None` when no run is long enough to tell (or all were capacity searches).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub steady_state: Option<SteadyState>,
+    /// The warm-ups before the measured windows, as the runs kept them; `None` when none did
+    /// (no warm-up, or records written before warm-ups were kept).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warmup: Option<WarmupReport>,
     /// A scenario file's requests by name, over every run used (rate: the mean over the runs).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub per_request: Vec<stackbench_record::Named>,
@@ -209,6 +214,36 @@ pub struct SteadyState {
     pub median_s: Option<f64>,
     /// Runs that never became steady.
     pub never: usize,
+}
+
+/// A contestant's warm-ups (`RunRecord::warmup`; docs/design.md, "Steady state, checked").
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WarmupReport {
+    /// Runs that kept a warm-up.
+    pub runs: usize,
+    /// Every one was `--warmup auto`: it ended once steady.
+    pub auto: bool,
+    /// `auto`: the longest a warm-up could last, seconds.
+    pub max_s: Option<f64>,
+    /// Per run judged (at least 5 s), in order: the second of the warm-up from which its rate
+    /// and median latency were steady, or `None`: never steady.
+    pub steady_from_s: Vec<Option<u32>>,
+    /// Time to steady state: the median over the runs that became steady, seconds.
+    pub median_steady_s: Option<f64>,
+    /// Runs whose warm-up never became steady.
+    pub never: usize,
+    /// How long the warm-ups lasted, the median, seconds.
+    pub median_duration_s: f64,
+    /// The warm-ups' correct answers per second, the median.
+    pub ok_rps: f64,
+    /// Each warm-up's rate over its measured window's, the median (1 = as fast as measured).
+    pub relative_rate: Option<f64>,
+    /// The warm-ups' median and 99th-percentile latency, the medians over the runs, µs.
+    pub p50_us: f64,
+    pub p99_us: f64,
+    /// Requests and errors of all the warm-ups.
+    pub requests: u64,
+    pub errors: u64,
 }
 
 /// Correct answers per second across repetitions.

@@ -170,6 +170,16 @@ fn notes(measured: &[(ContestantReport, Estimate)], by_cost: bool, lower_bound: 
             steady.join(", ")
         ));
     }
+    let warmups: Vec<String> = measured
+        .iter()
+        .filter_map(|(c, _)| Some(super::warmup::phrase(&c.name, c.warmup.as_ref()?)))
+        .collect();
+    if !warmups.is_empty() {
+        notes.push(format!(
+            "Warm-up, kept apart from the measured window (time to steady state by the same test, median              over runs): {}.",
+            warmups.join("; ")
+        ));
+    }
     let resolution = measured
         .iter()
         .filter_map(|(c, _)| c.cold_start_resolution_ms)

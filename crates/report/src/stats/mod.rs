@@ -3,10 +3,12 @@
 //! model); everything a report says about uncertainty comes from here.
 
 pub mod bootstrap;
-pub mod dist;
 pub mod rng;
 pub mod sample;
 pub mod sequential;
-pub mod steady;
+
+// The reference distributions and the steady-state detector are shared with the load
+// engine (its `--warmup auto`), so they live in the record crate.
+pub use stackbench_record::stats::{dist, steady};
 
 pub use bootstrap::{CONFIDENCE, Estimate, Interval, MIN_RUNS, Ratio, estimate, ratio, ratio_at};

@@ -5,10 +5,7 @@
 //! more than half the runs agree exactly (MAD = 0) the mean absolute deviation
 //! stands in (`M = (x − median) / (1.253314 · MeanAD)`), as IBM SPSS does.
 
-/// Arithmetic mean; NaN for an empty slice.
-pub fn mean(x: &[f64]) -> f64 {
-    x.iter().sum::<f64>() / x.len() as f64
-}
+pub use stackbench_record::stats::mean;
 
 /// The median: the middle value, or the mean of the two middle values.
 pub fn median(x: &[f64]) -> f64 {

@@ -196,6 +196,7 @@ fn record(url: &str, interrupted: bool) -> RunRecord {
         find_max: None,
         per_request: Vec::new(),
         iterations: None,
+        warmup: None,
     }
 }
 

@@ -14,7 +14,7 @@
 //! never became steady. Fewer than [`WINDOW`] seconds cannot tell.
 
 use super::dist::student_t_quantile;
-use super::sample::mean;
+use super::mean;
 
 /// Seconds in a window.
 pub const WINDOW: usize = 5;
@@ -30,6 +30,14 @@ pub enum Steady {
     Never,
     /// Shorter than a window.
     TooShort,
+}
+
+/// Where a timeline becomes steady: the later of its per-second rate's (requests completed)
+/// and median latency's steady points ([`both`]).
+pub fn timeline_steady(timeline: &[crate::Second]) -> Steady {
+    let rate: Vec<f64> = timeline.iter().map(|s| s.completed as f64).collect();
+    let p50: Vec<f64> = timeline.iter().map(|s| s.p50_us as f64).collect();
+    both(steady_from(&rate), steady_from(&p50))
 }
 
 /// Where `series` (one value per second) becomes steady.
