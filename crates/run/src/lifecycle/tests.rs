@@ -114,6 +114,17 @@ impl Process for FakeProcess {
 struct FakeProber(Shared);
 
 impl Prober for FakeProber {
+    fn send_http1(
+        &self,
+        _: &str,
+        _: &str,
+        _: &[(&str, &str)],
+        _: &[u8],
+        _: Duration,
+    ) -> Result<Reply, ProbeError> {
+        Err(ProbeError::Other("the fake answers the built-in scenarios' requests only".into()))
+    }
+
     fn send(&self, _: &str, req: &Request, _: Duration) -> Result<Reply, ProbeError> {
         let kind = match &self.0.lock().unwrap().running {
             Some((k, t)) if k != "never-ready" && t.elapsed() >= Duration::from_millis(3) => k.clone(),
