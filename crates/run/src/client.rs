@@ -47,6 +47,18 @@ pub enum ProbeError {
 /// Sends one request to `base` (`http://host:port`).
 pub trait Prober: Send + Sync {
     fn send(&self, base: &str, req: &Request, timeout: Duration) -> Result<Reply, ProbeError>;
+
+    /// Sends one HTTP/1.1 request as a scenario file writes it (any method,
+    /// headers and body) to `url`. A `Host` header given replaces the URL's
+    /// authority in the one `Host` line sent.
+    fn send_http1(
+        &self,
+        url: &str,
+        method: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+        timeout: Duration,
+    ) -> Result<Reply, ProbeError>;
 }
 
 /// The real prober, on one current-thread runtime. A request's connection
@@ -69,14 +81,9 @@ impl Prober for HyperProber {
         let scope = Scope::default();
         self.block_on(timeout, &scope, send(base, req, &scope))
     }
-}
 
-impl HyperProber {
-    /// Sends one HTTP/1.1 request as a scenario file writes it (any method,
-    /// headers and body) to `url`, through the same request writer and answer
-    /// reader as the verification cases. A `Host` header given replaces the
-    /// URL's authority in the one `Host` line sent.
-    pub fn send_http1(
+    /// Through the same request writer and answer reader as the verification cases.
+    fn send_http1(
         &self,
         url: &str,
         method: &str,
@@ -103,7 +110,9 @@ impl HyperProber {
             read_http1(connect(&target).await?, wire, method == http::Method::HEAD).await
         })
     }
+}
 
+impl HyperProber {
     /// Runs one exchange on the runtime, within `timeout`, then ends the
     /// tasks of its `scope` (its connection).
     fn block_on(

@@ -4,19 +4,20 @@
 //! [`stackbench_load::LoadOptions`]; the orchestrator adds the scenario, the
 //! target URL and the generator's cores (those the contestant does not use).
 
+use crate::load::{Cancel, LoadDriver, LoadJob};
+use crate::plan::ScenarioRef;
 use serde::Deserialize as _;
 use stackbench_load::{LoadOptions, LoadSpec, Stop};
 use stackbench_record::RunRecord;
-use stackbench_scenarios::Scenario;
-
-use crate::load::{Cancel, LoadDriver, LoadJob};
 
 /// Drives runs with the built-in engine.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct EngineDriver;
 
-/// The engine's options for a profile: the table's keys, plus `scenario`.
-pub fn options(scenario: Scenario, profile: &toml::Table) -> Result<LoadOptions, String> {
+/// The engine's options for a profile: the table's keys, plus the scenario
+/// (`scenario`, or a scenario file's path and variables as `load --scenario-file
+/// F --variable N=V` gives them).
+pub fn options(scenario: &ScenarioRef, profile: &toml::Table) -> Result<LoadOptions, String> {
     let mut table = profile.clone();
     if let Some(s) = table.get("scenario").and_then(toml::Value::as_str)
         && s != scenario.name()
@@ -25,18 +26,35 @@ pub fn options(scenario: Scenario, profile: &toml::Table) -> Result<LoadOptions,
             "its `scenario = {s:?}` differs from the contestant's scenario {scenario}; remove it"
         ));
     }
-    table.insert("scenario".into(), toml::Value::String(scenario.name().into()));
+    match scenario {
+        ScenarioRef::Builtin(s) => {
+            table.insert("scenario".into(), toml::Value::String(s.name().into()));
+        }
+        ScenarioRef::File(_) => {
+            table.remove("scenario");
+        }
+    }
     if let Some(why) = table.keys().find_map(|k| crate::plan::profile::refused(k)) {
         return Err(why.to_owned());
     }
-    LoadOptions::deserialize(toml::Value::Table(table)).map_err(|e| e.message().trim().to_owned())
+    let mut options =
+        LoadOptions::deserialize(toml::Value::Table(table)).map_err(|e| e.message().trim().to_owned())?;
+    if let ScenarioRef::File(f) = scenario {
+        options.scenario_file = Some(f.path.clone());
+        options.variable = f.variable_args();
+    }
+    Ok(options)
 }
 
 /// About how long one contestant's measured runs take with this profile: a
 /// plain run is its warm-up and measured time; a capacity search about nine
 /// steps the first time and four after (docs/capacity.md), each a settle and
 /// a step; plus a second to start and stop the contestant each time.
-pub fn estimated_runs(scenario: Scenario, profile: &toml::Table, repetitions: u32) -> std::time::Duration {
+pub fn estimated_runs(
+    scenario: &ScenarioRef,
+    profile: &toml::Table,
+    repetitions: u32,
+) -> std::time::Duration {
     use std::time::Duration;
     let Ok(spec) = options(scenario, profile)
         .and_then(|o| o.to_spec("http://127.0.0.1:9/db/x").map_err(|e| e.to_string()))
@@ -55,7 +73,7 @@ pub fn estimated_runs(scenario: Scenario, profile: &toml::Table, repetitions: u3
 }
 
 fn spec(job: &LoadJob) -> Result<LoadSpec, String> {
-    let mut spec = options(job.scenario, &job.profile)?.to_spec(&job.url).map_err(|e| e.to_string())?;
+    let mut spec = options(&job.scenario, &job.profile)?.to_spec(&job.url).map_err(|e| e.to_string())?;
     spec.progress = false;
     if let Some(search) = spec.search.as_mut() {
         search.bracket = job.bracket;
@@ -86,11 +104,12 @@ impl LoadDriver for EngineDriver {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use stackbench_scenarios::Scenario;
 
     fn job(profile: &str, scenario: Scenario, path: &str) -> LoadJob {
         LoadJob {
             url: format!("http://127.0.0.1:9{path}"),
-            scenario,
+            scenario: scenario.into(),
             profile: toml::from_str(profile).unwrap(),
             cpus: Some(vec![1]),
             bracket: None,

@@ -20,16 +20,16 @@ use std::time::{Duration, Instant};
 
 use stackbench_record::store::{ContestantRecord, Incident, Status, StoreError};
 use stackbench_record::{Environment, Quantiles};
-use stackbench_scenarios::verify::{VerifyOptions, ready_probe};
+use stackbench_scenarios::verify::VerifyOptions;
 
 use crate::cgroup::{LimitGroup, LimitRequest, Limiter};
 use crate::client::Prober;
 use crate::load::{Cancel, LoadDriver, LoadJob};
-use crate::plan::{Contestant, Launch, LimitsMode, Plan, VerifyMode};
+use crate::plan::{Contestant, Launch, LimitsMode, Plan, ScenarioRef, VerifyMode};
 use crate::process::{LaunchSpec, Launcher, Process};
 use crate::sampler::ProcSource;
 use crate::store::{ResultStore, now_ms};
-use crate::verify::{Ready, verify, wait_ready};
+use crate::verify::{Ready, verify};
 
 /// The side effects of a plan run.
 pub struct Deps<'a> {
@@ -98,7 +98,7 @@ pub fn run_plan(
     for c in &plan.contestants {
         let probe = LoadJob {
             url: format!("http://127.0.0.1:9{}", path_of(c)),
-            scenario: c.scenario,
+            scenario: c.scenario.clone(),
             profile: c.profile.clone(),
             cpus: None,
             bracket: None,
@@ -400,7 +400,7 @@ impl Orchestrator<'_, '_> {
     fn setup(&mut self, i: usize) -> Result<(), RunError> {
         let c = &self.plan.contestants[i];
         let _ = std::fs::create_dir_all(self.scratch.join(stackbench_record::store::file_safe(&c.name)));
-        self.say(&format!("{} ({}):", c.name, c.scenario));
+        self.say(&format!("{} ({}):", c.name, c.scenario.described()));
         if let Err(why) = self.live[i].limits.clone() {
             self.incident(
                 i,
@@ -511,9 +511,16 @@ impl Orchestrator<'_, '_> {
         opts: &VerifyOptions,
         mut process: Option<&mut dyn Process>,
     ) -> Result<(), RunError> {
-        let c = &self.plan.contestants[i];
-        let mut exited = || process.as_mut().and_then(|p| p.try_exit()).map(|e| e.to_string());
-        match verify(self.deps.prober, base, c.scenario, opts, &mut exited) {
+        let plan = self.plan;
+        let c = &plan.contestants[i];
+        let verified = match &c.scenario {
+            ScenarioRef::Builtin(s) => {
+                let mut exited = || process.as_mut().and_then(|p| p.try_exit()).map(|e| e.to_string());
+                verify(self.deps.prober, base, *s, opts, &mut exited)
+            }
+            ScenarioRef::File(f) => Ok(self.verify_file(c, f, base, process)),
+        };
+        match verified {
             Ok(v) => {
                 let strict = c.verify == VerifyMode::Strict;
                 let leave_out = !v.passed || (strict && !v.failures.is_empty());
@@ -583,6 +590,9 @@ impl Orchestrator<'_, '_> {
             }
             None => free_port().unwrap_or(0),
         };
+        if !self.reset_before_start(i, rep)? {
+            return Ok(None);
+        }
         if let Some(reset) = &c.reset {
             let spec = self.spec(c, reset, Some(port));
             match self.deps.launcher.run(&spec, RESET_TIMEOUT, &self.opts.interrupt) {
@@ -631,15 +641,13 @@ impl Orchestrator<'_, '_> {
             }
         };
         let base = format!("http://127.0.0.1:{port}");
-        let probe_opts = VerifyOptions { base_path: c.path.clone(), ..VerifyOptions::default() };
-        let probe = ready_probe(c.scenario, &probe_opts).map_err(|e| RunError::Refused(e.to_string()))?;
         let interrupt = self.opts.interrupt.clone();
-        let ready = wait_ready(self.deps.prober, &base, &probe, t0, c.ready_timeout, &mut || {
-            process.try_exit().is_none() && !interrupt.is_cancelled()
-        });
+        let mut alive = || process.try_exit().is_none() && !interrupt.is_cancelled();
+        let ready = self.wait(c, &base, t0, &mut alive)?;
         let failure = match ready {
             Ready::Yes { after, resolution } => {
-                return Ok(Some(Started { process, base, group, ready: after, resolution }));
+                let started = Started { process, base, group, ready: after, resolution };
+                return self.after_ready(i, phase, rep, started);
             }
             Ready::Exited if self.interrupted() => None,
             Ready::Exited => {
@@ -739,6 +747,7 @@ fn artifact_size(path: &Path, meta: &std::fs::Metadata) -> u64 {
         .map_or(0, |d| d.flatten().map(|e| e.metadata().map_or(0, |m| artifact_size(&e.path(), &m))).sum())
 }
 
+mod file;
 mod measure;
 mod rounds;
 mod sources;

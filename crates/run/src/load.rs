@@ -6,14 +6,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use stackbench_record::RunRecord;
-use stackbench_scenarios::Scenario;
 
 /// One measured run to drive (warm-up included).
 #[derive(Debug, Clone)]
 pub struct LoadJob {
     /// The full target URL, e.g. `http://127.0.0.1:41234/db/sqlite`.
     pub url: String,
-    pub scenario: Scenario,
+    pub scenario: crate::plan::ScenarioRef,
     /// The contestant's load profile: `stackbench load` options by long flag name.
     pub profile: toml::Table,
     /// Cores the generator may use (those the contestant does not).

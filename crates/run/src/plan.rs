@@ -13,11 +13,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::{Deserialize, Deserializer};
+use serde::Deserialize;
 use stackbench_scenarios::Scenario;
 use toml::Spanned;
 
 pub use precision::Precision;
+pub use scenario::{FileScenario, ScenarioRef};
 
 /// A plan as written, before defaults are applied.
 #[derive(Debug, Clone, Deserialize)]
@@ -86,7 +87,11 @@ pub struct Settings {
 #[serde(deny_unknown_fields)]
 pub struct ContestantFile {
     pub name: Spanned<String>,
-    pub scenario: ScenarioName,
+    /// A built-in scenario's name, or a scenario file's path (relative to the plan).
+    pub scenario: Spanned<String>,
+    /// A scenario file's variables, `NAME = "VALUE"` (what `--variable` gives `stackbench load`).
+    #[serde(default)]
+    pub variables: Option<Spanned<BTreeMap<String, String>>>,
     /// What it is written in, free text for reports (`"Go 1.19"`).
     #[serde(default)]
     pub language: Option<String>,
@@ -143,17 +148,6 @@ pub struct ContestantFile {
 /// The duration and CPU list of a plan are those of `stackbench load` (one parser each).
 pub use stackbench_load::{CpuList, Dur};
 
-/// A scenario name, checked while reading.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ScenarioName(pub Scenario);
-
-impl<'de> Deserialize<'de> for ScenarioName {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        s.parse().map(ScenarioName).map_err(serde::de::Error::custom)
-    }
-}
-
 /// Which broken verification rules leave a contestant out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -189,7 +183,7 @@ pub enum Launch {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Contestant {
     pub name: String,
-    pub scenario: Scenario,
+    pub scenario: ScenarioRef,
     pub language: Option<String>,
     pub framework: Option<String>,
     pub launch: Launch,
@@ -307,22 +301,14 @@ impl Plan {
                 }
             }
         }
-        for (scenario, table) in &load {
-            if scenario.parse::<Scenario>().is_err() {
-                return Err(err(
-                    Some(table.span()),
-                    format!(
-                        "[load.{scenario}]: unknown scenario; the scenarios are event-log, dummy, db-read, bubble-sort"
-                    ),
-                ));
-            }
-        }
         if raw.contestants.is_empty() {
             return Err(err(
                 None,
                 "the plan has no [[contestant]]; add at least one (see plans/example.toml)".into(),
             ));
         }
+        // Empty for a plan in the working directory, so that its files are named as written.
+        let plan_dir = path.and_then(Path::parent).unwrap_or(Path::new(""));
         let mut names = BTreeMap::new();
         let mut contestants = Vec::new();
         for c in &raw.contestants {
@@ -358,9 +344,13 @@ impl Plan {
                 return Err(err(span, why));
             }
             check_port(c, &name).map_err(|(sp, m)| err(sp, m))?;
-            contestants
-                .push(resolve(c, &name, &defaults, &load, ctx).map_err(|(sp, m)| err(sp.or(span), m))?);
+            let scenario = scenario::of(c, &name, plan_dir).map_err(|(sp, m)| err(sp, m))?;
+            scenario::check_name(&scenario, &contestants, c.scenario.span()).map_err(|(sp, m)| err(sp, m))?;
+            contestants.push(
+                resolve(c, scenario, &name, &defaults, &load, ctx).map_err(|(sp, m)| err(sp.or(span), m))?,
+            );
         }
+        scenario::check_profiles(&load, &contestants).map_err(|(sp, m)| err(sp, m))?;
         if contestants.len() > limits::CONTESTANTS {
             return Err(err(None, format!("at most {} contestants in a plan", limits::CONTESTANTS)));
         }
@@ -396,7 +386,7 @@ impl Plan {
         let runs = self
             .contestants
             .iter()
-            .map(|c| crate::engine::estimated_runs(c.scenario, &c.profile, rounds))
+            .map(|c| crate::engine::estimated_runs(&c.scenario, &c.profile, rounds))
             .sum::<Duration>()
             + self.cooldown * (self.contestants.len() as u32 * rounds);
         setup + self.precision.and_then(|p| p.max_time).map_or(runs, |t| runs.min(t))
@@ -504,14 +494,15 @@ fn bounded_dur(
     ))
 }
 
+#[allow(clippy::too_many_lines)] // one key after another, in the table's order
 fn resolve(
     c: &ContestantFile,
+    scenario: ScenarioRef,
     name: &str,
     d: &Settings,
     load: &BTreeMap<String, Spanned<profile::Table>>,
     ctx: &PlanContext,
 ) -> Result<Contestant, Located> {
-    let scenario = c.scenario.0;
     let plain = |m: String| (None, format!("contestant {name:?}: {m}"));
     let launch = launch_of(c).map_err(plain)?;
     for s in c.source.iter().flatten() {
@@ -529,7 +520,10 @@ fn resolve(
     if !path.starts_with('/') {
         return Err(plain(format!("`path` must start with '/', got {path:?}")));
     }
-    if scenario == Scenario::DbRead && !path.starts_with("/db/") && matches!(launch, Launch::Command { .. }) {
+    if scenario.builtin() == Some(Scenario::DbRead)
+        && !path.starts_with("/db/")
+        && matches!(launch, Launch::Command { .. })
+    {
         return Err(plain("a db-read contestant needs `path = \"/db/<driver>\"` (e.g. \"/db/sqlite\"): the driver the load goes through".into()));
     }
     let cpus = c.cpus.as_ref().or(d.cpus.as_ref());
@@ -556,7 +550,7 @@ fn resolve(
         Launch::Command { .. } => None,
     };
     profile
-        .check(scenario, load_path.as_deref().unwrap_or(&path))
+        .check(&scenario, load_path.as_deref().unwrap_or(&path))
         .map_err(|(sp, m)| (sp, format!("contestant {name:?}: its {scenario} load profile: {m}")))?;
     let requires = c
         .requires
@@ -752,6 +746,7 @@ fn locate(file: &str, text: &str, span: Option<std::ops::Range<usize>>, message:
 
 pub mod precision;
 pub mod profile;
+pub mod scenario;
 mod size;
 
 pub use size::ByteSize;

@@ -104,6 +104,22 @@ pub fn wait_ready(
     timeout: Duration,
     alive: &mut dyn FnMut() -> bool,
 ) -> Ready {
+    wait_until(started, timeout, alive, &mut |left| {
+        let reply = prober.send(base, &probe.request, left)?;
+        Ok(Judge::new(false)
+            .judge(&probe.outcome, &observe(&reply, probe))
+            .map_err(|v| format!("{}: {v}", probe.rule)))
+    })
+}
+
+/// What [`wait_ready`] does with any probe: `probe(wait)` sends one request
+/// (waiting at most `wait`) and judges its answer.
+pub fn wait_until(
+    started: Instant,
+    timeout: Duration,
+    alive: &mut dyn FnMut() -> bool,
+    probe: &mut dyn FnMut(Duration) -> Result<Result<(), String>, ProbeError>,
+) -> Ready {
     let mut last = "no answer yet".to_owned();
     let mut wrong = None;
     let mut pause = FIRST_PAUSE;
@@ -120,16 +136,14 @@ pub fn wait_ready(
             };
         }
         let this_probe = started.elapsed();
-        match prober.send(base, &probe.request, left.min(Duration::from_secs(2))) {
-            Ok(reply) => match Judge::new(false).judge(&probe.outcome, &observe(&reply, probe)) {
-                Ok(()) => {
-                    return Ready::Yes {
-                        after: started.elapsed(),
-                        resolution: this_probe.saturating_sub(previous_probe),
-                    };
-                }
-                Err(v) => wrong = Some(format!("{}: {v}", probe.rule)),
-            },
+        match probe(left.min(Duration::from_secs(2))) {
+            Ok(Ok(())) => {
+                return Ready::Yes {
+                    after: started.elapsed(),
+                    resolution: this_probe.saturating_sub(previous_probe),
+                };
+            }
+            Ok(Err(why)) => wrong = Some(why),
             Err(ProbeError::Refused) => last = "connection refused".into(),
             Err(e) => last = e.to_string(),
         }
@@ -138,6 +152,8 @@ pub fn wait_ready(
         pause = (pause * 2).min(max_pause(started.elapsed()));
     }
 }
+
+pub mod file;
 
 #[cfg(test)]
 mod tests {
@@ -152,6 +168,16 @@ mod tests {
     }
 
     impl Prober for DummyServer {
+        fn send_http1(
+            &self,
+            _: &str,
+            _: &str,
+            _: &[(&str, &str)],
+            _: &[u8],
+            _: Duration,
+        ) -> Result<Reply, ProbeError> {
+            Err(ProbeError::Other("this fake answers the built-in scenarios' requests only".into()))
+        }
         fn send(&self, _: &str, req: &Request, _: Duration) -> Result<Reply, ProbeError> {
             let mut calls = self.calls.lock().unwrap();
             *calls += 1;
@@ -199,6 +225,16 @@ mod tests {
     /// A server that answers every POST `{"count":1}`, whatever its body.
     struct Lenient;
     impl Prober for Lenient {
+        fn send_http1(
+            &self,
+            _: &str,
+            _: &str,
+            _: &[(&str, &str)],
+            _: &[u8],
+            _: Duration,
+        ) -> Result<Reply, ProbeError> {
+            Err(ProbeError::Other("this fake answers the built-in scenarios' requests only".into()))
+        }
         fn send(&self, _: &str, req: &Request, _: Duration) -> Result<Reply, ProbeError> {
             let (status, body) = match (req.method, req.path.as_str()) {
                 ("POST", "/events") | ("GET", "/events/count") => (200, r#"{"count":1}"#),
@@ -234,6 +270,16 @@ mod tests {
     fn a_contestant_that_dies_is_reported_so() {
         struct DiesAfter<'a>(&'a DummyServer, u32);
         impl Prober for DiesAfter<'_> {
+            fn send_http1(
+                &self,
+                _: &str,
+                _: &str,
+                _: &[(&str, &str)],
+                _: &[u8],
+                _: Duration,
+            ) -> Result<Reply, ProbeError> {
+                Err(ProbeError::Other("this fake answers the built-in scenarios' requests only".into()))
+            }
             fn send(&self, b: &str, r: &Request, t: Duration) -> Result<Reply, ProbeError> {
                 if *self.0.calls.lock().unwrap() >= self.1 {
                     Err(ProbeError::Refused)

@@ -62,8 +62,9 @@ pub fn contestant(stackbench: &str, name: &str) -> PathBuf {
     path
 }
 
-/// Every shipped plan: `plans/*.toml` and each contestant directory's
-/// `plan.toml` (a contestant directory without one fails the test), sorted.
+/// Every shipped plan: `plans/*.toml`, each contestant directory's
+/// `plan.toml` (a contestant directory without one fails the test) and the
+/// example scenarios' plans (`scenarios/examples/*-plan.toml`), sorted.
 pub fn shipped_plans() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut plans: Vec<PathBuf> = std::fs::read_dir(root.join("plans"))
@@ -76,6 +77,11 @@ pub fn shipped_plans() -> Vec<PathBuf> {
         let plan = dir.path().join("plan.toml");
         assert!(plan.exists(), "{} has no plan.toml", dir.path().display());
         plans.push(plan);
+    }
+    for e in std::fs::read_dir(root.join("scenarios/examples")).unwrap().flatten() {
+        if e.file_name().to_string_lossy().ends_with("-plan.toml") {
+            plans.push(e.path());
+        }
     }
     plans.sort();
     plans

@@ -31,7 +31,13 @@ impl Orchestrator<'_, '_> {
         });
         let url = format!("{base}{}", path_of(c));
         let bracket = self.brackets.get(&i).copied();
-        let job = LoadJob { url, scenario: c.scenario, profile: c.profile.clone(), cpus: load_cpus, bracket };
+        let job = LoadJob {
+            url,
+            scenario: c.scenario.clone(),
+            profile: c.profile.clone(),
+            cpus: load_cpus,
+            bracket,
+        };
         self.say(&format!("[{nth}/{total}] {name} repetition {rep}: load on {}", job.url));
         let interval = self.plan.sample_interval;
         let mut started = started;

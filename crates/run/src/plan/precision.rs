@@ -92,7 +92,7 @@ impl Plan {
         let cost = |n: u32| {
             self.contestants
                 .iter()
-                .map(|c| crate::engine::estimated_runs(c.scenario, &c.profile, n))
+                .map(|c| crate::engine::estimated_runs(&c.scenario, &c.profile, n))
                 .sum::<Duration>()
                 + self.cooldown * (self.contestants.len() as u32 * n)
         };

@@ -10,8 +10,9 @@ use std::ops::Range;
 
 use serde::Deserialize as _;
 use stackbench_load::LoadOptions;
-use stackbench_scenarios::Scenario;
 use toml::Spanned;
+
+use super::ScenarioRef;
 
 /// A load table as written: each key and value with its place in the plan text.
 pub type Table = BTreeMap<Spanned<String>, Spanned<toml::Value>>;
@@ -67,7 +68,7 @@ impl Profile {
 
     /// Checks the profile as `stackbench load` would check these flags, for a
     /// contestant whose load goes to `path`.
-    pub fn check(&self, scenario: Scenario, path: &str) -> Result<(), (Option<Range<usize>>, String)> {
+    pub fn check(&self, scenario: &ScenarioRef, path: &str) -> Result<(), (Option<Range<usize>>, String)> {
         for (key, span) in &self.spans {
             let at = Some(span.clone());
             if let Some(why) = refused(key) {
@@ -89,10 +90,7 @@ impl Profile {
                 return Err((at, key_error(key, e.message())));
             }
         }
-        let mut table = self.table.clone();
-        table.insert("scenario".into(), toml::Value::String(scenario.name().into()));
-        let options = LoadOptions::deserialize(toml::Value::Table(table))
-            .map_err(|e| (None, e.message().trim().to_owned()))?;
+        let options = crate::engine::options(scenario, &self.table).map_err(|e| (None, e))?;
         options.to_spec(&format!("http://127.0.0.1:9{path}")).map(drop).map_err(|e| {
             let message = e.to_string();
             (self.span_named(&message), message)
@@ -121,6 +119,7 @@ fn key_error(key: &str, message: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use stackbench_scenarios::Scenario;
 
     fn profile(text: &str) -> Profile {
         let t: BTreeMap<String, Table> = toml::from_str(text).unwrap();
@@ -128,7 +127,7 @@ mod tests {
     }
 
     fn refusal(text: &str) -> (Option<Range<usize>>, String) {
-        profile(text).check(Scenario::Dummy, "/").unwrap_err()
+        profile(text).check(&Scenario::Dummy.into(), "/").unwrap_err()
     }
 
     #[test]
@@ -138,7 +137,7 @@ mod tests {
         assert_eq!(p.table["connections"].as_integer(), Some(7));
         assert_eq!(&text[p.spans["connections"].clone()], "7");
         assert_eq!(&text[p.spans["duration"].clone()], "\"1s\"");
-        assert!(p.check(Scenario::Dummy, "/").is_ok());
+        assert!(p.check(&Scenario::Dummy.into(), "/").is_ok());
     }
 
     #[test]

@@ -1,0 +1,126 @@
+//! The lifecycle's steps for a contestant that serves a scenario file
+//! (`scenario = "x.toml"`): verification by the file's own cases
+//! ([`crate::verify::file`]), its `[reset]` (a command run before every start,
+//! as the plan's `reset` is, from the scenario file's directory; or requests
+//! sent once the contestant is ready, before each measured run), and
+//! readiness: a built-in scenario's verified probe, or for a file any HTTP
+//! answer at the contestant's path.
+
+use std::time::Instant;
+
+use stackbench_hurl::scenario::Reset;
+use stackbench_record::store::Verification;
+use stackbench_scenarios::verify::{VerifyOptions, ready_probe};
+
+use super::{Contestant, Orchestrator, RESET_TIMEOUT, RunError, Started, path_of};
+use crate::plan::{FileScenario, ScenarioRef};
+use crate::process::{LaunchSpec, Process};
+use crate::verify::{Ready, file, wait_ready, wait_until};
+
+impl Orchestrator<'_, '_> {
+    /// Runs `argv` (a scenario file's `[reset] command`) to its end from the
+    /// file's directory, its output in the contestant's log.
+    fn scenario_command(&self, c: &Contestant, f: &FileScenario, argv: &[String]) -> Result<(), String> {
+        let spec = LaunchSpec {
+            argv: argv.to_vec(),
+            env: std::collections::BTreeMap::new(),
+            cwd: Some(f.dir().to_owned()),
+            cpus: None,
+            cgroup_procs: Vec::new(),
+            log: Some(self.store.log_path(&c.name)),
+        };
+        match self.deps.launcher.run(&spec, RESET_TIMEOUT, &self.opts.interrupt) {
+            Ok(out) if out.success() => Ok(()),
+            Ok(out) if out.interrupted => Err("interrupted".into()),
+            Ok(out) => {
+                let how = out.exit.map_or_else(
+                    || format!("did not finish within {RESET_TIMEOUT:?}"),
+                    |e| format!("failed with {e}"),
+                );
+                Err(format!("`{}` {how}: {}", spec.display(), out.tail))
+            }
+            Err(e) => Err(format!("`{}`: {e}", spec.display())),
+        }
+    }
+
+    /// The scenario file's `[reset] command`, before a start. `false`: it
+    /// failed (an incident was recorded) or was interrupted.
+    pub(super) fn reset_before_start(&mut self, i: usize, rep: Option<u32>) -> Result<bool, RunError> {
+        let c = &self.plan.contestants[i];
+        let Some(f) = c.scenario.file() else { return Ok(true) };
+        let Some(Reset::Command(argv)) = &f.scenario.reset else { return Ok(true) };
+        match self.scenario_command(c, f, argv) {
+            Ok(()) => Ok(true),
+            Err(_) if self.interrupted() => Ok(false),
+            Err(why) => {
+                self.incident(i, "reset", "failed", format!("the scenario file's reset: {why}"), rep)?;
+                Ok(false)
+            }
+        }
+    }
+
+    /// Once a contestant is ready: before a measured run, the scenario file's
+    /// `[reset]` requests. `None`: they failed (an incident was recorded) and
+    /// the contestant is stopped.
+    pub(super) fn after_ready(
+        &mut self,
+        i: usize,
+        phase: &str,
+        rep: Option<u32>,
+        started: Started,
+    ) -> Result<Option<Started>, RunError> {
+        let c = &self.plan.contestants[i];
+        let Some(f) = c.scenario.file().filter(|_| phase == "run") else { return Ok(Some(started)) };
+        let defined: Vec<(&str, &str)> = f.variables.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let url = format!("{}{}", started.base, path_of(c));
+        match file::reset_requests(self.deps.prober, &f.scenario, &url, &defined) {
+            Ok(()) => Ok(Some(started)),
+            Err(why) => {
+                self.stop(i, started, &[], rep)?;
+                self.incident(i, "reset", "failed", format!("the scenario file's reset: {why}"), rep)?;
+                Ok(None)
+            }
+        }
+    }
+
+    /// Runs the scenario file's verification cases against the contestant at `base`.
+    pub(super) fn verify_file(
+        &self,
+        c: &Contestant,
+        f: &FileScenario,
+        base: &str,
+        process: Option<&mut dyn Process>,
+    ) -> Verification {
+        let defined: Vec<(&str, &str)> = f.variables.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let mut process = process;
+        let mut exited = || process.as_mut().and_then(|p| p.try_exit()).map(|e| e.to_string());
+        let mut command = |argv: &[String]| self.scenario_command(c, f, argv);
+        let url = format!("{base}{}", path_of(c));
+        let v = file::verify(self.deps.prober, &f.scenario, &url, &defined, &mut command, &mut exited);
+        file::record(&v)
+    }
+
+    /// Waits for the contestant's first verified answer: a built-in
+    /// scenario's probe, or for a scenario file any HTTP answer at its path.
+    pub(super) fn wait(
+        &self,
+        c: &Contestant,
+        base: &str,
+        t0: Instant,
+        alive: &mut dyn FnMut() -> bool,
+    ) -> Result<Ready, RunError> {
+        Ok(match &c.scenario {
+            ScenarioRef::Builtin(s) => {
+                let opts = VerifyOptions { base_path: c.path.clone(), ..VerifyOptions::default() };
+                let probe = ready_probe(*s, &opts).map_err(|e| RunError::Refused(e.to_string()))?;
+                wait_ready(self.deps.prober, base, &probe, t0, c.ready_timeout, alive)
+            }
+            ScenarioRef::File(_) => {
+                let url = format!("{base}{}", path_of(c));
+                wait_until(t0, c.ready_timeout, alive, &mut |wait| {
+                    file::any_answer(self.deps.prober, &url, wait).map(Ok)
+                })
+            }
+        })
+    }
+}
