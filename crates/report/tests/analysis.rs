@@ -441,6 +441,12 @@ fn precision_rounds_are_judged_at_their_per_look_level() {
         "{}",
         st.summary
     );
+    // The count of pairs decided agrees with what the rounds printed as they went.
+    let pairs: Vec<_> = a.scenarios.iter().flat_map(|s| &s.precision).collect();
+    let decided =
+        pairs.iter().filter(|p| stackbench_report::analysis::stopping::decided(p, false).is_some()).count();
+    let counts = format!("{decided} of {} pairs decided, {unmet} wider than ±3%", pairs.len());
+    assert!(st.summary.contains(&counts), "{} lacks {counts}", st.summary);
     let render = |f| stackbench_report::render(&a, f, &stackbench_report::RenderOptions::default());
     let text = render(stackbench_report::Format::Terminal);
     assert!(text.contains(&format!("precision: {}", st.summary)), "{text}");

@@ -36,8 +36,11 @@ pub(super) fn report(s: &Stopping, scenarios: &[ScenarioReport]) -> StoppingRepo
             "interrupted" => "the run was interrupted".to_owned(),
             other => format!("stopped ({other})"),
         };
+        // Decided (which is better, or a tie within the precision) is what
+        // the rounds printed as they went; wider is what the precision asked.
+        let decided = pairs.iter().filter(|p| decided(p, false).is_some()).count();
         format!(
-            "{asked} not met after {rounds}: {why}; {unmet} of {} pairs stay wider ({level})",
+            "{asked} not met after {rounds}: {why}; {decided} of {} pairs decided, {unmet} wider than {asked} ({level})",
             pairs.len()
         )
     };
