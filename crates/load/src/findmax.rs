@@ -15,7 +15,8 @@
 //! Without `--start-rate` a closed-model probe (one step of `-c` users, 64 by
 //! default) measures what the target does flat out; the doubling starts at
 //! half of it. A plan's later repetitions pass the bracket of the first one
-//! and go straight to bisecting it.
+//! and go straight to bisecting it; when what held there breaks now, the
+//! search halves down until a rate holds and bisects once more.
 //!
 //! The search is written against [`Stepper`], so its logic is tested with a
 //! model of a server of known capacity; [`EngineStepper`] runs real steps.
@@ -161,6 +162,13 @@ struct Outcome {
 /// The lowest rate a search tries.
 const FLOOR: f64 = 1.0;
 
+/// How confirming a rate ended.
+enum Confirmed {
+    Held(f64),
+    Broke,
+    Interrupted,
+}
+
 struct State<'a> {
     search: &'a SearchSpec,
     stepper: &'a mut dyn Stepper,
@@ -224,43 +232,99 @@ impl State<'_> {
                 }
             }
         }
-        if ended == "converged" {
-            while let (Some(a), Some(b)) = (lo, hi) {
-                if stop.is_stopped() {
-                    return Ok(Outcome { ended: "interrupted", lo, hi, sustained: None });
-                }
-                if (b - a) / a <= search.precision || b - a < 2.0 {
-                    break;
-                }
-                let mid = f64::midpoint(a, b).round();
-                if self.rate("bisect", mid)? {
-                    lo = Some(mid);
-                    if self.saturated_at == Some(mid) {
-                        ended = "saturated";
-                        break;
-                    }
-                } else {
-                    hi = Some(mid);
-                }
-            }
+        if ended == "converged" && !self.bisect(stop, &mut lo, &mut hi, &mut ended)? {
+            return Ok(Outcome { ended: "interrupted", lo, hi, sustained: None });
         }
-        // Confirm the best passing rate once more; if it breaks now, step down
-        // by the precision (at most three times) rather than report a rate that
-        // did not hold twice.
-        let mut rate = lo;
-        for _ in 0..3 {
-            let Some(r) = rate else { break };
+        match self.confirm(stop, &mut lo, &mut hi)? {
+            Confirmed::Held(r) => return Ok(Outcome { ended, lo, hi, sustained: Some(r) }),
+            Confirmed::Interrupted => return Ok(Outcome { ended: "interrupted", lo, hi, sustained: None }),
+            Confirmed::Broke => {}
+        }
+        // What held before (an earlier repetition's bracket, or this search's
+        // own steps) broke when confirmed: the target is slower now (a JIT not
+        // warm yet, a noisy neighbour). Once, halve below the lowest rate that
+        // broke until one holds, bisect again and confirm, rather than end
+        // with nothing where a lower rate would have held.
+        let Some(broke) = hi else { return Ok(Outcome { ended: "nothing_met", lo, hi, sustained: None }) };
+        let mut rate = (broke / 2.0).round().max(FLOOR);
+        loop {
             if stop.is_stopped() {
                 return Ok(Outcome { ended: "interrupted", lo, hi, sustained: None });
             }
-            if self.rate("confirm", r)? {
-                return Ok(Outcome { ended, lo, hi, sustained: Some(r) });
+            if self.rate("down", rate)? {
+                lo = Some(rate);
+                break;
             }
-            hi = Some(hi.map_or(r, |h| h.min(r)));
-            lo = None;
-            rate = Some((r * (1.0 - search.precision)).round().max(FLOOR)).filter(|&x| x < r);
+            hi = Some(rate);
+            if rate <= FLOOR {
+                return Ok(Outcome { ended: "nothing_met", lo, hi, sustained: None });
+            }
+            rate = (rate / 2.0).round().max(FLOOR);
         }
-        Ok(Outcome { ended: "nothing_met", lo, hi, sustained: None })
+        ended = if self.saturated_at.is_some_and(|s| s <= rate) { "saturated" } else { "converged" };
+        if ended == "converged" && !self.bisect(stop, &mut lo, &mut hi, &mut ended)? {
+            return Ok(Outcome { ended: "interrupted", lo, hi, sustained: None });
+        }
+        match self.confirm(stop, &mut lo, &mut hi)? {
+            Confirmed::Held(r) => Ok(Outcome { ended, lo, hi, sustained: Some(r) }),
+            Confirmed::Interrupted => Ok(Outcome { ended: "interrupted", lo, hi, sustained: None }),
+            Confirmed::Broke => Ok(Outcome { ended: "nothing_met", lo, hi, sustained: None }),
+        }
+    }
+
+    /// Bisects between the rate that held (`lo`) and the one that broke (`hi`)
+    /// to the precision; `false` when stopped.
+    fn bisect(
+        &mut self,
+        stop: &Stop,
+        lo: &mut Option<f64>,
+        hi: &mut Option<f64>,
+        ended: &mut &'static str,
+    ) -> Result<bool, Halt> {
+        while let (Some(a), Some(b)) = (*lo, *hi) {
+            if stop.is_stopped() {
+                return Ok(false);
+            }
+            if (b - a) / a <= self.search.precision || b - a < 2.0 {
+                break;
+            }
+            let mid = f64::midpoint(a, b).round();
+            if self.rate("bisect", mid)? {
+                *lo = Some(mid);
+                if self.saturated_at == Some(mid) {
+                    *ended = "saturated";
+                    break;
+                }
+            } else {
+                *hi = Some(mid);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Confirms the best passing rate once more; if it breaks now, steps down
+    /// by the precision (at most three times) rather than report a rate that
+    /// did not hold twice.
+    fn confirm(
+        &mut self,
+        stop: &Stop,
+        lo: &mut Option<f64>,
+        hi: &mut Option<f64>,
+    ) -> Result<Confirmed, Halt> {
+        let mut rate = *lo;
+        for _ in 0..3 {
+            let Some(r) = rate else { break };
+            if stop.is_stopped() {
+                return Ok(Confirmed::Interrupted);
+            }
+            if self.rate("confirm", r)? {
+                return Ok(Confirmed::Held(r));
+            }
+            *hi = Some(hi.map_or(r, |h| h.min(r)));
+            *lo = None;
+            rate = Some((r * (1.0 - self.search.precision)).round().max(FLOOR)).filter(|&x| x < r);
+        }
+        Ok(Confirmed::Broke)
     }
 
     /// Runs a rate step; returns whether it held.
@@ -448,6 +512,27 @@ mod tests {
         assert!(found.steps.iter().all(|s| s.phase == "bisect" || s.phase == "confirm"), "{found:?}");
         assert!((2..=5).contains(&found.steps.len()), "{found:?}");
         assert!(found.sustained_rps.unwrap() <= 41_234.0);
+    }
+
+    /// A later repetition whose target is slower than the bracket it was given
+    /// (a JIT still cold, a noisy neighbour) halves down and still finds its
+    /// rate, in a bounded number of steps; one that holds nothing ends with nothing.
+    #[test]
+    fn a_bracket_that_breaks_now_halves_down_to_the_rate_that_holds() {
+        for capacity in [20_000.0, 9_000.0, 1_234.0] {
+            let mut server = Server { capacity, generator_limit: f64::INFINITY, calls: Vec::new() };
+            let found = search(&mut server, &spec(Some([40_000.0, 42_000.0]), None));
+            let sustained = found.sustained_rps.unwrap_or_else(|| panic!("{capacity}: {found:?}"));
+            assert!(sustained <= capacity && sustained >= capacity * 0.95 - 1.0, "{capacity}: {found:?}");
+            assert!(found.steps.iter().any(|s| s.phase == "down"), "{found:?}");
+            assert_eq!(found.steps.last().map(|s| s.phase.as_str()), Some("confirm"));
+            assert_eq!(found.ended, "converged");
+            assert!(found.steps.len() <= 20, "{} steps: {found:?}", found.steps.len());
+        }
+        let mut server = Server { capacity: 0.5, generator_limit: f64::INFINITY, calls: Vec::new() };
+        let found = search(&mut server, &spec(Some([40_000.0, 42_000.0]), None));
+        assert_eq!((found.sustained_rps, found.ended.as_str()), (None, "nothing_met"), "{found:?}");
+        assert!(found.steps.len() <= 25, "{} steps", found.steps.len());
     }
 
     /// The generator saturating before any objective broke: a lower bound, said so.
