@@ -39,7 +39,7 @@ pub enum Command {
         stackbench run --resume results/2025-12-01T10-32-05Z\n\n\
         Every plan key: plans/example.toml and docs/plan.md. Ctrl-C saves the current run and stops."))]
     Run(crate::run::RunArgs),
-    /// The default benchmark: every scenario on the Rust contestants, no database needed (~3 min).
+    /// The default benchmark: every scenario on the Rust contestants and `dummy` in each other language the machine has; no database needed (~5 min once packages are installed).
     #[command(after_help = exit::after_help("bench", "Examples:\n  stackbench bench\n  stackbench bench --full --out results/full\n\n\
         Runs plans/quick.toml (built in): rounds until every ratio is known to ±5% (at most 5 rounds and 4 minutes \
         of them; --precision, --max-repetitions and --max-time change that), then prints the comparison, \

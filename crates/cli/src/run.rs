@@ -41,7 +41,7 @@ pub struct RunArgs {
 pub struct BenchArgs {
     /// The original experiments' durations (5-minute event-log runs, 10-minute bubble-sort runs,
     /// capacity searches of 10-second steps) instead of the short profiles: about 80 minutes on
-    /// 2 cores, where the default takes about 3.
+    /// 2 cores, where the default takes about 5.
     #[arg(long)]
     pub full: bool,
     #[command(flatten)]
