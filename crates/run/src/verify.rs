@@ -316,8 +316,10 @@ mod tests {
             after >= Duration::from_micros(1_550) && after < t0.elapsed() + Duration::from_micros(1),
             "{after:?}"
         );
+        // The last pause asked is 800 µs; what a sleep takes on a loaded machine is the
+        // kernel's business (3.1 ms was seen while a build ran), so only its order is checked.
         assert!(
-            resolution >= Duration::from_micros(800) && resolution < Duration::from_millis(3),
+            resolution >= Duration::from_micros(800) && resolution < Duration::from_millis(50),
             "{resolution:?}"
         );
         assert_eq!(max_pause(Duration::from_millis(5)), Duration::from_millis(1));
