@@ -176,7 +176,7 @@ fn notes(measured: &[(ContestantReport, Estimate)], by_cost: bool, lower_bound: 
         .collect();
     if !warmups.is_empty() {
         notes.push(format!(
-            "Warm-up, kept apart from the measured window (time to steady state by the same test, median              over runs): {}.",
+            "Warm-up, kept apart from the measured window (time to steady state by the same test, median over runs): {}.",
             warmups.join("; ")
         ));
     }
