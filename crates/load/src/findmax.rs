@@ -232,44 +232,41 @@ impl State<'_> {
                 }
             }
         }
-        if ended == "converged" && !self.bisect(stop, &mut lo, &mut hi, &mut ended)? {
-            return Ok(Outcome { ended: "interrupted", lo, hi, sustained: None });
-        }
-        match self.confirm(stop, &mut lo, &mut hi)? {
-            Confirmed::Held(r) => return Ok(Outcome { ended, lo, hi, sustained: Some(r) }),
-            Confirmed::Interrupted => return Ok(Outcome { ended: "interrupted", lo, hi, sustained: None }),
-            Confirmed::Broke => {}
-        }
         // What held before (an earlier repetition's bracket, or this search's
-        // own steps) broke when confirmed: the target is slower now (a JIT not
-        // warm yet, a noisy neighbour). Once, halve below the lowest rate that
-        // broke until one holds, bisect again and confirm, rather than end
-        // with nothing where a lower rate would have held.
-        let Some(broke) = hi else { return Ok(Outcome { ended: "nothing_met", lo, hi, sustained: None }) };
-        let mut rate = (broke / 2.0).round().max(FLOOR);
-        loop {
-            if stop.is_stopped() {
+        // own steps) may break when confirmed: the target is slower now (a JIT
+        // not warm yet, a noisy neighbour). Then, once, halve below the lowest
+        // rate that broke until one holds, and bisect and confirm again,
+        // rather than end with nothing where a lower rate would have held.
+        for second_pass in [false, true] {
+            if ended == "converged" && !self.bisect(stop, &mut lo, &mut hi, &mut ended)? {
                 return Ok(Outcome { ended: "interrupted", lo, hi, sustained: None });
             }
-            if self.rate("down", rate)? {
-                lo = Some(rate);
-                break;
+            match self.confirm(stop, &mut lo, &mut hi)? {
+                Confirmed::Held(r) => return Ok(Outcome { ended, lo, hi, sustained: Some(r) }),
+                Confirmed::Interrupted => {
+                    return Ok(Outcome { ended: "interrupted", lo, hi, sustained: None });
+                }
+                Confirmed::Broke => {}
             }
-            hi = Some(rate);
-            if rate <= FLOOR {
-                return Ok(Outcome { ended: "nothing_met", lo, hi, sustained: None });
+            let Some(broke) = hi.filter(|_| !second_pass) else { break };
+            let mut rate = (broke / 2.0).round().max(FLOOR);
+            loop {
+                if stop.is_stopped() {
+                    return Ok(Outcome { ended: "interrupted", lo, hi, sustained: None });
+                }
+                if self.rate("down", rate)? {
+                    lo = Some(rate);
+                    break;
+                }
+                hi = Some(rate);
+                if rate <= FLOOR {
+                    return Ok(Outcome { ended: "nothing_met", lo, hi, sustained: None });
+                }
+                rate = (rate / 2.0).round().max(FLOOR);
             }
-            rate = (rate / 2.0).round().max(FLOOR);
+            ended = if self.saturated_at.is_some_and(|s| s <= rate) { "saturated" } else { "converged" };
         }
-        ended = if self.saturated_at.is_some_and(|s| s <= rate) { "saturated" } else { "converged" };
-        if ended == "converged" && !self.bisect(stop, &mut lo, &mut hi, &mut ended)? {
-            return Ok(Outcome { ended: "interrupted", lo, hi, sustained: None });
-        }
-        match self.confirm(stop, &mut lo, &mut hi)? {
-            Confirmed::Held(r) => Ok(Outcome { ended, lo, hi, sustained: Some(r) }),
-            Confirmed::Interrupted => Ok(Outcome { ended: "interrupted", lo, hi, sustained: None }),
-            Confirmed::Broke => Ok(Outcome { ended: "nothing_met", lo, hi, sustained: None }),
-        }
+        Ok(Outcome { ended: "nothing_met", lo, hi, sustained: None })
     }
 
     /// Bisects between the rate that held (`lo`) and the one that broke (`hi`)
