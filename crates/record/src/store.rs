@@ -112,6 +112,10 @@ pub struct ContestantRecord {
     pub lockfiles: Vec<Lockfile>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub build_s: Option<f64>,
+    /// Its build ran while other contestants' builds ran (`builds = "concurrent"`):
+    /// `build_s` is the time it took beside them, not alone.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub build_concurrent: bool,
     /// Exec to first verified answer, ms, one per successful trial.
     #[serde(default)]
     pub cold_start_ms: Vec<f64>,
@@ -438,6 +442,7 @@ mod tests {
             toolchains: BTreeMap::new(),
             lockfiles: Vec::new(),
             build_s: None,
+            build_concurrent: false,
             cold_start_ms: vec![3.0, 4.0],
             cold_start: Some(Quantiles::of(&[3.0, 4.0])),
             cold_start_resolution_ms: Some(0.4),

@@ -324,6 +324,7 @@ pub fn contestant(
             Vec::new()
         },
         build_s: artifact_bytes.map(|_| 41.5),
+        build_concurrent: false,
         cold_start: (!cold.is_empty()).then(|| Quantiles::of(&cold)),
         cold_start_resolution_ms: (!cold.is_empty()).then_some(0.8),
         cold_start_ms: cold,

@@ -25,7 +25,7 @@ use stackbench_scenarios::verify::VerifyOptions;
 use crate::cgroup::{LimitGroup, LimitRequest, Limiter};
 use crate::client::Prober;
 use crate::load::{Cancel, LoadDriver, LoadJob};
-use crate::plan::{Contestant, Launch, LimitsMode, Plan, ScenarioRef, VerifyMode};
+use crate::plan::{BuildsMode, Contestant, Launch, LimitsMode, Plan, ScenarioRef, VerifyMode};
 use crate::process::{LaunchSpec, Launcher, Process};
 use crate::sampler::ProcSource;
 use crate::store::{ResultStore, now_ms};
@@ -259,6 +259,7 @@ impl Orchestrator<'_, '_> {
             self.store.dir.display(),
             self.plan.contestants.len(),
         ));
+        let mut pending = Vec::new();
         for (i, limits) in limits_ok.into_iter().enumerate() {
             let c = &self.plan.contestants[i];
             let existing = self.store.contestants.iter().find(|r| r.name == c.name).cloned();
@@ -273,6 +274,7 @@ impl Orchestrator<'_, '_> {
                 toolchains: std::collections::BTreeMap::new(),
                 lockfiles: Vec::new(),
                 build_s: None,
+                build_concurrent: false,
                 cold_start_ms: Vec::new(),
                 cold_start: None,
                 cold_start_resolution_ms: None,
@@ -285,11 +287,19 @@ impl Orchestrator<'_, '_> {
                 if !v.passed {
                     self.live[i].reason = Some("failed verification (earlier)".into());
                 }
-            } else if self.interrupted() {
-                break;
             } else {
-                self.setup(i)?;
+                pending.push(i);
             }
+        }
+        let mut built = match self.plan.builds {
+            BuildsMode::Concurrent => self.build_concurrently(&pending),
+            BuildsMode::InTurn => BTreeMap::new(),
+        };
+        for i in pending {
+            if self.interrupted() {
+                break;
+            }
+            self.setup(i, built.remove(&i))?;
         }
         let eligible: Vec<usize> = (0..self.live.len()).filter(|&i| self.live[i].eligible).collect();
         let done: std::collections::BTreeSet<(usize, u32)> = self
@@ -396,8 +406,8 @@ impl Orchestrator<'_, '_> {
         }
     }
 
-    /// Build, artifact, cold starts, verification.
-    fn setup(&mut self, i: usize) -> Result<(), RunError> {
+    /// Build (unless `built` ran it already), artifact, cold starts, verification.
+    fn setup(&mut self, i: usize, built: Option<builds::Built>) -> Result<(), RunError> {
         let c = &self.plan.contestants[i];
         let _ = std::fs::create_dir_all(self.scratch.join(stackbench_record::store::file_safe(&c.name)));
         self.say(&format!("{} ({}):", c.name, c.scenario.described()));
@@ -415,29 +425,10 @@ impl Orchestrator<'_, '_> {
             self.incident(i, "build", "skipped", why.clone(), None)?;
             return self.skip_or_leave_out(i, why);
         }
-        if let Some(build) = &c.build {
-            let spec = self.spec(c, build, None);
-            self.say(&format!("  build: {}", spec.display()));
-            match self.deps.launcher.run(&spec, BUILD_TIMEOUT, &self.opts.interrupt) {
-                Ok(out) if out.interrupted => return Ok(()),
-                Ok(out) if out.success() => self.live[i].record.build_s = Some(out.elapsed.as_secs_f64()),
-                Ok(out) => {
-                    let how = out.exit.map_or_else(|| "timed out".to_owned(), |e| format!("failed with {e}"));
-                    self.incident(
-                        i,
-                        "build",
-                        "failed",
-                        format!("`{}` {how}: {}", spec.display(), out.tail),
-                        None,
-                    )?;
-                    return self.skip_or_leave_out(i, "build failed".into());
-                }
-                Err(e) => {
-                    self.incident(i, "build", "failed", e.to_string(), None)?;
-                    return self.skip_or_leave_out(i, "build failed".into());
-                }
-            }
+        if !self.build(i, built)? {
+            return Ok(());
         }
+        let c = &self.plan.contestants[i];
         if let Some(artifact) = &c.artifact {
             let vars = self.vars(c, None);
             let path = PathBuf::from(expand(artifact, &vars));
@@ -747,6 +738,7 @@ fn artifact_size(path: &Path, meta: &std::fs::Metadata) -> u64 {
         .map_or(0, |d| d.flatten().map(|e| e.metadata().map_or(0, |m| artifact_size(&e.path(), &m))).sum())
 }
 
+mod builds;
 mod file;
 mod measure;
 mod rounds;

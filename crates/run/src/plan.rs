@@ -80,6 +80,8 @@ pub struct Settings {
     pub max_repetitions: Option<Spanned<u32>>,
     /// Plan-level: the budget of `precision`, in time.
     pub max_time: Option<Spanned<Dur>>,
+    /// Plan-level: run the contestants' builds one after another (the default) or all at once.
+    pub builds: Option<BuildsMode>,
 }
 
 /// A `[[contestant]]` as written.
@@ -169,6 +171,20 @@ pub enum LimitsMode {
     BestEffort,
 }
 
+/// How the contestants' `build` commands run, before any is started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BuildsMode {
+    /// One after another, each with the machine to itself: its `build_s` is its own (the default).
+    #[default]
+    InTurn,
+    /// All at once, before the first contestant's cold starts: one language's
+    /// compile uses the cores another's download leaves idle. For builds that
+    /// share nothing (no directory, no database); identical commands still run
+    /// in turn. Each `build_s` is then measured beside the others, and recorded so.
+    Concurrent,
+}
+
 /// How a contestant is reached.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Launch {
@@ -228,6 +244,7 @@ pub struct Plan {
     pub seed: Option<u64>,
     pub sample_interval: Duration,
     pub cooldown: Duration,
+    pub builds: BuildsMode,
     pub contestants: Vec<Contestant>,
     /// The variant applied, if any.
     pub variant: Option<String>,
@@ -369,6 +386,7 @@ impl Plan {
             seed: defaults.seed,
             sample_interval: sample_interval.unwrap_or(DEFAULT_SAMPLE_INTERVAL),
             cooldown: cooldown.unwrap_or(Duration::ZERO),
+            builds: defaults.builds.unwrap_or_default(),
             contestants,
             variant: ctx.variant.clone(),
         })
@@ -437,7 +455,8 @@ fn overlay_settings(base: &mut Settings, over: &Settings) {
         verify,
         precision,
         max_repetitions,
-        max_time
+        max_time,
+        builds
     );
 }
 

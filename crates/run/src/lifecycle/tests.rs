@@ -40,6 +40,7 @@ struct World {
     rates: std::collections::VecDeque<f64>,
     /// `DELETE /todos` requests answered (a scenario file's reset).
     deletes: u32,
+    peers: builds::Peers,
 }
 
 type Shared = Arc<Mutex<World>>;
@@ -61,6 +62,9 @@ impl Launcher for FakeLauncher {
                 source: std::io::Error::from(std::io::ErrorKind::NotFound),
                 hint: String::new(),
             });
+        }
+        if let Some(n) = kind.strip_prefix("peer:") {
+            return Ok(builds::peer(&self.0, n.parse().unwrap(), spec));
         }
         let mut w = self.0.lock().unwrap();
         w.spawned.push(spec.argv.join(" "));
@@ -785,4 +789,5 @@ fn a_time_budget_alone_sizes_the_looks_to_the_rounds_it_holds() {
     assert_eq!(p.precision.unwrap().max_repetitions, 12);
 }
 
+mod builds;
 mod file;
