@@ -172,6 +172,21 @@ pub fn ratio(r: f64) -> String {
     if r.is_finite() { format!("{r:.2}") } else { "∞".into() }
 }
 
+/// A ratio and its interval `[lo, hi]`, as hyperfine says it, `1.74 ± 0.03`,
+/// when the interval is about symmetric around it (one side at most 1.5
+/// times the other) and `±` cannot suggest a ratio below 0; otherwise the
+/// ends, `9.54 (0.07..328.41)`: a ratio interval is symmetric on a log scale,
+/// and `9.54 ± 318.87` would misstate both ends.
+pub fn ratio_interval(value: f64, lo: f64, hi: f64) -> String {
+    let (below, above) = ((value - lo).max(0.0), (hi - value).max(0.0));
+    let (near, far) = (below.min(above), below.max(above));
+    if far <= 1.5 * near && value - far > 0.0 || far == 0.0 {
+        format!("{} ± {}", ratio(value), ratio(far))
+    } else {
+        format!("{} ({}..{})", ratio(value), ratio(lo), ratio(hi))
+    }
+}
+
 /// A signed change in percent: `+3.8%`, `−12%`.
 pub fn change(fraction: f64) -> String {
     let p = fraction * 100.0;
@@ -186,6 +201,17 @@ pub fn change(fraction: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ratio_intervals_use_plus_minus_only_when_about_symmetric() {
+        assert_eq!(ratio_interval(1.74, 1.71, 1.77), "1.74 ± 0.03");
+        assert_eq!(ratio_interval(3.11, 1.87, 4.85), "3.11 ± 1.74");
+        assert_eq!(ratio_interval(9.54, 0.07, 328.41), "9.54 (0.07..328.41)");
+        assert_eq!(ratio_interval(1.2, 0.3, 2.1), "1.20 ± 0.90");
+        assert_eq!(ratio_interval(1.08, 0.72, 1.60), "1.08 ± 0.52", "0.52 is 1.44 times 0.36");
+        assert_eq!(ratio_interval(2.72, 0.43, 6.85), "2.72 (0.43..6.85)", "± 4.13 would reach below 0");
+        assert_eq!(ratio_interval(2.0, 2.0, 2.0), "2.00 ± 0.00");
+    }
 
     #[test]
     fn numbers_read_well() {

@@ -255,17 +255,15 @@ fn statement(name: &str, est: &Estimate, base: &str, base_est: &Estimate, level:
         (Some(ci), Some(true)) => (
             Verdict::Faster,
             format!(
-                "'{hi}' ran {} ± {} times more requests than '{lo}'",
-                fmt::ratio(r.value),
-                fmt::ratio(ci.plus_minus(r.value))
+                "'{hi}' ran {} times more requests than '{lo}'",
+                fmt::ratio_interval(r.value, ci.lo, ci.hi)
             ),
         ),
         (Some(ci), _) => (
             Verdict::Tied,
             format!(
-                "'{hi}' and '{lo}' are statistically tied: '{hi}' ran {} ± {} times the requests of '{lo}'",
-                fmt::ratio(r.value),
-                fmt::ratio(ci.plus_minus(r.value))
+                "'{hi}' and '{lo}' are statistically tied: '{hi}' ran {} times the requests of '{lo}'",
+                fmt::ratio_interval(r.value, ci.lo, ci.hi)
             ),
         ),
         (None, _) => (
@@ -298,17 +296,15 @@ fn cost_statement(name: &str, est: &Estimate, base: &str, base_est: &Estimate, l
         (Some(ci), Some(true)) => (
             Verdict::Faster,
             format!(
-                "'{hi}' used {} ± {} times the CPU per correct answer of '{lo}'",
-                fmt::ratio(r.value),
-                fmt::ratio(ci.plus_minus(r.value))
+                "'{hi}' used {} times the CPU per correct answer of '{lo}'",
+                fmt::ratio_interval(r.value, ci.lo, ci.hi)
             ),
         ),
         (Some(ci), _) => (
             Verdict::Tied,
             format!(
-                "'{lo}' and '{hi}' are statistically tied in CPU per answer: '{hi}' used {} ± {} times the CPU of '{lo}'",
-                fmt::ratio(r.value),
-                fmt::ratio(ci.plus_minus(r.value))
+                "'{lo}' and '{hi}' are statistically tied in CPU per answer: '{hi}' used {} times the CPU of '{lo}'",
+                fmt::ratio_interval(r.value, ci.lo, ci.hi)
             ),
         ),
         (None, _) => (

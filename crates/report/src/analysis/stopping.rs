@@ -76,13 +76,12 @@ pub fn decided(p: &Pair, by_cost: bool) -> Option<String> {
     let (b, w) = (&p.better, &p.worse);
     let r = p.ratio.as_ref()?;
     let ci = r.ci?;
-    let pm = crate::fmt::ratio(ci.plus_minus(r.value));
-    let value = crate::fmt::ratio(r.value);
+    let value = crate::fmt::ratio_interval(r.value, ci.lo, ci.hi);
     match p.verdict {
         PairVerdict::Met | PairVerdict::Faster if !ci.contains(1.0) => Some(if by_cost {
-            format!("'{w}' used {value} ± {pm} times the CPU per correct answer of '{b}'")
+            format!("'{w}' used {value} times the CPU per correct answer of '{b}'")
         } else {
-            format!("'{b}' ran {value} ± {pm} times more requests than '{w}'")
+            format!("'{b}' ran {value} times more requests than '{w}'")
         }),
         PairVerdict::Met => {
             let within = (ci.hi - 1.0).max(1.0 - ci.lo);
