@@ -170,14 +170,7 @@ impl Local {
                 // The capture that sets its variable failed, and was counted.
                 Err(Unsent::Capture) => break,
                 Err(Unsent::Message) => {
-                    let now = Instant::now();
-                    self.recorder.borrow_mut().record_step(
-                        name,
-                        0,
-                        (due, at, now),
-                        None,
-                        Err(ErrorKind::Check),
-                    );
+                    self.recorder.borrow_mut().unsent_step(name, due, ErrorKind::Check);
                     result = Err(ErrorKind::Check);
                     break;
                 }

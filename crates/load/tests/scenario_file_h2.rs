@@ -148,3 +148,24 @@ fn a_grpc_file_that_does_not_fit_its_proto_is_refused_with_its_place() {
     let e = o.to_spec("http://127.0.0.1:9").unwrap_err().to_string();
     assert!(e.contains("bad-message.toml:4:10: [grpc] `message`: not a valid sort.v1.List"), "{e}");
 }
+
+#[test]
+fn a_message_that_stops_fitting_its_type_is_a_check_error_unsent() {
+    // The first iteration's number is the largest int32; every later one is past it.
+    let s = start(Behavior::default());
+    let proto = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../proto/sort/v1/sort.proto");
+    let toml = format!(
+        "protocol = \"grpc\"\n[variables]\nn = {{ sequence = 2147483647 }}\n[grpc]\nproto = {:?}\n\
+         method = \"sort.v1.SortService/BubbleSort\"\nmessage = '{{\"data\": [{{{{n}}}}]}}'\n",
+        proto.display().to_string()
+    );
+    let o = LoadOptions { requests: Some(5), connections: Some(1), duration: None, ..LoadOptions::default() };
+    let o = LoadOptions { scenario_file: Some(file("overflow", &toml)), threads: Some(1), ..o };
+    let r = run(&o.to_spec(&s.url("")).unwrap(), &Stop::new()).unwrap();
+    let call = named(&r, "sort.v1.SortService/BubbleSort");
+    assert_eq!((call.requests, call.ok), (5, 1), "{call:?}");
+    assert_eq!(call.errors.get("check").copied(), Some(4), "{call:?}");
+    // Only the call that went out has a latency, and only it reached the server.
+    assert_eq!(call.latency.count, 1, "{call:?}");
+    assert_eq!(s.stats.requests.load(Ordering::Relaxed), 1);
+}
