@@ -8,7 +8,7 @@ use std::io::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::{anyhow, bail};
+use anyhow::anyhow;
 use stackbench_hurl::run::Verification;
 use stackbench_hurl::scenario::{Level, Scenario};
 use stackbench_run::client::HyperProber;
@@ -23,9 +23,7 @@ pub fn verify(url: &str, path: &Path, variables: &[String]) -> anyhow::Result<Ex
         .collect::<anyhow::Result<_>>()?;
     let names: Vec<&str> = defined.iter().map(|(k, _)| *k).collect();
     let scenario = Scenario::load(path, &names)?;
-    if let Some(why) = file::unsupported(&scenario) {
-        bail!("{}: {why}", path.display());
-    }
+    file::check(&scenario, &defined).map_err(|why| anyhow!(why))?;
     let prober = HyperProber::new()?;
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let mut reset = |argv: &[String]| -> Result<(), String> {

@@ -110,7 +110,10 @@ pub enum Reset {
     Hurl(HurlFile),
 }
 
-/// The gRPC form: one unary call per iteration.
+/// The gRPC form: one unary call per iteration. The scenario's one flow, named after the
+/// method, is that call written as a request: `POST {{base_url}}/package.Service/Method` with
+/// the message as its JSON body and `HTTP 200` expected; a `[[verify]]` case's requests are
+/// calls written the same way (docs/scenarios.md, "h2c and gRPC scenarios").
 #[derive(Debug, Clone, PartialEq)]
 pub struct Grpc {
     pub proto: PathBuf,
@@ -331,12 +334,14 @@ impl Scenario {
             }
             (None, _) => None,
         };
-        if protocol == Protocol::Grpc {
+        if let Some(g) = &grpc {
             if let Some(f) = raw.flows.first() {
                 return Err(
                     cx.syntax(f.span(), "a gRPC scenario has no [[flow]]: its request is the [grpc] message")
                 );
             }
+            let span = raw.grpc.as_ref().map_or(0..0, |g| g.get_ref().method.span());
+            flows.push(grpc_flow(&cx, span, g, &known)?);
         } else if flows.is_empty() {
             return Err(cx.syntax(0..0, "a scenario needs at least one [[flow]] of requests"));
         }
@@ -621,8 +626,29 @@ fn grpc(cx: &Ctx<'_>, g: &RawGrpc, known: &dyn Fn(&str) -> bool) -> Result<Grpc,
         .next()
         .and_then(|e| e.body)
         .filter(|b| b.kind == crate::model::BodyKind::Json);
-    let message = body.ok_or_else(|| cx.syntax(g.message.span(), "`message` is a JSON object"))?.template;
+    let mut message = body.ok_or_else(|| cx.syntax(g.message.span(), "`message` is a JSON object"))?.template;
+    // Positions in the TOML: the message's text begins at line 2 of the request parsed above.
+    let start = pos_of(cx.text, g.message.span().start);
+    let src = &cx.text[g.message.span()];
+    let offset = u32::from(src.starts_with("'''") || src.starts_with("\"\"\""));
+    message.map_positions(|p| {
+        let line = p.line.saturating_sub(1).max(1);
+        let col = if line == 1 && offset == 0 { p.col + start.col } else { p.col };
+        Pos { line: line + start.line - 1 + offset, col }
+    });
     Ok(Grpc { proto, method: m.clone(), message })
+}
+
+/// The one flow of a gRPC scenario: its call as a request (see [`Grpc`]), placed at `method`.
+fn grpc_flow(cx: &Ctx<'_>, method: Span, g: &Grpc, known: Known<'_>) -> Result<Flow, ParseError> {
+    let text = format!("POST {{{{base_url}}}}/{}\nHTTP 200\n", g.method);
+    let mut hurl = crate::load(cx.file, &text, known)
+        .map_err(|e| cx.syntax(method.clone(), format!("`method`: {}", e.kind)))?;
+    let at = pos_of(cx.text, method.start);
+    hurl.map_positions(|_| at);
+    let entry = &mut hurl.entries[0];
+    entry.body = Some(crate::model::Body { kind: crate::model::BodyKind::Json, template: g.message.clone() });
+    Ok(Flow { name: g.method.clone(), weight: 1, hurl, request_names: vec![g.method.clone()] })
 }
 
 #[cfg(test)]

@@ -8,7 +8,8 @@
 //!
 //! Every request goes to the target: a request's URL must begin with
 //! `{{base_url}}` (checked at load), and what follows it is appended to the
-//! target's path.
+//! target's path. An h2c or gRPC file's requests are written and judged in
+//! [`h2`], a gRPC file's methods found in [`calls`].
 
 use std::path::Path;
 
@@ -19,7 +20,13 @@ use stackbench_hurl::{Entry, Failure, FailureKind, Kind, Request, Vars};
 use stackbench_record::ErrorKind;
 
 use crate::target::Target;
-use crate::wire::{Answer, write_http1_request};
+use crate::wire::{Answer, Outgoing, write_http1_request};
+
+mod calls;
+mod h2;
+
+pub use calls::Calls;
+pub use h2::{Unsent, for_each_field};
 
 /// A scenario file, loaded and checked, with the names its requests are recorded under.
 #[derive(Debug, Clone)]
@@ -32,6 +39,8 @@ pub struct FileSource {
     pub names: Vec<String>,
     /// For each flow, the index in `names` of each of its requests.
     pub slots: Vec<Vec<usize>>,
+    /// A gRPC file's methods (`None` for the other protocols).
+    pub calls: Option<Calls>,
 }
 
 impl FileSource {
@@ -52,13 +61,10 @@ impl FileSource {
 
     /// Checks that `scenario` can be sent by the load engine and names its requests.
     pub fn new(scenario: Scenario, defined: Vec<(String, String)>, seed: u64) -> Result<FileSource, String> {
-        if scenario.protocol != Protocol::Http1 {
-            return Err(format!(
-                "scenario {:?}: the load engine runs HTTP/1.1 scenario files for now (this one is {})",
-                scenario.name,
-                if scenario.protocol == Protocol::H2c { "h2c" } else { "gRPC" }
-            ));
-        }
+        let calls = match scenario.protocol {
+            Protocol::Grpc => Some(Calls::new(&scenario, &defined)?),
+            Protocol::Http1 | Protocol::H2c => None,
+        };
         let (mut names, mut slots) = (Vec::<String>::new(), Vec::new());
         for flow in &scenario.flows {
             let mut flow_slots = Vec::with_capacity(flow.hurl.entries.len());
@@ -79,7 +85,7 @@ impl FileSource {
             }
             slots.push(flow_slots);
         }
-        Ok(FileSource { scenario, defined, seed, names, slots })
+        Ok(FileSource { scenario, defined, seed, names, slots, calls })
     }
 }
 
@@ -93,6 +99,8 @@ pub struct IterState {
     failures: Vec<Failure>,
     /// Bytes of `{{base_url}}` before the target's path (`http://host:port`).
     origin: usize,
+    /// h2c and gRPC files only ([`h2`]).
+    h2: h2::Buffers,
 }
 
 /// How an answer was judged.
@@ -122,6 +130,7 @@ impl IterState {
             scratch: Vec::new(),
             failures: Vec::new(),
             origin,
+            h2: h2::Buffers::default(),
         }
     }
 
@@ -156,11 +165,48 @@ impl IterState {
         Some(self.wire.split().freeze())
     }
 
+    /// Writes request `i` of flow `flow` (`entry`) in the file's protocol.
+    pub fn outgoing(
+        &mut self,
+        src: &FileSource,
+        (flow, i): (usize, usize),
+        entry: &Entry,
+        authority: &str,
+        keepalive: bool,
+    ) -> Result<Outgoing, Unsent> {
+        if src.scenario.protocol != Protocol::Http1 {
+            return self.h2_request(src, (flow, i), entry, authority);
+        }
+        let head_only = &*entry.method == "HEAD";
+        let wire = self.wire(entry, authority, keepalive).ok_or(Unsent::Capture)?;
+        Ok(Outgoing::Http1 { wire, head_only })
+    }
+
+    /// Checks an answer to request `i` of flow `flow` (`entry`) in the file's protocol.
+    pub fn verdict(
+        &mut self,
+        src: &FileSource,
+        at: (usize, usize),
+        entry: &Entry,
+        answer: &Answer<'_>,
+        asserts: bool,
+    ) -> Verdict {
+        if src.scenario.protocol == Protocol::Http1 {
+            return self.check(entry, answer, asserts);
+        }
+        self.h2_check(src, at, entry, answer, asserts)
+    }
+
     /// Checks an answer to `entry`: its status and captures always, its asserts when
     /// `asserts` (the `--check-every` turn).
     pub fn check(&mut self, entry: &Entry, answer: &Answer<'_>, asserts: bool) -> Verdict {
+        self.judge(entry, &Answered(answer), asserts)
+    }
+
+    /// [`IterState::check`] for an answer as any protocol shows it to the checks.
+    fn judge(&mut self, entry: &Entry, answer: &impl stackbench_hurl::Answer, asserts: bool) -> Verdict {
         self.failures.clear();
-        entry.check_some(&Answered(answer), &mut self.vars, &mut self.scratch, &mut self.failures, asserts);
+        entry.check_some(answer, &mut self.vars, &mut self.scratch, &mut self.failures, asserts);
         let capture_failed = self.failures.iter().any(|f| matches!(f.kind, FailureKind::Capture { .. }));
         let result = match self.failures.first() {
             None => Ok(()),

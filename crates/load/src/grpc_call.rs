@@ -10,7 +10,7 @@ use std::path::Path;
 
 use bytes::Bytes;
 use prost::Message as _;
-use prost_reflect::{DescriptorPool, DynamicMessage};
+use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor, MethodDescriptor};
 
 /// A unary call ready to send.
 #[derive(Debug, Clone)]
@@ -45,25 +45,7 @@ pub enum CallError {
 pub fn prepare(proto: &Path, call: &str, data: Option<&str>) -> Result<Call, CallError> {
     let path = proto.display().to_string();
     let pool = compile(proto)?;
-    let (service, method) = call
-        .trim_start_matches('/')
-        .split_once('/')
-        .filter(|(s, m)| !s.is_empty() && !m.is_empty() && !m.contains('/'))
-        .ok_or_else(|| CallError::Form { call: call.to_owned() })?;
-    let Some(svc) = pool.get_service_by_name(service) else {
-        let known: Vec<String> = pool.services().map(|s| s.full_name().to_owned()).collect();
-        let known = if known.is_empty() { "none".to_owned() } else { known.join(", ") };
-        return Err(CallError::NoService { call: call.to_owned(), path, service: service.to_owned(), known });
-    };
-    let Some(m) = svc.methods().find(|m| m.name() == method) else {
-        let known: Vec<String> = svc.methods().map(|m| m.name().to_owned()).collect();
-        return Err(CallError::NoMethod {
-            call: call.to_owned(),
-            service: svc.full_name().to_owned(),
-            method: method.to_owned(),
-            known: known.join(", "),
-        });
-    };
+    let m = find_method(&pool, call, &path)?;
     if m.is_client_streaming() || m.is_server_streaming() {
         return Err(CallError::Streaming { call: call.to_owned() });
     }
@@ -75,20 +57,66 @@ pub fn prepare(proto: &Path, call: &str, data: Option<&str>) -> Result<Call, Cal
             None => d.to_owned(),
         },
     };
-    let input = m.input();
-    let data_error = |why: String| CallError::Data { message: input.full_name().to_owned(), why };
-    let mut de = serde_json::Deserializer::from_str(&json);
-    let message =
-        DynamicMessage::deserialize(input.clone(), &mut de).map_err(|e| data_error(e.to_string()))?;
-    de.end().map_err(|e| data_error(e.to_string()))?;
+    let message = encode_json(&m.input(), json.as_bytes())?;
     Ok(Call {
-        path: format!("/{}/{}", svc.full_name(), m.name()),
-        message: Bytes::from(message.encode_to_vec()),
+        path: format!("/{}/{}", m.parent_service().full_name(), m.name()),
+        message: Bytes::from(message),
     })
 }
 
+/// The unary or streaming method `call` (`package.Service/Method`, a leading `/` allowed) of
+/// `pool`, compiled from the file `path`.
+pub fn find_method(pool: &DescriptorPool, call: &str, path: &str) -> Result<MethodDescriptor, CallError> {
+    let (service, method) = call
+        .trim_start_matches('/')
+        .split_once('/')
+        .filter(|(s, m)| !s.is_empty() && !m.is_empty() && !m.contains('/'))
+        .ok_or_else(|| CallError::Form { call: call.to_owned() })?;
+    let Some(svc) = pool.get_service_by_name(service) else {
+        let known: Vec<String> = pool.services().map(|s| s.full_name().to_owned()).collect();
+        let known = if known.is_empty() { "none".to_owned() } else { known.join(", ") };
+        return Err(CallError::NoService {
+            call: call.to_owned(),
+            path: path.to_owned(),
+            service: service.to_owned(),
+            known,
+        });
+    };
+    svc.methods().find(|m| m.name() == method).ok_or_else(|| {
+        let known: Vec<String> = svc.methods().map(|m| m.name().to_owned()).collect();
+        CallError::NoMethod {
+            call: call.to_owned(),
+            service: svc.full_name().to_owned(),
+            method: method.to_owned(),
+            known: known.join(", "),
+        }
+    })
+}
+
+/// `json`, a message `input` in the proto3 JSON mapping, encoded to protobuf.
+pub fn encode_json(input: &MessageDescriptor, json: &[u8]) -> Result<Vec<u8>, CallError> {
+    let data_error = |why: String| CallError::Data { message: input.full_name().to_owned(), why };
+    let mut de = serde_json::Deserializer::from_slice(json);
+    let message =
+        DynamicMessage::deserialize(input.clone(), &mut de).map_err(|e| data_error(e.to_string()))?;
+    de.end().map_err(|e| data_error(e.to_string()))?;
+    Ok(message.encode_to_vec())
+}
+
+/// A message `output` read from protobuf `bytes` and written to `out` (cleared first) in the
+/// proto3 JSON mapping, fields at their default values included (an empty list is `[]`, a
+/// zero `0`), so that a check can find them. The error says why the bytes are not one.
+pub fn decode_to_json(output: &MessageDescriptor, bytes: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+    let message = DynamicMessage::decode(output.clone(), bytes)
+        .map_err(|e| format!("the reply is not a valid {}: {e}", output.full_name()))?;
+    out.clear();
+    let mut ser = serde_json::Serializer::new(out);
+    let options = prost_reflect::SerializeOptions::new().skip_default_fields(false);
+    message.serialize_with_options(&mut ser, &options).map_err(|e| e.to_string())
+}
+
 /// The descriptors of `proto` and its imports, resolved from its directory.
-fn compile(proto: &Path) -> Result<DescriptorPool, CallError> {
+pub fn compile(proto: &Path) -> Result<DescriptorPool, CallError> {
     let fail = |why: String| CallError::Compile { path: proto.display().to_string(), why };
     if !proto.is_file() {
         return Err(fail("no such file".to_owned()));

@@ -90,11 +90,13 @@ pub struct H2Lane {
     own: Option<Link>,
     body: Vec<u8>,
     content_type: Vec<u8>,
+    /// The last answer's head, when its request asked for it ([`H2Lane::send_parts`]).
+    head: Vec<u8>,
 }
 
 impl H2Lane {
     pub fn new(slot: Rc<Slot>) -> H2Lane {
-        H2Lane { slot, own: None, body: Vec::new(), content_type: Vec::new() }
+        H2Lane { slot, own: None, body: Vec::new(), content_type: Vec::new(), head: Vec::new() }
     }
 
     /// Puts the lane on another connection (a pooled lane keeps its buffers).
@@ -123,6 +125,20 @@ impl H2Lane {
         grpc: bool,
         keepalive: bool,
     ) -> Result<Answer<'_>, ErrorKind> {
+        self.send_parts(&req.h2_head, &req.body, grpc, keepalive, false).await
+    }
+
+    /// Sends a request given as its header block and body (a scenario file's, written for
+    /// this exchange); with `keep_head` the answer's `head` holds its head and trailers as
+    /// HTTP/1.1 text (`HTTP/2 200`, then `name:value` lines), for `header` queries.
+    pub async fn send_parts(
+        &mut self,
+        head: &Bytes,
+        body: &Bytes,
+        grpc: bool,
+        keepalive: bool,
+        keep_head: bool,
+    ) -> Result<Answer<'_>, ErrorKind> {
         let mut retried = false;
         let done = loop {
             // A connection of its own ends when the exchange drops the last handle.
@@ -133,7 +149,8 @@ impl H2Lane {
             } else {
                 Conn::open(self.slot.addr, self.slot.windows).await?
             };
-            match conn.exchange(&req.h2_head, &req.body, &mut self.body, &mut self.content_type).await {
+            let answer_head = keep_head.then_some(&mut self.head);
+            match conn.exchange(head, body, &mut self.body, &mut self.content_type, answer_head).await {
                 Ok(done) => break done,
                 // A stream the server refused or dropped unprocessed (REFUSED_STREAM,
                 // GOAWAY) is safe to send again, once, on a new connection.
@@ -155,7 +172,7 @@ impl H2Lane {
             body,
             received: done.received,
             grpc_status: done.grpc_status,
-            head: &[],
+            head: if keep_head { &self.head } else { &[] },
         })
     }
 }

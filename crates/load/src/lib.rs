@@ -65,6 +65,7 @@ pub use threshold::Threshold;
 // modules themselves stay private to the crate.
 pub use fault::describe as describe_panic;
 pub use findmax::{run as find_max, sentence as search_sentence};
+pub use flow::{Calls as GrpcCalls, for_each_field as h2_fields};
 pub use h2c::{grpc_frame, grpc_message};
 pub use http1::Http1Conn;
 pub use options::limits;

@@ -370,7 +370,13 @@ impl LoadOptions {
             (_, false, true) => Transport::H2c,
             (_, false, false) => Transport::Http1,
         };
-        if transport == Transport::Grpc && scenario != Some(Scenario::BubbleSort) && call.is_none() {
+        // A scenario file says its protocol (the flags that would say it are refused with it).
+        let transport = file.as_ref().map_or(transport, |f| file::transport(f));
+        if transport == Transport::Grpc
+            && file.is_none()
+            && scenario != Some(Scenario::BubbleSort)
+            && call.is_none()
+        {
             return Err(match scenario {
                 Some(_) => conflict("--grpc", "--scenario", "only bubble-sort is a gRPC scenario"),
                 None => invalid(

@@ -322,6 +322,17 @@ impl Recorder {
         }
     }
 
+    /// A scenario file's request of name `name` (its index) that was due at `due` but could
+    /// not be written, counted as `kind` with no latency.
+    pub fn unsent_step(&mut self, name: usize, due: Instant, kind: ErrorKind) {
+        self.unsent(due, kind);
+        if self.measured(due)
+            && let Some(t) = self.named.get_mut(name)
+        {
+            t.add(None, Err(kind));
+        }
+    }
+
     /// A request that was due at `due` but never sent (no connection came free in time).
     pub fn unsent(&mut self, due: Instant, kind: ErrorKind) {
         if let Some(c) = self.interval(due) {

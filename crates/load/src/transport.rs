@@ -21,16 +21,15 @@ use tokio::time::Sleep;
 use crate::h2c::{self, H2Lane, Slot};
 use crate::http1::Http1Conn;
 use crate::spec::{LoadSpec, RequestSource, Transport};
-use crate::wire::{Answer, Prepared, http1_request};
+use crate::wire::{Answer, Outgoing, Prepared, http1_request};
 
 /// What one exchange on a lane sends.
 #[derive(Clone, Copy)]
 enum Payload<'r> {
     /// A request of the pool, with the spec's transport.
     Prepared(&'r Prepared, Transport),
-    /// HTTP/1.1 only: a request written for this exchange (a scenario file's), and whether
-    /// it is a HEAD.
-    Wire(&'r Bytes, bool),
+    /// A scenario file's request, written for this exchange.
+    File(&'r Outgoing),
 }
 
 /// Builds the request pool of a spec.
@@ -140,17 +139,16 @@ impl Lane {
         self.exchange(Payload::Prepared(req, transport), keepalive, deadline).await
     }
 
-    /// As [`Lane::send`], for an HTTP/1.1 request written for this exchange (`wire`, a whole
-    /// request; `head_only` for a HEAD). On an h2c lane it fails with kind `protocol` (a
-    /// scenario file on h2c is refused before the run).
-    pub async fn send_wire(
+    /// As [`Lane::send`], for a scenario file's request written for this exchange. A request
+    /// of the other protocol than the lane's fails with kind `protocol` (the spec's transport
+    /// is the file's protocol, so it does not happen).
+    pub async fn send_file(
         &mut self,
-        wire: &Bytes,
-        head_only: bool,
+        out: &Outgoing,
         keepalive: bool,
         deadline: Instant,
     ) -> Result<Answer<'_>, ErrorKind> {
-        self.exchange(Payload::Wire(wire, head_only), keepalive, deadline).await
+        self.exchange(Payload::File(out), keepalive, deadline).await
     }
 
     async fn exchange(
@@ -180,11 +178,17 @@ impl Lane {
                 (Via::Http1(c), Payload::Prepared(req, _)) => {
                     c.send(&req.wire, req.method == http::Method::HEAD, keepalive).await
                 }
-                (Via::Http1(c), Payload::Wire(wire, head_only)) => c.send(wire, head_only, keepalive).await,
+                (Via::Http1(c), Payload::File(Outgoing::Http1 { wire, head_only })) => {
+                    c.send(wire, *head_only, keepalive).await
+                }
                 (Via::H2(l), Payload::Prepared(req, transport)) => {
                     l.send(req, transport == Transport::Grpc, keepalive).await
                 }
-                (Via::H2(_), Payload::Wire(..)) => Err(ErrorKind::Protocol),
+                (Via::H2(l), Payload::File(Outgoing::H2 { head, body, grpc, .. })) => {
+                    l.send_parts(head, body, *grpc, keepalive, true).await
+                }
+                (Via::Http1(_), Payload::File(Outgoing::H2 { .. }))
+                | (Via::H2(_), Payload::File(Outgoing::Http1 { .. })) => Err(ErrorKind::Protocol),
             }
         });
         // The exchange first, so an answer that is ready when the deadline is too still counts.

@@ -25,6 +25,27 @@ pub struct Prepared {
     pub sent_size: u64,
 }
 
+/// A scenario file's request, written for one exchange (`crate::flow`).
+#[derive(Debug, Clone)]
+pub enum Outgoing {
+    /// The whole HTTP/1.1 request; `head_only` for a HEAD.
+    Http1 { wire: Bytes, head_only: bool },
+    /// An h2c request: its HPACK header block and its body (gRPC: framed), and the octets
+    /// their frames take (`h2c::wire_size`). The answer's head is kept for the file's
+    /// `header` queries.
+    H2 { head: Bytes, body: Bytes, grpc: bool, size: u64 },
+}
+
+impl Outgoing {
+    /// Octets it puts on the wire.
+    pub fn size(&self) -> u64 {
+        match self {
+            Outgoing::Http1 { wire, .. } => wire.len() as u64,
+            Outgoing::H2 { size, .. } => *size,
+        }
+    }
+}
+
 /// What came back. Borrowed from the lane's buffers until the next request.
 #[derive(Debug, Clone, Copy)]
 pub struct Answer<'a> {

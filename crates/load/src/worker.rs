@@ -38,7 +38,7 @@ use stackbench_record::ErrorKind;
 use tokio::time::sleep_until;
 
 use crate::fault::{self, Fault};
-use crate::flow::{IterState, Verdict};
+use crate::flow::{IterState, Unsent, Verdict};
 use crate::recorder::{Interval, Recorder};
 use crate::schedule::Profile;
 use crate::spec::{Bound, LoadSpec, ModelSpec};
@@ -162,19 +162,26 @@ impl Local {
         self.in_flight.set(self.in_flight.get() + 1);
         let (mut due, mut at) = (intended, sent);
         let mut result = Ok(());
-        for (entry, &name) in src.scenario.flows[flow].hurl.entries.iter().zip(&src.slots[flow]) {
-            let Some(wire) = st.wire(entry, &spec.target.authority, spec.keepalive) else {
+        for (i, (entry, &name)) in
+            src.scenario.flows[flow].hurl.entries.iter().zip(&src.slots[flow]).enumerate()
+        {
+            let out = match st.outgoing(src, (flow, i), entry, &spec.target.authority, spec.keepalive) {
+                Ok(out) => out,
                 // The capture that sets its variable failed, and was counted.
-                break;
+                Err(Unsent::Capture) => break,
+                Err(Unsent::Message) => {
+                    self.recorder.borrow_mut().unsent_step(name, due, ErrorKind::Check);
+                    result = Err(ErrorKind::Check);
+                    break;
+                }
             };
-            let head_only = &*entry.method == "HEAD";
-            let outcome = lane.send_wire(&wire, head_only, spec.keepalive, at + spec.timeout).await;
+            let outcome = lane.send_file(&out, spec.keepalive, at + spec.timeout).await;
             let now = Instant::now();
             let mut recorder = self.recorder.borrow_mut();
             let (received, verdict) = match &outcome {
                 Ok(a) => {
                     let turn = recorder.check_turn();
-                    let v = st.check(entry, a, turn);
+                    let v = st.verdict(src, (flow, i), entry, a, turn);
                     if turn {
                         recorder.checked(due, now, v.result.is_err());
                     }
@@ -182,7 +189,7 @@ impl Local {
                 }
                 Err(kind) => (None, Verdict { result: Err(*kind), capture_failed: true }),
             };
-            recorder.record_step(name, wire.len() as u64, (due, at, now), received, verdict.result);
+            recorder.record_step(name, out.size(), (due, at, now), received, verdict.result);
             drop(recorder);
             result = result.and(verdict.result);
             if let Some(left) = &self.failpoint {

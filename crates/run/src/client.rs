@@ -2,8 +2,8 @@
 //! readiness probe. Behind [`Prober`] so the lifecycle's tests need no socket;
 //! [`HyperProber`] is the real one: HTTP/1.1 through the load engine's own
 //! request writer and answer reader (origin-form request line, the engine's
-//! answer caps), or hyper over HTTP/2 prior knowledge for gRPC (its body
-//! capped alike); one fresh connection per request, closed with it, so a
+//! answer caps), or hyper over HTTP/2 prior knowledge for gRPC and for
+//! h2c and gRPC scenario files (its body capped alike); one fresh connection per request, closed with it, so a
 //! probe never rides a connection that an earlier, broken answer left behind.
 //! One runtime serves every request: a readiness probe costs a connect, not
 //! a runtime, so it can be repeated every 50 µs at the start of a cold start.
@@ -59,6 +59,24 @@ pub trait Prober: Send + Sync {
         body: &[u8],
         timeout: Duration,
     ) -> Result<Reply, ProbeError>;
+
+    /// Sends one request over HTTP/2 cleartext with prior knowledge to `url`, as a scenario
+    /// file writes it (any method, headers with lower-case names, body); with `grpc` the body
+    /// is a gRPC message, sent in its 5-byte frame and answered unframed. The answer's
+    /// headers include its trailers (`grpc-status`, `grpc-message`). A prober that speaks
+    /// HTTP/1.1 only (the lifecycle's tests') answers that it cannot.
+    fn send_h2(
+        &self,
+        url: &str,
+        method: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+        grpc: bool,
+        timeout: Duration,
+    ) -> Result<Reply, ProbeError> {
+        let _ = (url, method, headers, body, grpc, timeout);
+        Err(ProbeError::Other("this prober does not speak HTTP/2".into()))
+    }
 }
 
 /// The real prober, on one current-thread runtime. A request's connection
@@ -108,6 +126,32 @@ impl Prober for HyperProber {
             let wire =
                 stackbench_load::http1_request(&method, &authority, &target.path, None, &extra, body, false);
             read_http1(connect(&target).await?, wire, method == http::Method::HEAD).await
+        })
+    }
+
+    /// hyper over HTTP/2 prior knowledge, as gRPC verification cases are sent.
+    fn send_h2(
+        &self,
+        url: &str,
+        method: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+        grpc: bool,
+        timeout: Duration,
+    ) -> Result<Reply, ProbeError> {
+        let scope = Scope::default();
+        self.block_on(timeout, &scope, async {
+            let target = stackbench_load::parse_target(url).map_err(other)?;
+            let method = http::Method::from_bytes(method.as_bytes()).map_err(other)?;
+            let mut fields = http::HeaderMap::new();
+            for (k, v) in headers {
+                let name = http::HeaderName::from_bytes(k.as_bytes()).map_err(other)?;
+                fields.append(name, http::HeaderValue::from_str(v).map_err(other)?);
+            }
+            let body =
+                if grpc { stackbench_load::grpc_frame(body) } else { bytes::Bytes::copy_from_slice(body) };
+            let stream = connect(&target).await?;
+            send_h2(&target, method, fields, body, grpc, &scope, stream).await
         })
     }
 }
@@ -191,7 +235,17 @@ async fn send(base: &str, req: &Request, scope: &Scope) -> Result<Reply, ProbeEr
         .map_err(other)?;
     let stream = connect(&target).await?;
     match req.transport {
-        Transport::Grpc => send_grpc(&target, req, scope, stream).await,
+        Transport::Grpc => {
+            let mut headers = http::HeaderMap::new();
+            headers.insert("te", http::HeaderValue::from_static("trailers"));
+            if let Some(ct) = req.content_type {
+                headers.insert(http::header::CONTENT_TYPE, http::HeaderValue::from_static(ct));
+            }
+            // The load engine's gRPC framing: one implementation of the 5-byte frame.
+            let body = stackbench_load::grpc_frame(&req.body);
+            let method = http::Method::from_bytes(req.method.as_bytes()).map_err(other)?;
+            send_h2(&target, method, headers, body, true, scope, stream).await
+        }
         Transport::Http => {
             let method = http::Method::from_bytes(req.method.as_bytes()).map_err(other)?;
             let wire = stackbench_load::http1_request(
@@ -243,47 +297,48 @@ fn answer_error(kind: stackbench_record::ErrorKind) -> String {
     }
 }
 
-/// The most a gRPC answer's body may hold: the HTTP/1.1 reader's answer cap.
-const MAX_GRPC_ANSWER: usize = 64 * 1024 * 1024;
+/// The most an HTTP/2 answer's body may hold: the HTTP/1.1 reader's answer cap.
+const MAX_H2_ANSWER: usize = 64 * 1024 * 1024;
 
-/// gRPC: hyper over HTTP/2 prior knowledge, the answer capped like an HTTP/1.1 one.
-async fn send_grpc(
+/// HTTP/2 prior knowledge through hyper, the answer capped like an HTTP/1.1 one; its
+/// trailers follow its headers. With `grpc` the answer's body is the message, unframed.
+async fn send_h2(
     target: &stackbench_load::Target,
-    req: &Request,
+    method: http::Method,
+    headers: http::HeaderMap,
+    body: bytes::Bytes,
+    grpc: bool,
     scope: &Scope,
     stream: tokio::net::TcpStream,
 ) -> Result<Reply, ProbeError> {
     let uri: http::Uri = format!("http://{}{}", target.authority, target.path).parse().map_err(other)?;
     let io = TokioIo::new(stream);
-    // The load engine's gRPC framing: one implementation of the 5-byte frame.
-    let body = stackbench_load::grpc_frame(&req.body);
-    let mut builder = http::Request::builder().method(req.method).uri(uri).header("te", "trailers");
-    if let Some(ct) = req.content_type {
-        builder = builder.header(http::header::CONTENT_TYPE, ct);
-    }
-    let request = builder.body(Full::new(body)).map_err(other)?;
+    let mut request =
+        http::Request::builder().method(method).uri(uri).body(Full::new(body)).map_err(other)?;
+    *request.headers_mut() = headers;
     // The connection is driven beside the exchange and dropped (closed) with it.
     let (parts, collected) = {
         let (mut sender, conn) =
             hyper::client::conn::http2::handshake(scope.clone(), io).await.map_err(other)?;
         let exchange = async {
             let (parts, body) = sender.send_request(request).await.map_err(other)?.into_parts();
-            let body = http_body_util::Limited::new(body, MAX_GRPC_ANSWER);
+            let body = http_body_util::Limited::new(body, MAX_H2_ANSWER);
             Ok::<_, ProbeError>((parts, body.collect().await.map_err(other)?))
         };
         drive(exchange, conn).await?
     };
     let trailers = collected.trailers().cloned();
     let bytes = collected.to_bytes();
-    let headers: Vec<(String, Vec<u8>)> =
+    let mut headers: Vec<(String, Vec<u8>)> =
         parts.headers.iter().map(|(k, v)| (k.as_str().to_owned(), v.as_bytes().to_vec())).collect();
+    headers.extend(trailers.iter().flatten().map(|(k, v)| (k.as_str().to_owned(), v.as_bytes().to_vec())));
     let grpc_status = trailers
         .as_ref()
         .and_then(|t| t.get("grpc-status"))
         .or_else(|| parts.headers.get("grpc-status"))
         .and_then(|v| v.to_str().ok()?.trim().parse().ok());
-    let body = if bytes.is_empty() {
-        Vec::new()
+    let body = if bytes.is_empty() || !grpc {
+        bytes.to_vec()
     } else {
         stackbench_load::grpc_message(&bytes)
             .map_err(|_| other("a truncated or compressed gRPC message"))?
@@ -293,7 +348,7 @@ async fn send_grpc(
         status: parts.status.as_u16(),
         content_type: parts.headers.get(http::header::CONTENT_TYPE).map(|v| v.as_bytes().to_vec()),
         headers,
-        grpc_status,
+        grpc_status: grpc_status.filter(|_| grpc),
         body,
     })
 }

@@ -196,6 +196,19 @@ fn grpc_form() {
     let toml = "protocol = \"grpc\"\n[variables]\nn = { int = [1, 9] }\n[grpc]\nproto = \"s.proto\"\nmethod = \"sort.Sorter/Sort\"\nmessage = '{\"values\": [{{n}}, 3]}'\n";
     let dir = dir_with("grpc", &[("s.proto", "syntax = \"proto3\";\n")]);
     let s = Scenario::parse("s.toml", toml, &dir, "s", &[]).unwrap();
+    // The call is the scenario's one flow, at the `method` value, named after it.
+    let flow = &s.flows[0];
+    assert_eq!((s.flows.len(), flow.name.as_str()), (1, "sort.Sorter/Sort"));
+    assert_eq!(flow.request_names, ["sort.Sorter/Sort"]);
+    let entry = &flow.hurl.entries[0];
+    assert_eq!(entry.url.source(), "{{base_url}}/sort.Sorter/Sort");
+    assert_eq!((entry.pos, entry.response.as_ref().unwrap().status), (Pos { line: 6, col: 10 }, Some(200)));
+    assert_eq!(
+        entry.body.as_ref().map(|b| b.template.source()),
+        Some(r#"{"values": [{{n}}, 3]}"#.to_owned())
+    );
+    // The message's variables are placed in the TOML.
+    assert_eq!(entry.body.as_ref().unwrap().template.vars().next().unwrap().1, Pos { line: 7, col: 24 });
     let g = s.grpc.unwrap();
     assert_eq!(g.method, "sort.Sorter/Sort");
     let mut vars = Vars::new(1);

@@ -99,6 +99,9 @@ struct Stream {
     status: u16,
     grpc_status: Option<u16>,
     content_type: Vec<u8>,
+    /// A scenario file's answers: the head and trailers as HTTP/1.1 text (`HTTP/2 200`, then
+    /// `name:value` lines), for its `header` queries; `None` when the request did not ask.
+    head: Option<Vec<u8>>,
     body: Vec<u8>,
     received: u64,
     /// The server's window for our data on this stream.
@@ -210,17 +213,19 @@ impl Conn {
 
     /// Sends one request (`head`: its HPACK header block) and waits for the
     /// whole answer; the answer's body and content type are swapped into
-    /// `body` and `content_type`.
+    /// `body` and `content_type`, and with `answer_head` its head and trailers
+    /// as HTTP/1.1 text (`HTTP/2 200`, then `name:value` lines).
     pub async fn exchange(
         &self,
         head: &[u8],
         body: &Bytes,
         answer: &mut Vec<u8>,
         content_type: &mut Vec<u8>,
+        answer_head: Option<&mut Vec<u8>>,
     ) -> Result<Done, Fail> {
         let mut permit = Permit { conn: self, waiting: false };
         poll_fn(|cx| permit.poll(cx)).await?;
-        let index = self.st.borrow_mut().open(head, body);
+        let index = self.st.borrow_mut().open(head, body, answer_head.is_some());
         drop(permit);
         let mut guard = StreamGuard { conn: self, index, armed: true };
         let phase = poll_fn(|cx| {
@@ -244,6 +249,9 @@ impl Conn {
             Phase::Done => {
                 std::mem::swap(&mut s.body, answer);
                 std::mem::swap(&mut s.content_type, content_type);
+                if let (Some(out), Some(kept)) = (answer_head, s.head.as_mut()) {
+                    std::mem::swap(kept, out);
+                }
                 Ok(Done { status: s.status, grpc_status: s.grpc_status, received: s.received })
             }
             Phase::Failed(f) => Err(f),
@@ -297,7 +305,7 @@ impl State {
     }
 
     /// Opens a stream (a slot is held) and queues its frames.
-    fn open(&mut self, head: &[u8], body: &Bytes) -> usize {
+    fn open(&mut self, head: &[u8], body: &Bytes, keep_head: bool) -> usize {
         let id = self.next_id;
         self.next_id += 2;
         let index = if let Some(i) = self.free.pop() {
@@ -311,6 +319,7 @@ impl State {
                 status: 0,
                 grpc_status: None,
                 content_type: Vec::new(),
+                head: None,
                 body: Vec::new(),
                 received: 0,
                 send_window: 0,
@@ -327,6 +336,7 @@ impl State {
         s.status = 0;
         s.grpc_status = None;
         s.content_type.clear();
+        s.head = keep_head.then(|| s.head.take().unwrap_or_default());
         s.body.clear();
         s.received = 0;
         s.send_window = self.peer_window;
@@ -673,20 +683,38 @@ impl State {
         if !trailers {
             s.content_type.clear();
         }
+        let keep = s.head.is_some();
+        if let Some(head) = s.head.as_mut().filter(|_| !trailers) {
+            head.clear();
+        }
         hpack
             .decode(
                 block,
-                |n| n == b":status" || n == b"grpc-status" || n == b"content-type",
-                |n, v| match n {
-                    b":status" => {
-                        status = std::str::from_utf8(v).ok().and_then(|v| v.parse::<u16>().ok());
-                        bad |= trailers || status.is_none();
+                |n| keep || n == b":status" || n == b"grpc-status" || n == b"content-type",
+                |n, v| {
+                    if let Some(head) = s.head.as_mut().filter(|_| !n.starts_with(b":")) {
+                        // As HTTP/1.1 writes them, for a scenario file's `header` queries.
+                        head.extend_from_slice(n);
+                        head.push(b':');
+                        head.extend_from_slice(v);
+                        head.extend_from_slice(b"\r\n");
                     }
-                    b"grpc-status" => {
-                        s.grpc_status = std::str::from_utf8(v).ok().and_then(|v| v.trim().parse().ok());
+                    match n {
+                        b":status" => {
+                            status = std::str::from_utf8(v).ok().and_then(|v| v.parse::<u16>().ok());
+                            bad |= trailers || status.is_none();
+                            if let Some(head) = &mut s.head {
+                                head.extend_from_slice(b"HTTP/2 ");
+                                head.extend_from_slice(v);
+                                head.extend_from_slice(b"\r\n");
+                            }
+                        }
+                        b"grpc-status" => {
+                            s.grpc_status = std::str::from_utf8(v).ok().and_then(|v| v.trim().parse().ok());
+                        }
+                        b"content-type" if !trailers => s.content_type.extend_from_slice(v),
+                        _ => {}
                     }
-                    _ if !trailers => s.content_type.extend_from_slice(v),
-                    _ => {}
                 },
             )
             .map_err(|_| ConnError(frame::COMPRESSION_ERROR))?;
@@ -730,8 +758,9 @@ impl State {
 pub fn read_frames(data: &[u8], cuts: &[usize]) -> Option<u32> {
     let mut st = State::new(Windows { stream: 65_535, connection: 65_535 }, Vec::new());
     let body = Bytes::from_static(b"ping");
-    for _ in 0..3 {
-        st.open(&super::hpack::encode_request("POST", "h:1", "/", &[]), &body);
+    // The second stream keeps its answer's head, as a scenario file's do.
+    for i in 0..3 {
+        st.open(&super::hpack::encode_request("POST", "h:1", "/", &[]), &body, i == 1);
     }
     let mut buf = Vec::new();
     let mut from = 0;

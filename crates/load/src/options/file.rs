@@ -4,8 +4,11 @@
 
 use std::sync::Arc;
 
+use stackbench_hurl::scenario::Protocol;
+
 use super::LoadOptions;
 use crate::flow::FileSource;
+use crate::spec::Transport;
 use crate::spec_error::{SpecError, conflict, invalid};
 
 /// The `--scenario-file` of `o` (and its `--variable`s), loaded and checked against the
@@ -58,4 +61,13 @@ pub fn from_options(o: &LoadOptions) -> Result<Option<Arc<FileSource>>, SpecErro
         }
     }
     Ok(Some(Arc::new(f)))
+}
+
+/// How a scenario file's requests travel: its `protocol`.
+pub fn transport(f: &FileSource) -> Transport {
+    match f.scenario.protocol {
+        Protocol::Http1 => Transport::Http1,
+        Protocol::H2c => Transport::H2c,
+        Protocol::Grpc => Transport::Grpc,
+    }
 }

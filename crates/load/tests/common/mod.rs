@@ -34,6 +34,8 @@ pub struct Behavior {
     /// `(extra, over)`: a server that warms up, like a JIT: each answer is held `extra` more at
     /// the start, less and less until none `over` after the start (on top of `delay`).
     pub slow_start: Option<(Duration, Duration)>,
+    /// gRPC: answer every call with this `grpc-status` (and no message), whatever it sends.
+    pub grpc_status: Option<u16>,
 }
 
 /// What the server saw.
@@ -155,15 +157,23 @@ async fn answer(
             r
         }
         p if p.starts_with("/status/") => json(p[8..].parse().unwrap_or(500), r#"{"error":"as asked"}"#),
-        p if p == bubble::GRPC_PATH => grpc_sort(&body),
+        p if p == bubble::GRPC_PATH => grpc_sort(&body, behavior.grpc_status),
         _ => json(200, r#"{"count":1}"#),
     })
 }
 
 /// The bubble-sort gRPC method: sorts the list (plain `sort`: the test checks the engine, not the server).
-fn grpc_sort(body: &[u8]) -> Response<Frames> {
+fn grpc_sort(body: &[u8], status: Option<u16>) -> Response<Frames> {
     let mut trailers = http::HeaderMap::new();
     let mut frames = VecDeque::new();
+    if let Some(code) = status {
+        trailers.insert("grpc-status", code.into());
+        trailers.insert("grpc-message", "as asked".parse().unwrap());
+        frames.push_back(Frame::trailers(trailers));
+        let mut r = Response::new(Frames(frames));
+        r.headers_mut().insert("content-type", "application/grpc".parse().unwrap());
+        return r;
+    }
     let msg = body.get(5..).unwrap_or_default();
     let mut list = Vec::new();
     let decoded = bubble::for_each_in_list(msg, |v| {

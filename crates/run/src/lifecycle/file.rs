@@ -115,10 +115,11 @@ impl Orchestrator<'_, '_> {
                 let probe = ready_probe(*s, &opts).map_err(|e| RunError::Refused(e.to_string()))?;
                 wait_ready(self.deps.prober, base, &probe, t0, c.ready_timeout, alive)
             }
-            ScenarioRef::File(_) => {
+            ScenarioRef::File(f) => {
                 let url = format!("{base}{}", path_of(c));
+                let protocol = f.scenario.protocol;
                 wait_until(t0, c.ready_timeout, alive, &mut |wait| {
-                    file::any_answer(self.deps.prober, &url, wait).map(Ok)
+                    file::any_answer(self.deps.prober, protocol, &url, wait).map(Ok)
                 })
             }
         })

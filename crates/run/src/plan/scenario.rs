@@ -146,6 +146,8 @@ pub fn resolve(
     let names: Vec<&str> = variables.keys().map(String::as_str).collect();
     let scenario = Loaded::load(&path, &names).map_err(|e| format!("scenario file: {e}"))?;
     let variables: Vec<(String, String)> = variables.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let defined: Vec<(&str, &str)> = variables.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    crate::verify::file::check(&scenario, &defined).map_err(|e| format!("scenario file: {e}"))?;
     let file = FileScenario { path, variables, scenario };
     if file.scenario.name.parse::<Scenario>().is_ok() {
         return Err(format!(

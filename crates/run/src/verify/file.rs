@@ -1,5 +1,7 @@
 //! Verification of a scenario file (`crates/hurl`): its `[[verify]]` cases (or
-//! each flow once) run against a live server through the [`Prober`], each
+//! each flow once) run against a live server through the [`Prober`] in the
+//! file's protocol ([`Sender`]: HTTP/1.1, h2c, or gRPC calls encoded with the
+//! file's `.proto` and their replies decoded to JSON for the checks), each
 //! failed check kept with its `file:line:col`. `stackbench verify URL
 //! --scenario-file F` prints the cases; the orchestrator keeps them in the
 //! contestant's record ([`record`]) and leaves it out when a core case fails.
@@ -13,6 +15,7 @@ use stackbench_hurl::model::Entry;
 use stackbench_hurl::run::{Verification, run_flow, verify as run_cases};
 use stackbench_hurl::scenario::{Level, Protocol, Reset, Scenario};
 use stackbench_hurl::{Answer, Kind, Request, Vars};
+use stackbench_load::GrpcCalls;
 use stackbench_record::store::{Verification as Record, VerifyFailure};
 
 use crate::client::{ProbeError, Prober, Reply};
@@ -35,27 +38,103 @@ impl Answer for Answered {
     }
 }
 
-/// Sends a rendered request of a scenario file through `prober`.
-fn send(prober: &dyn Prober, e: &Entry, req: &Request) -> Result<Answered, String> {
-    let url = std::str::from_utf8(&req.url).map_err(|_| "the URL is not UTF-8".to_owned())?;
-    let headers = std::str::from_utf8(&req.headers).map_err(|_| "a header is not UTF-8".to_owned())?;
-    let headers: Vec<(&str, &str)> =
-        headers.split("\r\n").filter_map(|l| l.split_once(':')).map(|(k, v)| (k, v.trim())).collect();
-    prober
-        .send_http1(url, &e.method, &headers, &req.body, CASE_TIMEOUT)
-        .map(Answered)
-        .map_err(|e| e.to_string())
+/// How a scenario file's requests are sent: by its protocol, a gRPC file's calls with its
+/// methods ([`GrpcCalls`]).
+pub struct Sender<'p> {
+    prober: &'p dyn Prober,
+    protocol: Protocol,
+    calls: Option<GrpcCalls>,
 }
 
-/// Why a scenario file cannot be verified here.
-pub fn unsupported(scenario: &Scenario) -> Option<String> {
-    (scenario.protocol != Protocol::Http1).then(|| {
-        format!(
-            "scenario {:?}: verification runs HTTP/1.1 scenario files for now (this one is {})",
-            scenario.name,
-            if scenario.protocol == Protocol::H2c { "h2c" } else { "gRPC" }
-        )
-    })
+impl<'p> Sender<'p> {
+    /// Checks that `scenario` can be sent (a gRPC file's `.proto` compiles, every call is one
+    /// of its methods); the error says what to fix, at `file:line:col`.
+    pub fn new(
+        prober: &'p dyn Prober,
+        scenario: &Scenario,
+        defined: &[(&str, &str)],
+    ) -> Result<Sender<'p>, String> {
+        Ok(Sender { prober, protocol: scenario.protocol, calls: calls(scenario, defined)? })
+    }
+
+    /// Sends a rendered request of the scenario file.
+    fn send(&self, e: &Entry, req: &Request) -> Result<Answered, String> {
+        let url = std::str::from_utf8(&req.url).map_err(|_| "the URL is not UTF-8".to_owned())?;
+        let text = std::str::from_utf8(&req.headers).map_err(|_| "a header is not UTF-8".to_owned())?;
+        let reply = match (self.protocol, &self.calls) {
+            (Protocol::Http1, _) | (Protocol::Grpc, None) => {
+                let headers: Vec<(&str, &str)> = text
+                    .split("\r\n")
+                    .filter_map(|l| l.split_once(':'))
+                    .map(|(k, v)| (k, v.trim()))
+                    .collect();
+                self.prober.send_http1(url, &e.method, &headers, &req.body, CASE_TIMEOUT)
+            }
+            (Protocol::H2c, _) => {
+                let headers = h2_headers(&req.headers, false);
+                let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+                self.prober.send_h2(url, &e.method, &headers, &req.body, false, CASE_TIMEOUT)
+            }
+            (Protocol::Grpc, Some(calls)) => return self.call(calls, e, req, url),
+        };
+        reply.map(Answered).map_err(|e| e.to_string())
+    }
+
+    /// A gRPC call: the body encoded as the method's input; a `grpc-status` other than 0 is
+    /// the call's failure unless the request's checks read it; the reply decoded to JSON.
+    fn call(&self, calls: &GrpcCalls, e: &Entry, req: &Request, url: &str) -> Result<Answered, String> {
+        let m =
+            calls.method_of(e).ok_or_else(|| format!("{}: not a call of the scenario's .proto", e.pos))?;
+        let message = calls.encode(m, &req.body).map_err(|why| format!("the message is {why}"))?;
+        let mut headers = h2_headers(&req.headers, true);
+        headers.push(("content-type".into(), "application/grpc"));
+        headers.push(("te".into(), "trailers"));
+        let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        let mut reply = self
+            .prober
+            .send_h2(url, "POST", &headers, &message, true, CASE_TIMEOUT)
+            .map_err(|e| e.to_string())?;
+        if let Some(code) = reply.grpc_status.filter(|&c| c != 0)
+            && !GrpcCalls::checks_grpc_status(e)
+        {
+            let why = reply.header("grpc-message").map(String::from_utf8_lossy).unwrap_or_default();
+            return Err(format!("the call failed with grpc-status {code} {why:?}"));
+        }
+        if reply.grpc_status == Some(0) && GrpcCalls::reads_body(e) {
+            let mut json = Vec::new();
+            calls.decode_json(m, &reply.body, &mut json)?;
+            reply.body = json;
+        }
+        Ok(Answered(reply))
+    }
+}
+
+/// A rendered request's header lines as HTTP/2 fields: names in lower case, the forbidden
+/// ones left out (the load engine's rule, [`stackbench_load::h2_fields`]).
+fn h2_headers(lines: &[u8], grpc: bool) -> Vec<(String, &str)> {
+    let mut fields = Vec::new();
+    stackbench_load::h2_fields(lines, grpc, |name, value| {
+        if let Ok(v) = std::str::from_utf8(value) {
+            fields.push((name.to_ascii_lowercase(), v));
+        }
+    });
+    fields
+}
+
+/// A gRPC file's calls, compiled from its `.proto`; `None` for the other protocols.
+fn calls(scenario: &Scenario, defined: &[(&str, &str)]) -> Result<Option<GrpcCalls>, String> {
+    if scenario.protocol != Protocol::Grpc {
+        return Ok(None);
+    }
+    let defined: Vec<(String, String)> =
+        defined.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+    GrpcCalls::new(scenario, &defined).map(Some)
+}
+
+/// Checks that a scenario file can be verified and loaded: a gRPC file's `.proto` compiles
+/// and every call is one of its unary methods. The error says what to fix, at `file:line:col`.
+pub fn check(scenario: &Scenario, defined: &[(&str, &str)]) -> Result<(), String> {
+    calls(scenario, defined).map(drop)
 }
 
 /// Runs the scenario's cases once against `base_url` (`{{base_url}}`), with
@@ -70,8 +149,10 @@ pub fn verify(
     run_command: &mut dyn FnMut(&[String]) -> Result<(), String>,
     exited: &mut dyn FnMut() -> Option<String>,
 ) -> Verification {
+    let sender = Sender::new(prober, scenario, defined);
     let mut send = |e: &Entry, req: &Request| -> Result<Answered, String> {
-        send(prober, e, req).map_err(|why| match exited() {
+        let sender = sender.as_ref().map_err(Clone::clone)?;
+        sender.send(e, req).map_err(|why| match exited() {
             Some(how) => format!("the server exited with {how} ({why})"),
             None => why,
         })
@@ -104,10 +185,20 @@ pub fn record(v: &Verification) -> Record {
 }
 
 /// Readiness of a server that serves a scenario file: any HTTP answer to
-/// `GET url` (a scenario file has no side-effect-free request stackbench
-/// could call verified; its checks run in verification).
-pub fn any_answer(prober: &dyn Prober, url: &str, timeout: Duration) -> Result<(), ProbeError> {
-    prober.send_http1(url, "GET", &[], &[], timeout).map(drop)
+/// `GET url`, in the file's protocol (HTTP/1.1, or HTTP/2 prior knowledge for
+/// h2c and gRPC: a gRPC server answers a GET too, if only with an error). A
+/// scenario file has no side-effect-free request stackbench could call
+/// verified; its checks run in verification.
+pub fn any_answer(
+    prober: &dyn Prober,
+    protocol: Protocol,
+    url: &str,
+    timeout: Duration,
+) -> Result<(), ProbeError> {
+    match protocol {
+        Protocol::Http1 => prober.send_http1(url, "GET", &[], &[], timeout).map(drop),
+        Protocol::H2c | Protocol::Grpc => prober.send_h2(url, "GET", &[], &[], false, timeout).map(drop),
+    }
 }
 
 /// Sends the scenario's `[reset]` requests to `base_url`; the first failed
@@ -125,7 +216,8 @@ pub fn reset_requests(
         vars.set(k, v, Kind::String);
     }
     scenario.draw(0, &mut vars);
-    let steps = run_flow(hurl, &[], &mut vars, &mut |e: &Entry, req: &Request| send(prober, e, req));
+    let sender = Sender::new(prober, scenario, defined)?;
+    let steps = run_flow(hurl, &[], &mut vars, &mut |e: &Entry, req: &Request| sender.send(e, req));
     match steps.iter().find(|s| s.error.is_some() || !s.failures.is_empty()) {
         Some(s) => Err(s.error.clone().unwrap_or_else(|| format!("{}:{}", hurl.file, s.failures[0]))),
         None => Ok(()),

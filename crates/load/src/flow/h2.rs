@@ -1,0 +1,145 @@
+//! Scenario files over HTTP/2 cleartext (`protocol = "h2c"`) and gRPC
+//! (`protocol = "grpc"`): a rendered request written as an h2c header block
+//! and body for the engine's own h2c client (`crate::h2c`), and the answer
+//! shown to the file's checks.
+//!
+//! - h2c: the request as the file writes it, its header names in lower case,
+//!   less the fields HTTP/2 forbids (`Host` becomes `:authority`;
+//!   `Connection`, `Keep-Alive`, `Proxy-Connection`, `Transfer-Encoding`,
+//!   `Upgrade` are left out). The answer's head and trailers are kept as text,
+//!   so `header` queries see them as on HTTP/1.1.
+//! - gRPC: the JSON body encoded as the method's input ([`super::Calls`]),
+//!   in the 5-byte frame, with `content-type: application/grpc` and
+//!   `te: trailers`. A reply whose `grpc-status` is not 0 is an error of kind
+//!   `grpc_<code>`, as the built-in gRPC path counts it, unless the request's
+//!   checks read `grpc-status` themselves; otherwise the checks see the reply
+//!   decoded to proto3 JSON as the body (decoded only when one of them reads
+//!   the body).
+
+use bytes::Bytes;
+use stackbench_hurl::Entry;
+use stackbench_hurl::scenario::Protocol;
+use stackbench_record::ErrorKind;
+
+use super::{Answered, Calls, FileSource, IterState, Verdict};
+use crate::h2c::{grpc_frame, hpack};
+use crate::wire::{Answer, Outgoing};
+
+/// Buffers an h2c or gRPC user keeps between iterations.
+#[derive(Debug, Default)]
+pub(super) struct Buffers {
+    /// The reply decoded to JSON.
+    json: Vec<u8>,
+    /// Lower-cased header names.
+    names: String,
+}
+
+/// Why a request of an iteration was not sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unsent {
+    /// A variable it uses has no value: the capture that sets it failed (and was counted).
+    Capture,
+    /// Its message does not fit the method's input (a drawn value of another type): counted
+    /// as a failed check on the request, unsent.
+    Message,
+}
+
+/// Fields a client must not send on HTTP/2 (RFC 9113 §8.2.2), and `Host`, which is `:authority`.
+const DROPPED: [&str; 6] =
+    ["host", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade"];
+
+/// Calls `f` with each field of a rendered request's header lines (`Name: value\r\n`) that
+/// goes on HTTP/2: the forbidden ones left out and, for gRPC, `content-type` and `te`, which a
+/// call sets itself (a JSON body's default content type is not the message's). Names as written.
+pub fn for_each_field<'h>(headers: &'h [u8], grpc: bool, mut f: impl FnMut(&'h str, &'h [u8])) {
+    for line in headers.split(|&b| b == b'\n') {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let Some(colon) = line.iter().position(|&b| b == b':') else { continue };
+        let Ok(name) = std::str::from_utf8(&line[..colon]) else { continue };
+        let name = name.trim();
+        let own = grpc && (name.eq_ignore_ascii_case("content-type") || name.eq_ignore_ascii_case("te"));
+        if own || DROPPED.iter().any(|d| name.eq_ignore_ascii_case(d)) {
+            continue;
+        }
+        f(name, line[colon + 1..].trim_ascii());
+    }
+}
+
+impl IterState {
+    /// Writes `entry` (request `i` of flow `flow`) as an h2c request or gRPC call to `authority`.
+    pub(super) fn h2_request(
+        &mut self,
+        src: &FileSource,
+        (flow, i): (usize, usize),
+        entry: &Entry,
+        authority: &str,
+    ) -> Result<Outgoing, Unsent> {
+        entry.render(&mut self.vars, &mut self.req).map_err(|_| Unsent::Capture)?;
+        let grpc = src.scenario.protocol == Protocol::Grpc;
+        let body = match src.calls.as_ref().filter(|_| grpc) {
+            Some(c) => {
+                let m = c.flows[flow][i];
+                grpc_frame(&c.encode(m, &self.req.body).map_err(|_| Unsent::Message)?)
+            }
+            None => Bytes::copy_from_slice(&self.req.body),
+        };
+        let path = std::str::from_utf8(self.req.url.get(self.origin..).unwrap_or_default()).unwrap_or("/");
+        let path = if path.is_empty() { "/" } else { path };
+        // Names lower-cased into one buffer, then the fields borrow from it.
+        let names = &mut self.h2.names;
+        names.clear();
+        let mut spans = Vec::new();
+        for_each_field(&self.req.headers, grpc, |name, value| {
+            let start = names.len();
+            names.extend(name.chars().map(|c| c.to_ascii_lowercase()));
+            spans.push((start..names.len(), value));
+        });
+        let agent = concat!("stackbench/", env!("CARGO_PKG_VERSION"));
+        let mut fields: Vec<(&str, &[u8])> = vec![("user-agent", agent.as_bytes())];
+        if grpc {
+            fields.push(("content-type", b"application/grpc"));
+            fields.push(("te", b"trailers"));
+        }
+        fields.extend(spans.into_iter().map(|(r, v)| (&names[r], v)));
+        let head = Bytes::from(hpack::encode_request(&entry.method, authority, path, &fields));
+        let size = crate::h2c::wire_size(&head, &body);
+        Ok(Outgoing::H2 { head, body, grpc, size })
+    }
+
+    /// Checks an answer to request `i` of flow `flow` (as [`IterState::check`] does; for
+    /// gRPC, its `grpc-status` first and its reply as JSON).
+    pub(super) fn h2_check(
+        &mut self,
+        src: &FileSource,
+        (flow, i): (usize, usize),
+        entry: &Entry,
+        answer: &Answer<'_>,
+        asserts: bool,
+    ) -> Verdict {
+        let Some(c) = src.calls.as_ref().filter(|_| src.scenario.protocol == Protocol::Grpc) else {
+            return self.judge(entry, &Answered(answer), asserts);
+        };
+        let captures = entry.response.as_ref().is_some_and(|r| !r.captures.is_empty());
+        if let Some(code) = answer.grpc_status.filter(|&c| c != 0)
+            && !Calls::checks_grpc_status(entry)
+        {
+            return Verdict { result: Err(ErrorKind::Grpc(code)), capture_failed: captures };
+        }
+        let mut json = std::mem::take(&mut self.h2.json);
+        json.clear();
+        if Calls::reads_body(entry)
+            && answer.grpc_status == Some(0)
+            && c.decode_json(c.flows[flow][i], answer.body, &mut json).is_err()
+        {
+            self.h2.json = json;
+            return Verdict { result: Err(ErrorKind::Protocol), capture_failed: captures };
+        }
+        let decoded = Answer { body: &json, ..*answer };
+        let verdict = self.judge(entry, &Answered(&decoded), asserts);
+        self.h2.json = json;
+        verdict
+    }
+}
+
+#[cfg(test)]
+mod tests;
