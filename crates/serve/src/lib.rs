@@ -16,5 +16,13 @@ pub mod launch;
 pub mod server;
 pub mod store;
 
+/// Why a store that needs a database server cannot be used: this build left it out.
+pub fn not_built(database: &str) -> String {
+    format!(
+        "{database} is not in this build (built without the `db-servers` feature); \
+         build it with `cargo build --release --features stackbench-serve/db-servers`"
+    )
+}
+
 #[cfg(test)]
 mod contract_tests;

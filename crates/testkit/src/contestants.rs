@@ -48,14 +48,16 @@ pub fn contestant(stackbench: &str, name: &str) -> PathBuf {
     };
     // The cargo that builds this test (set for every crate it compiles).
     let out = Command::new(env!("CARGO"))
-        .args(["build", "--quiet", "-p", "stackbench-serve", "--bin", name, "--profile", profile])
+        // Every store: the tests reach PostgreSQL, MariaDB and Redis too.
+        .args(["build", "--quiet", "-p", "stackbench-serve", "--features", "db-servers", "--bin", name])
+        .args(["--profile", profile])
         .arg("--target-dir")
         .arg(target_dir)
         .output()
         .unwrap_or_else(|e| panic!("cannot run cargo to build {name}: {e}"));
     assert!(
         out.status.success() && path.is_file(),
-        "cargo build -p stackbench-serve --bin {name} failed:\n{}",
+        "cargo build -p stackbench-serve --features db-servers --bin {name} failed:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
     built.as_mut().map(|b| b.insert(name.to_owned()));

@@ -16,14 +16,19 @@
 //! - [`serve`] is the whole contestant, which `sb-db-read` runs.
 
 pub mod answer;
+#[cfg(feature = "db-servers")]
 mod mysql;
 mod pool;
+#[cfg(feature = "db-servers")]
 mod postgres;
+#[cfg(feature = "db-servers")]
 mod redis_driver;
 pub mod router;
+#[cfg(feature = "db-servers")]
 mod sea_orm_driver;
 pub mod seed;
 mod sqlite;
+#[cfg(feature = "db-servers")]
 mod sqlx_driver;
 
 use std::fmt;
@@ -234,6 +239,9 @@ pub enum SetupError {
     Serve(#[from] ServeError),
     #[error("cannot write to stdout: {0}")]
     Stdout(#[from] std::io::Error),
+    /// A database server this build left out.
+    #[error("{0}")]
+    NotBuilt(String),
 }
 
 /// Opens every driver the config names and checks that each returns rows 1
@@ -258,19 +266,10 @@ pub async fn connect(config: &Config) -> Result<(Drivers, Vec<String>), SetupErr
             notes.push(format!("seeded: {}", seed::seed(&store).await?));
         }
     }
-    if let Some(url) = &config.postgres {
-        postgres::add(&mut drivers, url, sizes.sql).await?;
-        sqlx_driver::add_postgres(&mut drivers, url, sizes.sql).await?;
-        sea_orm_driver::add_postgres(&mut drivers, url, sizes.sql).await?;
-    }
-    if let Some(url) = &config.mysql {
-        mysql::add(&mut drivers, url, sizes.sql).await?;
-        sqlx_driver::add_mysql(&mut drivers, url, sizes.sql).await?;
-        sea_orm_driver::add_mysql(&mut drivers, url, sizes.sql).await?;
-    }
-    if let Some(url) = &config.redis {
-        redis_driver::add(&mut drivers, url, sizes.redis).await?;
-    }
+    #[cfg(feature = "db-servers")]
+    add_servers(&mut drivers, config, sizes).await?;
+    #[cfg(not(feature = "db-servers"))]
+    refuse_servers(config)?;
     if let Some(path) = sqlite_path {
         if !path.exists() {
             let report = seed::seed(&seed::Store::Sqlite(path.clone())).await?;
@@ -292,7 +291,38 @@ pub async fn connect(config: &Config) -> Result<(Drivers, Vec<String>), SetupErr
     Ok((drivers, notes))
 }
 
+/// The drivers of the database servers the config names.
+#[cfg(feature = "db-servers")]
+async fn add_servers(drivers: &mut Drivers, config: &Config, sizes: PoolSizes) -> Result<(), SetupError> {
+    if let Some(url) = &config.postgres {
+        postgres::add(drivers, url, sizes.sql).await?;
+        sqlx_driver::add_postgres(drivers, url, sizes.sql).await?;
+        sea_orm_driver::add_postgres(drivers, url, sizes.sql).await?;
+    }
+    if let Some(url) = &config.mysql {
+        mysql::add(drivers, url, sizes.sql).await?;
+        sqlx_driver::add_mysql(drivers, url, sizes.sql).await?;
+        sea_orm_driver::add_mysql(drivers, url, sizes.sql).await?;
+    }
+    if let Some(url) = &config.redis {
+        redis_driver::add(drivers, url, sizes.redis).await?;
+    }
+    Ok(())
+}
+
+/// Without the `db-servers` feature a config that names a database server is refused.
+#[cfg(not(feature = "db-servers"))]
+fn refuse_servers(config: &Config) -> Result<(), SetupError> {
+    let named =
+        [(&config.postgres, "PostgreSQL"), (&config.mysql, "MySQL/MariaDB"), (&config.redis, "Redis")];
+    match named.into_iter().find(|(url, _)| url.is_some()) {
+        Some((_, database)) => Err(SetupError::NotBuilt(crate::not_built(database))),
+        None => Ok(()),
+    }
+}
+
 /// Checks a new SQL driver against the data set and adds it.
+#[cfg(feature = "db-servers")]
 pub(crate) async fn finish(
     drivers: &mut Drivers,
     driver: Driver,

@@ -8,16 +8,21 @@
 //! 1000 rows; SQLite: one prepared `INSERT` per row in one transaction) or, in
 //! Redis, rewrites the hashes that differ in pipelines of 1000 commands.
 
-use std::fmt::{self, Write as _};
+use std::fmt;
+#[cfg(feature = "db-servers")]
+use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::{Duration, Instant};
 
-use stackbench_scenarios::dbread::{CREATE_TABLE, ROWS, item, redis_key};
+#[cfg(feature = "db-servers")]
+use stackbench_scenarios::dbread::redis_key;
+use stackbench_scenarios::dbread::{CREATE_TABLE, ROWS, item};
 
 use super::{ErrorChain, default_sqlite_path, redact};
 
 /// Rows per multi-row `INSERT` (MySQL) and commands per pipeline (Redis).
+#[cfg(feature = "db-servers")]
 const BATCH: u32 = 1000;
 const READ_BACK: &str = "SELECT id, name, price FROM items ORDER BY id";
 
@@ -37,7 +42,16 @@ pub const STORE_FORMS: &str = "postgres://USER@HOST:PORT/DB, mysql://USER@HOST:P
 impl FromStr for Store {
     type Err = SeedError;
     fn from_str(s: &str) -> Result<Self, SeedError> {
-        let s = s.trim();
+        let store = Store::parse(s.trim())?;
+        if cfg!(not(feature = "db-servers")) && !matches!(store, Store::Sqlite(_)) {
+            return Err(SeedError::NotBuilt(crate::not_built(store.database())));
+        }
+        Ok(store)
+    }
+}
+
+impl Store {
+    fn parse(s: &str) -> Result<Self, SeedError> {
         if s.starts_with("postgres://") || s.starts_with("postgresql://") {
             Ok(Store::Postgres(s.to_owned()))
         } else if s.starts_with("mysql://") {
@@ -55,6 +69,18 @@ impl FromStr for Store {
             Ok(Store::Sqlite(PathBuf::from(path)))
         } else {
             Err(SeedError::Store(s.to_owned()))
+        }
+    }
+}
+
+impl Store {
+    /// The kind of database, for messages: `PostgreSQL`, `SQLite`, ...
+    pub const fn database(&self) -> &'static str {
+        match self {
+            Store::Postgres(_) => "PostgreSQL",
+            Store::Mysql(_) => "MySQL/MariaDB",
+            Store::Redis(_) => "Redis",
+            Store::Sqlite(_) => "SQLite",
         }
     }
 }
@@ -122,12 +148,16 @@ pub enum SeedError {
     Connect { store: String, reason: String },
     #[error("{store}: {step} failed: {reason}{hint}")]
     Db { store: String, step: &'static str, reason: String, hint: &'static str },
+    /// A database server this build left out.
+    #[error("{0}")]
+    NotBuilt(String),
 }
 
 const SHAPE_HINT: &str =
     " (if a table `items` with other columns exists there, drop it or seed another database)";
 const READING: &str = "reading the table back";
 /// MySQL's named lock that serializes seeders (60 s at most).
+#[cfg(feature = "db-servers")]
 const SEED_LOCK: &str = "SELECT GET_LOCK('stackbench_dbread_seed', 60)";
 
 fn db_error(store: &Store, step: &'static str, e: &dyn ErrorChain) -> SeedError {
@@ -149,6 +179,7 @@ fn is_data_set(rows: impl ExactSizeIterator<Item = (i64, String, i64)>) -> bool 
 }
 
 /// The data set in PostgreSQL's COPY text format.
+#[cfg(feature = "db-servers")]
 fn copy_text() -> String {
     let mut out = String::with_capacity(ROWS as usize * 24);
     for id in 1..=ROWS {
@@ -162,9 +193,16 @@ fn copy_text() -> String {
 pub async fn seed(store: &Store) -> Result<SeedReport, SeedError> {
     let start = Instant::now();
     let outcome = match store {
+        #[cfg(feature = "db-servers")]
         Store::Postgres(url) => postgres(store, url).await?,
+        #[cfg(feature = "db-servers")]
         Store::Mysql(url) => mysql(store, url).await?,
+        #[cfg(feature = "db-servers")]
         Store::Redis(url) => redis(store, url).await?,
+        #[cfg(not(feature = "db-servers"))]
+        Store::Postgres(_) | Store::Mysql(_) | Store::Redis(_) => {
+            return Err(SeedError::NotBuilt(crate::not_built(store.database())));
+        }
         Store::Sqlite(path) => {
             let (store2, path) = (store.clone(), path.clone());
             tokio::task::spawn_blocking(move || sqlite(&store2, &path))
@@ -175,6 +213,7 @@ pub async fn seed(store: &Store) -> Result<SeedReport, SeedError> {
     Ok(SeedReport { store: store.to_string(), outcome, took: start.elapsed() })
 }
 
+#[cfg(feature = "db-servers")]
 async fn postgres(store: &Store, url: &str) -> Result<Outcome, SeedError> {
     use futures_util::SinkExt as _;
     let (mut client, conn) =
@@ -211,6 +250,7 @@ async fn postgres(store: &Store, url: &str) -> Result<Outcome, SeedError> {
     Ok(Outcome::Loaded { written: ROWS, removed, how: "COPY" })
 }
 
+#[cfg(feature = "db-servers")]
 async fn mysql(store: &Store, url: &str) -> Result<Outcome, SeedError> {
     use mysql_async::prelude::Queryable as _;
     let opts = mysql_async::Opts::from_url(url).map_err(|e| connect_error(store, &e))?;
@@ -228,6 +268,7 @@ async fn mysql(store: &Store, url: &str) -> Result<Outcome, SeedError> {
     outcome
 }
 
+#[cfg(feature = "db-servers")]
 async fn mysql_load(store: &Store, conn: &mut mysql_async::Conn) -> Result<Outcome, SeedError> {
     use mysql_async::prelude::Queryable as _;
     let rows: Vec<(i64, String, i64)> =
@@ -260,6 +301,7 @@ async fn mysql_load(store: &Store, conn: &mut mysql_async::Conn) -> Result<Outco
     Ok(Outcome::Loaded { written: ROWS, removed, how: "multi-row INSERTs of 1000" })
 }
 
+#[cfg(feature = "db-servers")]
 async fn redis(store: &Store, url: &str) -> Result<Outcome, SeedError> {
     let client = redis::Client::open(url).map_err(|e| connect_error(store, &e))?;
     let mut conn = client.get_multiplexed_async_connection().await.map_err(|e| connect_error(store, &e))?;

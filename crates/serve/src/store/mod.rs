@@ -20,8 +20,11 @@
 
 pub mod influx;
 pub mod memory;
+#[cfg(feature = "db-servers")]
 pub mod mysql;
+#[cfg(feature = "db-servers")]
 pub mod postgres;
+#[cfg(feature = "db-servers")]
 pub mod redis;
 pub mod sqlite;
 pub mod url;
@@ -126,9 +129,16 @@ pub trait Store: Send + Sync {
 pub async fn open(spec: &StoreSpec, mode: CountMode) -> Result<Box<dyn Store>, StoreError> {
     Ok(match spec {
         StoreSpec::Sqlite(opts) => Box::new(sqlite::SqliteStore::open(opts, mode)?),
+        #[cfg(feature = "db-servers")]
         StoreSpec::Postgres(opts) => Box::new(postgres::PostgresStore::open(opts, mode).await?),
+        #[cfg(feature = "db-servers")]
         StoreSpec::Mysql(opts) => Box::new(mysql::MysqlStore::open(opts, mode).await?),
+        #[cfg(feature = "db-servers")]
         StoreSpec::Redis(opts) => Box::new(redis::RedisStore::open(opts, mode).await?),
+        #[cfg(not(feature = "db-servers"))]
+        StoreSpec::Postgres(_) | StoreSpec::Mysql(_) | StoreSpec::Redis(_) => {
+            return Err(StoreError::Url(crate::not_built(spec.kind())));
+        }
         StoreSpec::Influx(opts) => Box::new(influx::InfluxStore::open(opts, mode).await?),
     })
 }

@@ -167,6 +167,11 @@ impl StoreSpec {
                 )));
             }
         };
+        if cfg!(not(feature = "db-servers"))
+            && matches!(spec, StoreSpec::Postgres(_) | StoreSpec::Mysql(_) | StoreSpec::Redis(_))
+        {
+            return Err(StoreError::Url(crate::not_built(spec.kind())));
+        }
         Ok(spec)
     }
 
