@@ -389,6 +389,49 @@ fn lower_bound_rates_rank_by_cost_per_request() {
     assert!(stackbench_report::export::table::throughput(&s.contestants[0]).starts_with("≥ "));
 }
 
+/// A search in which not even the lowest rate tried met the objectives counts
+/// that rate, an upper bound: the table marks it `≤`, the contestant says in
+/// how many runs, and a note says what `≤` means.
+#[test]
+fn searches_that_met_nothing_are_upper_bounds_and_say_so() {
+    let mut runs = runs_of("jit", &[900.0, 30_000.0, 31_000.0]);
+    runs.extend(runs_of("steady", &[20_000.0, 20_400.0, 19_900.0]));
+    let mut set = result_set(
+        "r",
+        vec![contestant("jit", "dummy", None, None), contestant("steady", "dummy", None, None)],
+        &runs,
+    );
+    for r in &mut set.runs {
+        let unmet = r.label.contestant.as_deref() == Some("jit") && r.summary.ok_rps < 1000.0;
+        r.find_max = Some(stackbench_record::Search {
+            slo: vec!["p99<10ms".into()],
+            precision: 0.05,
+            step_s: 1.0,
+            steps: Vec::new(),
+            sustained_rps: (!unmet).then_some(r.summary.ok_rps),
+            lower_bound: false,
+            broke_at_rps: unmet.then_some(900.0),
+            broke: unmet.then(|| "p99 14.2 ms, not < 10 ms".to_owned()),
+            bracket: None,
+            ended: if unmet { "nothing_met" } else { "converged" }.into(),
+        });
+    }
+    let a = analyse(&set);
+    let s = scenario(&a, "dummy");
+    let jit = s.contestants.iter().find(|c| c.name == "jit").unwrap();
+    let steady = s.contestants.iter().find(|c| c.name == "steady").unwrap();
+    assert!(stackbench_report::export::table::throughput(jit).starts_with("≤ "));
+    assert!(!stackbench_report::export::table::throughput(steady).starts_with('≤'));
+    assert!(
+        jit.warnings
+            .iter()
+            .any(|w| w.starts_with("in 1 of 3 runs not even the lowest rate tried met p99<10ms")),
+        "{:?}",
+        jit.warnings
+    );
+    assert!(s.notes.iter().any(|n| n.starts_with("≤ marks an upper bound")), "{:?}", s.notes);
+}
+
 /// A result set from precision-driven rounds is analysed at the per-look level
 /// it recorded: every ratio's interval is at least as wide as at 95%, and each
 /// pair that is not known to the precision gets a sentence.

@@ -52,6 +52,7 @@ pub(super) fn analyse(
             used.len()
         ));
     }
+    unmet_searches(&used, &mut warnings);
     if let Some(rec) = record {
         record_warnings(rec, &mut warnings);
     }
@@ -155,6 +156,23 @@ struct Rates {
     cost: Option<Estimate>,
 }
 
+/// Runs whose capacity search met nothing: their figure is an upper bound.
+fn unmet_searches(used: &[&RunRecord], warnings: &mut Vec<String>) {
+    let unmet: Vec<String> = used
+        .iter()
+        .filter_map(|r| r.find_max.as_ref().filter(|s| s.sustained_rps.is_none()))
+        .map(|s| s.slo.join(" and "))
+        .collect();
+    if let Some(slo) = unmet.first() {
+        warnings.push(format!(
+            "in {} of {} runs not even the lowest rate tried met {slo}: each such run counts that \
+             rate, which broke it, so its throughput is an upper bound (≤)",
+            unmet.len(),
+            used.len()
+        ));
+    }
+}
+
 fn rates(used: &[&RunRecord], seed: u64) -> Rates {
     // A capacity search's throughput is the rate it sustained under its objectives.
     let rps: Vec<f64> = used
@@ -165,6 +183,7 @@ fn rates(used: &[&RunRecord], seed: u64) -> Rates {
     let sustained = used.iter().find_map(|r| r.find_max.as_ref()).map(|s| Sustained {
         slo: s.slo.clone(),
         lower_bound: used.iter().any(|r| r.find_max.as_ref().is_some_and(|s| s.lower_bound)),
+        upper_bound: used.iter().any(|r| r.find_max.as_ref().is_some_and(|s| s.sustained_rps.is_none())),
     });
     let costs: Vec<f64> = used.iter().filter_map(|r| cost_ms_per_1k(r)).collect();
     let cost = (costs.len() == used.len() && !costs.is_empty()).then(|| estimate(&costs, seed ^ 0x0c05_7000));

@@ -271,6 +271,10 @@ pub struct Sustained {
     /// In at least one search the generator saturated before an objective broke:
     /// the rate is a lower bound of the contestant's.
     pub lower_bound: bool,
+    /// In at least one search not even the lowest rate tried met the objectives:
+    /// that run counts the lowest rate tried, which broke them, so the rate is an
+    /// upper bound of the contestant's.
+    pub upper_bound: bool,
 }
 
 /// What each correct answer cost the contestant, across repetitions.

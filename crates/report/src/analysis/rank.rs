@@ -131,6 +131,13 @@ fn notes(measured: &[(ContestantReport, Estimate)], by_cost: bool, lower_bound: 
             s.slo.join(" and ")
         ));
     }
+    if measured.iter().any(|(c, _)| c.throughput.sustained.as_ref().is_some_and(|s| s.upper_bound)) {
+        notes.push(
+            "≤ marks an upper bound: in some run not even the lowest rate tried met the objectives, and \
+             that run counts the rate that broke them (~: a lower bound in one run, an upper in another)."
+                .to_owned(),
+        );
+    }
     if by_cost {
         notes.push(
             "Ranked by CPU per correct answer, lower first: a sustained rate is a lower bound here, so the \

@@ -57,6 +57,7 @@ const COLUMNS: &[&str] = &[
     "cpu_ms_per_1k_ci_hi",
     "sustained_slo",
     "lower_bound",
+    "upper_bound",
     "ranked_by",
     "cold_start_ms_p50",
     "cold_start_ms_p95",
@@ -167,6 +168,7 @@ fn measured(s: &ScenarioReport, c: &ContestantReport) -> Vec<String> {
         opt(c.cost.as_ref().and_then(|k| k.ci), |i| num(i.hi)),
         opt(t.sustained.as_ref(), |x| x.slo.join(" and ")),
         opt(t.sustained.as_ref(), |x| x.lower_bound.to_string()),
+        opt(t.sustained.as_ref(), |x| x.upper_bound.to_string()),
         match s.ranked_by {
             crate::analysis::RankedBy::Throughput => "throughput".to_owned(),
             crate::analysis::RankedBy::CostPerRequest => "cost_per_request".to_owned(),

@@ -68,10 +68,16 @@ pub fn rank(c: &ContestantReport) -> String {
 }
 
 /// `1,882 ± 45`, or `499 (2 runs)` without an interval; `≥ 41,200 ± 300` for
-/// a sustained rate that is a lower bound.
+/// a sustained rate that is a lower bound, `≤ 900 ± 40` for one that is an
+/// upper bound (a search met nothing), `~` for one that is both in different runs.
 pub fn throughput(c: &ContestantReport) -> String {
     let t = &c.throughput;
-    let at_least = if t.sustained.as_ref().is_some_and(|s| s.lower_bound) { "≥ " } else { "" };
+    let at_least = match t.sustained.as_ref().map(|s| (s.lower_bound, s.upper_bound)) {
+        Some((true, false)) => "≥ ",
+        Some((false, true)) => "≤ ",
+        Some((true, true)) => "~ ",
+        _ => "",
+    };
     match t.mean_ci {
         Some(ci) => format!("{at_least}{}", fmt::with_error(t.mean, ci.plus_minus(t.mean))),
         None => {
