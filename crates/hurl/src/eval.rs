@@ -4,7 +4,9 @@
 //! typed and placed at its `line:col`.
 //!
 //! The answer's body is parsed as JSON once per entry, and only when a
-//! jsonpath query needs it.
+//! jsonpath query needs it: in one pass that keeps only what the entry's
+//! paths reach ([`crate::jsonpath::stream`]) when they are singular, else
+//! into a whole document.
 
 use std::fmt;
 use std::fmt::Write as _;
@@ -13,6 +15,7 @@ use serde_json::Value;
 
 use crate::error::Pos;
 use crate::jsonpath::Found;
+use crate::jsonpath::stream::{self, Leaf, Plan};
 use crate::model::{BodyKind, Entry, Expected, Filter, PredicateFunc, Query};
 use crate::template::{Kind, RenderError, Template, Vars};
 
@@ -82,6 +85,8 @@ impl fmt::Display for Failure {
 enum Val<'a> {
     Nothing,
     Json(&'a Value),
+    /// A JSON string borrowed from the answer: the same as `Json(Value::String)`.
+    JsonStr(&'a str),
     Str(&'a str),
     Int(i64),
     Many(Vec<&'a Value>),
@@ -137,6 +142,20 @@ impl Entry {
         failures: &mut Vec<Failure>,
         asserts: bool,
     ) {
+        self.check_read(answer, vars, scratch, failures, asserts, true);
+    }
+
+    /// As [`Entry::check_some`]; without `one_pass` the body is always parsed into a whole
+    /// document (the reference the tests hold the one pass to).
+    pub(crate) fn check_read(
+        &self,
+        answer: &impl Answer,
+        vars: &mut Vars,
+        scratch: &mut Vec<u8>,
+        failures: &mut Vec<Failure>,
+        asserts: bool,
+        one_pass: bool,
+    ) {
         let Some(r) = &self.response else { return };
         if let Some(expected) = r.status
             && expected != answer.status()
@@ -148,16 +167,11 @@ impl Entry {
             });
         }
         let checked = if asserts { &r.asserts[..] } else { &[] };
-        let needs_json = r
-            .captures
-            .iter()
-            .map(|c| &c.query)
-            .chain(checked.iter().map(|a| &a.query))
-            .any(|q| matches!(q, Query::JsonPath(_)));
-        let json: Option<Value> = if needs_json { serde_json::from_slice(answer.body()).ok() } else { None };
+        let queries = r.captures.iter().map(|c| &c.query).chain(checked.iter().map(|a| &a.query));
+        let json = Json::of(answer.body(), queries, one_pass);
         for c in &r.captures {
             let source = || format!("{}: ...", c.name);
-            let v = match query(&c.query, &c.filters, answer, json.as_ref()) {
+            let v = match query(&c.query, &c.filters, answer, &json) {
                 Err(()) => {
                     failures.push(Failure { pos: c.pos, source: source(), kind: FailureKind::NotJson });
                     continue;
@@ -176,7 +190,7 @@ impl Entry {
         }
         for a in checked {
             let fail = |kind| Failure { pos: a.pos, source: a.source.to_string(), kind };
-            let Ok(v) = query(&a.query, &a.filters, answer, json.as_ref()) else {
+            let Ok(v) = query(&a.query, &a.filters, answer, &json) else {
                 failures.push(fail(FailureKind::NotJson));
                 continue;
             };
@@ -189,12 +203,42 @@ impl Entry {
     }
 }
 
+/// The answer's body as the jsonpath queries of one check see it.
+enum Json<'a, 'p> {
+    /// No query needs it, or it is not JSON.
+    Not,
+    /// What each path of the plan found, in one pass.
+    Found(Plan<'p>, [Leaf<'a>; stream::MAX]),
+    Whole(Value),
+}
+
+impl<'a, 'p> Json<'a, 'p> {
+    /// `body` read for the jsonpath queries among `queries`, in `one_pass` when it can be.
+    fn of(body: &'a [u8], queries: impl Iterator<Item = &'p Query> + Clone, one_pass: bool) -> Json<'a, 'p> {
+        let paths = queries.filter_map(|q| match q {
+            Query::JsonPath(p) => Some(p),
+            _ => None,
+        });
+        if paths.clone().next().is_none() {
+            return Json::Not;
+        }
+        if one_pass && let Some(plan) = Plan::new(paths) {
+            let mut found: [Leaf<'a>; stream::MAX] = Default::default();
+            return match plan.find(body, &mut found) {
+                Ok(()) => Json::Found(plan, found),
+                Err(_) => Json::Not,
+            };
+        }
+        serde_json::from_slice(body).map_or(Json::Not, Json::Whole)
+    }
+}
+
 /// `Err` when a jsonpath query meets a body that is not JSON.
 fn query<'a>(
     q: &Query,
     filters: &[Filter],
     answer: &'a impl Answer,
-    json: Option<&'a Value>,
+    json: &'a Json<'a, '_>,
 ) -> Result<Val<'a>, ()> {
     let mut v = match q {
         Query::Status => Val::Int(i64::from(answer.status())),
@@ -203,10 +247,18 @@ fn query<'a>(
             (Some(one), None) => Val::Str(one),
             (Some(_), Some(_)) => Val::Headers((0..).map_while(|i| answer.header(name, i)).collect()),
         },
-        Query::JsonPath(p) => match p.eval(json.ok_or(())?) {
-            Found::Nothing => Val::Nothing,
-            Found::One(v) => Val::Json(v),
-            Found::Many(v) => Val::Many(v),
+        Query::JsonPath(p) => match json {
+            Json::Not => return Err(()),
+            Json::Whole(doc) => match p.eval(doc) {
+                Found::Nothing => Val::Nothing,
+                Found::One(v) => Val::Json(v),
+                Found::Many(v) => Val::Many(v),
+            },
+            Json::Found(plan, found) => match plan.index_of(p).map(|i| &found[i]) {
+                Some(Leaf::Value(v)) => Val::Json(v),
+                Some(Leaf::Str(s)) => Val::JsonStr(s),
+                Some(Leaf::Nothing) | None => Val::Nothing,
+            },
         },
         Query::Regex(re) => std::str::from_utf8(answer.body())
             .ok()
@@ -234,7 +286,7 @@ fn set_var(vars: &mut Vars, name: &str, v: &Val<'_>) {
             slot.text.push_str(s);
             Kind::String
         }
-        Val::Str(s) => {
+        Val::Str(s) | Val::JsonStr(s) => {
             slot.text.push_str(s);
             Kind::String
         }
@@ -271,7 +323,7 @@ fn set_var(vars: &mut Vars, name: &str, v: &Val<'_>) {
 
 fn as_str<'a>(v: &Val<'a>) -> Option<&'a str> {
     match v {
-        Val::Str(s) => Some(s),
+        Val::Str(s) | Val::JsonStr(s) => Some(s),
         Val::Json(Value::String(s)) => Some(s),
         _ => None,
     }
@@ -326,6 +378,7 @@ fn equal(actual: &Val<'_>, expected: &Exp<'_>) -> bool {
         Exp::Text(t) => as_str(actual) == Some(*t),
         Exp::Json(json) => match actual {
             Val::Json(found) => *found == json,
+            Val::JsonStr(found) => matches!(json, Value::String(s) if s == found),
             Val::Many(many) => {
                 matches!(json, Value::Array(list) if list.len() == many.len() && list.iter().zip(many).all(|(l, m)| l == *m))
             }
@@ -416,6 +469,7 @@ fn describe(v: &Val<'_>) -> String {
     let mut s = match v {
         Val::Nothing => "none (nothing found)".to_owned(),
         Val::Json(j) => j.to_string(),
+        Val::JsonStr(s) => Value::from(*s).to_string(),
         Val::Str(s) => format!("{s:?}"),
         Val::Int(n) => n.to_string(),
         Val::Many(m) => serde_json::to_string(m).unwrap_or_default(),

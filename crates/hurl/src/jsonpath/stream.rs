@@ -1,0 +1,249 @@
+//! The singular paths of one entry found in one pass over the answer's bytes,
+//! without building the document: what the load engine checks per request.
+//!
+//! The pass drives `serde_json`'s own parser through the same `deserialize_any`
+//! calls that building a [`Value`] makes (every string decoded and validated,
+//! every number parsed, the same depth limit, trailing bytes refused), so a body
+//! is JSON here exactly when `serde_json::from_slice::<Value>` accepts it. It
+//! keeps only what the paths reach: a scalar as a [`Value`] (no allocation but a
+//! string with escapes), a string without escapes borrowed from the answer, an
+//! object or array a path ends on built as a [`Value`]. A repeated member name
+//! keeps its last value, as `serde_json`'s map does. Paths with an index from
+//! the end (`[-1]`) or a collection (`*`, `..`) are left to [`JsonPath::eval`].
+//! The property tests (`tests.rs`) hold it equal to [`JsonPath::eval`] on the
+//! parsed document.
+
+use std::fmt;
+
+use serde::Deserialize as _;
+use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+
+use super::{JsonPath, Step};
+
+/// The most distinct paths one pass follows (one bit each).
+pub const MAX: usize = 8;
+
+/// What a path found in the answer.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Leaf<'a> {
+    #[default]
+    Nothing,
+    /// A JSON string without escapes, borrowed from the answer.
+    Str(&'a str),
+    Value(Value),
+}
+
+impl JsonPath {
+    /// Whether [`Plan`] can follow it: singular, without an index from the end.
+    pub fn streamable(&self) -> bool {
+        self.singular && self.steps.iter().all(|s| !matches!(s, Step::Index(i) if *i < 0))
+    }
+}
+
+/// The distinct paths of one check, in the order first given.
+#[derive(Debug, Clone, Copy)]
+pub struct Plan<'p> {
+    paths: [Option<&'p JsonPath>; MAX],
+    len: usize,
+}
+
+impl<'p> Plan<'p> {
+    /// `None` when a path is not [`JsonPath::streamable`] or there are more than [`MAX`].
+    pub fn new(paths: impl IntoIterator<Item = &'p JsonPath>) -> Option<Plan<'p>> {
+        let mut plan = Plan { paths: [None; MAX], len: 0 };
+        for p in paths {
+            if !p.streamable() {
+                return None;
+            }
+            if plan.index_of(p).is_none() {
+                *plan.paths.get_mut(plan.len)? = Some(p);
+                plan.len += 1;
+            }
+        }
+        Some(plan)
+    }
+
+    /// Where [`Plan::find`] puts what `path` found.
+    pub fn index_of(&self, path: &JsonPath) -> Option<usize> {
+        self.paths[..self.len].iter().position(|p| p.is_some_and(|p| std::ptr::eq(p, path) || *p == *path))
+    }
+
+    /// Parses `body` as JSON and sets `out[i]` to what path `i` finds; `Err` when
+    /// the body is not JSON (then `out` means nothing).
+    pub fn find<'a>(&self, body: &'a [u8], out: &mut [Leaf<'a>; MAX]) -> Result<(), serde_json::Error> {
+        out.iter_mut().for_each(|o| *o = Leaf::Nothing);
+        let mut de = serde_json::Deserializer::from_slice(body);
+        let alive = (1u32 << self.len) - 1;
+        Walk { plan: self, out, depth: 0, alive }.deserialize(&mut de)?;
+        de.end()
+    }
+
+    fn path(&self, i: usize) -> &'p JsonPath {
+        self.paths[i].expect("a bit is set only for a path of the plan")
+    }
+
+    /// The paths among `alive` whose step at `depth` satisfies `f`.
+    fn select(&self, alive: u32, depth: usize, f: impl Fn(&Step) -> bool) -> u32 {
+        bits(alive).filter(|&i| self.path(i).steps.get(depth).is_some_and(&f)).fold(0, |m, i| m | 1 << i)
+    }
+}
+
+/// The indexes of the bits set in `mask`, lowest first.
+fn bits(mut mask: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        let i = mask.trailing_zeros() as usize;
+        mask &= mask.wrapping_sub(1);
+        (i < 32).then_some(i)
+    })
+}
+
+/// The value at `depth` of the paths in `alive`.
+struct Walk<'w, 'p, 'a> {
+    plan: &'w Plan<'p>,
+    out: &'w mut [Leaf<'a>; MAX],
+    depth: usize,
+    alive: u32,
+}
+
+impl<'a> Walk<'_, '_, 'a> {
+    /// The paths that end here.
+    fn ends(&self) -> u32 {
+        bits(self.alive).filter(|&i| self.plan.path(i).steps.len() == self.depth).fold(0, |m, i| m | 1 << i)
+    }
+
+    fn scalar(self, leaf: impl Fn() -> Leaf<'a>) {
+        for i in bits(self.ends()) {
+            self.out[i] = leaf();
+        }
+    }
+
+    /// An object or array that a path ends on: built whole, the deeper paths walked in it.
+    fn container(self, v: Value) {
+        for i in bits(self.alive) {
+            let p = self.plan.path(i);
+            self.out[i] = p.walk(&v, self.depth).map_or(Leaf::Nothing, |f| Leaf::Value(f.clone()));
+        }
+    }
+
+    /// The next value of a map or seq, followed by the paths in `alive`.
+    fn child(&mut self, alive: u32) -> Walk<'_, '_, 'a> {
+        for i in bits(alive) {
+            // A repeated name: only its last value counts.
+            self.out[i] = Leaf::Nothing;
+        }
+        Walk { plan: self.plan, out: self.out, depth: self.depth + 1, alive }
+    }
+}
+
+impl<'a> DeserializeSeed<'a> for Walk<'_, '_, 'a> {
+    type Value = ();
+
+    fn deserialize<D: de::Deserializer<'a>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'a> Visitor<'a> for Walk<'_, '_, 'a> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E: de::Error>(self, b: bool) -> Result<(), E> {
+        self.scalar(|| Leaf::Value(Value::Bool(b)));
+        Ok(())
+    }
+
+    fn visit_i64<E: de::Error>(self, n: i64) -> Result<(), E> {
+        self.scalar(|| Leaf::Value(Value::Number(n.into())));
+        Ok(())
+    }
+
+    fn visit_u64<E: de::Error>(self, n: u64) -> Result<(), E> {
+        self.scalar(|| Leaf::Value(Value::Number(n.into())));
+        Ok(())
+    }
+
+    fn visit_f64<E: de::Error>(self, n: f64) -> Result<(), E> {
+        // As `serde_json`'s own `Value` visitor.
+        self.scalar(|| Leaf::Value(serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number)));
+        Ok(())
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, s: &'a str) -> Result<(), E> {
+        self.scalar(|| Leaf::Str(s));
+        Ok(())
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<(), E> {
+        self.scalar(|| Leaf::Value(Value::String(s.to_owned())));
+        Ok(())
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        self.scalar(|| Leaf::Value(Value::Null));
+        Ok(())
+    }
+
+    fn visit_map<M: MapAccess<'a>>(mut self, mut map: M) -> Result<(), M::Error> {
+        if self.ends() != 0 {
+            let v = Value::deserialize(MapAccessDeserializer::new(map))?;
+            self.container(v);
+            return Ok(());
+        }
+        let (plan, depth, alive) = (self.plan, self.depth, self.alive);
+        while let Some(next) = map.next_key_seed(Key { plan, depth, alive })? {
+            map.next_value_seed(self.child(next))?;
+        }
+        Ok(())
+    }
+
+    fn visit_seq<S: SeqAccess<'a>>(mut self, mut seq: S) -> Result<(), S::Error> {
+        if self.ends() != 0 {
+            let v = Value::deserialize(SeqAccessDeserializer::new(seq))?;
+            self.container(v);
+            return Ok(());
+        }
+        let (plan, depth, alive) = (self.plan, self.depth, self.alive);
+        for i in 0.. {
+            let next = plan.select(alive, depth, |s| matches!(s, Step::Index(n) if *n == i));
+            if seq.next_element_seed(self.child(next))?.is_none() {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A member name, decoded as `serde_json` decodes a map key; yields the paths that go on into it.
+struct Key<'w, 'p> {
+    plan: &'w Plan<'p>,
+    depth: usize,
+    alive: u32,
+}
+
+impl<'a> DeserializeSeed<'a> for Key<'_, '_> {
+    type Value = u32;
+
+    fn deserialize<D: de::Deserializer<'a>>(self, d: D) -> Result<u32, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'a> Visitor<'a> for Key<'_, '_> {
+    type Value = u32;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a member name")
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<u32, E> {
+        Ok(self.plan.select(self.alive, self.depth, |s| matches!(s, Step::Name(n) if **n == *key)))
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests;
