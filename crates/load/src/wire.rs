@@ -3,8 +3,6 @@
 //! ([`http1_request`], [`write_http1_request`]) and an answer as read
 //! ([`Answer`]). A leaf: `transport`, `http1`, `h2c` and `flow` build on it.
 
-use std::fmt::Write as _;
-
 use bytes::{Bytes, BytesMut};
 use stackbench_scenarios::check::Expect;
 
@@ -89,7 +87,10 @@ pub fn write_http1_request(
     );
     out.extend_from_slice(headers);
     if !body.is_empty() || matches!(method, "POST" | "PUT" | "PATCH") {
-        let _ = write!(out, "Content-Length: {}\r\n", body.len());
+        // itoa, not `write!`: this runs per request for a scenario file.
+        out.extend_from_slice(b"Content-Length: ");
+        out.extend_from_slice(itoa::Buffer::new().format(body.len()).as_bytes());
+        out.extend_from_slice(b"\r\n");
     }
     if !keepalive {
         out.extend_from_slice(b"Connection: close\r\n");
