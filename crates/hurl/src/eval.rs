@@ -24,6 +24,11 @@ pub trait Answer {
     fn status(&self) -> u16;
     /// The `nth` (from 0) header named `name` (ASCII case-insensitive), as text.
     fn header(&self, name: &str, nth: usize) -> Option<&str>;
+    /// The first header named `name` and whether another follows it; an answer that can
+    /// tell in one look at its headers says so here.
+    fn header_first(&self, name: &str) -> (Option<&str>, bool) {
+        (self.header(name, 0), self.header(name, 1).is_some())
+    }
     fn body(&self) -> &[u8];
 }
 
@@ -242,10 +247,10 @@ fn query<'a>(
 ) -> Result<Val<'a>, ()> {
     let mut v = match q {
         Query::Status => Val::Int(i64::from(answer.status())),
-        Query::Header(name) => match (answer.header(name, 0), answer.header(name, 1)) {
+        Query::Header(name) => match answer.header_first(name) {
             (None, _) => Val::Nothing,
-            (Some(one), None) => Val::Str(one),
-            (Some(_), Some(_)) => Val::Headers((0..).map_while(|i| answer.header(name, i)).collect()),
+            (Some(one), false) => Val::Str(one),
+            (Some(_), true) => Val::Headers((0..).map_while(|i| answer.header(name, i)).collect()),
         },
         Query::JsonPath(p) => match json {
             Json::Not => return Err(()),

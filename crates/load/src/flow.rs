@@ -187,6 +187,13 @@ impl stackbench_hurl::Answer for Answered<'_, '_> {
         std::str::from_utf8(crate::wire::header_value(self.0.head, name, nth)?).ok()
     }
 
+    fn header_first(&self, name: &str) -> (Option<&str>, bool) {
+        // One walk of the head for what `header(name, 0)` and `header(name, 1)` would find.
+        let (first, second) = crate::wire::header_first_two(self.0.head, name);
+        let first = first.and_then(|v| std::str::from_utf8(v).ok());
+        (first, second.is_some_and(|v| std::str::from_utf8(v).is_ok()))
+    }
+
     fn body(&self) -> &[u8] {
         self.0.body
     }

@@ -105,32 +105,41 @@ pub fn write_http1_request(
 /// folding), so this only walks its lines: a scenario file's `header`
 /// capture or assert costs a scan of a few hundred bytes, not a second parse.
 pub fn header_value<'h>(head: &'h [u8], name: &str, nth: usize) -> Option<&'h [u8]> {
+    header_values(head, name).nth(nth)
+}
+
+/// The first two values of header `name` (as [`header_value`]), in one walk of the head.
+pub fn header_first_two<'h>(head: &'h [u8], name: &str) -> (Option<&'h [u8]>, Option<&'h [u8]>) {
+    let mut values = header_values(head, name);
+    (values.next(), values.next())
+}
+
+/// The values of header `name` in `head`, in order (see [`header_value`]).
+fn header_values<'h, 'n>(head: &'h [u8], name: &'n str) -> impl Iterator<Item = &'h [u8]> + use<'h, 'n> {
     let name = name.as_bytes();
-    let mut seen = 0;
     // Every line after the status line; a header line is `name:value` with no
     // space before the colon (RFC 9112 §5.1, which httparse enforces).
-    let mut start = memchr::memchr(b'\n', head)? + 1;
-    while start < head.len() {
-        let end = memchr::memchr(b'\n', &head[start..]).map_or(head.len(), |i| start + i);
-        let line = &head[start..end];
-        if line.len() > name.len()
-            && line[name.len()] == b':'
-            && line[..name.len()].eq_ignore_ascii_case(name)
-        {
-            if seen == nth {
+    let mut start = memchr::memchr(b'\n', head).map_or(head.len(), |i| i + 1);
+    std::iter::from_fn(move || {
+        while start < head.len() {
+            let end = memchr::memchr(b'\n', &head[start..]).map_or(head.len(), |i| start + i);
+            let line = &head[start..end];
+            start = end + 1;
+            if line.len() > name.len()
+                && line[name.len()] == b':'
+                && line[..name.len()].eq_ignore_ascii_case(name)
+            {
                 let value = &line[name.len() + 1..];
                 return Some(value.strip_suffix(b"\r").unwrap_or(value).trim_ascii());
             }
-            seen += 1;
         }
-        start = end + 1;
-    }
-    None
+        None
+    })
 }
 
 #[cfg(test)]
 mod tests {
-    use super::header_value;
+    use super::{header_first_two, header_value};
 
     #[test]
     fn header_values_are_found_by_name_in_order() {
@@ -166,6 +175,8 @@ mod tests {
                     let want = resp.headers.iter().filter(|h| h.name.eq_ignore_ascii_case(&probe)).nth(nth).map(|h| h.value);
                     proptest::prop_assert_eq!(header_value(&head, &probe, nth), want);
                 }
+                let mut all = resp.headers.iter().filter(|h| h.name.eq_ignore_ascii_case(&probe)).map(|h| h.value);
+                proptest::prop_assert_eq!(header_first_two(&head, &probe), (all.next(), all.next()));
             }
         }
     }
