@@ -295,12 +295,19 @@ fn set_var(vars: &mut Vars, name: &str, v: &Val<'_>) {
             slot.text.push_str(s);
             Kind::String
         }
+        // Integers as serde_json writes them (itoa), without the formatting machinery.
         Val::Json(Value::Number(n)) => {
-            write!(slot.text, "{n}").expect("writing to a String cannot fail");
+            if let Some(i) = n.as_i64() {
+                slot.text.push_str(itoa::Buffer::new().format(i));
+            } else if let Some(u) = n.as_u64() {
+                slot.text.push_str(itoa::Buffer::new().format(u));
+            } else {
+                write!(slot.text, "{n}").expect("writing to a String cannot fail");
+            }
             if n.is_f64() { Kind::Float } else { Kind::Integer }
         }
         Val::Int(n) => {
-            write!(slot.text, "{n}").expect("writing to a String cannot fail");
+            slot.text.push_str(itoa::Buffer::new().format(*n));
             Kind::Integer
         }
         Val::Json(Value::Bool(b)) => {
@@ -349,13 +356,17 @@ enum Exp<'s> {
     Json(Value),
 }
 
-fn render<'s>(t: &Template, vars: &mut Vars, scratch: &'s mut Vec<u8>) -> Result<&'s str, RenderError> {
+/// A template's text: a literal as written (checked once, at load), else rendered into `scratch`.
+fn render<'s>(t: &'s Template, vars: &mut Vars, scratch: &'s mut Vec<u8>) -> Result<&'s str, RenderError> {
+    if let Some(s) = t.as_literal() {
+        return Ok(s);
+    }
     scratch.clear();
     t.render(vars, scratch)?;
     Ok(std::str::from_utf8(scratch).unwrap_or(""))
 }
 
-fn resolve<'s>(e: &Expected, vars: &mut Vars, scratch: &'s mut Vec<u8>) -> Result<Exp<'s>, RenderError> {
+fn resolve<'s>(e: &'s Expected, vars: &mut Vars, scratch: &'s mut Vec<u8>) -> Result<Exp<'s>, RenderError> {
     Ok(match e {
         Expected::Null => Exp::Json(Value::Null),
         Expected::Bool(b) => Exp::Json(Value::Bool(*b)),
@@ -436,7 +447,7 @@ fn holds(
                 Val::Many(m) => m.iter().any(|x| x.as_str() == Some(t)),
                 Val::Headers(h) => h.contains(&t),
                 Val::Json(Value::Array(a)) => a.iter().any(|x| x.as_str() == Some(t)),
-                _ => as_str(v).is_some_and(|s| s.contains(t)),
+                _ => as_str(v).is_some_and(|s| contains(s, t)),
             }
         }
         PredicateFunc::Includes(e) => {
@@ -467,6 +478,17 @@ fn holds(
             matches!(v, Val::Many(_) | Val::Headers(_) | Val::Json(Value::Array(_) | Value::Object(_)))
         }
     })
+}
+
+/// `haystack.contains(needle)`; a short haystack (a header, a field) is searched
+/// directly, without building the two-way searcher `str::contains` sets up per call.
+fn contains(haystack: &str, needle: &str) -> bool {
+    let (h, n) = (haystack.as_bytes(), needle.as_bytes());
+    let Some((&first, rest)) = n.split_first() else { return true };
+    if h.len() > 64 {
+        return haystack.contains(needle);
+    }
+    h.len() >= n.len() && (0..=h.len() - n.len()).any(|i| h[i] == first && &h[i + 1..i + n.len()] == rest)
 }
 
 /// The actual value, for a failure message (long values are cut).

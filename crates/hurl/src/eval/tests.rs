@@ -266,3 +266,11 @@ proptest::proptest! {
         proptest::prop_assert_eq!(run(true), run(false));
     }
 }
+
+proptest::proptest! {
+    /// The direct search agrees with `str::contains`, short haystacks and long.
+    #[test]
+    fn contains_is_str_contains(h in "[ab\\u{e9}]{0,80}", n in "[ab\\u{e9}]{0,4}") {
+        proptest::prop_assert_eq!(contains(&h, &n), h.contains(&*n));
+    }
+}
