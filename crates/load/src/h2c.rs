@@ -156,6 +156,7 @@ impl H2Lane {
             received: done.received,
             grpc_status: done.grpc_status,
             head: &[],
+            headers: &[],
         })
     }
 }

@@ -24,6 +24,7 @@ use tokio::net::TcpStream;
 use crate::budget::Claim;
 use crate::uring::{self, Held, Receiver, Ring};
 use crate::wire::Answer;
+use crate::wire::HeaderAt;
 
 const READ_CHUNK: usize = 16 * 1024;
 const MAX_HEADERS: usize = 64;
@@ -71,6 +72,8 @@ pub struct Http1Conn {
     buf: Vec<u8>,
     /// The content type of the last answer.
     content_type: Vec<u8>,
+    /// Where the last answer's headers lie in its head.
+    headers: Vec<HeaderAt>,
     /// Bytes of the last answer as they came off the wire (before dechunking).
     received: u64,
     /// Set while a request is under way; still set at the next call means the
@@ -109,6 +112,7 @@ impl Http1Conn {
             stream: None,
             buf: Vec::with_capacity(READ_CHUNK),
             content_type: Vec::new(),
+            headers: Vec::new(),
             received: 0,
             busy: false,
             claim: Claim::default(),
@@ -197,6 +201,7 @@ impl Http1Conn {
             received,
             grpc_status: None,
             head: &self.buf[..head.len],
+            headers: &self.headers,
         })
     }
 
@@ -238,7 +243,7 @@ impl Http1Conn {
         let mut eof = false;
         loop {
             if let Progress::Done(head) =
-                reader.advance(&mut self.buf, eof, head_only, &mut self.content_type)?
+                reader.advance(&mut self.buf, eof, head_only, &mut self.content_type, &mut self.headers)?
             {
                 return Ok(head);
             }
@@ -276,6 +281,7 @@ impl Reader {
         eof: bool,
         head_only: bool,
         content_type: &mut Vec<u8>,
+        headers_at: &mut Vec<HeaderAt>,
     ) -> Result<Progress, Failure> {
         let broken = |kind| Failure { kind, answer_started: true };
         while self.head.is_none() {
@@ -299,6 +305,8 @@ impl Reader {
                         buf.drain(..len);
                         continue;
                     }
+                    headers_at.clear();
+                    headers_at.extend(resp.headers.iter().map(|h| HeaderAt::of(h, buf)));
                     self.head = Some(parse_head(&resp, len, head_only, content_type)?);
                 }
                 Ok(httparse::Status::Partial) if buf.len() > MAX_HEAD => {
@@ -345,7 +353,7 @@ impl Reader {
 /// For the fuzz targets (`fuzz/`) and tests; nothing here may panic.
 pub fn read_answer(data: &[u8], cuts: &[usize], head_only: bool) -> Result<(u16, Vec<u8>), ErrorKind> {
     let mut reader = Reader::default();
-    let (mut buf, mut content_type) = (Vec::new(), Vec::new());
+    let (mut buf, mut content_type, mut headers) = (Vec::new(), Vec::new(), Vec::new());
     let mut from = 0;
     let mut ends: Vec<usize> = cuts.iter().copied().filter(|&c| c > 0 && c < data.len()).collect();
     ends.sort_unstable();
@@ -354,7 +362,7 @@ pub fn read_answer(data: &[u8], cuts: &[usize], head_only: bool) -> Result<(u16,
         buf.extend_from_slice(&data[from.min(to)..to]);
         from = to;
         let eof = i + 1 == ends.len();
-        match reader.advance(&mut buf, eof, head_only, &mut content_type).map_err(|f| f.kind)? {
+        match reader.advance(&mut buf, eof, head_only, &mut content_type, &mut headers).map_err(|f| f.kind)? {
             Progress::Done(head) => {
                 return Ok((head.status, buf[head.len..head.len + head.body_len].to_vec()));
             }
