@@ -180,7 +180,11 @@ impl Lane {
                 (Via::Http1(c), Payload::Prepared(req, _)) => {
                     c.send(&req.wire, req.method == http::Method::HEAD, keepalive).await
                 }
-                (Via::Http1(c), Payload::Wire(wire, head_only)) => c.send(wire, head_only, keepalive).await,
+                (Via::Http1(c), Payload::Wire(wire, head_only)) => {
+                    // A scenario file's checks look its headers up.
+                    c.keep_headers(true);
+                    c.send(wire, head_only, keepalive).await
+                }
                 (Via::H2(l), Payload::Prepared(req, transport)) => {
                     l.send(req, transport == Transport::Grpc, keepalive).await
                 }
