@@ -174,9 +174,11 @@ impl Entry {
         let checked = if asserts { &r.asserts[..] } else { &[] };
         let queries = r.captures.iter().map(|c| &c.query).chain(checked.iter().map(|a| &a.query));
         let json = Json::of(answer.body(), queries, one_pass);
+        // The number of jsonpath queries so far: the plan's `k`th path is the `k`th query's.
+        let mut k = 0;
         for c in &r.captures {
             let source = || format!("{}: ...", c.name);
-            let v = match query(&c.query, &c.filters, answer, &json) {
+            let v = match query(&c.query, &c.filters, answer, &json, &mut k) {
                 Err(()) => {
                     failures.push(Failure { pos: c.pos, source: source(), kind: FailureKind::NotJson });
                     continue;
@@ -195,7 +197,7 @@ impl Entry {
         }
         for a in checked {
             let fail = |kind| Failure { pos: a.pos, source: a.source.to_string(), kind };
-            let Ok(v) = query(&a.query, &a.filters, answer, &json) else {
+            let Ok(v) = query(&a.query, &a.filters, answer, &json, &mut k) else {
                 failures.push(fail(FailureKind::NotJson));
                 continue;
             };
@@ -228,7 +230,7 @@ impl<'a, 'p> Json<'a, 'p> {
             return Json::Not;
         }
         if one_pass && let Some(plan) = Plan::new(paths) {
-            let mut found: [Leaf<'a>; stream::MAX] = Default::default();
+            let mut found = [const { Leaf::Nothing }; stream::MAX];
             return match plan.find(body, &mut found) {
                 Ok(()) => Json::Found(plan, found),
                 Err(_) => Json::Not,
@@ -238,12 +240,14 @@ impl<'a, 'p> Json<'a, 'p> {
     }
 }
 
-/// `Err` when a jsonpath query meets a body that is not JSON.
+/// `Err` when a jsonpath query meets a body that is not JSON. `k` counts the jsonpath
+/// queries asked so far, in the order [`Json::of`] was given them.
 fn query<'a>(
     q: &Query,
     filters: &[Filter],
     answer: &'a impl Answer,
     json: &'a Json<'a, '_>,
+    k: &mut usize,
 ) -> Result<Val<'a>, ()> {
     let mut v = match q {
         Query::Status => Val::Int(i64::from(answer.status())),
@@ -252,19 +256,22 @@ fn query<'a>(
             (Some(one), false) => Val::Str(one),
             (Some(_), true) => Val::Headers((0..).map_while(|i| answer.header(name, i)).collect()),
         },
-        Query::JsonPath(p) => match json {
-            Json::Not => return Err(()),
-            Json::Whole(doc) => match p.eval(doc) {
-                Found::Nothing => Val::Nothing,
-                Found::One(v) => Val::Json(v),
-                Found::Many(v) => Val::Many(v),
-            },
-            Json::Found(plan, found) => match plan.index_of(p).map(|i| &found[i]) {
-                Some(Leaf::Value(v)) => Val::Json(v),
-                Some(Leaf::Str(s)) => Val::JsonStr(s),
-                Some(Leaf::Nothing) | None => Val::Nothing,
-            },
-        },
+        Query::JsonPath(p) => {
+            *k += 1;
+            match json {
+                Json::Not => return Err(()),
+                Json::Whole(doc) => match p.eval(doc) {
+                    Found::Nothing => Val::Nothing,
+                    Found::One(v) => Val::Json(v),
+                    Found::Many(v) => Val::Many(v),
+                },
+                Json::Found(plan, found) => match plan.slot(*k - 1).map(|i| &found[i]) {
+                    Some(Leaf::Value(v)) => Val::Json(v),
+                    Some(Leaf::Str(s)) => Val::JsonStr(s),
+                    Some(Leaf::Nothing) | None => Val::Nothing,
+                },
+            }
+        }
         Query::Regex(re) => std::str::from_utf8(answer.body())
             .ok()
             .and_then(|s| re.captures(s))

@@ -24,6 +24,8 @@ use super::{JsonPath, Step};
 
 /// The most distinct paths one pass follows (one bit each).
 pub const MAX: usize = 8;
+/// The most paths a plan is given (queries of one check, repeats included).
+pub const MAX_GIVEN: usize = 16;
 
 /// What a path found in the answer.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -42,30 +44,46 @@ impl JsonPath {
     }
 }
 
-/// The distinct paths of one check, in the order first given.
+/// The distinct paths of one check, in the order first given, and where each path
+/// given finds its value.
 #[derive(Debug, Clone, Copy)]
 pub struct Plan<'p> {
     paths: [Option<&'p JsonPath>; MAX],
     len: usize,
+    /// For the `k`th path given, its place among `paths`.
+    slots: [u8; MAX_GIVEN],
+    given: usize,
 }
 
 impl<'p> Plan<'p> {
-    /// `None` when a path is not [`JsonPath::streamable`] or there are more than [`MAX`].
+    /// `None` when a path is not [`JsonPath::streamable`], or there are more than [`MAX`]
+    /// distinct paths or [`MAX_GIVEN`] in all.
     pub fn new(paths: impl IntoIterator<Item = &'p JsonPath>) -> Option<Plan<'p>> {
-        let mut plan = Plan { paths: [None; MAX], len: 0 };
+        let mut plan = Plan { paths: [None; MAX], len: 0, slots: [0; MAX_GIVEN], given: 0 };
         for p in paths {
             if !p.streamable() {
                 return None;
             }
-            if plan.index_of(p).is_none() {
-                *plan.paths.get_mut(plan.len)? = Some(p);
-                plan.len += 1;
-            }
+            let slot = match plan.index_of(p) {
+                Some(i) => i,
+                None => {
+                    *plan.paths.get_mut(plan.len)? = Some(p);
+                    plan.len += 1;
+                    plan.len - 1
+                }
+            };
+            *plan.slots.get_mut(plan.given)? = slot as u8;
+            plan.given += 1;
         }
         Some(plan)
     }
 
-    /// Where [`Plan::find`] puts what `path` found.
+    /// Where [`Plan::find`] puts what the `k`th path given found.
+    pub fn slot(&self, k: usize) -> Option<usize> {
+        self.slots[..self.given].get(k).map(|&s| usize::from(s))
+    }
+
+    /// Where [`Plan::find`] puts what `path` found (the first of equal paths given).
     pub fn index_of(&self, path: &JsonPath) -> Option<usize> {
         self.paths[..self.len].iter().position(|p| p.is_some_and(|p| std::ptr::eq(p, path) || *p == *path))
     }
@@ -73,7 +91,7 @@ impl<'p> Plan<'p> {
     /// Parses `body` as JSON and sets `out[i]` to what path `i` finds; `Err` when
     /// the body is not JSON (then `out` means nothing).
     pub fn find<'a>(&self, body: &'a [u8], out: &mut [Leaf<'a>; MAX]) -> Result<(), serde_json::Error> {
-        out.iter_mut().for_each(|o| *o = Leaf::Nothing);
+        out[..self.len].iter_mut().for_each(|o| *o = Leaf::Nothing);
         let mut de = serde_json::Deserializer::from_slice(body);
         let alive = (1u32 << self.len) - 1;
         Walk { plan: self, out, depth: 0, alive }.deserialize(&mut de)?;

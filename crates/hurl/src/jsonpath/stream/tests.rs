@@ -24,12 +24,11 @@ fn reference(body: &[u8], paths: &[JsonPath]) -> Option<Vec<Option<Value>>> {
 /// What one pass finds, in the same shape.
 fn streamed(body: &[u8], paths: &[JsonPath]) -> Option<Vec<Option<Value>>> {
     let plan = Plan::new(paths).expect("streamable paths");
-    let mut out: [Leaf<'_>; MAX] = Default::default();
+    let mut out: [Leaf<'_>; MAX] = [const { Leaf::Nothing }; MAX];
     plan.find(body, &mut out).ok()?;
     Some(
-        paths
-            .iter()
-            .map(|p| match &out[plan.index_of(p).unwrap()] {
+        (0..paths.len())
+            .map(|k| match &out[plan.slot(k).unwrap()] {
                 Leaf::Nothing => None,
                 Leaf::Str(s) => Some(Value::String((*s).to_owned())),
                 Leaf::Value(v) => Some(v.clone()),
@@ -107,7 +106,10 @@ fn plans_refuse_what_they_cannot_follow() {
     // The same path twice takes one place.
     let twice = paths(&["$.a", "$.a"]);
     let plan = Plan::new(&twice).unwrap();
-    assert_eq!((plan.index_of(&twice[0]), plan.index_of(&twice[1])), (Some(0), Some(0)));
+    assert_eq!((plan.slot(0), plan.slot(1), plan.slot(2)), (Some(0), Some(0), None));
+    let given: Vec<JsonPath> = (0..=MAX_GIVEN).map(|_| JsonPath::parse("$.a").unwrap()).collect();
+    assert!(Plan::new(&given[..MAX_GIVEN]).is_some());
+    assert!(Plan::new(&given).is_none());
 }
 
 fn arb_step() -> impl Strategy<Value = String> {
