@@ -259,14 +259,11 @@ fn write_uuid(hi: u64, lo: u64, quoted: bool, out: &mut Vec<u8>) {
     let hi = (hi & !0xF000) | 0x4000; // version 4
     let lo = (lo & !(0b11 << 62)) | (0b10 << 62); // variant 10
     let bytes = ((u128::from(hi)) << 64 | u128::from(lo)).to_be_bytes();
+    // Where each byte's two digits go, after the opening quote and between the dashes.
+    const AT: [usize; 16] = [1, 3, 5, 7, 10, 12, 15, 17, 20, 22, 25, 27, 29, 31, 33, 35];
     let mut text = *b"\"00000000-0000-0000-0000-000000000000\"";
-    let mut at = 1;
-    for (i, b) in bytes.iter().enumerate() {
-        if matches!(i, 4 | 6 | 8 | 10) {
-            at += 1;
-        }
-        text[at..at + 2].copy_from_slice(&PAIRS[usize::from(*b)]);
-        at += 2;
+    for (b, at) in bytes.iter().zip(AT) {
+        [text[at], text[at + 1]] = PAIRS[usize::from(*b)];
     }
     out.extend_from_slice(if quoted { &text } else { &text[1..37] });
 }
