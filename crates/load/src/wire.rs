@@ -52,14 +52,12 @@ pub struct HeaderAt {
 impl HeaderAt {
     /// The header `h` of a head parsed from `buf`, by its place in `buf`.
     pub fn of(h: &httparse::Header<'_>, buf: &[u8]) -> HeaderAt {
+        let base = buf.as_ptr().addr();
+        // httparse's slices are `buf`'s (an empty value may point anywhere); a range
+        // outside the head reads as empty (`header_value` slices with `get`).
         let span = |s: &[u8]| {
-            let at = s.as_ptr().addr().wrapping_sub(buf.as_ptr().addr());
-            // httparse's slices are `buf`'s; an empty value may point anywhere.
-            if s.is_empty() || at.saturating_add(s.len()) > buf.len() {
-                (0, 0)
-            } else {
-                (at as u32, (at + s.len()) as u32)
-            }
+            let at = s.as_ptr().addr().wrapping_sub(base) as u32;
+            if s.is_empty() { (0, 0) } else { (at, at.wrapping_add(s.len() as u32)) }
         };
         HeaderAt { name: span(h.name.as_bytes()), value: span(h.value) }
     }
@@ -140,13 +138,19 @@ pub fn header_first_two<'a>(answer: &Answer<'a>, name: &str) -> (Option<&'a [u8]
     (values.next(), values.next())
 }
 
-/// The values of header `name`, in order (see [`header_value`]).
+/// The values of header `name`, in order (see [`header_value`]): a header whose
+/// name is not as long is passed over without reading it.
 fn header_values<'a, 'n>(answer: &Answer<'a>, name: &'n str) -> impl Iterator<Item = &'a [u8]> + use<'a, 'n> {
     let (head, name) = (answer.head, name.as_bytes());
-    let slice = |(from, to): (u32, u32)| head.get(from as usize..to as usize).unwrap_or_default();
-    answer.headers.iter().filter_map(move |h| {
-        let n = slice(h.name);
-        (n.len() == name.len() && n.eq_ignore_ascii_case(name)).then(|| slice(h.value).trim_ascii())
+    let mut at = answer.headers.iter();
+    std::iter::from_fn(move || {
+        let h = at.find(|h| {
+            h.name.1.wrapping_sub(h.name.0) as usize == name.len()
+                && head
+                    .get(h.name.0 as usize..h.name.1 as usize)
+                    .is_some_and(|n| n.eq_ignore_ascii_case(name))
+        })?;
+        Some(head.get(h.value.0 as usize..h.value.1 as usize).unwrap_or_default().trim_ascii())
     })
 }
 
