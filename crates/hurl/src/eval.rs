@@ -15,8 +15,9 @@ use serde_json::Value;
 
 use crate::error::Pos;
 use crate::jsonpath::Found;
+use crate::jsonpath::JsonPath;
 use crate::jsonpath::stream::{self, Leaf, Plan};
-use crate::model::{BodyKind, Entry, Expected, Filter, PredicateFunc, Query};
+use crate::model::{BodyKind, Entry, Expected, Filter, PredicateFunc, Query, Response};
 use crate::template::{Kind, RenderError, Template, Vars};
 
 /// What the engine received, as the checks see it.
@@ -172,8 +173,7 @@ impl Entry {
             });
         }
         let checked = if asserts { &r.asserts[..] } else { &[] };
-        let queries = r.captures.iter().map(|c| &c.query).chain(checked.iter().map(|a| &a.query));
-        let json = Json::of(answer.body(), queries, one_pass);
+        let json = Json::of(answer.body(), r, asserts, one_pass);
         // The number of jsonpath queries so far: the plan's `k`th path is the `k`th query's.
         let mut k = 0;
         for c in &r.captures {
@@ -215,23 +215,33 @@ enum Json<'a, 'p> {
     /// No query needs it, or it is not JSON.
     Not,
     /// What each path of the plan found, in one pass.
-    Found(Plan<'p>, [Leaf<'a>; stream::MAX]),
+    Found(&'p Plan, [Leaf<'a>; stream::MAX]),
     Whole(Value),
 }
 
+fn jsonpath(q: &Query) -> Option<&JsonPath> {
+    match q {
+        Query::JsonPath(p) => Some(p),
+        _ => None,
+    }
+}
+
 impl<'a, 'p> Json<'a, 'p> {
-    /// `body` read for the jsonpath queries among `queries`, in `one_pass` when it can be.
-    fn of(body: &'a [u8], queries: impl Iterator<Item = &'p Query> + Clone, one_pass: bool) -> Json<'a, 'p> {
-        let paths = queries.filter_map(|q| match q {
-            Query::JsonPath(p) => Some(p),
-            _ => None,
-        });
-        if paths.clone().next().is_none() {
+    /// `body` read for the jsonpath queries of `r`'s captures (and asserts when
+    /// `asserts`), in `one_pass` when it can be.
+    fn of(body: &'a [u8], r: &'p Response, asserts: bool, one_pass: bool) -> Json<'a, 'p> {
+        let needed = r.captures.iter().any(|c| jsonpath(&c.query).is_some())
+            || asserts && r.asserts.iter().any(|a| jsonpath(&a.query).is_some());
+        if !needed {
             return Json::Not;
         }
-        if one_pass && let Some(plan) = Plan::new(paths) {
+        let plan = || {
+            let captures = r.captures.iter().filter_map(|c| jsonpath(&c.query));
+            Plan::new(captures, r.asserts.iter().filter_map(|a| jsonpath(&a.query)))
+        };
+        if one_pass && let Some(plan) = r.plan.get_or_init(plan) {
             let mut found = [const { Leaf::Nothing }; stream::MAX];
-            return match plan.find(body, &mut found) {
+            return match plan.find(body, asserts, &mut found) {
                 Ok(()) => Json::Found(plan, found),
                 Err(_) => Json::Not,
             };

@@ -24,8 +24,6 @@ use super::{JsonPath, Step};
 
 /// The most distinct paths one pass follows (one bit each).
 pub const MAX: usize = 8;
-/// The most paths a plan is given (queries of one check, repeats included).
-pub const MAX_GIVEN: usize = 16;
 
 /// What a path found in the answer.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -44,62 +42,84 @@ impl JsonPath {
     }
 }
 
-/// The distinct paths of one check, in the order first given, and where each path
-/// given finds its value.
-#[derive(Debug, Clone, Copy)]
-pub struct Plan<'p> {
-    paths: [Option<&'p JsonPath>; MAX],
-    len: usize,
+/// The distinct paths of an entry's captures and asserts, in the order first
+/// given, and where each path given finds its value: worked out once per entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    paths: Vec<JsonPath>,
     /// For the `k`th path given, its place among `paths`.
-    slots: [u8; MAX_GIVEN],
-    given: usize,
+    slots: Vec<u8>,
+    /// How many of the paths given are the captures' (given first).
+    captures: usize,
 }
 
-impl<'p> Plan<'p> {
-    /// `None` when a path is not [`JsonPath::streamable`], or there are more than [`MAX`]
-    /// distinct paths or [`MAX_GIVEN`] in all.
-    pub fn new(paths: impl IntoIterator<Item = &'p JsonPath>) -> Option<Plan<'p>> {
-        let mut plan = Plan { paths: [None; MAX], len: 0, slots: [0; MAX_GIVEN], given: 0 };
-        for p in paths {
-            if !p.streamable() {
-                return None;
-            }
-            let slot = match plan.index_of(p) {
-                Some(i) => i,
-                None => {
-                    *plan.paths.get_mut(plan.len)? = Some(p);
-                    plan.len += 1;
-                    plan.len - 1
-                }
-            };
-            *plan.slots.get_mut(plan.given)? = slot as u8;
-            plan.given += 1;
+impl Plan {
+    /// The plan of the captures' paths, then the asserts'. `None` when a path is not
+    /// [`JsonPath::streamable`] or there are more than [`MAX`] distinct paths.
+    pub fn new<'p>(
+        captures: impl IntoIterator<Item = &'p JsonPath>,
+        asserts: impl IntoIterator<Item = &'p JsonPath>,
+    ) -> Option<Plan> {
+        let mut plan = Plan { paths: Vec::new(), slots: Vec::new(), captures: 0 };
+        for p in captures {
+            plan.add(p)?;
+        }
+        plan.captures = plan.slots.len();
+        for p in asserts {
+            plan.add(p)?;
         }
         Some(plan)
     }
 
+    fn add(&mut self, p: &JsonPath) -> Option<()> {
+        if !p.streamable() {
+            return None;
+        }
+        let slot = match self.index_of(p) {
+            Some(i) => i,
+            None if self.paths.len() < MAX => {
+                self.paths.push(p.clone());
+                self.paths.len() - 1
+            }
+            None => return None,
+        };
+        self.slots.push(slot as u8);
+        Some(())
+    }
+
     /// Where [`Plan::find`] puts what the `k`th path given found.
     pub fn slot(&self, k: usize) -> Option<usize> {
-        self.slots[..self.given].get(k).map(|&s| usize::from(s))
+        self.slots.get(k).map(|&s| usize::from(s))
     }
 
-    /// Where [`Plan::find`] puts what `path` found (the first of equal paths given).
+    /// Where [`Plan::find`] puts what `path` found.
     pub fn index_of(&self, path: &JsonPath) -> Option<usize> {
-        self.paths[..self.len].iter().position(|p| p.is_some_and(|p| std::ptr::eq(p, path) || *p == *path))
+        self.paths.iter().position(|p| p == path)
     }
 
-    /// Parses `body` as JSON and sets `out[i]` to what path `i` finds; `Err` when
-    /// the body is not JSON (then `out` means nothing).
-    pub fn find<'a>(&self, body: &'a [u8], out: &mut [Leaf<'a>; MAX]) -> Result<(), serde_json::Error> {
-        out[..self.len].iter_mut().for_each(|o| *o = Leaf::Nothing);
+    /// Parses `body` as JSON and sets `out[i]` to what path `i` finds (the captures'
+    /// paths only, unless `asserts`); `Err` when the body is not JSON (then `out`
+    /// means nothing).
+    pub fn find<'a>(
+        &self,
+        body: &'a [u8],
+        asserts: bool,
+        out: &mut [Leaf<'a>; MAX],
+    ) -> Result<(), serde_json::Error> {
+        // The captures' paths come first: those of the first `captures` slots.
+        let len = if asserts {
+            self.paths.len()
+        } else {
+            self.slots[..self.captures].iter().max().map_or(0, |&m| usize::from(m) + 1)
+        };
+        out[..len].iter_mut().for_each(|o| *o = Leaf::Nothing);
         let mut de = serde_json::Deserializer::from_slice(body);
-        let alive = (1u32 << self.len) - 1;
-        Walk { plan: self, out, depth: 0, alive }.deserialize(&mut de)?;
+        Walk { plan: self, out, depth: 0, alive: (1u32 << len) - 1 }.deserialize(&mut de)?;
         de.end()
     }
 
-    fn path(&self, i: usize) -> &'p JsonPath {
-        self.paths[i].expect("a bit is set only for a path of the plan")
+    fn path(&self, i: usize) -> &JsonPath {
+        &self.paths[i]
     }
 
     /// The paths among `alive` whose step at `depth` satisfies `f`.
@@ -118,14 +138,14 @@ fn bits(mut mask: u32) -> impl Iterator<Item = usize> {
 }
 
 /// The value at `depth` of the paths in `alive`.
-struct Walk<'w, 'p, 'a> {
-    plan: &'w Plan<'p>,
+struct Walk<'w, 'a> {
+    plan: &'w Plan,
     out: &'w mut [Leaf<'a>; MAX],
     depth: usize,
     alive: u32,
 }
 
-impl<'a> Walk<'_, '_, 'a> {
+impl<'a> Walk<'_, 'a> {
     /// The paths that end here.
     fn ends(&self) -> u32 {
         bits(self.alive).filter(|&i| self.plan.path(i).steps.len() == self.depth).fold(0, |m, i| m | 1 << i)
@@ -146,7 +166,7 @@ impl<'a> Walk<'_, '_, 'a> {
     }
 
     /// The next value of a map or seq, followed by the paths in `alive`.
-    fn child(&mut self, alive: u32) -> Walk<'_, '_, 'a> {
+    fn child(&mut self, alive: u32) -> Walk<'_, 'a> {
         for i in bits(alive) {
             // A repeated name: only its last value counts.
             self.out[i] = Leaf::Nothing;
@@ -155,7 +175,7 @@ impl<'a> Walk<'_, '_, 'a> {
     }
 }
 
-impl<'a> DeserializeSeed<'a> for Walk<'_, '_, 'a> {
+impl<'a> DeserializeSeed<'a> for Walk<'_, 'a> {
     type Value = ();
 
     fn deserialize<D: de::Deserializer<'a>>(self, d: D) -> Result<(), D::Error> {
@@ -163,7 +183,7 @@ impl<'a> DeserializeSeed<'a> for Walk<'_, '_, 'a> {
     }
 }
 
-impl<'a> Visitor<'a> for Walk<'_, '_, 'a> {
+impl<'a> Visitor<'a> for Walk<'_, 'a> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -237,13 +257,13 @@ impl<'a> Visitor<'a> for Walk<'_, '_, 'a> {
 }
 
 /// A member name, decoded as `serde_json` decodes a map key; yields the paths that go on into it.
-struct Key<'w, 'p> {
-    plan: &'w Plan<'p>,
+struct Key<'w> {
+    plan: &'w Plan,
     depth: usize,
     alive: u32,
 }
 
-impl<'a> DeserializeSeed<'a> for Key<'_, '_> {
+impl<'a> DeserializeSeed<'a> for Key<'_> {
     type Value = u32;
 
     fn deserialize<D: de::Deserializer<'a>>(self, d: D) -> Result<u32, D::Error> {
@@ -251,7 +271,7 @@ impl<'a> DeserializeSeed<'a> for Key<'_, '_> {
     }
 }
 
-impl<'a> Visitor<'a> for Key<'_, '_> {
+impl<'a> Visitor<'a> for Key<'_> {
     type Value = u32;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -23,9 +23,9 @@ fn reference(body: &[u8], paths: &[JsonPath]) -> Option<Vec<Option<Value>>> {
 
 /// What one pass finds, in the same shape.
 fn streamed(body: &[u8], paths: &[JsonPath]) -> Option<Vec<Option<Value>>> {
-    let plan = Plan::new(paths).expect("streamable paths");
+    let plan = Plan::new(paths, []).expect("streamable paths");
     let mut out: [Leaf<'_>; MAX] = [const { Leaf::Nothing }; MAX];
-    plan.find(body, &mut out).ok()?;
+    plan.find(body, true, &mut out).ok()?;
     Some(
         (0..paths.len())
             .map(|k| match &out[plan.slot(k).unwrap()] {
@@ -97,19 +97,28 @@ fn escaped_names_and_broken_bodies() {
 #[test]
 fn plans_refuse_what_they_cannot_follow() {
     let p = paths(&["$.a[-1]", "$.a[*]", "$..a", "$.a"]);
-    assert!(Plan::new(&p[..1]).is_none());
-    assert!(Plan::new(&p[1..2]).is_none());
-    assert!(Plan::new(&p[2..3]).is_none());
+    assert!(Plan::new(&p[..1], []).is_none());
+    assert!(Plan::new(&p[3..], &p[1..2]).is_none());
+    assert!(Plan::new(&p[2..3], []).is_none());
     let many: Vec<JsonPath> = (0..=MAX).map(|i| JsonPath::parse(&format!("$.a{i}")).unwrap()).collect();
-    assert!(Plan::new(&many[..MAX]).is_some());
-    assert!(Plan::new(&many).is_none());
+    assert!(Plan::new(&many[..MAX], []).is_some());
+    assert!(Plan::new(&many[..1], &many[1..]).is_none());
     // The same path twice takes one place.
     let twice = paths(&["$.a", "$.a"]);
-    let plan = Plan::new(&twice).unwrap();
+    let plan = Plan::new(&twice[..1], &twice[1..]).unwrap();
     assert_eq!((plan.slot(0), plan.slot(1), plan.slot(2)), (Some(0), Some(0), None));
-    let given: Vec<JsonPath> = (0..=MAX_GIVEN).map(|_| JsonPath::parse("$.a").unwrap()).collect();
-    assert!(Plan::new(&given[..MAX_GIVEN]).is_some());
-    assert!(Plan::new(&given).is_none());
+}
+
+#[test]
+fn without_asserts_only_the_captures_paths_are_followed() {
+    let p = paths(&["$.b", "$.a", "$.b"]);
+    let plan = Plan::new(&p[..1], &p[1..]).unwrap();
+    let mut out = [const { Leaf::Nothing }; MAX];
+    plan.find(br#"{"a": 1, "b": 2}"#, false, &mut out).unwrap();
+    assert_eq!(out[..2], [Leaf::Value(json!(2)), Leaf::Nothing]);
+    plan.find(br#"{"a": 1, "b": 2}"#, true, &mut out).unwrap();
+    assert_eq!(out[..2], [Leaf::Value(json!(2)), Leaf::Value(json!(1))]);
+    assert_eq!((plan.slot(0), plan.slot(1), plan.slot(2)), (Some(0), Some(1), Some(0)));
 }
 
 fn arb_step() -> impl Strategy<Value = String> {
