@@ -112,9 +112,14 @@ impl Plan {
         } else {
             self.slots[..self.captures].iter().max().map_or(0, |&m| usize::from(m) + 1)
         };
+        let alive = (1u32 << len) - 1;
+        out[..len].iter_mut().for_each(|o| *o = Leaf::Nothing);
+        if plain::find(self, body, alive, out).is_some() {
+            return Ok(());
+        }
         out[..len].iter_mut().for_each(|o| *o = Leaf::Nothing);
         let mut de = serde_json::Deserializer::from_slice(body);
-        Walk { plan: self, out, depth: 0, alive: (1u32 << len) - 1 }.deserialize(&mut de)?;
+        Walk { plan: self, out, depth: 0, alive }.deserialize(&mut de)?;
         de.end()
     }
 
@@ -283,5 +288,6 @@ impl<'a> Visitor<'a> for Key<'_> {
     }
 }
 
+mod plain;
 #[cfg(test)]
 pub(crate) mod tests;

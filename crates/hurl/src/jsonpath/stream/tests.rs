@@ -174,3 +174,36 @@ proptest! {
         prop_assert_eq!(streamed(&body, &p), reference(&body, &p));
     }
 }
+
+#[test]
+fn plain_documents_are_read_without_serde_json() {
+    let p = paths(&["$.count", "$.a[1]", "$.s"]);
+    let plan = Plan::new(&p, []).unwrap();
+    let mut out = [const { Leaf::Nothing }; MAX];
+    let body = b" {\"count\": 1, \"a\": [true, -5, {\"x\": null}], \"s\": \"x y\"}\r\n";
+    assert!(plain::find(&plan, body, 0b111, &mut out).is_some());
+    assert_eq!(out[..3], [Leaf::Value(json!(1)), Leaf::Value(json!(-5)), Leaf::Str("x y")]);
+    // Anything else is left to serde_json, which decides.
+    let others = [
+        r#"{"count": 1.0}"#,
+        r#"{"count": 1e2}"#,
+        r#"{"count": -0}"#,
+        r#"{"count": 01}"#,
+        r#"{"count": 18446744073709551616}"#,
+        r#"{"count": -9223372036854775809}"#,
+        r#"{"s": "a\nb"}"#,
+        r#"{"s": "é"}"#,
+        r#"{"count": 1,}"#,
+        r#"{"count": tru}"#,
+        "[1] x",
+        "",
+    ];
+    for other in others {
+        assert!(plain::find(&plan, other.as_bytes(), 0b111, &mut out).is_none(), "{other}");
+        both(other, &["$.count", "$.a[1]", "$.s"]);
+    }
+    // A path that ends on an object needs it built.
+    let plan = Plan::new(&paths(&["$.a"]), []).unwrap();
+    assert!(plain::find(&plan, br#"{"a": {}}"#, 1, &mut out).is_none());
+    assert!(plain::find(&plan, br#"{"a": 1}"#, 1, &mut out).is_some());
+}
