@@ -50,7 +50,7 @@ impl<'a> Scan<'_, 'a> {
             // A path ending on an object or array needs the value built: `serde_json`'s.
             b'{' if ends == 0 && depth < DEPTH => return self.object(depth, alive),
             b'[' if ends == 0 && depth < DEPTH => return self.array(depth, alive),
-            b'"' => Leaf::Str(self.string()?),
+            b'"' => Leaf::Str(std::str::from_utf8(self.string()?).ok()?),
             b't' => self.word(b"true", Value::Bool(true))?,
             b'f' => self.word(b"false", Value::Bool(false))?,
             b'n' => self.word(b"null", Value::Null)?,
@@ -68,8 +68,8 @@ impl<'a> Scan<'_, 'a> {
         Some(Leaf::Value(v))
     }
 
-    /// A string of printable ASCII without escapes (the opening quote at `i`).
-    fn string(&mut self) -> Option<&'a str> {
+    /// A string of printable ASCII without escapes (the opening quote at `i`), as its bytes.
+    fn string(&mut self) -> Option<&'a [u8]> {
         let start = self.i + 1;
         let len = self
             .b
@@ -78,7 +78,7 @@ impl<'a> Scan<'_, 'a> {
             .position(|&c| !(0x20..0x7f).contains(&c) || c == b'"' || c == b'\\')?;
         (self.b[start + len] == b'"').then_some(())?;
         self.i = start + len + 1;
-        std::str::from_utf8(&self.b[start..start + len]).ok()
+        Some(&self.b[start..start + len])
     }
 
     /// An integer as `serde_json` keeps it: no leading zero, no fraction or exponent,
@@ -121,7 +121,7 @@ impl<'a> Scan<'_, 'a> {
             let key = self.string()?;
             self.eat(b':')?;
             self.ws();
-            let next = self.plan.select(alive, depth, |s| matches!(s, Step::Name(n) if **n == *key));
+            let next = self.plan.select(alive, depth, |s| matches!(s, Step::Name(n) if n.as_bytes() == key));
             for i in bits(next) {
                 // A repeated name: only its last value counts.
                 self.out[i] = Leaf::Nothing;
