@@ -211,6 +211,7 @@ impl Entry {
 }
 
 /// The answer's body as the jsonpath queries of one check see it.
+#[expect(clippy::large_enum_variant, reason = "on the stack by design: no allocation per answer")]
 enum Json<'a, 'p> {
     /// No query needs it, or it is not JSON.
     Not,

@@ -246,6 +246,8 @@ impl Vars {
 /// A version-4 UUID (RFC 9562) from 128 random bits, lower-case hex: each byte
 /// written as two digits from a table, in a buffer appended once.
 fn write_uuid(hi: u64, lo: u64, quoted: bool, out: &mut Vec<u8>) {
+    // Where each byte's two digits go, after the opening quote and between the dashes.
+    const AT: [usize; 16] = [1, 3, 5, 7, 10, 12, 15, 17, 20, 22, 25, 27, 29, 31, 33, 35];
     const PAIRS: [[u8; 2]; 256] = {
         const HEX: &[u8; 16] = b"0123456789abcdef";
         let mut t = [[0; 2]; 256];
@@ -259,8 +261,6 @@ fn write_uuid(hi: u64, lo: u64, quoted: bool, out: &mut Vec<u8>) {
     let hi = (hi & !0xF000) | 0x4000; // version 4
     let lo = (lo & !(0b11 << 62)) | (0b10 << 62); // variant 10
     let bytes = ((u128::from(hi)) << 64 | u128::from(lo)).to_be_bytes();
-    // Where each byte's two digits go, after the opening quote and between the dashes.
-    const AT: [usize; 16] = [1, 3, 5, 7, 10, 12, 15, 17, 20, 22, 25, 27, 29, 31, 33, 35];
     let mut text = *b"\"00000000-0000-0000-0000-000000000000\"";
     for (b, at) in bytes.iter().zip(AT) {
         [text[at], text[at + 1]] = PAIRS[usize::from(*b)];

@@ -1,6 +1,8 @@
 //! The todo example run against fake answers, right and wrong, and
 //! each predicate on values that satisfy it and values that do not.
 
+use std::fmt::Write as _;
+
 use super::*;
 use crate::parse::parse;
 use crate::template::Vars;
@@ -244,13 +246,13 @@ proptest::proptest! {
     ) {
         let mut text = String::from("GET http://h\nHTTP *\n[Captures]\n");
         for (i, p) in paths.iter().enumerate() {
-            text += &format!("c{i}: jsonpath \"{p}\"\n");
+            writeln!(text, "c{i}: jsonpath \"{p}\"").unwrap();
         }
         text += "[Asserts]\n";
         for (i, pick) in picks.iter().enumerate() {
             let path = &paths[i % paths.len()];
             let filter = if i % 3 == 2 { " count" } else { "" };
-            text += &format!("jsonpath \"{path}\"{filter} {}\n", PREDICATES[pick.index(PREDICATES.len())]);
+            writeln!(text, "jsonpath \"{path}\"{filter} {}", PREDICATES[pick.index(PREDICATES.len())]).unwrap();
         }
         let f = parse("p.hurl", &text).unwrap();
         let mut body = serde_json::to_string(&doc).unwrap();

@@ -163,10 +163,10 @@ impl<'a> Walk<'_, 'a> {
     }
 
     /// An object or array that a path ends on: built whole, the deeper paths walked in it.
-    fn container(self, v: Value) {
+    fn container(self, v: &Value) {
         for i in bits(self.alive) {
             let p = self.plan.path(i);
-            self.out[i] = p.walk(&v, self.depth).map_or(Leaf::Nothing, |f| Leaf::Value(f.clone()));
+            self.out[i] = p.walk(v, self.depth).map_or(Leaf::Nothing, |f| Leaf::Value(f.clone()));
         }
     }
 
@@ -234,7 +234,7 @@ impl<'a> Visitor<'a> for Walk<'_, 'a> {
     fn visit_map<M: MapAccess<'a>>(mut self, mut map: M) -> Result<(), M::Error> {
         if self.ends() != 0 {
             let v = Value::deserialize(MapAccessDeserializer::new(map))?;
-            self.container(v);
+            self.container(&v);
             return Ok(());
         }
         let (plan, depth, alive) = (self.plan, self.depth, self.alive);
@@ -247,7 +247,7 @@ impl<'a> Visitor<'a> for Walk<'_, 'a> {
     fn visit_seq<S: SeqAccess<'a>>(mut self, mut seq: S) -> Result<(), S::Error> {
         if self.ends() != 0 {
             let v = Value::deserialize(SeqAccessDeserializer::new(seq))?;
-            self.container(v);
+            self.container(&v);
             return Ok(());
         }
         let (plan, depth, alive) = (self.plan, self.depth, self.alive);
@@ -276,7 +276,7 @@ impl<'a> DeserializeSeed<'a> for Key<'_> {
     }
 }
 
-impl<'a> Visitor<'a> for Key<'_> {
+impl Visitor<'_> for Key<'_> {
     type Value = u32;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
