@@ -51,6 +51,8 @@ pub struct Plan {
     slots: Vec<u8>,
     /// How many of the paths given are the captures' (given first).
     captures: usize,
+    /// For each depth, the paths that end there (one bit each).
+    ends: Vec<u32>,
 }
 
 impl Plan {
@@ -60,7 +62,7 @@ impl Plan {
         captures: impl IntoIterator<Item = &'p JsonPath>,
         asserts: impl IntoIterator<Item = &'p JsonPath>,
     ) -> Option<Plan> {
-        let mut plan = Plan { paths: Vec::new(), slots: Vec::new(), captures: 0 };
+        let mut plan = Plan { paths: Vec::new(), slots: Vec::new(), captures: 0, ends: Vec::new() };
         for p in captures {
             plan.add(p)?;
         }
@@ -78,6 +80,11 @@ impl Plan {
         let slot = match self.index_of(p) {
             Some(i) => i,
             None if self.paths.len() < MAX => {
+                let depth = p.steps.len();
+                if self.ends.len() <= depth {
+                    self.ends.resize(depth + 1, 0);
+                }
+                self.ends[depth] |= 1 << self.paths.len();
                 self.paths.push(p.clone());
                 self.paths.len() - 1
             }
@@ -123,6 +130,11 @@ impl Plan {
         de.end()
     }
 
+    /// The paths among `alive` that end at `depth`.
+    fn ends(&self, alive: u32, depth: usize) -> u32 {
+        alive & self.ends.get(depth).copied().unwrap_or(0)
+    }
+
     fn path(&self, i: usize) -> &JsonPath {
         &self.paths[i]
     }
@@ -153,7 +165,7 @@ struct Walk<'w, 'a> {
 impl<'a> Walk<'_, 'a> {
     /// The paths that end here.
     fn ends(&self) -> u32 {
-        bits(self.alive).filter(|&i| self.plan.path(i).steps.len() == self.depth).fold(0, |m, i| m | 1 << i)
+        self.plan.ends(self.alive, self.depth)
     }
 
     fn scalar(self, leaf: impl Fn() -> Leaf<'a>) {

@@ -45,7 +45,7 @@ impl<'a> Scan<'_, 'a> {
 
     /// One value at `depth`, followed by the paths in `alive`.
     fn value(&mut self, depth: usize, alive: u32) -> Option<()> {
-        let ends = bits(alive).filter(|&i| self.plan.path(i).steps.len() == depth).fold(0, |m, i| m | 1 << i);
+        let ends = self.plan.ends(alive, depth);
         let leaf = match *self.b.get(self.i)? {
             // A path ending on an object or array needs the value built: `serde_json`'s.
             b'{' if ends == 0 && depth < DEPTH => return self.object(depth, alive),
