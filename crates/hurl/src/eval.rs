@@ -4,7 +4,9 @@
 //! typed and placed at its `line:col`.
 //!
 //! The answer's body is parsed as JSON once per entry, and only when a
-//! jsonpath query needs it.
+//! jsonpath query needs it: in one pass that keeps only what the entry's
+//! paths reach ([`crate::jsonpath::stream`]) when they are singular, else
+//! into a whole document.
 
 use std::fmt;
 use std::fmt::Write as _;
@@ -13,7 +15,9 @@ use serde_json::Value;
 
 use crate::error::Pos;
 use crate::jsonpath::Found;
-use crate::model::{BodyKind, Entry, Expected, Filter, PredicateFunc, Query};
+use crate::jsonpath::JsonPath;
+use crate::jsonpath::stream::{self, Leaf, Plan};
+use crate::model::{BodyKind, Entry, Expected, Filter, PredicateFunc, Query, Response};
 use crate::template::{Kind, RenderError, Template, Vars};
 
 /// What the engine received, as the checks see it.
@@ -21,6 +25,11 @@ pub trait Answer {
     fn status(&self) -> u16;
     /// The `nth` (from 0) header named `name` (ASCII case-insensitive), as text.
     fn header(&self, name: &str, nth: usize) -> Option<&str>;
+    /// The first header named `name` and whether another follows it; an answer that can
+    /// tell in one look at its headers says so here.
+    fn header_first(&self, name: &str) -> (Option<&str>, bool) {
+        (self.header(name, 0), self.header(name, 1).is_some())
+    }
     fn body(&self) -> &[u8];
 }
 
@@ -82,6 +91,8 @@ impl fmt::Display for Failure {
 enum Val<'a> {
     Nothing,
     Json(&'a Value),
+    /// A JSON string borrowed from the answer: the same as `Json(Value::String)`.
+    JsonStr(&'a str),
     Str(&'a str),
     Int(i64),
     Many(Vec<&'a Value>),
@@ -137,6 +148,20 @@ impl Entry {
         failures: &mut Vec<Failure>,
         asserts: bool,
     ) {
+        self.check_read(answer, vars, scratch, failures, asserts, true);
+    }
+
+    /// As [`Entry::check_some`]; without `one_pass` the body is always parsed into a whole
+    /// document (the reference the tests hold the one pass to).
+    pub(crate) fn check_read(
+        &self,
+        answer: &impl Answer,
+        vars: &mut Vars,
+        scratch: &mut Vec<u8>,
+        failures: &mut Vec<Failure>,
+        asserts: bool,
+        one_pass: bool,
+    ) {
         let Some(r) = &self.response else { return };
         if let Some(expected) = r.status
             && expected != answer.status()
@@ -148,16 +173,12 @@ impl Entry {
             });
         }
         let checked = if asserts { &r.asserts[..] } else { &[] };
-        let needs_json = r
-            .captures
-            .iter()
-            .map(|c| &c.query)
-            .chain(checked.iter().map(|a| &a.query))
-            .any(|q| matches!(q, Query::JsonPath(_)));
-        let json: Option<Value> = if needs_json { serde_json::from_slice(answer.body()).ok() } else { None };
+        let json = Json::of(answer.body(), r, asserts, one_pass);
+        // The number of jsonpath queries so far: the plan's `k`th path is the `k`th query's.
+        let mut k = 0;
         for c in &r.captures {
             let source = || format!("{}: ...", c.name);
-            let v = match query(&c.query, &c.filters, answer, json.as_ref()) {
+            let v = match query(&c.query, &c.filters, answer, &json, &mut k) {
                 Err(()) => {
                     failures.push(Failure { pos: c.pos, source: source(), kind: FailureKind::NotJson });
                     continue;
@@ -176,7 +197,7 @@ impl Entry {
         }
         for a in checked {
             let fail = |kind| Failure { pos: a.pos, source: a.source.to_string(), kind };
-            let Ok(v) = query(&a.query, &a.filters, answer, json.as_ref()) else {
+            let Ok(v) = query(&a.query, &a.filters, answer, &json, &mut k) else {
                 failures.push(fail(FailureKind::NotJson));
                 continue;
             };
@@ -189,25 +210,79 @@ impl Entry {
     }
 }
 
-/// `Err` when a jsonpath query meets a body that is not JSON.
+/// The answer's body as the jsonpath queries of one check see it.
+#[expect(clippy::large_enum_variant, reason = "on the stack by design: no allocation per answer")]
+enum Json<'a, 'p> {
+    /// No query needs it, or it is not JSON.
+    Not,
+    /// What each path of the plan found, in one pass.
+    Found(&'p Plan, [Leaf<'a>; stream::MAX]),
+    Whole(Value),
+}
+
+fn jsonpath(q: &Query) -> Option<&JsonPath> {
+    match q {
+        Query::JsonPath(p) => Some(p),
+        _ => None,
+    }
+}
+
+impl<'a, 'p> Json<'a, 'p> {
+    /// `body` read for the jsonpath queries of `r`'s captures (and asserts when
+    /// `asserts`), in `one_pass` when it can be.
+    fn of(body: &'a [u8], r: &'p Response, asserts: bool, one_pass: bool) -> Json<'a, 'p> {
+        let needed = r.captures.iter().any(|c| jsonpath(&c.query).is_some())
+            || asserts && r.asserts.iter().any(|a| jsonpath(&a.query).is_some());
+        if !needed {
+            return Json::Not;
+        }
+        let plan = || {
+            let captures = r.captures.iter().filter_map(|c| jsonpath(&c.query));
+            Plan::new(captures, r.asserts.iter().filter_map(|a| jsonpath(&a.query)))
+        };
+        if one_pass && let Some(plan) = r.plan.get_or_init(plan) {
+            let mut found = [const { Leaf::Nothing }; stream::MAX];
+            return match plan.find(body, asserts, &mut found) {
+                Ok(()) => Json::Found(plan, found),
+                Err(_) => Json::Not,
+            };
+        }
+        serde_json::from_slice(body).map_or(Json::Not, Json::Whole)
+    }
+}
+
+/// `Err` when a jsonpath query meets a body that is not JSON. `k` counts the jsonpath
+/// queries asked so far, in the order [`Json::of`] was given them.
 fn query<'a>(
     q: &Query,
     filters: &[Filter],
     answer: &'a impl Answer,
-    json: Option<&'a Value>,
+    json: &'a Json<'a, '_>,
+    k: &mut usize,
 ) -> Result<Val<'a>, ()> {
     let mut v = match q {
         Query::Status => Val::Int(i64::from(answer.status())),
-        Query::Header(name) => match (answer.header(name, 0), answer.header(name, 1)) {
+        Query::Header(name) => match answer.header_first(name) {
             (None, _) => Val::Nothing,
-            (Some(one), None) => Val::Str(one),
-            (Some(_), Some(_)) => Val::Headers((0..).map_while(|i| answer.header(name, i)).collect()),
+            (Some(one), false) => Val::Str(one),
+            (Some(_), true) => Val::Headers((0..).map_while(|i| answer.header(name, i)).collect()),
         },
-        Query::JsonPath(p) => match p.eval(json.ok_or(())?) {
-            Found::Nothing => Val::Nothing,
-            Found::One(v) => Val::Json(v),
-            Found::Many(v) => Val::Many(v),
-        },
+        Query::JsonPath(p) => {
+            *k += 1;
+            match json {
+                Json::Not => return Err(()),
+                Json::Whole(doc) => match p.eval(doc) {
+                    Found::Nothing => Val::Nothing,
+                    Found::One(v) => Val::Json(v),
+                    Found::Many(v) => Val::Many(v),
+                },
+                Json::Found(plan, found) => match plan.slot(*k - 1).map(|i| &found[i]) {
+                    Some(Leaf::Value(v)) => Val::Json(v),
+                    Some(Leaf::Str(s)) => Val::JsonStr(s),
+                    Some(Leaf::Nothing) | None => Val::Nothing,
+                },
+            }
+        }
         Query::Regex(re) => std::str::from_utf8(answer.body())
             .ok()
             .and_then(|s| re.captures(s))
@@ -234,16 +309,23 @@ fn set_var(vars: &mut Vars, name: &str, v: &Val<'_>) {
             slot.text.push_str(s);
             Kind::String
         }
-        Val::Str(s) => {
+        Val::Str(s) | Val::JsonStr(s) => {
             slot.text.push_str(s);
             Kind::String
         }
+        // Integers as serde_json writes them (itoa), without the formatting machinery.
         Val::Json(Value::Number(n)) => {
-            write!(slot.text, "{n}").expect("writing to a String cannot fail");
+            if let Some(i) = n.as_i64() {
+                slot.text.push_str(itoa::Buffer::new().format(i));
+            } else if let Some(u) = n.as_u64() {
+                slot.text.push_str(itoa::Buffer::new().format(u));
+            } else {
+                write!(slot.text, "{n}").expect("writing to a String cannot fail");
+            }
             if n.is_f64() { Kind::Float } else { Kind::Integer }
         }
         Val::Int(n) => {
-            write!(slot.text, "{n}").expect("writing to a String cannot fail");
+            slot.text.push_str(itoa::Buffer::new().format(*n));
             Kind::Integer
         }
         Val::Json(Value::Bool(b)) => {
@@ -271,7 +353,7 @@ fn set_var(vars: &mut Vars, name: &str, v: &Val<'_>) {
 
 fn as_str<'a>(v: &Val<'a>) -> Option<&'a str> {
     match v {
-        Val::Str(s) => Some(s),
+        Val::Str(s) | Val::JsonStr(s) => Some(s),
         Val::Json(Value::String(s)) => Some(s),
         _ => None,
     }
@@ -292,13 +374,17 @@ enum Exp<'s> {
     Json(Value),
 }
 
-fn render<'s>(t: &Template, vars: &mut Vars, scratch: &'s mut Vec<u8>) -> Result<&'s str, RenderError> {
+/// A template's text: a literal as written (checked once, at load), else rendered into `scratch`.
+fn render<'s>(t: &'s Template, vars: &mut Vars, scratch: &'s mut Vec<u8>) -> Result<&'s str, RenderError> {
+    if let Some(s) = t.as_literal() {
+        return Ok(s);
+    }
     scratch.clear();
     t.render(vars, scratch)?;
     Ok(std::str::from_utf8(scratch).unwrap_or(""))
 }
 
-fn resolve<'s>(e: &Expected, vars: &mut Vars, scratch: &'s mut Vec<u8>) -> Result<Exp<'s>, RenderError> {
+fn resolve<'s>(e: &'s Expected, vars: &mut Vars, scratch: &'s mut Vec<u8>) -> Result<Exp<'s>, RenderError> {
     Ok(match e {
         Expected::Null => Exp::Json(Value::Null),
         Expected::Bool(b) => Exp::Json(Value::Bool(*b)),
@@ -326,6 +412,7 @@ fn equal(actual: &Val<'_>, expected: &Exp<'_>) -> bool {
         Exp::Text(t) => as_str(actual) == Some(*t),
         Exp::Json(json) => match actual {
             Val::Json(found) => *found == json,
+            Val::JsonStr(found) => matches!(json, Value::String(s) if s == found),
             Val::Many(many) => {
                 matches!(json, Value::Array(list) if list.len() == many.len() && list.iter().zip(many).all(|(l, m)| l == *m))
             }
@@ -378,7 +465,7 @@ fn holds(
                 Val::Many(m) => m.iter().any(|x| x.as_str() == Some(t)),
                 Val::Headers(h) => h.contains(&t),
                 Val::Json(Value::Array(a)) => a.iter().any(|x| x.as_str() == Some(t)),
-                _ => as_str(v).is_some_and(|s| s.contains(t)),
+                _ => as_str(v).is_some_and(|s| contains(s, t)),
             }
         }
         PredicateFunc::Includes(e) => {
@@ -411,11 +498,23 @@ fn holds(
     })
 }
 
+/// `haystack.contains(needle)`; a short haystack (a header, a field) is searched
+/// directly, without building the two-way searcher `str::contains` sets up per call.
+fn contains(haystack: &str, needle: &str) -> bool {
+    let (h, n) = (haystack.as_bytes(), needle.as_bytes());
+    let Some((&first, rest)) = n.split_first() else { return true };
+    if h.len() > 64 {
+        return haystack.contains(needle);
+    }
+    h.len() >= n.len() && (0..=h.len() - n.len()).any(|i| h[i] == first && &h[i + 1..i + n.len()] == rest)
+}
+
 /// The actual value, for a failure message (long values are cut).
 fn describe(v: &Val<'_>) -> String {
     let mut s = match v {
         Val::Nothing => "none (nothing found)".to_owned(),
         Val::Json(j) => j.to_string(),
+        Val::JsonStr(s) => Value::from(*s).to_string(),
         Val::Str(s) => format!("{s:?}"),
         Val::Int(n) => n.to_string(),
         Val::Many(m) => serde_json::to_string(m).unwrap_or_default(),

@@ -11,6 +11,8 @@
 
 use serde_json::Value;
 
+pub mod stream;
+
 /// One step of a path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Step {
@@ -101,14 +103,7 @@ impl JsonPath {
     /// Evaluates the path on `root`; a singular path does not allocate.
     pub fn eval<'a>(&self, root: &'a Value) -> Found<'a> {
         if self.singular {
-            let mut v = root;
-            for s in &self.steps {
-                match child(v, s) {
-                    Some(c) => v = c,
-                    None => return Found::Nothing,
-                }
-            }
-            return Found::One(v);
+            return self.walk(root, 0).map_or(Found::Nothing, Found::One);
         }
         let mut cur = vec![root];
         let mut next = Vec::new();
@@ -128,6 +123,13 @@ impl JsonPath {
             std::mem::swap(&mut cur, &mut next);
         }
         Found::Many(cur)
+    }
+}
+
+impl JsonPath {
+    /// A singular path's steps from `from` on, taken from `v`.
+    fn walk<'a>(&self, v: &'a Value, from: usize) -> Option<&'a Value> {
+        self.steps[from..].iter().try_fold(v, child)
     }
 }
 
@@ -183,7 +185,7 @@ fn quoted(s: &str) -> Option<&str> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::fmt::Write as _;
 
     use proptest::prelude::*;
@@ -229,7 +231,7 @@ mod tests {
         assert_eq!(JsonPath::parse("$x").unwrap_err().0, 1);
     }
 
-    fn arb_json() -> impl Strategy<Value = Value> {
+    pub(crate) fn arb_json() -> impl Strategy<Value = Value> {
         let leaf = prop_oneof![
             Just(Value::Null),
             any::<bool>().prop_map(Value::from),

@@ -3,10 +3,13 @@
 //! checked when the file was loaded (jsonpaths compiled, regexes built,
 //! unsupported features refused), so evaluating it cannot meet a syntax error.
 
+use std::sync::OnceLock;
+
 use regex::Regex;
 
 use crate::error::Pos;
 use crate::jsonpath::JsonPath;
+use crate::jsonpath::stream::Plan;
 use crate::template::Template;
 
 /// A parsed `.hurl` file.
@@ -59,6 +62,9 @@ pub struct Response {
     pub status: Option<u16>,
     pub captures: Vec<Capture>,
     pub asserts: Vec<Assert>,
+    /// Its jsonpath queries as one pass over an answer follows them (`None` when it
+    /// cannot), worked out at the first check.
+    pub plan: OnceLock<Option<Plan>>,
 }
 
 /// `name: query filters`.

@@ -243,25 +243,29 @@ impl Vars {
     }
 }
 
-/// A version-4 UUID (RFC 9562) from 128 random bits, lower-case hex.
+/// A version-4 UUID (RFC 9562) from 128 random bits, lower-case hex: each byte
+/// written as two digits from a table, in a buffer appended once.
 fn write_uuid(hi: u64, lo: u64, quoted: bool, out: &mut Vec<u8>) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
+    // Where each byte's two digits go, after the opening quote and between the dashes.
+    const AT: [usize; 16] = [1, 3, 5, 7, 10, 12, 15, 17, 20, 22, 25, 27, 29, 31, 33, 35];
+    const PAIRS: [[u8; 2]; 256] = {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut t = [[0; 2]; 256];
+        let mut i = 0;
+        while i < 256 {
+            t[i] = [HEX[i >> 4], HEX[i & 15]];
+            i += 1;
+        }
+        t
+    };
     let hi = (hi & !0xF000) | 0x4000; // version 4
     let lo = (lo & !(0b11 << 62)) | (0b10 << 62); // variant 10
     let bytes = ((u128::from(hi)) << 64 | u128::from(lo)).to_be_bytes();
-    if quoted {
-        out.push(b'"');
+    let mut text = *b"\"00000000-0000-0000-0000-000000000000\"";
+    for (b, at) in bytes.iter().zip(AT) {
+        [text[at], text[at + 1]] = PAIRS[usize::from(*b)];
     }
-    for (i, b) in bytes.iter().enumerate() {
-        if matches!(i, 4 | 6 | 8 | 10) {
-            out.push(b'-');
-        }
-        out.push(HEX[usize::from(b >> 4)]);
-        out.push(HEX[usize::from(b & 15)]);
-    }
-    if quoted {
-        out.push(b'"');
-    }
+    out.extend_from_slice(if quoted { &text } else { &text[1..37] });
 }
 
 /// Writes `s` as the inside of a JSON string.
@@ -348,6 +352,20 @@ mod tests {
         assert_eq!(s.len(), 36);
         assert_eq!(&s[14..15], "4");
         assert!(matches!(&s[19..20], "8" | "9" | "a" | "b"), "{s}");
+    }
+
+    proptest! {
+        /// The table-driven UUID is the bits' straightforward hex, dashes and version set.
+        #[test]
+        fn uuid_is_the_bits_in_hex(hi in any::<u64>(), lo in any::<u64>(), quoted in any::<bool>()) {
+            let mut out = Vec::new();
+            write_uuid(hi, lo, quoted, &mut out);
+            let v = (u128::from((hi & !0xF000) | 0x4000) << 64) | u128::from((lo & !(0b11 << 62)) | (0b10 << 62));
+            let hex = format!("{v:032x}");
+            let dashed = format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..]);
+            let want = if quoted { format!("\"{dashed}\"") } else { dashed };
+            prop_assert_eq!(String::from_utf8(out).unwrap(), want);
+        }
     }
 
     #[test]

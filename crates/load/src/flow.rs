@@ -221,7 +221,7 @@ impl IterState {
     }
 }
 
-/// The load engine's answer as the checks see it; headers are found in the head as received.
+/// The load engine's answer as the checks see it; headers are found in the reader's parse.
 struct Answered<'r, 'a>(&'r Answer<'a>);
 
 impl stackbench_hurl::Answer for Answered<'_, '_> {
@@ -230,7 +230,14 @@ impl stackbench_hurl::Answer for Answered<'_, '_> {
     }
 
     fn header(&self, name: &str, nth: usize) -> Option<&str> {
-        std::str::from_utf8(crate::wire::header_value(self.0.head, name, nth)?).ok()
+        std::str::from_utf8(crate::wire::header_value(self.0, name, nth)?).ok()
+    }
+
+    fn header_first(&self, name: &str) -> (Option<&str>, bool) {
+        // One walk of the head for what `header(name, 0)` and `header(name, 1)` would find.
+        let (first, second) = crate::wire::header_first_two(self.0, name);
+        let first = first.and_then(|v| std::str::from_utf8(v).ok());
+        (first, second.is_some_and(|v| std::str::from_utf8(v).is_ok()))
     }
 
     fn body(&self) -> &[u8] {
@@ -308,6 +315,7 @@ mod tests {
             received: 0,
             grpc_status: None,
             head,
+            headers: Box::leak(crate::wire::tests::headers_of(head).unwrap().into_boxed_slice()),
         };
         let head = b"HTTP/1.1 200 OK\r\nx-k: v\r\n\r\n";
         let ok = st.check(entry, &answer(200, head, b"{\"id\": 7, \"n\": 2}"), true);

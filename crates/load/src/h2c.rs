@@ -92,11 +92,20 @@ pub struct H2Lane {
     content_type: Vec<u8>,
     /// The last answer's head, when its request asked for it ([`H2Lane::send_parts`]).
     head: Vec<u8>,
+    /// Where each of `head`'s fields lies, for the answer's `headers`.
+    fields: Vec<crate::wire::HeaderAt>,
 }
 
 impl H2Lane {
     pub fn new(slot: Rc<Slot>) -> H2Lane {
-        H2Lane { slot, own: None, body: Vec::new(), content_type: Vec::new(), head: Vec::new() }
+        H2Lane {
+            slot,
+            own: None,
+            body: Vec::new(),
+            content_type: Vec::new(),
+            head: Vec::new(),
+            fields: Vec::new(),
+        }
     }
 
     /// Puts the lane on another connection (a pooled lane keeps its buffers).
@@ -165,6 +174,9 @@ impl H2Lane {
         {
             return Err(ErrorKind::Protocol);
         }
+        if keep_head {
+            crate::wire::index_head(&self.head, &mut self.fields);
+        }
         let body = if grpc { grpc_message(&self.body)? } else { &self.body[..] };
         Ok(Answer {
             status: done.status,
@@ -173,6 +185,7 @@ impl H2Lane {
             received: done.received,
             grpc_status: done.grpc_status,
             head: if keep_head { &self.head } else { &[] },
+            headers: if keep_head { &self.fields } else { &[] },
         })
     }
 }

@@ -24,6 +24,7 @@ use tokio::net::TcpStream;
 use crate::budget::Claim;
 use crate::uring::{self, Held, Receiver, Ring};
 use crate::wire::Answer;
+use crate::wire::HeaderAt;
 
 const READ_CHUNK: usize = 16 * 1024;
 const MAX_HEADERS: usize = 64;
@@ -71,6 +72,11 @@ pub struct Http1Conn {
     buf: Vec<u8>,
     /// The content type of the last answer.
     content_type: Vec<u8>,
+    /// Where the last answer's headers lie in its head, when `keep_headers`.
+    headers: Vec<HeaderAt>,
+    /// Whether answers say where their headers lie (a scenario file's checks look
+    /// them up); the built-in requests do not pay for it.
+    keep_headers: bool,
     /// Bytes of the last answer as they came off the wire (before dechunking).
     received: u64,
     /// Set while a request is under way; still set at the next call means the
@@ -109,6 +115,8 @@ impl Http1Conn {
             stream: None,
             buf: Vec::with_capacity(READ_CHUNK),
             content_type: Vec::new(),
+            headers: Vec::new(),
+            keep_headers: false,
             received: 0,
             busy: false,
             claim: Claim::default(),
@@ -158,6 +166,11 @@ impl Http1Conn {
 
     /// Sends `wire` (a whole request) and reads the answer. `head_only`: the
     /// request was HEAD, so the answer has no body whatever its headers say.
+    /// Whether the answers to come say where their headers lie ([`Answer::headers`]).
+    pub fn keep_headers(&mut self, on: bool) {
+        self.keep_headers = on;
+    }
+
     pub async fn send(
         &mut self,
         wire: &Bytes,
@@ -197,6 +210,7 @@ impl Http1Conn {
             received,
             grpc_status: None,
             head: &self.buf[..head.len],
+            headers: if self.keep_headers { &self.headers } else { &[] },
         })
     }
 
@@ -237,9 +251,13 @@ impl Http1Conn {
         let mut reader = Reader::default();
         let mut eof = false;
         loop {
-            if let Progress::Done(head) =
-                reader.advance(&mut self.buf, eof, head_only, &mut self.content_type)?
-            {
+            if let Progress::Done(head) = reader.advance(
+                &mut self.buf,
+                eof,
+                head_only,
+                &mut self.content_type,
+                self.keep_headers.then_some(&mut self.headers),
+            )? {
                 return Ok(head);
             }
             let started = !self.buf.is_empty() || reader.head.is_some();
@@ -276,6 +294,7 @@ impl Reader {
         eof: bool,
         head_only: bool,
         content_type: &mut Vec<u8>,
+        mut headers_at: Option<&mut Vec<HeaderAt>>,
     ) -> Result<Progress, Failure> {
         let broken = |kind| Failure { kind, answer_started: true };
         while self.head.is_none() {
@@ -298,6 +317,10 @@ impl Reader {
                     if (100..200).contains(&status) && status != 101 {
                         buf.drain(..len);
                         continue;
+                    }
+                    if let Some(at) = headers_at.as_deref_mut() {
+                        at.clear();
+                        at.extend(resp.headers.iter().map(|h| HeaderAt::of(h, buf)));
                     }
                     self.head = Some(parse_head(&resp, len, head_only, content_type)?);
                 }
@@ -345,7 +368,8 @@ impl Reader {
 /// For the fuzz targets (`fuzz/`) and tests; nothing here may panic.
 pub fn read_answer(data: &[u8], cuts: &[usize], head_only: bool) -> Result<(u16, Vec<u8>), ErrorKind> {
     let mut reader = Reader::default();
-    let (mut buf, mut content_type) = (Vec::new(), Vec::new());
+    let (mut buf, mut content_type, mut headers) = (Vec::new(), Vec::new(), Vec::new());
+    let mut headers = Some(&mut headers);
     let mut from = 0;
     let mut ends: Vec<usize> = cuts.iter().copied().filter(|&c| c > 0 && c < data.len()).collect();
     ends.sort_unstable();
@@ -354,7 +378,10 @@ pub fn read_answer(data: &[u8], cuts: &[usize], head_only: bool) -> Result<(u16,
         buf.extend_from_slice(&data[from.min(to)..to]);
         from = to;
         let eof = i + 1 == ends.len();
-        match reader.advance(&mut buf, eof, head_only, &mut content_type).map_err(|f| f.kind)? {
+        match reader
+            .advance(&mut buf, eof, head_only, &mut content_type, headers.as_deref_mut())
+            .map_err(|f| f.kind)?
+        {
             Progress::Done(head) => {
                 return Ok((head.status, buf[head.len..head.len + head.body_len].to_vec()));
             }

@@ -179,6 +179,8 @@ impl Lane {
                     c.send(&req.wire, req.method == http::Method::HEAD, keepalive).await
                 }
                 (Via::Http1(c), Payload::File(Outgoing::Http1 { wire, head_only })) => {
+                    // A scenario file's checks look its headers up.
+                    c.keep_headers(true);
                     c.send(wire, *head_only, keepalive).await
                 }
                 (Via::H2(l), Payload::Prepared(req, transport)) => {

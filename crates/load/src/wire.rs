@@ -3,8 +3,6 @@
 //! ([`http1_request`], [`write_http1_request`]) and an answer as read
 //! ([`Answer`]). A leaf: `transport`, `http1`, `h2c` and `flow` build on it.
 
-use std::fmt::Write as _;
-
 use bytes::{Bytes, BytesMut};
 use stackbench_scenarios::check::Expect;
 
@@ -59,6 +57,49 @@ pub struct Answer<'a> {
     pub grpc_status: Option<u16>,
     /// HTTP/1.1: the answer's head as received (status line and headers); empty on h2c.
     pub head: &'a [u8],
+    /// HTTP/1.1: where each header of `head` lies, in order, as the reader parsed it.
+    pub headers: &'a [HeaderAt],
+}
+
+/// Where one header of an HTTP/1.1 answer lies in [`Answer::head`]: byte ranges
+/// (start, end) of its name and its value, kept from the reader's parse so a
+/// scenario file's header checks do not walk the head again.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HeaderAt {
+    pub name: (u32, u32),
+    pub value: (u32, u32),
+}
+
+impl HeaderAt {
+    /// The header `h` of a head parsed from `buf`, by its place in `buf`.
+    pub fn of(h: &httparse::Header<'_>, buf: &[u8]) -> HeaderAt {
+        let base = buf.as_ptr().addr();
+        // httparse's slices are `buf`'s (an empty value may point anywhere); a range
+        // outside the head reads as empty (`header_value` slices with `get`).
+        let span = |s: &[u8]| {
+            let at = s.as_ptr().addr().wrapping_sub(base) as u32;
+            if s.is_empty() { (0, 0) } else { (at, at.wrapping_add(s.len() as u32)) }
+        };
+        HeaderAt { name: span(h.name.as_bytes()), value: span(h.value) }
+    }
+}
+
+/// Where each `name:value` line of a head kept as text lies: the h2c client keeps an HTTP/2
+/// answer's head and trailers so (`HTTP/2 200`, then one line per field) for a scenario
+/// file's `header` queries, which look headers up in [`Answer::headers`]. The status line,
+/// which has no colon, is passed over. `out` is cleared first and reused.
+pub fn index_head(head: &[u8], out: &mut Vec<HeaderAt>) {
+    out.clear();
+    let mut start = 0usize;
+    for line in head.split_inclusive(|&b| b == b'\n') {
+        let text = line.strip_suffix(b"\n").unwrap_or(line);
+        let text = text.strip_suffix(b"\r").unwrap_or(text);
+        if let Some(colon) = memchr::memchr(b':', text) {
+            let span = |a: usize, b: usize| ((start + a) as u32, (start + b) as u32);
+            out.push(HeaderAt { name: span(0, colon), value: span(colon + 1, text.len()) });
+        }
+        start += line.len();
+    }
 }
 
 /// One HTTP/1.1 request as it goes on the wire: the request line in origin form (RFC 9112
@@ -110,7 +151,10 @@ pub fn write_http1_request(
     );
     out.extend_from_slice(headers);
     if !body.is_empty() || matches!(method, "POST" | "PUT" | "PATCH") {
-        let _ = write!(out, "Content-Length: {}\r\n", body.len());
+        // itoa, not `write!`: this runs per request for a scenario file.
+        out.extend_from_slice(b"Content-Length: ");
+        out.extend_from_slice(itoa::Buffer::new().format(body.len()).as_bytes());
+        out.extend_from_slice(b"\r\n");
     }
     if !keepalive {
         out.extend_from_slice(b"Connection: close\r\n");
@@ -119,61 +163,93 @@ pub fn write_http1_request(
     out.extend_from_slice(body);
 }
 
-/// The `nth` value (0 first) of header `name` (any case) in an HTTP/1.1
-/// answer's `head` as [`Answer::head`] holds it, trimmed of the whitespace
-/// around it. The head was validated when it was read (no obsolete line
-/// folding), so this only walks its lines: a scenario file's `header`
-/// capture or assert costs a scan of a few hundred bytes, not a second parse.
-pub fn header_value<'h>(head: &'h [u8], name: &str, nth: usize) -> Option<&'h [u8]> {
-    let name = name.as_bytes();
-    let mut seen = 0;
-    // Every line after the status line; a header line is `name:value` with no
-    // space before the colon (RFC 9112 §5.1, which httparse enforces).
-    let mut start = memchr::memchr(b'\n', head)? + 1;
-    while start < head.len() {
-        let end = memchr::memchr(b'\n', &head[start..]).map_or(head.len(), |i| start + i);
-        let line = &head[start..end];
-        if line.len() > name.len()
-            && line[name.len()] == b':'
-            && line[..name.len()].eq_ignore_ascii_case(name)
-        {
-            if seen == nth {
-                let value = &line[name.len() + 1..];
-                return Some(value.strip_suffix(b"\r").unwrap_or(value).trim_ascii());
-            }
-            seen += 1;
-        }
-        start = end + 1;
-    }
-    None
+/// The `nth` value (0 first) of header `name` (any case) of an HTTP/1.1
+/// answer, trimmed of the whitespace around it, from the reader's parse
+/// ([`Answer::headers`]): a scenario file's `header` capture or assert costs a
+/// look at a few name lengths, not a second walk of the head.
+pub fn header_value<'a>(answer: &Answer<'a>, name: &str, nth: usize) -> Option<&'a [u8]> {
+    header_values(answer, name).nth(nth)
+}
+
+/// The first two values of header `name` (as [`header_value`]), in one look.
+pub fn header_first_two<'a>(answer: &Answer<'a>, name: &str) -> (Option<&'a [u8]>, Option<&'a [u8]>) {
+    let mut values = header_values(answer, name);
+    (values.next(), values.next())
+}
+
+/// The values of header `name`, in order (see [`header_value`]): a header whose
+/// name is not as long is passed over without reading it.
+fn header_values<'a, 'n>(answer: &Answer<'a>, name: &'n str) -> impl Iterator<Item = &'a [u8]> + use<'a, 'n> {
+    let (head, name) = (answer.head, name.as_bytes());
+    let mut at = answer.headers.iter();
+    std::iter::from_fn(move || {
+        let h = at.find(|h| {
+            h.name.1.wrapping_sub(h.name.0) as usize == name.len()
+                && head
+                    .get(h.name.0 as usize..h.name.1 as usize)
+                    .is_some_and(|n| n.eq_ignore_ascii_case(name))
+        })?;
+        Some(head.get(h.value.0 as usize..h.value.1 as usize).unwrap_or_default().trim_ascii())
+    })
 }
 
 #[cfg(test)]
-mod tests {
-    use super::header_value;
+pub(crate) mod tests {
+    use super::{Answer, HeaderAt, header_first_two, header_value};
+
+    /// Where the headers of `head` lie, as the HTTP/1.1 reader places them; `None` when
+    /// httparse refuses the head.
+    pub(crate) fn headers_of(head: &[u8]) -> Option<Vec<HeaderAt>> {
+        let mut headers = [httparse::EMPTY_HEADER; 16];
+        let mut resp = httparse::Response::new(&mut headers);
+        matches!(resp.parse(head), Ok(httparse::Status::Complete(_)))
+            .then(|| resp.headers.iter().map(|h| HeaderAt::of(h, head)).collect())
+    }
+
+    /// `head` parsed as the HTTP/1.1 reader parses it, its headers placed in `table`.
+    fn parsed<'a>(head: &'a [u8], table: &'a mut Vec<HeaderAt>) -> Option<Answer<'a>> {
+        *table = headers_of(head)?;
+        let (status, content_type, body, received, grpc_status) = (200, None, &[][..], 0, None);
+        Some(Answer { status, content_type, body, received, grpc_status, head, headers: table })
+    }
 
     #[test]
     fn header_values_are_found_by_name_in_order() {
         let head = b"HTTP/1.1 200 OK\r\nContent-Type:  application/json \r\nSet-Cookie: a=1\r\nset-cookie:b=2\r\nX-Empty:\r\n\r\n";
-        assert_eq!(header_value(head, "content-type", 0), Some(&b"application/json"[..]));
-        assert_eq!(header_value(head, "Set-Cookie", 0), Some(&b"a=1"[..]));
-        assert_eq!(header_value(head, "SET-COOKIE", 1), Some(&b"b=2"[..]));
-        assert_eq!(header_value(head, "set-cookie", 2), None);
-        assert_eq!(header_value(head, "x-empty", 0), Some(&b""[..]));
-        assert_eq!(header_value(head, "HTTP/1.1 200 OK", 0), None, "the status line is not a header");
-        assert_eq!(header_value(head, "content", 0), None, "a prefix is not the name");
-        assert_eq!(
-            header_value(b"HTTP/1.1 204 No Content\nA: b\n\n", "a", 0),
-            Some(&b"b"[..]),
-            "bare LF lines"
-        );
+        let mut table = Vec::new();
+        let a = parsed(head, &mut table).unwrap();
+        assert_eq!(header_value(&a, "content-type", 0), Some(&b"application/json"[..]));
+        assert_eq!(header_value(&a, "Set-Cookie", 0), Some(&b"a=1"[..]));
+        assert_eq!(header_value(&a, "SET-COOKIE", 1), Some(&b"b=2"[..]));
+        assert_eq!(header_value(&a, "set-cookie", 2), None);
+        assert_eq!(header_first_two(&a, "set-cookie"), (Some(&b"a=1"[..]), Some(&b"b=2"[..])));
+        assert_eq!(header_value(&a, "x-empty", 0), Some(&b""[..]));
+        assert_eq!(header_value(&a, "HTTP/1.1 200 OK", 0), None, "the status line is not a header");
+        assert_eq!(header_value(&a, "content", 0), None, "a prefix is not the name");
+        let a = parsed(b"HTTP/1.1 204 No Content\nA: b\n\n", &mut table).unwrap();
+        assert_eq!(header_value(&a, "a", 0), Some(&b"b"[..]), "bare LF lines");
+    }
+
+    /// An HTTP/2 answer's head and trailers as the h2c client keeps them, indexed.
+    #[test]
+    fn a_head_kept_as_text_is_indexed_line_by_line() {
+        let head = b"HTTP/2 200\r\ncontent-type:application/grpc\r\ngrpc-status:0\r\ngrpc-message:\r\n";
+        let mut table = vec![HeaderAt::default(); 9];
+        super::index_head(head, &mut table);
+        assert_eq!(table.len(), 3, "the status line is no header, and the old entries are gone");
+        let (status, content_type, body, received, grpc_status) = (200, None, &[][..], 0, None);
+        let a = Answer { status, content_type, body, received, grpc_status, head, headers: &table };
+        assert_eq!(header_value(&a, "Content-Type", 0), Some(&b"application/grpc"[..]));
+        assert_eq!(header_value(&a, "grpc-status", 0), Some(&b"0"[..]));
+        assert_eq!(header_value(&a, "grpc-message", 0), Some(&b""[..]));
+        assert_eq!(header_value(&a, "http/2 200", 0), None);
     }
 
     proptest::proptest! {
-        /// The scan agrees with httparse on any head httparse accepts.
+        /// The values found agree with httparse's on any head httparse accepts.
         #[test]
         fn agrees_with_httparse(names in proptest::collection::vec("[A-Za-z][A-Za-z0-9-]{0,6}", 0..6),
-                                values in proptest::collection::vec("[ -~]{0,12}", 6), probe in "[A-Za-z][A-Za-z0-9-]{0,6}") {
+                                values in proptest::collection::vec("[ -~\t]{0,12}", 6), probe in "[A-Za-z][A-Za-z0-9-]{0,6}") {
             let mut head = b"HTTP/1.1 200 OK\r\n".to_vec();
             for (n, v) in names.iter().zip(&values) {
                 head.extend_from_slice(format!("{n}: {v}\r\n").as_bytes());
@@ -181,11 +257,14 @@ mod tests {
             head.extend_from_slice(b"\r\n");
             let mut headers = [httparse::EMPTY_HEADER; 16];
             let mut resp = httparse::Response::new(&mut headers);
-            if matches!(resp.parse(&head), Ok(httparse::Status::Complete(_))) {
+            let mut table = Vec::new();
+            if let (Ok(httparse::Status::Complete(_)), Some(a)) = (resp.parse(&head), parsed(&head, &mut table)) {
+                let mut all = resp.headers.iter().filter(|h| h.name.eq_ignore_ascii_case(&probe)).map(|h| h.value.trim_ascii());
                 for nth in 0..3 {
-                    let want = resp.headers.iter().filter(|h| h.name.eq_ignore_ascii_case(&probe)).nth(nth).map(|h| h.value);
-                    proptest::prop_assert_eq!(header_value(&head, &probe, nth), want);
+                    proptest::prop_assert_eq!(header_value(&a, &probe, nth), all.next());
                 }
+                let mut all = resp.headers.iter().filter(|h| h.name.eq_ignore_ascii_case(&probe)).map(|h| h.value.trim_ascii());
+                proptest::prop_assert_eq!(header_first_two(&a, &probe), (all.next(), all.next()));
             }
         }
     }

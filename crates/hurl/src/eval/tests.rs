@@ -1,6 +1,8 @@
 //! The issue's todo example run against fake answers, right and wrong, and
 //! each predicate on values that satisfy it and values that do not.
 
+use std::fmt::Write as _;
+
 use super::*;
 use crate::parse::parse;
 use crate::template::Vars;
@@ -203,4 +205,77 @@ fn request_headers_and_default_content_type() {
     // Buffers are reused: a second render replaces, it does not append.
     f.entries[0].render(&mut vars, &mut req).unwrap();
     assert_eq!(req.body, br#"{"n": 5, "s": "q\""}"#);
+}
+
+/// Predicates of every kind, for the property below; `{{c0}}` is the entry's first capture.
+const PREDICATES: &[&str] = &[
+    "== 1",
+    "== 1.5",
+    "== \"a\"",
+    "== null",
+    "== true",
+    "== {{c0}}",
+    "!= \"b\"",
+    "> 0",
+    "<= \"b\"",
+    "startsWith \"a\"",
+    "endsWith \"c\"",
+    "contains \"a\"",
+    "includes 1",
+    "exists",
+    "not exists",
+    "isEmpty",
+    "isInteger",
+    "isFloat",
+    "isBoolean",
+    "isString",
+    "isCollection",
+    "count == 2",
+];
+
+proptest::proptest! {
+    /// On any body, the one pass over the answer and the whole document give the same
+    /// failures (kinds, messages, actual values) and the same captured variables, with
+    /// the asserts and without.
+    #[test]
+    fn one_pass_checks_equal_the_whole_document(
+        doc in crate::jsonpath::tests::arb_json(),
+        broken in proptest::option::of(proptest::prelude::any::<proptest::sample::Index>()),
+        paths in crate::jsonpath::stream::tests::arb_paths(),
+        picks in proptest::collection::vec(proptest::prelude::any::<proptest::sample::Index>(), 1..6),
+    ) {
+        let mut text = String::from("GET http://h\nHTTP *\n[Captures]\n");
+        for (i, p) in paths.iter().enumerate() {
+            writeln!(text, "c{i}: jsonpath \"{p}\"").unwrap();
+        }
+        text += "[Asserts]\n";
+        for (i, pick) in picks.iter().enumerate() {
+            let path = &paths[i % paths.len()];
+            let filter = if i % 3 == 2 { " count" } else { "" };
+            writeln!(text, "jsonpath \"{path}\"{filter} {}", PREDICATES[pick.index(PREDICATES.len())]).unwrap();
+        }
+        let f = parse("p.hurl", &text).unwrap();
+        let mut body = serde_json::to_string(&doc).unwrap();
+        if let Some(at) = broken {
+            body.truncate(at.index(body.len() + 1));
+        }
+        let answer = fake(200, &body);
+        let run = |one_pass: bool, asserts: bool| {
+            let (mut vars, mut failures) = (Vars::new(1), Vec::new());
+            f.entries[0].check_read(&answer, &mut vars, &mut Vec::new(), &mut failures, asserts, one_pass);
+            let captured: Vec<_> = (0..paths.len()).map(|i| vars.get(&format!("c{i}")).cloned()).collect();
+            (failures, captured)
+        };
+        // Off the check's turn first: the plan is worked out then, and must serve both.
+        proptest::prop_assert_eq!(run(true, false), run(false, false));
+        proptest::prop_assert_eq!(run(true, true), run(false, true));
+    }
+}
+
+proptest::proptest! {
+    /// The direct search agrees with `str::contains`, short haystacks and long.
+    #[test]
+    fn contains_is_str_contains(h in "[ab\\u{e9}]{0,80}", n in "[ab\\u{e9}]{0,4}") {
+        proptest::prop_assert_eq!(contains(&h, &n), h.contains(&*n));
+    }
 }

@@ -3,6 +3,8 @@
 //! queries, the `count` filter and predicates. Queries, filters and predicates
 //! of Hurl's grammar that the engine does not evaluate are refused by name.
 
+use std::sync::OnceLock;
+
 use regex::Regex;
 
 use super::{Cur, Kind, OTHER_FILTERS, OTHER_PREDICATES, OTHER_QUERIES, Parser, Res, is_var_name, word_at};
@@ -36,7 +38,8 @@ impl Parser<'_> {
         c.i += n;
         self.end_of_line(c)?;
         self.line += 1;
-        let mut r = Response { pos, status, captures: Vec::new(), asserts: Vec::new() };
+        let mut r =
+            Response { pos, status, captures: Vec::new(), asserts: Vec::new(), plan: OnceLock::new() };
         let mut section: Option<&str> = None;
         let mut seen: Vec<&str> = Vec::new();
         loop {

@@ -44,7 +44,11 @@ fn fields(block: &[u8]) -> Vec<(String, String)> {
 }
 
 fn answer<'a>(status: u16, grpc_status: Option<u16>, head: &'a [u8], body: &'a [u8]) -> Answer<'a> {
-    Answer { status, content_type: None, body, received: 0, grpc_status, head }
+    // Indexed as the h2c client indexes the head it keeps (a test's few bytes, leaked).
+    let mut fields = Vec::new();
+    crate::wire::index_head(head, &mut fields);
+    let headers = Box::leak(fields.into_boxed_slice());
+    Answer { status, content_type: None, body, received: 0, grpc_status, head, headers }
 }
 
 #[test]

@@ -1,0 +1,305 @@
+//! The singular paths of one entry found in one pass over the answer's bytes,
+//! without building the document: what the load engine checks per request.
+//!
+//! The pass drives `serde_json`'s own parser through the same `deserialize_any`
+//! calls that building a [`Value`] makes (every string decoded and validated,
+//! every number parsed, the same depth limit, trailing bytes refused), so a body
+//! is JSON here exactly when `serde_json::from_slice::<Value>` accepts it. It
+//! keeps only what the paths reach: a scalar as a [`Value`] (no allocation but a
+//! string with escapes), a string without escapes borrowed from the answer, an
+//! object or array a path ends on built as a [`Value`]. A repeated member name
+//! keeps its last value, as `serde_json`'s map does. Paths with an index from
+//! the end (`[-1]`) or a collection (`*`, `..`) are left to [`JsonPath::eval`].
+//! The property tests (`tests.rs`) hold it equal to [`JsonPath::eval`] on the
+//! parsed document.
+
+use std::fmt;
+
+use serde::Deserialize as _;
+use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+
+use super::{JsonPath, Step};
+
+/// The most distinct paths one pass follows (one bit each).
+pub const MAX: usize = 8;
+
+/// What a path found in the answer.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Leaf<'a> {
+    #[default]
+    Nothing,
+    /// A JSON string without escapes, borrowed from the answer.
+    Str(&'a str),
+    Value(Value),
+}
+
+impl JsonPath {
+    /// Whether [`Plan`] can follow it: singular, without an index from the end.
+    pub fn streamable(&self) -> bool {
+        self.singular && self.steps.iter().all(|s| !matches!(s, Step::Index(i) if *i < 0))
+    }
+}
+
+/// The distinct paths of an entry's captures and asserts, in the order first
+/// given, and where each path given finds its value: worked out once per entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    paths: Vec<JsonPath>,
+    /// For the `k`th path given, its place among `paths`.
+    slots: Vec<u8>,
+    /// How many of the paths given are the captures' (given first).
+    captures: usize,
+    /// For each depth, the paths that end there (one bit each).
+    ends: Vec<u32>,
+}
+
+impl Plan {
+    /// The plan of the captures' paths, then the asserts'. `None` when a path is not
+    /// [`JsonPath::streamable`] or there are more than [`MAX`] distinct paths.
+    pub fn new<'p>(
+        captures: impl IntoIterator<Item = &'p JsonPath>,
+        asserts: impl IntoIterator<Item = &'p JsonPath>,
+    ) -> Option<Plan> {
+        let mut plan = Plan { paths: Vec::new(), slots: Vec::new(), captures: 0, ends: Vec::new() };
+        for p in captures {
+            plan.add(p)?;
+        }
+        plan.captures = plan.slots.len();
+        for p in asserts {
+            plan.add(p)?;
+        }
+        Some(plan)
+    }
+
+    fn add(&mut self, p: &JsonPath) -> Option<()> {
+        if !p.streamable() {
+            return None;
+        }
+        let slot = match self.index_of(p) {
+            Some(i) => i,
+            None if self.paths.len() < MAX => {
+                let depth = p.steps.len();
+                if self.ends.len() <= depth {
+                    self.ends.resize(depth + 1, 0);
+                }
+                self.ends[depth] |= 1 << self.paths.len();
+                self.paths.push(p.clone());
+                self.paths.len() - 1
+            }
+            None => return None,
+        };
+        self.slots.push(slot as u8);
+        Some(())
+    }
+
+    /// Where [`Plan::find`] puts what the `k`th path given found.
+    pub fn slot(&self, k: usize) -> Option<usize> {
+        self.slots.get(k).map(|&s| usize::from(s))
+    }
+
+    /// Where [`Plan::find`] puts what `path` found.
+    pub fn index_of(&self, path: &JsonPath) -> Option<usize> {
+        self.paths.iter().position(|p| p == path)
+    }
+
+    /// Parses `body` as JSON and sets `out[i]` to what path `i` finds (the captures'
+    /// paths only, unless `asserts`); `Err` when the body is not JSON (then `out`
+    /// means nothing).
+    pub fn find<'a>(
+        &self,
+        body: &'a [u8],
+        asserts: bool,
+        out: &mut [Leaf<'a>; MAX],
+    ) -> Result<(), serde_json::Error> {
+        // The captures' paths come first: those of the first `captures` slots.
+        let len = if asserts {
+            self.paths.len()
+        } else {
+            self.slots[..self.captures].iter().max().map_or(0, |&m| usize::from(m) + 1)
+        };
+        let alive = (1u32 << len) - 1;
+        out[..len].iter_mut().for_each(|o| *o = Leaf::Nothing);
+        if plain::find(self, body, alive, out).is_some() {
+            return Ok(());
+        }
+        out[..len].iter_mut().for_each(|o| *o = Leaf::Nothing);
+        let mut de = serde_json::Deserializer::from_slice(body);
+        Walk { plan: self, out, depth: 0, alive }.deserialize(&mut de)?;
+        de.end()
+    }
+
+    /// The paths among `alive` that end at `depth`.
+    fn ends(&self, alive: u32, depth: usize) -> u32 {
+        alive & self.ends.get(depth).copied().unwrap_or(0)
+    }
+
+    fn path(&self, i: usize) -> &JsonPath {
+        &self.paths[i]
+    }
+
+    /// The paths among `alive` whose step at `depth` satisfies `f`.
+    fn select(&self, alive: u32, depth: usize, f: impl Fn(&Step) -> bool) -> u32 {
+        bits(alive).filter(|&i| self.path(i).steps.get(depth).is_some_and(&f)).fold(0, |m, i| m | 1 << i)
+    }
+}
+
+/// The indexes of the bits set in `mask`, lowest first.
+fn bits(mut mask: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        let i = mask.trailing_zeros() as usize;
+        mask &= mask.wrapping_sub(1);
+        (i < 32).then_some(i)
+    })
+}
+
+/// The value at `depth` of the paths in `alive`.
+struct Walk<'w, 'a> {
+    plan: &'w Plan,
+    out: &'w mut [Leaf<'a>; MAX],
+    depth: usize,
+    alive: u32,
+}
+
+impl<'a> Walk<'_, 'a> {
+    /// The paths that end here.
+    fn ends(&self) -> u32 {
+        self.plan.ends(self.alive, self.depth)
+    }
+
+    fn scalar(self, leaf: impl Fn() -> Leaf<'a>) {
+        for i in bits(self.ends()) {
+            self.out[i] = leaf();
+        }
+    }
+
+    /// An object or array that a path ends on: built whole, the deeper paths walked in it.
+    fn container(self, v: &Value) {
+        for i in bits(self.alive) {
+            let p = self.plan.path(i);
+            self.out[i] = p.walk(v, self.depth).map_or(Leaf::Nothing, |f| Leaf::Value(f.clone()));
+        }
+    }
+
+    /// The next value of a map or seq, followed by the paths in `alive`.
+    fn child(&mut self, alive: u32) -> Walk<'_, 'a> {
+        for i in bits(alive) {
+            // A repeated name: only its last value counts.
+            self.out[i] = Leaf::Nothing;
+        }
+        Walk { plan: self.plan, out: self.out, depth: self.depth + 1, alive }
+    }
+}
+
+impl<'a> DeserializeSeed<'a> for Walk<'_, 'a> {
+    type Value = ();
+
+    fn deserialize<D: de::Deserializer<'a>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'a> Visitor<'a> for Walk<'_, 'a> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E: de::Error>(self, b: bool) -> Result<(), E> {
+        self.scalar(|| Leaf::Value(Value::Bool(b)));
+        Ok(())
+    }
+
+    fn visit_i64<E: de::Error>(self, n: i64) -> Result<(), E> {
+        self.scalar(|| Leaf::Value(Value::Number(n.into())));
+        Ok(())
+    }
+
+    fn visit_u64<E: de::Error>(self, n: u64) -> Result<(), E> {
+        self.scalar(|| Leaf::Value(Value::Number(n.into())));
+        Ok(())
+    }
+
+    fn visit_f64<E: de::Error>(self, n: f64) -> Result<(), E> {
+        // As `serde_json`'s own `Value` visitor.
+        self.scalar(|| Leaf::Value(serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number)));
+        Ok(())
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, s: &'a str) -> Result<(), E> {
+        self.scalar(|| Leaf::Str(s));
+        Ok(())
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<(), E> {
+        self.scalar(|| Leaf::Value(Value::String(s.to_owned())));
+        Ok(())
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        self.scalar(|| Leaf::Value(Value::Null));
+        Ok(())
+    }
+
+    fn visit_map<M: MapAccess<'a>>(mut self, mut map: M) -> Result<(), M::Error> {
+        if self.ends() != 0 {
+            let v = Value::deserialize(MapAccessDeserializer::new(map))?;
+            self.container(&v);
+            return Ok(());
+        }
+        let (plan, depth, alive) = (self.plan, self.depth, self.alive);
+        while let Some(next) = map.next_key_seed(Key { plan, depth, alive })? {
+            map.next_value_seed(self.child(next))?;
+        }
+        Ok(())
+    }
+
+    fn visit_seq<S: SeqAccess<'a>>(mut self, mut seq: S) -> Result<(), S::Error> {
+        if self.ends() != 0 {
+            let v = Value::deserialize(SeqAccessDeserializer::new(seq))?;
+            self.container(&v);
+            return Ok(());
+        }
+        let (plan, depth, alive) = (self.plan, self.depth, self.alive);
+        for i in 0.. {
+            let next = plan.select(alive, depth, |s| matches!(s, Step::Index(n) if *n == i));
+            if seq.next_element_seed(self.child(next))?.is_none() {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A member name, decoded as `serde_json` decodes a map key; yields the paths that go on into it.
+struct Key<'w> {
+    plan: &'w Plan,
+    depth: usize,
+    alive: u32,
+}
+
+impl<'a> DeserializeSeed<'a> for Key<'_> {
+    type Value = u32;
+
+    fn deserialize<D: de::Deserializer<'a>>(self, d: D) -> Result<u32, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for Key<'_> {
+    type Value = u32;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a member name")
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<u32, E> {
+        Ok(self.plan.select(self.alive, self.depth, |s| matches!(s, Step::Name(n) if **n == *key)))
+    }
+}
+
+mod plain;
+#[cfg(test)]
+pub(crate) mod tests;

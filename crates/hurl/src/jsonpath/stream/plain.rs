@@ -1,0 +1,165 @@
+//! The common answer read without `serde_json`: a document of plain JSON only
+//! (strings of printable ASCII without escapes, integers that `serde_json`
+//! keeps as integers, `true`, `false`, `null`, objects and arrays no deeper
+//! than [`DEPTH`]). On such a document every JSON parser agrees, so what the
+//! paths find is what `serde_json` finds; on anything else — a float, an
+//! escape, non-ASCII text, a syntax error, a path ending on an object or
+//! array — it gives up and [`super::Plan::find`] runs `serde_json`'s pass,
+//! which decides. Property-tested with the rest of the pass (`tests.rs`).
+
+use serde_json::Value;
+
+use super::{Leaf, MAX, Plan, Step, bits};
+
+/// Deeper documents are left to `serde_json` (whose limit is 128).
+const DEPTH: usize = 32;
+
+/// What the paths in `alive` find in `body`, into `out`; `None` when the document is not
+/// plain JSON (then `out` means nothing).
+pub(super) fn find<'a>(plan: &Plan, body: &'a [u8], alive: u32, out: &mut [Leaf<'a>; MAX]) -> Option<()> {
+    let mut s = Scan { b: body, i: 0, plan, out };
+    s.ws();
+    s.value(0, alive)?;
+    s.ws();
+    (s.i == s.b.len()).then_some(())
+}
+
+struct Scan<'s, 'a> {
+    b: &'a [u8],
+    i: usize,
+    plan: &'s Plan,
+    out: &'s mut [Leaf<'a>; MAX],
+}
+
+impl<'a> Scan<'_, 'a> {
+    fn ws(&mut self) {
+        while matches!(self.b.get(self.i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.i += 1;
+        }
+    }
+
+    fn eat(&mut self, c: u8) -> Option<()> {
+        self.ws();
+        (self.b.get(self.i) == Some(&c)).then(|| self.i += 1)
+    }
+
+    /// One value at `depth`, followed by the paths in `alive`.
+    fn value(&mut self, depth: usize, alive: u32) -> Option<()> {
+        let ends = self.plan.ends(alive, depth);
+        let leaf = match *self.b.get(self.i)? {
+            // A path ending on an object or array needs the value built: `serde_json`'s.
+            b'{' if ends == 0 && depth < DEPTH => return self.object(depth, alive),
+            b'[' if ends == 0 && depth < DEPTH => return self.array(depth, alive),
+            b'"' => Leaf::Str(std::str::from_utf8(self.string()?).ok()?),
+            b't' => self.word(b"true", Value::Bool(true))?,
+            b'f' => self.word(b"false", Value::Bool(false))?,
+            b'n' => self.word(b"null", Value::Null)?,
+            b'-' | b'0'..=b'9' => self.integer()?,
+            _ => return None,
+        };
+        for i in bits(ends) {
+            self.out[i] = leaf.clone();
+        }
+        Some(())
+    }
+
+    fn word(&mut self, w: &[u8], v: Value) -> Option<Leaf<'a>> {
+        self.b.get(self.i..)?.starts_with(w).then(|| self.i += w.len())?;
+        Some(Leaf::Value(v))
+    }
+
+    /// A string of printable ASCII without escapes (the opening quote at `i`), as its bytes.
+    fn string(&mut self) -> Option<&'a [u8]> {
+        let start = self.i + 1;
+        let len = self
+            .b
+            .get(start..)?
+            .iter()
+            .position(|&c| !(0x20..0x7f).contains(&c) || c == b'"' || c == b'\\')?;
+        (self.b[start + len] == b'"').then_some(())?;
+        self.i = start + len + 1;
+        Some(&self.b[start..start + len])
+    }
+
+    /// An integer as `serde_json` keeps it: no leading zero, no fraction or exponent,
+    /// a `u64`, or a negative `i64` (`-0` is a float there).
+    fn integer(&mut self) -> Option<Leaf<'a>> {
+        let negative = self.b[self.i] == b'-';
+        let start = self.i + usize::from(negative);
+        let digits = self.b.get(start..)?.iter().take_while(|c| c.is_ascii_digit()).count();
+        let end = start + digits;
+        if digits == 0
+            || digits > 1 && self.b[start] == b'0'
+            || matches!(self.b.get(end), Some(b'.' | b'e' | b'E'))
+        {
+            return None;
+        }
+        let n = self.b[start..end]
+            .iter()
+            .try_fold(0u64, |n, d| n.checked_mul(10)?.checked_add(u64::from(d - b'0')))?;
+        self.i = end;
+        let v = if !negative {
+            Value::from(n)
+        } else if n == 0 || n > 1 << 63 {
+            return None;
+        } else {
+            Value::from((n as i64).wrapping_neg())
+        };
+        Some(Leaf::Value(v))
+    }
+
+    fn object(&mut self, depth: usize, alive: u32) -> Option<()> {
+        self.i += 1;
+        self.ws();
+        if self.b.get(self.i) == Some(&b'}') {
+            self.i += 1;
+            return Some(());
+        }
+        loop {
+            self.ws();
+            (self.b.get(self.i) == Some(&b'"')).then_some(())?;
+            let key = self.string()?;
+            self.eat(b':')?;
+            self.ws();
+            let next = self.plan.select(alive, depth, |s| matches!(s, Step::Name(n) if n.as_bytes() == key));
+            for i in bits(next) {
+                // A repeated name: only its last value counts.
+                self.out[i] = Leaf::Nothing;
+            }
+            self.value(depth + 1, next)?;
+            self.ws();
+            match self.b.get(self.i)? {
+                b',' => self.i += 1,
+                b'}' => {
+                    self.i += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    fn array(&mut self, depth: usize, alive: u32) -> Option<()> {
+        self.i += 1;
+        self.ws();
+        if self.b.get(self.i) == Some(&b']') {
+            self.i += 1;
+            return Some(());
+        }
+        for n in 0.. {
+            self.ws();
+            let next = self.plan.select(alive, depth, |s| matches!(s, Step::Index(i) if *i == n));
+            self.value(depth + 1, next)?;
+            self.ws();
+            match self.b.get(self.i)? {
+                b',' => self.i += 1,
+                b']' => {
+                    self.i += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+        None
+    }
+}

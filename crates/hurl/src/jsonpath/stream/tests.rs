@@ -1,0 +1,209 @@
+//! The one-pass finder against the reference: [`JsonPath::eval`] on the document
+//! `serde_json` builds, on random documents, random paths and broken bodies.
+
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+use super::*;
+use crate::jsonpath::tests::arb_json;
+
+/// What the reference finds for each path of `paths` in `body`; `None` when the body is not JSON.
+fn reference(body: &[u8], paths: &[JsonPath]) -> Option<Vec<Option<Value>>> {
+    let doc: Value = serde_json::from_slice(body).ok()?;
+    Some(
+        paths
+            .iter()
+            .map(|p| match p.eval(&doc) {
+                crate::jsonpath::Found::One(v) => Some(v.clone()),
+                _ => None,
+            })
+            .collect(),
+    )
+}
+
+/// What one pass finds, in the same shape.
+fn streamed(body: &[u8], paths: &[JsonPath]) -> Option<Vec<Option<Value>>> {
+    let plan = Plan::new(paths, []).expect("streamable paths");
+    let mut out: [Leaf<'_>; MAX] = [const { Leaf::Nothing }; MAX];
+    plan.find(body, true, &mut out).ok()?;
+    Some(
+        (0..paths.len())
+            .map(|k| match &out[plan.slot(k).unwrap()] {
+                Leaf::Nothing => None,
+                Leaf::Str(s) => Some(Value::String((*s).to_owned())),
+                Leaf::Value(v) => Some(v.clone()),
+            })
+            .collect(),
+    )
+}
+
+fn paths(srcs: &[&str]) -> Vec<JsonPath> {
+    srcs.iter().map(|s| JsonPath::parse(s).unwrap()).collect()
+}
+
+fn both(body: &str, srcs: &[&str]) -> Option<Vec<Option<Value>>> {
+    let p = paths(srcs);
+    let r = reference(body.as_bytes(), &p);
+    assert_eq!(streamed(body.as_bytes(), &p), r, "{body} {srcs:?}");
+    r
+}
+
+#[test]
+fn finds_scalars_containers_and_nothing() {
+    let body = r#"{"count": 1, "s": "a\"b", "t": "plain", "o": {"x": [1, {"y": null}]}, "f": 1.5, "n": -3}"#;
+    let found = both(body, &["$.count", "$.s", "$.t", "$.o", "$.o.x[1].y", "$.o.x[2]", "$.f", "$.n"]);
+    assert_eq!(
+        found.unwrap(),
+        [
+            Some(json!(1)),
+            Some(json!("a\"b")),
+            Some(json!("plain")),
+            Some(json!({"x": [1, {"y": null}]})),
+            Some(Value::Null),
+            None,
+            Some(json!(1.5)),
+            Some(json!(-3)),
+        ]
+    );
+    assert_eq!(both(body, &["$.t.z", "$.count[0]", "$[0]"]).unwrap(), [None, None, None]);
+    // A path that ends on a container and one that goes on into it.
+    both(body, &["$.o.x", "$.o.x[1].y", "$.o.x[0]"]);
+    both("[[1,2],[3]]", &["$", "$[1][0]", "$[0]"]);
+}
+
+#[test]
+fn a_repeated_name_keeps_its_last_value() {
+    assert_eq!(both(r#"{"a": 1, "a": 2}"#, &["$.a"]).unwrap(), [Some(json!(2))]);
+    assert_eq!(both(r#"{"a": {"b": 1}, "a": 5}"#, &["$.a.b", "$.a"]).unwrap(), [None, Some(json!(5))]);
+    assert_eq!(both(r#"{"a": {"b": 1}, "a": {"c": 2}}"#, &["$.a.b"]).unwrap(), [None]);
+}
+
+#[test]
+fn escaped_names_and_broken_bodies() {
+    assert_eq!(both(r#"{"a\u0062": "\u00e9"}"#, &["$.ab"]).unwrap(), [Some(json!("é"))]);
+    // Every string is checked, also those no path reaches, as the reference does.
+    assert_eq!(both(r#"{"a": 1, "z": "\ud800"}"#, &["$.a"]), None);
+    assert_eq!(both(r#"{"a": 1} x"#, &["$.a"]), None);
+    assert_eq!(both(r#"{"a": 1e999}"#, &["$.b"]), None);
+    assert_eq!(both("", &["$.a"]), None);
+    let deep = "[".repeat(200) + &"]".repeat(200);
+    assert_eq!(both(&deep, &["$[0]"]), None);
+    let mut bad = br#"{"a": 1, "z": "xx"}"#.to_vec();
+    bad[16] = 0xff;
+    let p = paths(&["$.a"]);
+    assert_eq!((reference(&bad, &p), streamed(&bad, &p)), (None, None));
+}
+
+#[test]
+fn plans_refuse_what_they_cannot_follow() {
+    let p = paths(&["$.a[-1]", "$.a[*]", "$..a", "$.a"]);
+    assert!(Plan::new(&p[..1], []).is_none());
+    assert!(Plan::new(&p[3..], &p[1..2]).is_none());
+    assert!(Plan::new(&p[2..3], []).is_none());
+    let many: Vec<JsonPath> = (0..=MAX).map(|i| JsonPath::parse(&format!("$.a{i}")).unwrap()).collect();
+    assert!(Plan::new(&many[..MAX], []).is_some());
+    assert!(Plan::new(&many[..1], &many[1..]).is_none());
+    // The same path twice takes one place.
+    let twice = paths(&["$.a", "$.a"]);
+    let plan = Plan::new(&twice[..1], &twice[1..]).unwrap();
+    assert_eq!((plan.slot(0), plan.slot(1), plan.slot(2)), (Some(0), Some(0), None));
+}
+
+#[test]
+fn without_asserts_only_the_captures_paths_are_followed() {
+    let p = paths(&["$.b", "$.a", "$.b"]);
+    let plan = Plan::new(&p[..1], &p[1..]).unwrap();
+    let mut out = [const { Leaf::Nothing }; MAX];
+    plan.find(br#"{"a": 1, "b": 2}"#, false, &mut out).unwrap();
+    assert_eq!(out[..2], [Leaf::Value(json!(2)), Leaf::Nothing]);
+    plan.find(br#"{"a": 1, "b": 2}"#, true, &mut out).unwrap();
+    assert_eq!(out[..2], [Leaf::Value(json!(2)), Leaf::Value(json!(1))]);
+    assert_eq!((plan.slot(0), plan.slot(1), plan.slot(2)), (Some(0), Some(1), Some(0)));
+}
+
+fn arb_step() -> impl Strategy<Value = String> {
+    prop_oneof!["[a-c]{1,2}".prop_map(|n| format!("['{n}']")), (0i64..3).prop_map(|i| format!("[{i}]"))]
+}
+
+pub(crate) fn arb_paths() -> impl Strategy<Value = Vec<String>> {
+    proptest::collection::vec(
+        proptest::collection::vec(arb_step(), 0..4).prop_map(|s| format!("${}", s.concat())),
+        1..MAX,
+    )
+}
+
+/// Leaves with escapes, non-ASCII, floats and negative numbers, beside `arb_json`'s.
+fn arb_rich_json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        arb_json(),
+        any::<f64>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        "\\PC{0,6}".prop_map(Value::from),
+        "[\"\\\\\n\tä😀]{0,4}".prop_map(Value::from),
+    ];
+    leaf.prop_recursive(3, 24, 4, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            proptest::collection::btree_map("[a-c\"é]{1,2}", inner, 0..4)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+proptest! {
+    /// On any document and any singular paths, one pass finds what the reference finds.
+    #[test]
+    fn equals_the_reference(v in arb_rich_json(), srcs in arb_paths(), pretty in any::<bool>()) {
+        let body = if pretty { serde_json::to_string_pretty(&v) } else { serde_json::to_string(&v) }.unwrap();
+        let p: Vec<JsonPath> = srcs.iter().map(|s| JsonPath::parse(s).unwrap()).collect();
+        let r = reference(body.as_bytes(), &p);
+        prop_assert!(r.is_some());
+        prop_assert_eq!(streamed(body.as_bytes(), &p), r);
+    }
+
+    /// A body broken anywhere is refused by both or found alike by both.
+    #[test]
+    fn broken_bodies_agree(v in arb_json(), srcs in arb_paths(), at in any::<prop::sample::Index>(),
+                           byte in prop_oneof![Just(b'"'), Just(b'\\'), Just(b'{'), Just(b']'), Just(b','), Just(0xc3u8), any::<u8>()],
+                           cut in any::<bool>()) {
+        let mut body = serde_json::to_vec(&v).unwrap();
+        let i = at.index(body.len() + 1);
+        if cut { body.truncate(i) } else { body.insert(i, byte) }
+        let p: Vec<JsonPath> = srcs.iter().map(|s| JsonPath::parse(s).unwrap()).collect();
+        prop_assert_eq!(streamed(&body, &p), reference(&body, &p));
+    }
+}
+
+#[test]
+fn plain_documents_are_read_without_serde_json() {
+    let p = paths(&["$.count", "$.a[1]", "$.s"]);
+    let plan = Plan::new(&p, []).unwrap();
+    let mut out = [const { Leaf::Nothing }; MAX];
+    let body = b" {\"count\": 1, \"a\": [true, -5, {\"x\": null}], \"s\": \"x y\"}\r\n";
+    assert!(plain::find(&plan, body, 0b111, &mut out).is_some());
+    assert_eq!(out[..3], [Leaf::Value(json!(1)), Leaf::Value(json!(-5)), Leaf::Str("x y")]);
+    // Anything else is left to serde_json, which decides.
+    let others = [
+        r#"{"count": 1.0}"#,
+        r#"{"count": 1e2}"#,
+        r#"{"count": -0}"#,
+        r#"{"count": 01}"#,
+        r#"{"count": 18446744073709551616}"#,
+        r#"{"count": -9223372036854775809}"#,
+        r#"{"s": "a\nb"}"#,
+        r#"{"s": "é"}"#,
+        r#"{"count": 1,}"#,
+        r#"{"count": tru}"#,
+        "[1] x",
+        "",
+    ];
+    for other in others {
+        assert!(plain::find(&plan, other.as_bytes(), 0b111, &mut out).is_none(), "{other}");
+        both(other, &["$.count", "$.a[1]", "$.s"]);
+    }
+    // A path that ends on an object needs it built.
+    let plan = Plan::new(&paths(&["$.a"]), []).unwrap();
+    assert!(plain::find(&plan, br#"{"a": {}}"#, 1, &mut out).is_none());
+    assert!(plain::find(&plan, br#"{"a": 1}"#, 1, &mut out).is_some());
+}
