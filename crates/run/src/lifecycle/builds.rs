@@ -12,10 +12,14 @@
 //! answer of a fresh checkout minutes later.
 
 use std::collections::BTreeMap;
-use std::sync::mpsc;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::{Duration, Instant};
 
 use super::{BUILD_TIMEOUT, Orchestrator, RunError, on_path};
 use crate::process::{LaunchError, LaunchSpec, RunOutcome};
+
+/// How often a line names the builds still running, so a long first install is not silence.
+const STILL_BUILDING: Duration = Duration::from_secs(30);
 
 /// A build's end, run ahead of its contestant's setup.
 pub(super) type Built = Result<RunOutcome, LaunchError>;
@@ -107,7 +111,25 @@ impl Orchestrator<'_, '_> {
                 });
             }
             drop(tx);
-            for (i, out) in rx {
+            let (started, mut waiting) = (Instant::now(), pending.to_vec());
+            waiting.retain(|i| names.contains(&self.plan.contestants[*i].name.as_str()));
+            loop {
+                let (i, out) = match rx.recv_timeout(STILL_BUILDING) {
+                    Ok(done) => done,
+                    Err(RecvTimeoutError::Timeout) => {
+                        let left: Vec<&str> =
+                            waiting.iter().map(|&i| self.plan.contestants[i].name.as_str()).collect();
+                        let line = format!(
+                            "  still building after {} s: {}",
+                            started.elapsed().as_secs(),
+                            left.join(", ")
+                        );
+                        self.say(&line);
+                        continue;
+                    }
+                    Err(RecvTimeoutError::Disconnected) => break,
+                };
+                waiting.retain(|&w| w != i);
                 let name = &self.plan.contestants[i].name;
                 let how = match &out {
                     Ok(o) if o.success() => format!("built in {:.1} s", o.elapsed.as_secs_f64()),
