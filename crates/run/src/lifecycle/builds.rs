@@ -113,10 +113,12 @@ impl Orchestrator<'_, '_> {
             drop(tx);
             let (started, mut waiting) = (Instant::now(), pending.to_vec());
             waiting.retain(|i| names.contains(&self.plan.contestants[*i].name.as_str()));
+            let mut next = started + STILL_BUILDING;
             loop {
-                let (i, out) = match rx.recv_timeout(STILL_BUILDING) {
+                let (i, out) = match rx.recv_timeout(next.saturating_duration_since(Instant::now())) {
                     Ok(done) => done,
                     Err(RecvTimeoutError::Timeout) => {
+                        next += STILL_BUILDING;
                         let left: Vec<&str> =
                             waiting.iter().map(|&i| self.plan.contestants[i].name.as_str()).collect();
                         let line = format!(
