@@ -16,6 +16,7 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use super::{BUILD_TIMEOUT, Orchestrator, RunError, on_path};
+use crate::plan::Plan;
 use crate::process::{LaunchError, LaunchSpec, RunOutcome};
 
 /// How often a line names the builds still running, so a long first install is not silence.
@@ -86,13 +87,13 @@ impl Orchestrator<'_, '_> {
         if groups.len() < 2 {
             return BTreeMap::new();
         }
-        let names: Vec<&str> =
-            groups.iter().flatten().map(|(i, _)| self.plan.contestants[*i].name.as_str()).collect();
+        let plan = self.plan;
+        let mut waiting: Vec<usize> = groups.iter().flatten().map(|(i, _)| *i).collect();
         let line = format!(
             "building {} contestants at once ({} commands, builds = \"concurrent\"): {}",
-            names.len(),
+            waiting.len(),
             groups.len(),
-            names.join(", ")
+            names(plan, &waiting)
         );
         self.say(&line);
         let (launcher, opts) = (self.deps.launcher, self.opts);
@@ -111,20 +112,17 @@ impl Orchestrator<'_, '_> {
                 });
             }
             drop(tx);
-            let (started, mut waiting) = (Instant::now(), pending.to_vec());
-            waiting.retain(|i| names.contains(&self.plan.contestants[*i].name.as_str()));
+            let started = Instant::now();
             let mut next = started + STILL_BUILDING;
             loop {
                 let (i, out) = match rx.recv_timeout(next.saturating_duration_since(Instant::now())) {
                     Ok(done) => done,
                     Err(RecvTimeoutError::Timeout) => {
                         next += STILL_BUILDING;
-                        let left: Vec<&str> =
-                            waiting.iter().map(|&i| self.plan.contestants[i].name.as_str()).collect();
                         let line = format!(
                             "  still building after {} s: {}",
                             started.elapsed().as_secs(),
-                            left.join(", ")
+                            names(plan, &waiting)
                         );
                         self.say(&line);
                         continue;
@@ -132,7 +130,7 @@ impl Orchestrator<'_, '_> {
                     Err(RecvTimeoutError::Disconnected) => break,
                 };
                 waiting.retain(|&w| w != i);
-                let name = &self.plan.contestants[i].name;
+                let name = &plan.contestants[i].name;
                 let how = match &out {
                     Ok(o) if o.success() => format!("built in {:.1} s", o.elapsed.as_secs_f64()),
                     Ok(o) if o.interrupted => "build interrupted".to_owned(),
@@ -145,6 +143,11 @@ impl Orchestrator<'_, '_> {
         });
         built
     }
+}
+
+/// The names of contestants `ids`, for a line.
+fn names(plan: &Plan, ids: &[usize]) -> String {
+    ids.iter().map(|&i| plan.contestants[i].name.as_str()).collect::<Vec<_>>().join(", ")
 }
 
 /// Two builds that would do the same work in the same place.
