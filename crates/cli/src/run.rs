@@ -266,6 +266,7 @@ fn execute(mut plan: Plan, common: &Common) -> anyhow::Result<ExitCode> {
         ))),
         cpus: cpus(),
         seed: stackbench_run::schedule::clock_seed(),
+        report_follows: !common.no_report,
     };
     let mut err = std::io::stderr();
     // What an earlier stackbench killed with SIGKILL left running (its cleanup never ran).

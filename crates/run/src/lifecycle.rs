@@ -57,6 +57,9 @@ pub struct RunOptions {
     pub cpus: Vec<usize>,
     /// Seed of the order when the plan has none.
     pub seed: u64,
+    /// The caller prints the report as soon as the plan ends, and the report says how
+    /// the rounds ended: the run then does not say it first (the same lines twice).
+    pub report_follows: bool,
 }
 
 /// What a plan run did.

@@ -163,8 +163,11 @@ impl Orchestrator<'_, '_> {
         stopping
     }
 
-    /// Says how the rounds ended, as the report will.
+    /// Says how the rounds ended, as the report will (unless the report follows).
     fn say_stopping(&mut self) -> Result<(), RunError> {
+        if self.opts.report_follows {
+            return Ok(());
+        }
         if let Some(report) = self.analyse()?.stopping {
             self.say(&format!("precision: {}", report.summary));
             for line in &report.undecided {

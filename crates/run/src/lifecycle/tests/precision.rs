@@ -1,0 +1,84 @@
+//! Precision-driven rounds against the fakes: a verdict said at the first look
+//! that decides it, the budget's end with what stays undecided, and a run whose
+//! caller prints the report right after it (which says how the rounds ended, so the
+//! run leaves that to it rather than print the same lines twice).
+
+use super::*;
+
+#[test]
+fn a_verdict_is_said_at_the_first_look_that_decides_it_and_only_then() {
+    let mut h = Harness::new("precision-decided");
+    // 'a' answers twice the rate of 'b', whichever order a round takes; too
+    // noisy for ±1%, plain enough for "faster".
+    h.world.lock().unwrap().rates = [100.0, 110.0, 90.0, 105.0, 95.0, 108.0, 92.0, 100.0].into();
+    let p = plan(&format!(
+        "precision = \"1%\"\nmax_repetitions = 4\n{}{}",
+        contestant("a", "twice", ""),
+        contestant("b", "good", "")
+    ));
+    let out = h.run(&p);
+    assert_eq!(out.runs, 8, "{:#?}", h.lines);
+    let decided: Vec<_> = h.lines.iter().filter(|l| l.starts_with("decided after round")).collect();
+    assert_eq!(decided.len(), 1, "said once, at the first look: {:#?}", h.lines);
+    assert!(decided[0].starts_with("decided after round 3, "), "{}", decided[0]);
+    assert!(
+        decided[0].contains(": 'a' ran 1.") && decided[0].ends_with(" times more requests than 'b'"),
+        "{}",
+        decided[0]
+    );
+    assert!(
+        h.lines.iter().any(|l| l == "round 3: 1 of 1 pairs decided, 0 still open at ±1%"),
+        "{:#?}",
+        h.lines
+    );
+}
+
+#[test]
+fn rounds_end_with_the_budget_and_say_what_stays_undecided() {
+    let mut h = Harness::new("precision-budget");
+    // Rounds alternate in order a/b or b/a; these rates are wide whichever runs first.
+    h.world.lock().unwrap().rates = [20.0, 26.0, 25.0, 19.0, 18.0, 24.0, 27.0, 21.0].into();
+    let p = plan(&format!(
+        "precision = \"1%\"\nmax_repetitions = 4\n{}{}",
+        contestant("a", "good", ""),
+        contestant("b", "good", "")
+    ));
+    let out = h.run(&p);
+    assert_eq!(out.runs, 8, "{:#?}", h.lines);
+    let s = h.results().stopping.unwrap();
+    assert_eq!((s.reason.as_str(), s.rounds), ("max_repetitions", 4));
+    assert!(
+        h.lines
+            .iter()
+            .any(|l| l.starts_with("precision: ±1% not met after 4 rounds: the budget of 4 rounds is spent")),
+        "{:#?}",
+        h.lines
+    );
+    assert!(h.lines.iter().any(|l| l.contains("at this budget")), "{:#?}", h.lines);
+    assert!(
+        h.lines.iter().any(|l| l == "round 3: 0 of 1 pairs decided, 1 still open at ±1%"),
+        "{:#?}",
+        h.lines
+    );
+    assert!(!h.lines.iter().any(|l| l.starts_with("decided after")), "{:#?}", h.lines);
+}
+
+#[test]
+fn how_the_rounds_ended_is_left_to_the_report_that_follows() {
+    let mut h = Harness::new("precision-quiet");
+    h.report_follows = true;
+    h.world.lock().unwrap().rates = [20.0, 26.0, 25.0, 19.0, 18.0, 24.0, 27.0, 21.0].into();
+    let p = plan(&format!(
+        "precision = \"1%\"\nmax_repetitions = 4\n{}{}",
+        contestant("a", "good", ""),
+        contestant("b", "good", "")
+    ));
+    let out = h.run(&p);
+    assert_eq!(out.runs, 8, "{:#?}", h.lines);
+    assert!(h.lines.iter().any(|l| l.starts_with("round 4: ")), "{:#?}", h.lines);
+    assert!(!h.lines.iter().any(|l| l.starts_with("precision: ")), "{:#?}", h.lines);
+    assert!(!h.lines.iter().any(|l| l.contains("at this budget")), "{:#?}", h.lines);
+    // The record still says how the rounds ended, for the report.
+    let s = h.results().stopping.unwrap();
+    assert_eq!((s.reason.as_str(), s.rounds), ("max_repetitions", 4));
+}
