@@ -94,7 +94,10 @@ pub fn decided(p: &Pair, by_cost: bool) -> Option<String> {
 /// The sentence for a pair that did not meet the precision (`None` for one that did).
 pub fn sentence(p: &Pair, precision: f64) -> Option<String> {
     let (b, w) = (&p.better, &p.worse);
-    let interval = |r: &Ratio| r.ci.map_or_else(String::new, |c| format!(" [{:.2}, {:.2}]", c.lo, c.hi));
+    // Worded as the verdicts are ([`decided`]): `1.74 ± 0.03`, or `9.54 (0.07..328.41)`.
+    let ratio = |r: &Ratio| {
+        r.ci.map_or_else(|| format!("{:.2}", r.value), |c| crate::fmt::ratio_interval(r.value, c.lo, c.hi))
+    };
     let asked = percent(precision);
     Some(match (p.verdict, &p.ratio) {
         (PairVerdict::Met, _) => return None,
@@ -109,12 +112,11 @@ pub fn sentence(p: &Pair, precision: f64) -> Option<String> {
             )
         }
         (PairVerdict::Undecided, Some(r)) => {
-            format!("'{b}' vs '{w}' undecided at this budget: ratio {:.2}{}", r.value, interval(r))
+            format!("'{b}' vs '{w}' undecided at this budget: ratio {}", ratio(r))
         }
         (PairVerdict::Faster, Some(r)) => format!(
-            "'{b}' is better than '{w}': ratio {:.2}{}, a real difference, but known only to {} ({asked} asked)",
-            r.value,
-            interval(r),
+            "'{b}' is better than '{w}': ratio {}, a real difference, but known only to {} ({asked} asked)",
+            ratio(r),
             percent(p.half_width.unwrap_or(0.0))
         ),
         (_, None) => format!("'{b}' vs '{w}': no ratio (one answered nothing)"),
@@ -136,7 +138,9 @@ mod tests {
         let wide_b = est(&[1150.0, 950.0, 1050.0], 4);
         let undecided = judge(("a", &wide_a), ("b", &wide_b), 0.03, look_confidence(4), false);
         let s = sentence(&undecided, 0.03).unwrap();
-        assert!(s.starts_with("'b' vs 'a' undecided at this budget: ratio 1.05 ["), "{s}");
+        assert!(s.starts_with("'b' vs 'a' undecided at this budget: ratio 1.05 "), "{s}");
+        // Its interval in the verdicts' words, around the ratio or beside it.
+        assert!(s.contains(" ± ") || (s.contains(" (") && s.contains("..") && s.ends_with(')')), "{s}");
         let x = est(&[1000.0, 1010.0, 990.0, 1005.0, 995.0], 5);
         let y = est(&[1000.0, 1030.0, 970.0, 1015.0, 985.0], 7);
         let tied = judge(("x", &x), ("y", &y), 0.02, look_confidence(1), false);
