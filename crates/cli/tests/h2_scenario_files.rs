@@ -119,15 +119,16 @@ fn a_server_that_does_not_sort_fails_with_the_asserts_place() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
     assert!(
-        stdout.contains("ok      core       the 1000 numbers of the experiment are answered"),
+        stdout.contains("FAILED  core       the 1000 numbers of the experiment come back sorted"),
         "{stdout}"
     );
     assert!(stdout.contains("FAILED  core       a short list comes back sorted"), "{stdout}");
+    assert!(stdout.contains("ok      core       a one-element list comes back as is"), "{stdout}");
     let toml = std::fs::read_to_string(example("bubble-sort.toml")).unwrap();
     let line = toml.lines().position(|l| l == "jsonpath \"$.data[0]\" == 1").unwrap() + 1;
     let expected = format!("bubble-sort.toml:{line}:1: `jsonpath \"$.data[0]\" == 1`: actual value is 5");
     assert!(stdout.contains(&expected), "{expected} not in\n{stdout}");
-    assert!(stdout.contains("failed 2 core case(s) of the bubble-sort-file scenario"), "{stdout}");
+    assert!(stdout.contains("failed 3 core case(s) of the bubble-sort-file scenario"), "{stdout}");
 }
 
 const H2C: &str = r#"

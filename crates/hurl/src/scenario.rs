@@ -110,13 +110,20 @@ pub enum Reset {
     Hurl(HurlFile),
 }
 
-/// The gRPC form: one unary call per iteration. The scenario's one flow, named after the
-/// method, is that call written as a request: `POST {{base_url}}/package.Service/Method` with
-/// the message as its JSON body and `HTTP 200` expected; a `[[verify]]` case's requests are
-/// calls written the same way (docs/scenarios.md, "h2c and gRPC scenarios").
+/// The gRPC form: each request of the flows, cases and reset is a unary call, written as a
+/// request: `POST {{base_url}}/package.Service/Method` with the message as its JSON body
+/// (docs/scenarios.md, "h2c and gRPC scenario files").
 #[derive(Debug, Clone, PartialEq)]
 pub struct Grpc {
     pub proto: PathBuf,
+    /// `method` and `message`: a flow of one call, named after the method, with `HTTP 200`
+    /// expected.
+    pub call: Option<GrpcCall>,
+}
+
+/// The `[grpc]` table's call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GrpcCall {
     /// `package.Service/Method`.
     pub method: String,
     /// The request message as JSON, templates allowed.
@@ -183,8 +190,8 @@ struct RawReset {
 #[serde(deny_unknown_fields)]
 struct RawGrpc {
     proto: Spanned<String>,
-    method: Spanned<String>,
-    message: Spanned<String>,
+    method: Option<Spanned<String>>,
+    message: Option<Spanned<String>>,
 }
 
 type Span = std::ops::Range<usize>;
@@ -194,9 +201,24 @@ struct Ctx<'a> {
     file: &'a str,
     text: &'a str,
     dir: &'a Path,
+    /// `protocol = "grpc"`: a request's default name is its call, `package.Service/Method`.
+    grpc: bool,
 }
 
 impl Ctx<'_> {
+    /// The names of requests the file does not name: method and URL template without
+    /// `{{base_url}}` (`POST /todos`), or in a gRPC file the call (`sort.v1.SortService/BubbleSort`).
+    fn default_names(&self, hurl: &HurlFile) -> Vec<String> {
+        let name = |e: &crate::model::Entry| {
+            let name = e.name();
+            match name.strip_prefix("POST /") {
+                Some(call) if self.grpc => call.to_owned(),
+                _ => name,
+            }
+        };
+        hurl.entries.iter().map(name).collect()
+    }
+
     fn err(&self, span: Span, kind: ErrorKind) -> ParseError {
         ParseError { file: self.file.to_owned(), pos: pos_of(self.text, span.start), kind }
     }
@@ -291,7 +313,7 @@ impl Scenario {
         stem: &str,
         defined: &[&str],
     ) -> Result<Scenario, ParseError> {
-        let cx = Ctx { file, text, dir };
+        let mut cx = Ctx { file, text, dir, grpc: false };
         let raw: RawScenario =
             toml::from_str(text).map_err(|e| cx.syntax(e.span().unwrap_or(0..0), e.message().trim_end()))?;
         let name = raw.name.as_ref().map_or_else(|| stem.to_owned(), |n| n.get_ref().clone());
@@ -311,6 +333,8 @@ impl Scenario {
                 ));
             }
         };
+        cx.grpc = protocol == Protocol::Grpc;
+        let cx = cx;
         let (variables, rows) = data(&cx, &raw)?;
         let known = |n: &str| {
             n == "base_url"
@@ -334,16 +358,26 @@ impl Scenario {
             }
             (None, _) => None,
         };
-        if let Some(g) = &grpc {
-            if let Some(f) = raw.flows.first() {
-                return Err(
-                    cx.syntax(f.span(), "a gRPC scenario has no [[flow]]: its request is the [grpc] message")
-                );
+        if let Some(call) = grpc.as_ref().and_then(|g| g.call.as_ref()) {
+            if let Some(i) = flows.iter().position(|f| f.name == call.method) {
+                return Err(cx.syntax(
+                    raw.flows[i].span(),
+                    format!("a [[flow]] is named {:?}, the name of the [grpc] call's flow", call.method),
+                ));
             }
-            let span = raw.grpc.as_ref().map_or(0..0, |g| g.get_ref().method.span());
-            flows.push(grpc_flow(&cx, span, g, &known)?);
-        } else if flows.is_empty() {
-            return Err(cx.syntax(0..0, "a scenario needs at least one [[flow]] of requests"));
+            let span =
+                raw.grpc.as_ref().and_then(|g| g.get_ref().method.as_ref()).map_or(0..0, Spanned::span);
+            flows.push(grpc_flow(&cx, span, call, &known)?);
+        }
+        if flows.is_empty() {
+            return Err(cx.syntax(
+                0..0,
+                if grpc.is_some() {
+                    "a gRPC scenario needs calls: [[flow]]s of them, or the [grpc] table's `method` and `message`"
+                } else {
+                    "a scenario needs at least one [[flow]] of requests"
+                },
+            ));
         }
         let verify =
             raw.verify.iter().map(|v| verify_case(&cx, v, &flows, &known)).collect::<Result<Vec<_>, _>>()?;
@@ -488,7 +522,7 @@ fn flow(cx: &Ctx<'_>, f: &Spanned<RawFlow>, flows: &[Flow], known: Known<'_>) ->
             .ok_or_else(|| cx.syntax(w.span(), "`weight` is a whole number from 1"))?,
     };
     let request_names = match &rf.names {
-        None => hurl.entries.iter().map(crate::model::Entry::name).collect(),
+        None => cx.default_names(&hurl),
         Some(n) if n.get_ref().len() == hurl.entries.len() => n.get_ref().clone(),
         Some(n) => {
             return Err(cx.syntax(
@@ -521,7 +555,7 @@ fn verify_case(
         }
         None => {
             let hurl = cx.requests(v.span(), rv.file.as_ref(), rv.hurl.as_ref(), known)?;
-            let names = hurl.entries.iter().map(crate::model::Entry::name).collect();
+            let names = cx.default_names(&hurl);
             (hurl, names)
         }
     };
@@ -608,39 +642,55 @@ fn draw(cx: &Ctx<'_>, value: &Spanned<toml::Value>) -> Result<Draw, ParseError> 
 }
 
 fn grpc(cx: &Ctx<'_>, g: &RawGrpc, known: &dyn Fn(&str) -> bool) -> Result<Grpc, ParseError> {
-    let m = g.method.get_ref();
-    if !m.contains('/') || m.starts_with('/') || m.ends_with('/') {
-        return Err(cx.syntax(g.method.span(), "`method` is `package.Service/Method`"));
-    }
     let proto = cx.dir.join(g.proto.get_ref());
     if !proto.is_file() {
         return Err(cx.err(g.proto.span(), ErrorKind::Io(format!("{} is not a file", proto.display()))));
     }
+    let call = match (&g.method, &g.message) {
+        (None, None) => None,
+        (Some(m), None) => return Err(cx.syntax(m.span(), "`method` needs the `message` it sends")),
+        (None, Some(m)) => return Err(cx.syntax(m.span(), "`message` needs the `method` it is sent to")),
+        (Some(method), Some(message)) => Some(grpc_call(cx, method, message, known)?),
+    };
+    Ok(Grpc { proto, call })
+}
+
+fn grpc_call(
+    cx: &Ctx<'_>,
+    method: &Spanned<String>,
+    message: &Spanned<String>,
+    known: &dyn Fn(&str) -> bool,
+) -> Result<GrpcCall, ParseError> {
+    let m = method.get_ref();
+    if !m.contains('/') || m.starts_with('/') || m.ends_with('/') {
+        return Err(cx.syntax(method.span(), "`method` is `package.Service/Method`"));
+    }
     // The message is JSON with templates: parsed as a JSON body of a request.
-    let text = format!("POST grpc\n{}\n", g.message.get_ref());
+    let text = format!("POST grpc\n{}\n", message.get_ref());
     let hurl = crate::load(cx.file, &text, known)
-        .map_err(|e| cx.syntax(g.message.span(), format!("`message`: {}", e.kind)))?;
+        .map_err(|e| cx.syntax(message.span(), format!("`message`: {}", e.kind)))?;
     let body = hurl
         .entries
         .into_iter()
         .next()
         .and_then(|e| e.body)
         .filter(|b| b.kind == crate::model::BodyKind::Json);
-    let mut message = body.ok_or_else(|| cx.syntax(g.message.span(), "`message` is a JSON object"))?.template;
+    let mut template = body.ok_or_else(|| cx.syntax(message.span(), "`message` is a JSON object"))?.template;
     // Positions in the TOML: the message's text begins at line 2 of the request parsed above.
-    let start = pos_of(cx.text, g.message.span().start);
-    let src = &cx.text[g.message.span()];
+    let start = pos_of(cx.text, message.span().start);
+    let src = &cx.text[message.span()];
     let offset = u32::from(src.starts_with("'''") || src.starts_with("\"\"\""));
-    message.map_positions(|p| {
+    template.map_positions(|p| {
         let line = p.line.saturating_sub(1).max(1);
         let col = if line == 1 && offset == 0 { p.col + start.col } else { p.col };
         Pos { line: line + start.line - 1 + offset, col }
     });
-    Ok(Grpc { proto, method: m.clone(), message })
+    Ok(GrpcCall { method: m.clone(), message: template })
 }
 
-/// The one flow of a gRPC scenario: its call as a request (see [`Grpc`]), placed at `method`.
-fn grpc_flow(cx: &Ctx<'_>, method: Span, g: &Grpc, known: Known<'_>) -> Result<Flow, ParseError> {
+/// The flow of the `[grpc]` table's call: the call as a request (see [`Grpc`]), placed at
+/// `method`.
+fn grpc_flow(cx: &Ctx<'_>, method: Span, g: &GrpcCall, known: Known<'_>) -> Result<Flow, ParseError> {
     let text = format!("POST {{{{base_url}}}}/{}\nHTTP 200\n", g.method);
     let mut hurl = crate::load(cx.file, &text, known)
         .map_err(|e| cx.syntax(method.clone(), format!("`method`: {}", e.kind)))?;

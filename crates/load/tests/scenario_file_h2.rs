@@ -130,6 +130,16 @@ fn a_non_zero_grpc_status_is_an_error_of_its_code() {
 }
 
 #[test]
+fn a_reply_that_is_not_sorted_fails_the_calls_asserts_under_load() {
+    let s = start(Behavior { unsorted: true, ..Behavior::default() });
+    let r = load(&s.url(""), bubble_toml(), LoadOptions::default());
+    let call = named(&r, "sort.v1.SortService/BubbleSort");
+    assert!(call.requests > 0, "{call:?}");
+    assert_eq!(call.errors.get("check").copied(), Some(call.requests), "{call:?}");
+    assert_eq!(r.summary.errors, r.summary.requests);
+}
+
+#[test]
 fn a_grpc_file_that_does_not_fit_its_proto_is_refused_with_its_place() {
     let proto = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../proto/sort/v1/sort.proto");
     let toml = format!(

@@ -209,7 +209,7 @@ fn grpc_form() {
     );
     // The message's variables are placed in the TOML.
     assert_eq!(entry.body.as_ref().unwrap().template.vars().next().unwrap().1, Pos { line: 7, col: 24 });
-    let g = s.grpc.unwrap();
+    let g = s.grpc.unwrap().call.unwrap();
     assert_eq!(g.method, "sort.Sorter/Sort");
     let mut vars = Vars::new(1);
     vars.set("n", "7", Kind::Integer);
@@ -218,4 +218,32 @@ fn grpc_form() {
     assert_eq!(out, br#"{"values": [7, 3]}"#);
     let e = refused("grpc-bad", &toml.replace("[{{n}}, 3]", "[{{m}}]"), &[("s.proto", "")]);
     assert_eq!(e.pos.line, 7, "{e}");
+}
+
+#[test]
+fn grpc_flows_of_calls() {
+    let proto = [("s.proto", "syntax = \"proto3\";\n")];
+    let flow = "[[flow]]\nname = \"sorted\"\nhurl = '''\nPOST {{base_url}}/sort.Sorter/Sort\n{\"values\": [2, 1]}\nHTTP 200\n[Asserts]\njsonpath \"$.values[0]\" == 1\n'''\n";
+    // Calls written in Hurl, with their checks, beside the [grpc] table's call or without it.
+    let only = format!("protocol = \"grpc\"\n[grpc]\nproto = \"s.proto\"\n{flow}");
+    let s = Scenario::parse("s.toml", &only, &dir_with("grpc-flows", &proto), "s", &[]).unwrap();
+    assert_eq!(s.flows.len(), 1);
+    // A call's default name is the call, as the [grpc] table's is.
+    assert_eq!(s.flows[0].request_names, ["sort.Sorter/Sort"]);
+    assert_eq!(s.flows[0].hurl.entries[0].response.as_ref().unwrap().asserts.len(), 1);
+    assert!(s.grpc.unwrap().call.is_none());
+    let both = only.replace("[[flow]]", "method = \"sort.Sorter/Sort\"\nmessage = '{}'\n[[flow]]");
+    let s = Scenario::parse("s.toml", &both, &dir_with("grpc-both", &proto), "s", &[]).unwrap();
+    let names: Vec<_> = s.flows.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["sorted", "sort.Sorter/Sort"]);
+    // No call at all, half a call, and a flow named as the call's are refused where written.
+    let e = refused("grpc-none", "protocol = \"grpc\"\n[grpc]\nproto = \"s.proto\"\n", &proto);
+    assert!(e.to_string().contains("a gRPC scenario needs calls"), "{e}");
+    let half = "protocol = \"grpc\"\n[grpc]\nproto = \"s.proto\"\nmethod = \"sort.Sorter/Sort\"\n";
+    let e = refused("grpc-half", half, &proto);
+    assert_eq!(e.pos.line, 4, "{e}");
+    assert!(e.to_string().contains("needs the `message`"), "{e}");
+    let clash = both.replace("name = \"sorted\"", "name = \"sort.Sorter/Sort\"");
+    let e = refused("grpc-clash", &clash, &proto);
+    assert!(e.to_string().contains("the name of the [grpc] call's flow"), "{e}");
 }

@@ -53,8 +53,9 @@ impl Calls {
         if let Some(Reset::Hurl(h)) = &s.reset {
             find(&mut calls, h)?;
         }
-        // The message with the first iteration's variables: a message that does not fit the
-        // method's input is refused before anything is sent.
+        // Each call's message with the first iteration's variables: a message that does not fit
+        // its method's input is refused before anything is sent. (A message made from an earlier
+        // call's captures is known only once sent; one that does not fit then counts `check`.)
         let mut vars = Vars::new(1);
         vars.set("base_url", "http://127.0.0.1", Kind::String);
         for (k, v) in defined {
@@ -62,12 +63,16 @@ impl Calls {
         }
         s.draw(0, &mut vars);
         let mut req = Request::default();
-        if let (Some(flow), Some(&m)) = (s.flows.first(), calls.flows.first().and_then(|f| f.first())) {
-            let entry = &flow.hurl.entries[0];
-            if entry.render(&mut vars, &mut req).is_ok() {
-                calls
-                    .encode(m, &req.body)
-                    .map_err(|why| format!("{}:{}: [grpc] `message`: {why}", flow.hurl.file, entry.pos))?;
+        // The [grpc] table's call, if any, is the last flow.
+        let table = s.grpc.as_ref().is_some_and(|g| g.call.is_some()).then(|| s.flows.len() - 1);
+        for (i, (flow, methods)) in s.flows.iter().zip(&calls.flows).enumerate() {
+            for (entry, &m) in flow.hurl.entries.iter().zip(methods) {
+                if entry.render(&mut vars, &mut req).is_ok() {
+                    calls.encode(m, &req.body).map_err(|why| {
+                        let what = if table == Some(i) { "[grpc] `message`" } else { "the message" };
+                        format!("{}:{}: {what}: {why}", flow.hurl.file, entry.pos)
+                    })?;
+                }
             }
         }
         Ok(calls)

@@ -36,6 +36,8 @@ pub struct Behavior {
     pub slow_start: Option<(Duration, Duration)>,
     /// gRPC: answer every call with this `grpc-status` (and no message), whatever it sends.
     pub grpc_status: Option<u16>,
+    /// gRPC: answer the list as sent, unsorted.
+    pub unsorted: bool,
 }
 
 /// What the server saw.
@@ -157,13 +159,14 @@ async fn answer(
             r
         }
         p if p.starts_with("/status/") => json(p[8..].parse().unwrap_or(500), r#"{"error":"as asked"}"#),
-        p if p == bubble::GRPC_PATH => grpc_sort(&body, behavior.grpc_status),
+        p if p == bubble::GRPC_PATH => grpc_sort(&body, behavior.grpc_status, !behavior.unsorted),
         _ => json(200, r#"{"count":1}"#),
     })
 }
 
-/// The bubble-sort gRPC method: sorts the list (plain `sort`: the test checks the engine, not the server).
-fn grpc_sort(body: &[u8], status: Option<u16>) -> Response<Frames> {
+/// The bubble-sort gRPC method: sorts the list (plain `sort`: the test checks the engine, not the
+/// server), unless `sort` is false.
+fn grpc_sort(body: &[u8], status: Option<u16>, sort: bool) -> Response<Frames> {
     let mut trailers = http::HeaderMap::new();
     let mut frames = VecDeque::new();
     if let Some(code) = status {
@@ -184,7 +187,9 @@ fn grpc_sort(body: &[u8], status: Option<u16>) -> Response<Frames> {
         trailers.insert("grpc-status", "3".parse().unwrap());
         trailers.insert("grpc-message", "invalid list".parse().unwrap());
     } else {
-        list.sort_unstable();
+        if sort {
+            list.sort_unstable();
+        }
         let mut out = Vec::new();
         bubble::encode_list(&list, &mut out);
         let mut framed = vec![0];
