@@ -37,6 +37,30 @@ pub fn fuzz_parse(data: &[u8]) {
     }
 }
 
+/// For fuzzing: parse arbitrary bytes as a TOML scenario file (the files it names looked for
+/// in a directory that does not exist), then draw and render three iterations of every flow,
+/// case and reset; must never panic.
+pub fn fuzz_scenario(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let dir = std::path::Path::new("/nonexistent/stackbench-fuzz");
+    let Ok(s) = scenario::Scenario::parse("fuzz.toml", text, dir, "fuzz", &[]) else { return };
+    let mut vars = Vars::new(1);
+    vars.set("base_url", "http://127.0.0.1:8080", Kind::String);
+    let mut req = Request::default();
+    let reset = match &s.reset {
+        Some(scenario::Reset::Hurl(h)) => Some(h),
+        _ => None,
+    };
+    let files: Vec<&HurlFile> =
+        s.flows.iter().map(|f| &f.hurl).chain(s.verify.iter().map(|v| &v.hurl)).chain(reset).collect();
+    for n in 0..3 {
+        s.draw(n, &mut vars);
+        for e in files.iter().flat_map(|h| &h.entries) {
+            let _ = e.render(&mut vars, &mut req);
+        }
+    }
+}
+
 /// Checks that every `{{name}}` of `file` has a value when it is used: a
 /// generator, a variable `defined` outside the file (`base_url`, the TOML's
 /// variables, `--variable`), or a capture of an earlier entry (an entry's
@@ -139,11 +163,66 @@ mod tests {
         assert_eq!(refused("# nothing\n").1, ErrorKind::Syntax("the file has no request".into()));
     }
 
+    /// A scenario that uses most keys, for [`fuzz_scenario`]'s property test to damage.
+    const SCENARIO: &str = r#"name = "s"
+protocol = "http1"
+[variables]
+n = { int = [1, 9] }
+w = { string = 12 }
+c = { choice = ["a", 2, true] }
+q = { sequence = 5 }
+k = "fixed"
+[[flow]]
+name = "f"
+weight = 2
+names = ["post"]
+hurl = '''
+POST {{base_url}}/x/{{n}}?c={{c}}
+{"w": "{{w}}", "q": {{q}}, "id": "{{newUuid}}"}
+HTTP 201
+[Captures]
+id: jsonpath "$.id"
+[Asserts]
+jsonpath "$.w" == "{{w}}"
+'''
+[[verify]]
+name = "v"
+clean_store = true
+hurl = "GET {{base_url}}/x/{{k}}\nHTTP 200\n"
+[reset]
+hurl = "DELETE {{base_url}}/x\nHTTP 204\n"
+"#;
+
+    #[test]
+    fn the_fuzzed_scenario_loads_as_written() {
+        let dir = std::path::Path::new("/nonexistent/stackbench-fuzz");
+        let s = scenario::Scenario::parse("s.toml", SCENARIO, dir, "s", &[]).unwrap();
+        assert_eq!((s.flows.len(), s.verify.len(), s.reset.is_some()), (1, 1, true));
+    }
+
     proptest::proptest! {
         /// What the fuzz target runs never panics on arbitrary bytes.
         #[test]
         fn fuzz_parse_never_panics(data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200)) {
             fuzz_parse(&data);
+        }
+
+        /// Nor does the scenario target, on a working scenario with bytes changed, cut or
+        /// inserted (arbitrary bytes would rarely get past the TOML).
+        #[test]
+        fn fuzz_scenario_never_panics(
+            edits in proptest::collection::vec((0..SCENARIO.len(), proptest::prelude::any::<u8>(), 0..3u8), 1..6)
+        ) {
+            let mut data = SCENARIO.as_bytes().to_vec();
+            for (at, byte, how) in edits {
+                let at = at.min(data.len().saturating_sub(1));
+                match how {
+                    0 => data[at] = byte,
+                    1 => { data.remove(at); }
+                    _ => data.insert(at, byte),
+                }
+            }
+            fuzz_scenario(&data);
         }
     }
 
