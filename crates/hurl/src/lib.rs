@@ -9,6 +9,7 @@
 
 pub mod error;
 pub mod eval;
+pub mod expr;
 pub mod jsonpath;
 pub mod model;
 pub mod parse;
