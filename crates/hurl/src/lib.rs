@@ -98,7 +98,17 @@ pub fn check_variables(file: &HurlFile, defined: impl Fn(&str) -> bool) -> Resul
 
 /// Parses a `.hurl` file's text and checks its variables (see [`check_variables`]).
 pub fn load(file: &str, text: &str, defined: impl Fn(&str) -> bool) -> Result<HurlFile, ParseError> {
-    let f = parse::parse(file, text)?;
+    load_in(file, text, None, defined)
+}
+
+/// As [`load`], with `dir` the directory `file,name;` bodies are read from ([`parse::parse_in`]).
+pub fn load_in(
+    file: &str,
+    text: &str,
+    dir: Option<&std::path::Path>,
+    defined: impl Fn(&str) -> bool,
+) -> Result<HurlFile, ParseError> {
+    let f = parse::parse_in(file, text, dir)?;
     check_variables(&f, defined)?;
     if f.entries.is_empty() {
         return Err(ParseError {

@@ -79,9 +79,17 @@ const OTHER_FILTERS: [&str; 28] = [
 const OTHER_PREDICATES: [&str; 9] =
     ["isDate", "isIsoDate", "isNumber", "isList", "isObject", "isIpv4", "isIpv6", "isUuid", "containsAll"];
 
-/// Parses the text of a `.hurl` file; `file` names it in errors.
+/// Parses the text of a `.hurl` file; `file` names it in errors. A `file,name;`
+/// body is refused: see [`parse_in`].
 pub fn parse(file: &str, text: &str) -> Res<HurlFile> {
+    parse_in(file, text, None)
+}
+
+/// As [`parse`], with `dir` the directory a `file,name;` body is read from (the
+/// `.hurl` file's, or the TOML scenario's for inline Hurl); `None` refuses such a body.
+pub fn parse_in(file: &str, text: &str, dir: Option<&std::path::Path>) -> Res<HurlFile> {
     let mut p = Parser::new(file, text);
+    p.dir = dir;
     let mut entries = Vec::new();
     loop {
         p.skip_blank();
@@ -111,6 +119,8 @@ struct Parser<'a> {
     starts: Vec<usize>,
     /// The current line (index into `starts`).
     line: usize,
+    /// Where `file,name;` bodies are read from, if anywhere.
+    dir: Option<&'a std::path::Path>,
 }
 
 /// A position within one line: `i` moves, `end` is the end of the line's content.
@@ -127,7 +137,7 @@ impl<'a> Parser<'a> {
         if starts.last() == Some(&text.len()) && !text.is_empty() {
             starts.pop();
         }
-        Parser { file, text, starts, line: 0 }
+        Parser { file, text, starts, line: 0, dir: None }
     }
 
     fn eof(&self) -> bool {
