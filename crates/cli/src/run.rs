@@ -93,7 +93,8 @@ pub struct VerifyArgs {
     /// A variable of the scenario file, NAME=VALUE (repeatable).
     #[arg(long = "variable", value_name = "NAME=VALUE", requires = "scenario_file")]
     pub variables: Vec<String>,
-    /// The store is known to be empty: the count must start at 0 (event-log).
+    /// The store is known to be empty: the count must start at 0 (event-log; a scenario
+    /// file with `[reset] by = "contestant"`: its `clean_values` are held).
     #[arg(long)]
     pub clean: bool,
     /// bubble-sort: check the Connect JSON form (POST with {"data": [...]}) instead of gRPC.
@@ -337,7 +338,7 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let (base, path) = split_url(&args.url)?;
     let Some(scenario) = args.scenario else {
         let file = args.scenario_file.as_deref().context("--scenario or --scenario-file is needed")?;
-        return crate::scenario_file::verify(&args.url, file, &args.variables);
+        return crate::scenario_file::verify(&args.url, file, &args.variables, args.clean);
     };
     let prober = HyperProber::new().context("cannot start the prober's runtime")?;
     let opts = VerifyOptions { base_path: path, clean_store: args.clean, connect_json: args.connect_json };

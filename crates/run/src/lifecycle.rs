@@ -509,7 +509,7 @@ impl Orchestrator<'_, '_> {
                 let mut exited = || process.as_mut().and_then(|p| p.try_exit()).map(|e| e.to_string());
                 verify(self.deps.prober, base, *s, opts, &mut exited)
             }
-            ScenarioRef::File(f) => Ok(self.verify_file(c, f, base, process)),
+            ScenarioRef::File(f) => Ok(self.verify_file(c, f, base, opts.clean_store, process)),
         };
         match verified {
             Ok(v) => {

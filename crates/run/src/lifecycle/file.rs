@@ -3,8 +3,8 @@
 //! ([`crate::verify::file`]), its `[reset]` (a command run before every start,
 //! as the plan's `reset` is, from the scenario file's directory; or requests
 //! sent once the contestant is ready, before each measured run), and
-//! readiness: a built-in scenario's verified probe, or for a file any HTTP
-//! answer at the contestant's path.
+//! readiness: a built-in scenario's verified probe, a file's `probe = true`
+//! case, or for a file without one any HTTP answer at the contestant's path.
 
 use std::time::Instant;
 
@@ -89,6 +89,7 @@ impl Orchestrator<'_, '_> {
         c: &Contestant,
         f: &FileScenario,
         base: &str,
+        store_emptied: bool,
         process: Option<&mut dyn Process>,
     ) -> Verification {
         let defined: Vec<(&str, &str)> = f.variables.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
@@ -96,7 +97,15 @@ impl Orchestrator<'_, '_> {
         let mut exited = || process.as_mut().and_then(|p| p.try_exit()).map(|e| e.to_string());
         let mut command = |argv: &[String]| self.scenario_command(c, f, argv);
         let url = format!("{base}{}", path_of(c));
-        let v = file::verify(self.deps.prober, &f.scenario, &url, &defined, &mut command, &mut exited);
+        let v = file::verify(
+            self.deps.prober,
+            &f.scenario,
+            &url,
+            &defined,
+            store_emptied,
+            &mut command,
+            &mut exited,
+        );
         file::record(&v)
     }
 
@@ -118,8 +127,11 @@ impl Orchestrator<'_, '_> {
             ScenarioRef::File(f) => {
                 let url = format!("{base}{}", path_of(c));
                 let protocol = f.scenario.protocol;
+                let defined: Vec<(&str, &str)> =
+                    f.variables.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
                 wait_until(t0, c.ready_timeout, alive, &mut |wait| {
-                    file::any_answer(self.deps.prober, protocol, &url, wait).map(Ok)
+                    file::probe(self.deps.prober, &f.scenario, &url, &defined, wait)
+                        .unwrap_or_else(|| file::any_answer(self.deps.prober, protocol, &url, wait).map(Ok))
                 })
             }
         })
