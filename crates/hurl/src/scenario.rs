@@ -111,6 +111,9 @@ pub struct VerifyCase {
     pub clean_values: Vec<CleanValue>,
     /// Sent after a start until it passes: the contestant is ready at its first pass.
     pub probe: bool,
+    /// What a server that fails the case does not enforce, in a few words ("duplicate
+    /// keys"), for the warning beside its results; empty: the case's name says it.
+    pub enforces: String,
 }
 
 /// `clean_values = { name = value }` of a `[[verify]]` case.
@@ -199,6 +202,8 @@ struct RawVerify {
     clean_values: Option<Spanned<toml::Table>>,
     #[serde(default)]
     probe: bool,
+    #[serde(default)]
+    enforces: String,
 }
 
 #[derive(Deserialize)]
@@ -635,6 +640,7 @@ fn verify_case(
         clean_store: rv.clean_store,
         clean_values,
         probe: rv.probe,
+        enforces: rv.enforces.clone(),
     })
 }
 

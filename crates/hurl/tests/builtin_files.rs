@@ -5,7 +5,7 @@
 //! store that was not emptied, a server that accepts bad events, a 405 without
 //! `Allow`, rows swapped or wrong, ...), and the rules that fail, with their
 //! levels and in their order, must be the same. The files' case lists are also
-//! held to the built-ins' (words, levels, order), and their load flows to the
+//! held to the built-ins' (words, levels, what each enforces, order), and their load flows to the
 //! under-load checks (`check.rs`).
 
 use std::path::{Path, PathBuf};
@@ -254,13 +254,14 @@ fn the_files_say_the_builtins_rules_in_their_words_levels_and_order() {
         ("event-log.toml", Builtin::EventLog),
         ("db-read.toml", Builtin::DbRead),
     ] {
-        let rules: Vec<(String, Level)> = rust::cases(scenario, &opts)
+        let rules: Vec<(String, Level, String)> = rust::cases(scenario, &opts)
             .unwrap()
             .iter()
-            .map(|c| (c.rule.to_owned(), level(c.level)))
+            .map(|c| (c.rule.to_owned(), level(c.level), c.enforces.to_owned()))
             .collect();
         let s = load(file);
-        let cases: Vec<(String, Level)> = s.verify.iter().map(|c| (c.name.clone(), c.level)).collect();
+        let cases: Vec<(String, Level, String)> =
+            s.verify.iter().map(|c| (c.name.clone(), c.level, c.enforces.clone())).collect();
         assert_eq!(cases, rules, "{file}");
         assert_eq!(s.verify.iter().filter(|c| c.probe).count(), 1, "{file} names its readiness probe");
     }

@@ -106,7 +106,7 @@ impl Orchestrator<'_, '_> {
             &mut command,
             &mut exited,
         );
-        file::record(&v)
+        file::record(&f.scenario, &v)
     }
 
     /// Waits for the contestant's first verified answer: a built-in

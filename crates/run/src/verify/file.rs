@@ -170,11 +170,14 @@ pub fn verify(
 }
 
 /// The verification as a contestant's record keeps it: a failure per failed
-/// request of a case, its rule the case's name and its detail each failed
-/// check at `file:line:col`.
-pub fn record(v: &Verification) -> Record {
+/// request of a case, its rule the case's name, its detail each failed check
+/// at `file:line:col`, and what it shows the server does not enforce (the
+/// case's `enforces`).
+pub fn record(scenario: &Scenario, v: &Verification) -> Record {
     let mut failures = Vec::new();
-    for case in v.cases.iter().filter(|c| !c.passed()) {
+    for (i, case) in v.cases.iter().enumerate().filter(|(_, c)| !c.passed()) {
+        // The cases are the scenario's `[[verify]]` cases in order (or its flows, without any).
+        let enforces = scenario.verify.get(i).map_or("", |c| c.enforces.as_str());
         let level = match case.level {
             Level::Core => "core",
             Level::Hardening => "hardening",
@@ -186,7 +189,7 @@ pub fn record(v: &Verification) -> Record {
                 rule: case.name.clone(),
                 detail: format!("{}: {}", step.name, detail.join("; ")),
                 level: level.to_owned(),
-                enforces: String::new(),
+                enforces: enforces.to_owned(),
             });
         }
     }
