@@ -346,14 +346,17 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     // Every rule checked, with its level and result; then any failure that is
     // not one case's (the server went away).
-    let cases = stackbench_scenarios::verify::cases(scenario, &opts)?;
-    for case in &cases {
-        match v.failures.iter().find(|f| f.rule == case.rule) {
-            Some(f) => writeln!(out, "FAILED  {:<9}  {}: {}", case.level.name(), f.rule, f.detail)?,
-            None => writeln!(out, "ok      {:<9}  {}", case.level.name(), case.rule)?,
+    let rules = stackbench_run::verify::rules(scenario, &opts)?;
+    for (rule, level) in &rules {
+        let mut failed = v.failures.iter().filter(|f| f.rule == *rule).peekable();
+        if failed.peek().is_none() {
+            writeln!(out, "ok      {:<9}  {rule}", level.name())?;
+        }
+        for f in failed {
+            writeln!(out, "FAILED  {:<9}  {}: {}", level.name(), f.rule, f.detail)?;
         }
     }
-    for f in v.failures.iter().filter(|f| cases.iter().all(|c| c.rule != f.rule)) {
+    for f in v.failures.iter().filter(|f| rules.iter().all(|(r, _)| *r != f.rule)) {
         writeln!(out, "FAILED  {:<9}  {}: {}", f.level, f.rule, f.detail)?;
     }
     let broken = v.failures.iter().filter(|f| f.level == "core").count();

@@ -10,6 +10,7 @@
 pub mod error;
 pub mod eval;
 pub mod expr;
+pub mod files;
 pub mod jsonpath;
 pub mod model;
 pub mod parse;
@@ -101,14 +102,14 @@ pub fn load(file: &str, text: &str, defined: impl Fn(&str) -> bool) -> Result<Hu
     load_in(file, text, None, defined)
 }
 
-/// As [`load`], with `dir` the directory `file,name;` bodies are read from ([`parse::parse_in`]).
+/// As [`load`], with the files `file,name;` bodies are read from ([`parse::parse_in`]).
 pub fn load_in(
     file: &str,
     text: &str,
-    dir: Option<&std::path::Path>,
+    files: Option<files::Files<'_>>,
     defined: impl Fn(&str) -> bool,
 ) -> Result<HurlFile, ParseError> {
-    let f = parse::parse_in(file, text, dir)?;
+    let f = parse::parse_in(file, text, files)?;
     check_variables(&f, defined)?;
     if f.entries.is_empty() {
         return Err(ParseError {

@@ -85,11 +85,11 @@ pub fn parse(file: &str, text: &str) -> Res<HurlFile> {
     parse_in(file, text, None)
 }
 
-/// As [`parse`], with `dir` the directory a `file,name;` body is read from (the
-/// `.hurl` file's, or the TOML scenario's for inline Hurl); `None` refuses such a body.
-pub fn parse_in(file: &str, text: &str, dir: Option<&std::path::Path>) -> Res<HurlFile> {
+/// As [`parse`], with the files a `file,name;` body is read from (beside the `.hurl`
+/// file, or the TOML scenario for inline Hurl); `None` refuses such a body.
+pub fn parse_in(file: &str, text: &str, files: Option<crate::files::Files<'_>>) -> Res<HurlFile> {
     let mut p = Parser::new(file, text);
-    p.dir = dir;
+    p.files = files;
     let mut entries = Vec::new();
     loop {
         p.skip_blank();
@@ -120,7 +120,7 @@ struct Parser<'a> {
     /// The current line (index into `starts`).
     line: usize,
     /// Where `file,name;` bodies are read from, if anywhere.
-    dir: Option<&'a std::path::Path>,
+    files: Option<crate::files::Files<'a>>,
 }
 
 /// A position within one line: `i` moves, `end` is the end of the line's content.
@@ -137,7 +137,7 @@ impl<'a> Parser<'a> {
         if starts.last() == Some(&text.len()) && !text.is_empty() {
             starts.pop();
         }
-        Parser { file, text, starts, line: 0, dir: None }
+        Parser { file, text, starts, line: 0, files: None }
     }
 
     fn eof(&self) -> bool {

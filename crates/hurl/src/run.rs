@@ -157,6 +157,8 @@ pub fn verify<A: Answer>(
     };
     let why = |name: &str, vars: &Vars| s.why_no_value(name, vars);
     let mut carried: Vec<(String, Value)> = Vec::new();
+    // Clean values held where the answer said otherwise: (name, clean value, what was read).
+    let mut pinned: Vec<(String, String, String)> = Vec::new();
     let mut results = Vec::new();
     for (n, (name, level, clean, hurl, names, clean_values)) in cases.into_iter().enumerate() {
         let mut vars = Vars::new(seed.wrapping_add(n as u64));
@@ -193,8 +195,9 @@ pub fn verify<A: Answer>(
             }
         }
         steps = run_flow_explained(hurl, names, &mut vars, send, &why);
+        explain_pinned(s, &pinned, &mut steps);
         if on_clean {
-            steps.extend(hold_clean_values(clean_values, &mut vars));
+            steps.extend(hold_clean_values(clean_values, &mut vars, &mut pinned));
         }
         for c in hurl.captures() {
             carried.retain(|(k, _)| *k != *c.name);
@@ -210,19 +213,21 @@ pub fn verify<A: Answer>(
 /// On a store known to be empty: each capture named in `clean_values` must have taken its
 /// value (a failed step says otherwise), and takes it for the cases after whatever the
 /// answer said, so that one wrong read fails one case rather than every case after it.
-fn hold_clean_values(clean_values: &[CleanValue], vars: &mut Vars) -> Option<Step> {
+fn hold_clean_values(
+    clean_values: &[CleanValue],
+    vars: &mut Vars,
+    pinned: &mut Vec<(String, String, String)>,
+) -> Option<Step> {
     let mut wrong = Vec::new();
     for cv in clean_values {
-        let got = vars.get(&cv.name).map(|v| v.text.clone());
-        if got.as_deref() != Some(cv.text.as_str()) {
+        let got = vars.get(&cv.name).map_or_else(|| "no value".to_owned(), |v| v.text.clone());
+        pinned.retain(|(n, _, _)| *n != cv.name);
+        if got != cv.text {
             wrong.push(format!(
-                "{}:{}: on a store emptied before verification `{}` must be {}, got {}",
-                cv.file,
-                cv.pos,
-                cv.name,
-                cv.text,
-                got.unwrap_or_else(|| "no value".into())
+                "{}:{}: on a store emptied before verification `{}` must be {}, got {got}",
+                cv.file, cv.pos, cv.name, cv.text
             ));
+            pinned.push((cv.name.clone(), cv.text.clone(), got));
         }
         vars.set(&cv.name, &cv.text, cv.kind);
     }
@@ -234,6 +239,34 @@ fn hold_clean_values(clean_values: &[CleanValue], vars: &mut Vars) -> Option<Ste
             wrong.join("; ")
         )),
     })
+}
+
+/// A failed check of a later case that names a held clean value (or an expression of one)
+/// says so: it is judged from the contract's value, not from what the store said.
+fn explain_pinned(s: &Scenario, pinned: &[(String, String, String)], steps: &mut [Step]) {
+    fn uses(s: &Scenario, var: &str, name: &str) -> bool {
+        var == name
+            || s.variables.iter().any(|v| {
+                v.name == var
+                    && matches!(&v.draw, crate::scenario::Draw::Expr(e) if e.names().iter().any(|(m, _)| uses(s, m, name)))
+            })
+    }
+    for step in steps.iter_mut().filter(|st| st.error.is_none()) {
+        let named = |f: &Failure| {
+            f.source
+                .split("{{")
+                .skip(1)
+                .filter_map(|t| t.split_once("}}"))
+                .map(|(v, _)| v.trim().to_owned())
+                .collect::<Vec<_>>()
+        };
+        let why = step.failures.iter().flat_map(named).find_map(|v| {
+            pinned.iter().find(|(n, _, _)| uses(s, &v, n)).map(|(n, clean, got)| {
+                format!("judged from `{n}` = {clean}, its value on a store emptied before verification; the store said {got}")
+            })
+        });
+        step.error = why;
+    }
 }
 
 #[cfg(test)]

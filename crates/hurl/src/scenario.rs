@@ -18,6 +18,7 @@ use toml::Spanned;
 
 use crate::error::{ErrorKind, ParseError, Pos, pos_of};
 use crate::expr::Expr;
+use crate::files::Files;
 use crate::model::HurlFile;
 use crate::template::{Kind, Vars};
 
@@ -229,7 +230,7 @@ type Span = std::ops::Range<usize>;
 struct Ctx<'a> {
     file: &'a str,
     text: &'a str,
-    dir: &'a Path,
+    files: Files<'a>,
 }
 
 impl Ctx<'_> {
@@ -243,11 +244,10 @@ impl Ctx<'_> {
 
     /// A file relative to the scenario's directory, read as text.
     fn read(&self, rel: &Spanned<String>) -> Result<(String, String), ParseError> {
-        let path = self.dir.join(rel.get_ref());
-        let text = std::fs::read_to_string(&path).map_err(|e| {
+        self.files.read(rel.get_ref()).map_err(|e| {
+            let path = self.files.dir().join(rel.get_ref());
             self.err(rel.span(), ErrorKind::Io(format!("cannot read {}: {e}", path.display())))
-        })?;
-        Ok((path.display().to_string(), text))
+        })
     }
 
     /// Requests from `file` or `hurl` (exactly one), checked against `defined`.
@@ -261,8 +261,9 @@ impl Ctx<'_> {
         match (file, hurl) {
             (Some(f), None) => {
                 let (path, text) = self.read(f)?;
-                let dir = self.dir.join(f.get_ref());
-                crate::load_in(&path, &text, Some(dir.parent().unwrap_or(self.dir)), defined)
+                let dir = self.files.dir().join(f.get_ref());
+                let files = self.files.beside(dir.parent().unwrap_or(self.files.dir()));
+                crate::load_in(&path, &text, Some(files), defined)
             }
             (None, Some(h)) => {
                 // Inline Hurl: positions are those of the TOML file, from the string's first line.
@@ -274,7 +275,7 @@ impl Ctx<'_> {
                     Pos { line: p.line + start.line - 1 + offset, col }
                 };
                 let mut hurl =
-                    crate::load_in(self.file, h.get_ref(), Some(self.dir), defined).map_err(|mut e| {
+                    crate::load_in(self.file, h.get_ref(), Some(self.files), defined).map_err(|mut e| {
                         e.pos = shift(e.pos);
                         e
                     })?;
@@ -303,7 +304,8 @@ impl Scenario {
         let stem = path.file_stem().map_or_else(|| "scenario".into(), |s| s.to_string_lossy().into_owned());
         if path.extension().is_some_and(|e| e == "hurl") {
             let dir = path.parent().unwrap_or(Path::new("."));
-            let hurl = crate::load_in(&file, &text, Some(dir), |n| n == "base_url" || defined.contains(&n))?;
+            let files = Some(Files::Dir(dir));
+            let hurl = crate::load_in(&file, &text, files, |n| n == "base_url" || defined.contains(&n))?;
             let request_names = hurl.entries.iter().map(crate::model::Entry::name).collect();
             let flow = Flow { name: stem.clone(), weight: 1, hurl, request_names };
             return Ok(Scenario {
@@ -330,7 +332,31 @@ impl Scenario {
         stem: &str,
         defined: &[&str],
     ) -> Result<Scenario, ParseError> {
-        let cx = Ctx { file, text, dir };
+        Scenario::parse_with(file, text, Files::Dir(dir), stem, defined)
+    }
+
+    /// Parses the text of a TOML scenario whose other files are `embedded` (name, text)
+    /// rather than on disk; `file` is where it is said to be, in messages.
+    pub fn parse_embedded(
+        file: &str,
+        text: &str,
+        embedded: &[(&str, &str)],
+        defined: &[&str],
+    ) -> Result<Scenario, ParseError> {
+        let path = Path::new(file);
+        let stem = path.file_stem().map_or_else(|| "scenario".into(), |s| s.to_string_lossy().into_owned());
+        let files = Files::Embedded { dir: path.parent().unwrap_or(Path::new(".")), files: embedded };
+        Scenario::parse_with(file, text, files, &stem, defined)
+    }
+
+    fn parse_with(
+        file: &str,
+        text: &str,
+        files: Files<'_>,
+        stem: &str,
+        defined: &[&str],
+    ) -> Result<Scenario, ParseError> {
+        let cx = Ctx { file, text, files };
         let raw: RawScenario =
             toml::from_str(text).map_err(|e| cx.syntax(e.span().unwrap_or(0..0), e.message().trim_end()))?;
         let name = raw.name.as_ref().map_or_else(|| stem.to_owned(), |n| n.get_ref().clone());
@@ -737,7 +763,7 @@ fn grpc(cx: &Ctx<'_>, g: &RawGrpc, known: &dyn Fn(&str) -> bool) -> Result<Grpc,
     if !m.contains('/') || m.starts_with('/') || m.ends_with('/') {
         return Err(cx.syntax(g.method.span(), "`method` is `package.Service/Method`"));
     }
-    let proto = cx.dir.join(g.proto.get_ref());
+    let proto = cx.files.dir().join(g.proto.get_ref());
     if !proto.is_file() {
         return Err(cx.err(g.proto.span(), ErrorKind::Io(format!("{} is not a file", proto.display()))));
     }

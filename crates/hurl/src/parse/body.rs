@@ -47,7 +47,7 @@ impl Parser<'_> {
     /// `file,name;`: the file's text, read now, as a raw body (no templates in it or its
     /// name; a `Content-Type` is the entry's to give).
     fn file_body(&mut self, c: Cur) -> Res<Body> {
-        let Some(dir) = self.dir else {
+        let Some(files) = self.files else {
             return Err(self.unsupported(c.i, "a `file` body outside a scenario file"));
         };
         let at = c.i + "file,".len();
@@ -62,13 +62,13 @@ impl Parser<'_> {
         if name.contains("{{") {
             return Err(self.unsupported(at, "a template in a `file` body's name"));
         }
-        let path = dir.join(name);
-        let text = std::fs::read_to_string(&path).map_err(|e| {
+        let (_, text) = files.read(name).map_err(|e| {
             let why = if e.kind() == std::io::ErrorKind::InvalidData {
                 "it is not UTF-8 text".to_owned()
             } else {
                 e.to_string()
             };
+            let path = files.dir().join(name);
             self.err(at, crate::error::ErrorKind::Io(format!("cannot read {}: {why}", path.display())))
         })?;
         self.end_of_line(Cur { i: at + semi + 1, end: c.end })?;

@@ -228,7 +228,14 @@ fn on_an_emptied_store_the_clean_value_is_held_and_judges_the_rest() {
         "{text}"
     );
     // The write answers 3 where the contract says 1 (judged from 0, not from 2).
-    assert!(v.cases[1].to_string().contains("actual value is 3"), "{}", v.cases[1]);
+    let write = v.cases[1].to_string();
+    assert!(write.contains("actual value is 3"), "{write}");
+    assert!(
+        write.contains(
+            "judged from `n` = 0, its value on a store emptied before verification; the store said 2"
+        ),
+        "{write}"
+    );
     assert!(!v.passed());
 }
 

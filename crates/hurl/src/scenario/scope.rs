@@ -103,7 +103,7 @@ fn captures_anywhere(cx: &Ctx<'_>, raw: &RawScenario) -> Vec<String> {
             (None, Some(h)) => h.get_ref().clone(),
             (None, None) => continue,
         };
-        if let Ok(h) = crate::parse::parse_in(cx.file, &text, Some(cx.dir)) {
+        if let Ok(h) = crate::parse::parse_in(cx.file, &text, Some(cx.files)) {
             names.extend(h.captures().map(|c| c.name.to_string()));
         }
     }

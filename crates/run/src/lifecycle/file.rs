@@ -10,12 +10,12 @@ use std::time::Instant;
 
 use stackbench_hurl::scenario::Reset;
 use stackbench_record::store::Verification;
-use stackbench_scenarios::verify::{VerifyOptions, ready_probe};
+use stackbench_scenarios::verify::VerifyOptions;
 
 use super::{Contestant, Orchestrator, RESET_TIMEOUT, RunError, Started, path_of};
 use crate::plan::{FileScenario, ScenarioRef};
 use crate::process::{LaunchSpec, Process};
-use crate::verify::{Ready, file, wait_ready, wait_until};
+use crate::verify::{Ready, file, wait_ready_builtin, wait_until};
 
 impl Orchestrator<'_, '_> {
     /// Runs `argv` (a scenario file's `[reset] command`) to its end from the
@@ -121,8 +121,8 @@ impl Orchestrator<'_, '_> {
         Ok(match &c.scenario {
             ScenarioRef::Builtin(s) => {
                 let opts = VerifyOptions { base_path: c.path.clone(), ..VerifyOptions::default() };
-                let probe = ready_probe(*s, &opts).map_err(|e| RunError::Refused(e.to_string()))?;
-                wait_ready(self.deps.prober, base, &probe, t0, c.ready_timeout, alive)
+                wait_ready_builtin(self.deps.prober, base, *s, &opts, t0, c.ready_timeout, alive)
+                    .map_err(|e| RunError::Refused(e.to_string()))?
             }
             ScenarioRef::File(f) => {
                 let url = format!("{base}{}", path_of(c));

@@ -159,23 +159,46 @@ pub fn verify(
     exited: &mut dyn FnMut() -> Option<String>,
 ) -> Verification {
     let sender = Sender::new(prober, scenario, defined);
+    // Once the server has exited, every later request says so without being sent.
+    let mut died: Option<String> = None;
     let mut send = |e: &Entry, req: &Request| -> Result<Answered, String> {
+        if let Some(how) = &died {
+            return Err(format!("{EXITED}{how}"));
+        }
         let sender = sender.as_ref().map_err(Clone::clone)?;
         sender.send(e, req).map_err(|why| match exited() {
-            Some(how) => format!("the server exited with {how} ({why})"),
+            Some(how) => {
+                let said = format!("{EXITED}{how}");
+                died = Some(how);
+                said
+            }
             None => why,
         })
     };
     run_cases(scenario, base_url.trim_end_matches('/'), defined, 1, store_emptied, &mut send, run_command)
 }
 
+/// What a request the server could not answer because it had exited fails with.
+const EXITED: &str = "the server exited with ";
+
 /// The verification as a contestant's record keeps it: a failure per failed
 /// request of a case, its rule the case's name, its detail each failed check
 /// at `file:line:col`, and what it shows the server does not enforce (the
-/// case's `enforces`).
+/// case's `enforces`). A server that exited is one failure, at the case it
+/// died at, rather than every case after it.
 pub fn record(scenario: &Scenario, v: &Verification) -> Record {
     let mut failures = Vec::new();
     for (i, case) in v.cases.iter().enumerate().filter(|(_, c)| !c.passed()) {
+        let exit = case.steps.iter().find_map(|s| s.error.as_deref()?.strip_prefix(EXITED));
+        if let Some(how) = exit {
+            failures.push(VerifyFailure {
+                rule: "the contestant keeps running while it is verified".to_owned(),
+                detail: format!("it exited with {how} after case {} (\"{}\")", i + 1, case.name),
+                level: "core".to_owned(),
+                enforces: String::new(),
+            });
+            return Record { passed: false, cases: v.cases.len() as u32, failures };
+        }
         // The cases are the scenario's `[[verify]]` cases in order (or its flows, without any).
         let enforces = scenario.verify.get(i).map_or("", |c| c.enforces.as_str());
         let level = match case.level {
