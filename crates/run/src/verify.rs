@@ -9,18 +9,17 @@ use std::time::{Duration, Instant};
 
 use stackbench_record::store::{Verification, VerifyFailure};
 use stackbench_scenarios::Scenario;
-use stackbench_scenarios::verify::{self as cases, Case, CasesError, Judge, Level, Observed, VerifyOptions};
+use stackbench_scenarios::verify::{self as cases, Case, CasesError, Level, Observed, VerifyOptions, judge};
 
 use crate::client::{ProbeError, Prober, Reply};
 
 /// Per-request timeout of a verification case.
 pub const CASE_TIMEOUT: Duration = Duration::from_secs(10);
 
-fn observe<'a>(reply: &'a Reply, case: &Case) -> Observed<'a> {
+fn observe(reply: &Reply) -> Observed<'_> {
     Observed {
         status: reply.status,
         content_type: reply.content_type.as_deref(),
-        header: cases::wanted_header(&case.outcome).and_then(|h| reply.header(h)),
         grpc_status: reply.grpc_status,
         body: &reply.body,
     }
@@ -44,14 +43,12 @@ pub fn verify(
         let v = file::verify(prober, f, base, &defined, opts.clean_store, &mut no_command, exited);
         return Ok(file::record(f, &v));
     }
-    let list = cases::cases(scenario, opts)?;
-    let mut judge = Judge::new(opts.clean_store);
+    let list = cases::bubble_sort_cases(opts.connect_json);
     let mut failures = Vec::new();
     for (k, case) in list.iter().enumerate() {
         let detail = match prober.send(base, &case.request, CASE_TIMEOUT) {
-            Ok(reply) => judge.judge(&case.outcome, &observe(&reply, case)).err().map(|v| v.to_string()),
+            Ok(reply) => judge(&case.outcome, &observe(&reply)).err().map(|v| v.to_string()),
             Err(e) => {
-                judge.unanswered(&case.outcome);
                 if let Some(how) = exited() {
                     failures.push(VerifyFailure {
                         rule: "the contestant keeps running while it is verified".to_owned(),
@@ -115,9 +112,7 @@ pub fn wait_ready(
 ) -> Ready {
     wait_until(started, timeout, alive, &mut |left| {
         let reply = prober.send(base, &probe.request, left)?;
-        Ok(Judge::new(false)
-            .judge(&probe.outcome, &observe(&reply, probe))
-            .map_err(|v| format!("{}: {v}", probe.rule)))
+        Ok(judge(&probe.outcome, &observe(&reply)).map_err(|v| format!("{}: {v}", probe.rule)))
     })
 }
 
@@ -173,7 +168,10 @@ pub fn rules(scenario: Scenario, opts: &VerifyOptions) -> Result<Vec<(String, Le
         let level = |l| if l == FileLevel::Core { Level::Core } else { Level::Hardening };
         return Ok(f.verify.iter().map(|c| (c.name.clone(), level(c.level))).collect());
     }
-    Ok(cases::cases(scenario, opts)?.into_iter().map(|c| (c.rule.to_owned(), c.level)).collect())
+    Ok(cases::bubble_sort_cases(opts.connect_json)
+        .into_iter()
+        .map(|c| (c.rule.to_owned(), c.level))
+        .collect())
 }
 
 /// Waits for a freshly started contestant of a built-in scenario to answer its
@@ -189,7 +187,7 @@ pub fn wait_ready_builtin(
     alive: &mut dyn FnMut() -> bool,
 ) -> Result<Ready, CasesError> {
     let Some(f) = builtin::file(scenario) else {
-        let probe = cases::ready_probe(scenario, opts)?;
+        let probe = cases::bubble_sort_probe(opts.connect_json);
         return Ok(wait_ready(prober, base, &probe, started, timeout, alive));
     };
     let variables = builtin::variables(scenario, &opts.base_path)?;
