@@ -3,8 +3,9 @@
 //! emptied at start) and `sb-db-read` (SQLite, seeded) pass every case of
 //! their file; `sb-dummy` verified as an event log (a store that ignores
 //! writes) fails the count rules, at the case and level the built-in's own
-//! verification fails it. (Each fault against servers written for the test:
-//! `crates/hurl/tests/builtin_files.rs`.)
+//! verification fails it. Each file's load flow runs under `stackbench load`
+//! with every answer checked and right. (Each fault against servers written
+//! for the test: `crates/hurl/tests/builtin_files.rs`.)
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -29,6 +30,25 @@ fn verify(url: &str, file: &str, more: &[&str]) -> (Output, String) {
     (out, said)
 }
 
+/// `stackbench load URL --scenario-file F` for a second: every request of the file's flow is
+/// answered and passes its under-load checks.
+fn loads_cleanly(url: &str, file: &str, more: &[&str], request: &str) {
+    let out = Command::new(BIN)
+        .args(["load", url, "-c", "2", "-d", "1s", "--threads", "1", "--check-every", "1", "--json", "-"])
+        .arg("--scenario-file")
+        .arg(builtin(file))
+        .args(more)
+        .output()
+        .expect("stackbench runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let per = &record["per_request"][0];
+    assert_eq!(per["name"], request, "{per}");
+    assert!(per["requests"].as_u64().unwrap() > 10, "{per}");
+    assert_eq!(per["requests"], record["summary"]["ok"], "every answer right: {per}");
+}
+
 fn scratch(what: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("sb-builtin-files-{}-{what}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -48,6 +68,7 @@ fn sb_dummy_passes_the_dummy_file() {
     assert_eq!(ok_lines(&said), 25, "{said}");
     assert!(said.contains("ok      hardening  a body over 64 KiB gets 413"), "{said}");
     assert!(said.contains("passes the dummy scenario (25 cases)"), "{said}");
+    loads_cleanly(&format!("http://{}", s.addr), "dummy.toml", &[], "POST /events");
 }
 
 #[test]
@@ -71,6 +92,7 @@ fn sb_event_log_passes_the_event_log_file_on_an_emptied_store_and_after() {
     let (out, said) = verify(&url, "event-log.toml", &["--clean"]);
     assert_eq!(out.status.code(), Some(1), "{said}");
     assert!(said.contains("on a store emptied before verification `count0` must be 0, got 10"), "{said}");
+    loads_cleanly(&url, "event-log.toml", &[], "POST /events");
 }
 
 #[test]
@@ -85,6 +107,13 @@ fn sb_db_read_passes_the_db_read_file() {
     let (out, said) = verify(&format!("http://{}", s.addr), "db-read.toml", &["--variable", "driver=sqlite"]);
     assert_eq!(out.status.code(), Some(0), "{said}");
     assert_eq!(ok_lines(&said), 14, "{said}");
+    // Under load each answer is checked against the rows its random ids ask for.
+    loads_cleanly(
+        &format!("http://{}", s.addr),
+        "db-read.toml",
+        &["--variable", "driver=sqlite"],
+        "GET /db/{{driver}}",
+    );
     // A driver the server does not have: every row case fails, as core.
     let (out, said) = verify(&format!("http://{}", s.addr), "db-read.toml", &["--variable", "driver=nope"]);
     assert_eq!(out.status.code(), Some(1), "{said}");
