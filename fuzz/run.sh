@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every fuzz target of the load engine's parsers (HTTP/1.1 answers,
-# HTTP/2 frames, HPACK blocks) and of the Hurl and TOML scenario parsers for a while
-# each, with cargo fuzz (libFuzzer) on the nightly toolchain. Not part of CI.
+# HTTP/2 frames, HPACK blocks), of the Hurl and TOML scenario parsers and of the
+# scenario expressions for a while each, with cargo fuzz (libFuzzer) on the nightly
+# toolchain. Not part of CI.
 #
 #   fuzz/run.sh [SECONDS_PER_TARGET]        # default 120
 #
@@ -15,7 +16,7 @@ seconds=${1:-120}
 command -v cargo-fuzz >/dev/null || { echo "cargo fuzz is missing: cargo install cargo-fuzz" >&2; exit 1; }
 rustup run nightly rustc --version >/dev/null 2>&1 || { echo "the nightly toolchain is missing: rustup toolchain install nightly" >&2; exit 1; }
 status=0
-for target in http1_answer h2c_frames hpack_block hurl_file scenario_file; do
+for target in http1_answer h2c_frames hpack_block hurl_file scenario_file scenario_expr; do
   mkdir -p "corpus/$target"
   echo "== $target, ${seconds}s"
   if ! cargo +nightly fuzz run "$target" "corpus/$target" -- -max_total_time="$seconds" -rss_limit_mb=2048 -max_len=70000 2>&1 | tail -n 4; then

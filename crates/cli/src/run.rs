@@ -93,7 +93,8 @@ pub struct VerifyArgs {
     /// A variable of the scenario file, NAME=VALUE (repeatable).
     #[arg(long = "variable", value_name = "NAME=VALUE", requires = "scenario_file")]
     pub variables: Vec<String>,
-    /// The store is known to be empty: the count must start at 0 (event-log).
+    /// The store is known to be empty: the count must start at 0 (event-log; a scenario
+    /// file with `[reset] by = "contestant"`: its `clean_values` are held).
     #[arg(long)]
     pub clean: bool,
     /// bubble-sort: check the Connect JSON form (POST with {"data": [...]}) instead of gRPC.
@@ -338,7 +339,7 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let (base, path) = split_url(&args.url)?;
     let Some(scenario) = args.scenario else {
         let file = args.scenario_file.as_deref().context("--scenario or --scenario-file is needed")?;
-        return crate::scenario_file::verify(&args.url, file, &args.variables);
+        return crate::scenario_file::verify(&args.url, file, &args.variables, args.clean);
     };
     let prober = HyperProber::new().context("cannot start the prober's runtime")?;
     let opts = VerifyOptions { base_path: path, clean_store: args.clean, connect_json: args.connect_json };
@@ -346,14 +347,17 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     // Every rule checked, with its level and result; then any failure that is
     // not one case's (the server went away).
-    let cases = stackbench_scenarios::verify::cases(scenario, &opts)?;
-    for case in &cases {
-        match v.failures.iter().find(|f| f.rule == case.rule) {
-            Some(f) => writeln!(out, "FAILED  {:<9}  {}: {}", case.level.name(), f.rule, f.detail)?,
-            None => writeln!(out, "ok      {:<9}  {}", case.level.name(), case.rule)?,
+    let rules = stackbench_run::verify::rules(scenario, &opts)?;
+    for (rule, level) in &rules {
+        let mut failed = v.failures.iter().filter(|f| f.rule == *rule).peekable();
+        if failed.peek().is_none() {
+            writeln!(out, "ok      {:<9}  {rule}", level.name())?;
+        }
+        for f in failed {
+            writeln!(out, "FAILED  {:<9}  {}: {}", level.name(), f.rule, f.detail)?;
         }
     }
-    for f in v.failures.iter().filter(|f| cases.iter().all(|c| c.rule != f.rule)) {
+    for f in v.failures.iter().filter(|f| rules.iter().all(|(r, _)| *r != f.rule)) {
         writeln!(out, "FAILED  {:<9}  {}: {}", f.level, f.rule, f.detail)?;
     }
     let broken = v.failures.iter().filter(|f| f.level == "core").count();

@@ -51,7 +51,7 @@ fn the_reference_server_passes_the_bubble_sort_file_and_is_measured() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
     assert!(stdout.contains("ok      core       a short list comes back sorted"), "{stdout}");
-    assert!(stdout.contains("passes the bubble-sort-file scenario (5 cases)"), "{stdout}");
+    assert!(stdout.contains("passes the bubble-sort-file scenario (6 cases)"), "{stdout}");
 
     let out = stackbench(
         &["load", &url, "-c", "2", "-d", "1s", "--threads", "1", "--json", "-"],
@@ -103,7 +103,7 @@ fn a_plan_contestant_serving_the_grpc_file_is_verified_and_measured() {
     let c = &set.contestants[0];
     assert_eq!(c.scenario, "bubble-sort-file");
     let v = c.verification.as_ref().unwrap();
-    assert!(v.passed && v.cases == 5, "{v:?}");
+    assert!(v.passed && v.cases == 6, "{v:?}");
     assert_eq!(set.runs.len(), 1, "{said}");
     let run = &set.runs[0];
     assert_eq!(run.label.scenario.as_deref(), Some("bubble-sort-file"));

@@ -641,7 +641,7 @@ fn off_by_one_event_log() -> SocketAddr {
 /// Issue 33, smaller: after an off-by-one count on a store emptied before verification
 /// (`--clean`), the six count rules after it printed "a bug in the case list" (the wrong
 /// baseline was never kept). They are judged from the 0 the contract demands, and say
-/// what the count was.
+/// what the count was (the event-log file's `clean_values`).
 #[test]
 fn an_off_by_one_count_under_clean_fails_the_count_rules_not_the_case_list() {
     let addr = off_by_one_event_log();
@@ -650,12 +650,13 @@ fn an_off_by_one_count_under_clean_fails_the_count_rules_not_the_case_list() {
     let said = text(&out);
     assert_ne!(out.status.code(), Some(0), "{said}");
     assert!(!said.contains("bug in the case list"), "{said}");
-    assert!(
-        said.contains("the count must start at 0 on a store emptied before verification, got 1"),
-        "{said}"
-    );
-    let from_dirty = said.matches("the count was 1 before the first write").count();
+    assert!(said.contains("on a store emptied before verification `count0` must be 0, got 1"), "{said}");
+    let from_dirty = said
+        .matches(
+            "judged from `count0` = 0, its value on a store emptied before verification; the store said 1",
+        )
+        .count();
     assert_eq!(from_dirty, 6, "each later count rule says why it is off:\n{said}");
-    assert!(said.contains("count is 2, expected exactly 1"), "{said}");
+    assert!(said.contains("`jsonpath \"$.count\" == {{after1}}`: actual value is 2"), "{said}");
     assert!(said.contains("K sequential writes on a clean store give K"), "{said}");
 }

@@ -9,6 +9,8 @@
 
 pub mod error;
 pub mod eval;
+pub mod expr;
+pub mod files;
 pub mod jsonpath;
 pub mod model;
 pub mod parse;
@@ -121,7 +123,17 @@ pub fn check_variables(file: &HurlFile, defined: impl Fn(&str) -> bool) -> Resul
 
 /// Parses a `.hurl` file's text and checks its variables (see [`check_variables`]).
 pub fn load(file: &str, text: &str, defined: impl Fn(&str) -> bool) -> Result<HurlFile, ParseError> {
-    let f = parse::parse(file, text)?;
+    load_in(file, text, None, defined)
+}
+
+/// As [`load`], with the files `file,name;` bodies are read from ([`parse::parse_in`]).
+pub fn load_in(
+    file: &str,
+    text: &str,
+    files: Option<files::Files<'_>>,
+    defined: impl Fn(&str) -> bool,
+) -> Result<HurlFile, ParseError> {
+    let f = parse::parse_in(file, text, files)?;
     check_variables(&f, defined)?;
     if f.entries.is_empty() {
         return Err(ParseError {

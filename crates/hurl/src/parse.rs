@@ -79,9 +79,17 @@ const OTHER_FILTERS: [&str; 28] = [
 const OTHER_PREDICATES: [&str; 9] =
     ["isDate", "isIsoDate", "isNumber", "isList", "isObject", "isIpv4", "isIpv6", "isUuid", "containsAll"];
 
-/// Parses the text of a `.hurl` file; `file` names it in errors.
+/// Parses the text of a `.hurl` file; `file` names it in errors. A `file,name;`
+/// body is refused: see [`parse_in`].
 pub fn parse(file: &str, text: &str) -> Res<HurlFile> {
+    parse_in(file, text, None)
+}
+
+/// As [`parse`], with the files a `file,name;` body is read from (beside the `.hurl`
+/// file, or the TOML scenario for inline Hurl); `None` refuses such a body.
+pub fn parse_in(file: &str, text: &str, files: Option<crate::files::Files<'_>>) -> Res<HurlFile> {
     let mut p = Parser::new(file, text);
+    p.files = files;
     let mut entries = Vec::new();
     loop {
         p.skip_blank();
@@ -111,6 +119,8 @@ struct Parser<'a> {
     starts: Vec<usize>,
     /// The current line (index into `starts`).
     line: usize,
+    /// Where `file,name;` bodies are read from, if anywhere.
+    files: Option<crate::files::Files<'a>>,
 }
 
 /// A position within one line: `i` moves, `end` is the end of the line's content.
@@ -127,7 +137,7 @@ impl<'a> Parser<'a> {
         if starts.last() == Some(&text.len()) && !text.is_empty() {
             starts.pop();
         }
-        Parser { file, text, starts, line: 0 }
+        Parser { file, text, starts, line: 0, files: None }
     }
 
     fn eof(&self) -> bool {

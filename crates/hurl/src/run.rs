@@ -6,10 +6,10 @@
 
 use std::fmt;
 
-use crate::eval::{Answer, Failure, Request};
+use crate::eval::{Answer, Failure, FailureKind, Request};
 use crate::model::{Entry, HurlFile};
-use crate::scenario::{Level, Reset, Scenario};
-use crate::template::{Kind, Vars};
+use crate::scenario::{CleanValue, Level, Reset, Scenario};
+use crate::template::{Kind, Value, Vars};
 
 /// Sends a rendered request and returns the answer, or why there is none.
 pub type Send<'a, A> = &'a mut dyn FnMut(&Entry, &Request) -> Result<A, String>;
@@ -21,7 +21,8 @@ pub struct Step {
     pub name: String,
     /// The checks that did not hold.
     pub failures: Vec<Failure>,
-    /// No answer to check: the request could not be rendered or sent (the iteration stops).
+    /// No answer to check: the request could not be rendered or sent (the iteration stops);
+    /// or, beside its failures, why a variable a check names has no value.
     pub error: Option<String>,
 }
 
@@ -34,16 +35,26 @@ pub fn run_flow<A: Answer>(
     vars: &mut Vars,
     send: Send<'_, A>,
 ) -> Vec<Step> {
+    run_flow_explained(hurl, names, vars, send, &|_, _| None)
+}
+
+/// As [`run_flow`]; `why(name, vars)` says why a variable has no value when it is not a
+/// failed capture (an expression, [`Scenario::why_no_value`]).
+fn run_flow_explained<A: Answer>(
+    hurl: &HurlFile,
+    names: &[String],
+    vars: &mut Vars,
+    send: Send<'_, A>,
+    why: &dyn Fn(&str, &Vars) -> Option<String>,
+) -> Vec<Step> {
     vars.unset(hurl.captures().map(|c| &*c.name));
     let (mut req, mut scratch) = (Request::default(), Vec::new());
     let mut steps = Vec::with_capacity(hurl.entries.len());
     for (i, e) in hurl.entries.iter().enumerate() {
         let name = names.get(i).cloned().unwrap_or_else(|| e.name());
         if let Err(err) = e.render(vars, &mut req) {
-            let why = format!(
-                "{}:{}: variable `{}` has no value (the capture that sets it failed)",
-                hurl.file, err.pos, err.name
-            );
+            let because = why(&err.name, vars).unwrap_or_else(|| "the capture that sets it failed".into());
+            let why = format!("{}:{}: variable `{}` has no value ({because})", hurl.file, err.pos, err.name);
             steps.push(Step { name, failures: Vec::new(), error: Some(why) });
             break;
         }
@@ -56,7 +67,14 @@ pub fn run_flow<A: Answer>(
         };
         let mut failures = Vec::new();
         e.check(&answer, vars, &mut scratch, &mut failures);
-        steps.push(Step { name, failures, error: None });
+        // A check that names an expression without value: say why it has none.
+        let error = failures.iter().find_map(|f| match &f.kind {
+            FailureKind::Render(r) => {
+                why(&r.name, vars).map(|w| format!("variable `{}` has no value ({w})", r.name))
+            }
+            _ => None,
+        });
+        steps.push(Step { name, failures, error });
     }
     steps
 }
@@ -107,37 +125,55 @@ impl Verification {
 
 /// Runs the scenario's `[[verify]]` cases in order against `base_url` (or, when
 /// it has none, each flow once as a core case). A case with `clean_store` runs
-/// after the reset step; a failed reset fails the case. `defined` gives the
-/// `--variable` values; `run_command` runs a reset command.
+/// after the reset step; a failed reset fails the case. With `[reset] by =
+/// "contestant"` there is no step: `store_emptied` says whether the store was
+/// emptied before the first case (by the orchestrator), and only then are the
+/// cases' `clean_values` held. What a case captures is kept for the cases
+/// after it. `defined` gives the `--variable` values; `run_command` runs a
+/// reset command.
 pub fn verify<A: Answer>(
     s: &Scenario,
     base_url: &str,
     defined: &[(&str, &str)],
     seed: u64,
+    store_emptied: bool,
     send: Send<'_, A>,
     run_command: &mut dyn FnMut(&[String]) -> Result<(), String>,
 ) -> Verification {
-    let cases: Vec<(&str, Level, bool, &HurlFile, &[String])> = if s.verify.is_empty() {
+    type Case<'a> = (&'a str, Level, bool, &'a HurlFile, &'a [String], &'a [CleanValue]);
+    let cases: Vec<Case<'_>> = if s.verify.is_empty() {
         s.flows
             .iter()
-            .map(|f| (f.name.as_str(), Level::Core, false, &f.hurl, f.request_names.as_slice()))
+            .map(|f| (f.name.as_str(), Level::Core, false, &f.hurl, f.request_names.as_slice(), &[][..]))
             .collect()
     } else {
         s.verify
             .iter()
-            .map(|c| (c.name.as_str(), c.level, c.clean_store, &c.hurl, c.request_names.as_slice()))
+            .map(|c| {
+                let names = c.request_names.as_slice();
+                (c.name.as_str(), c.level, c.clean_store, &c.hurl, names, c.clean_values.as_slice())
+            })
             .collect()
     };
+    let why = |name: &str, vars: &Vars| s.why_no_value(name, vars);
+    let mut carried: Vec<(String, Value)> = Vec::new();
+    // Clean values held where the answer said otherwise: (name, clean value, what was read).
+    let mut pinned: Vec<(String, String, String)> = Vec::new();
     let mut results = Vec::new();
-    for (n, (name, level, clean, hurl, names)) in cases.into_iter().enumerate() {
+    for (n, (name, level, clean, hurl, names, clean_values)) in cases.into_iter().enumerate() {
         let mut vars = Vars::new(seed.wrapping_add(n as u64));
         vars.set("base_url", base_url, Kind::String);
         for (k, v) in defined {
             vars.set(k, v, Kind::String);
         }
+        for (k, v) in &carried {
+            vars.set(k, &v.text, v.kind);
+        }
         s.draw(n as u64, &mut vars);
         let mut steps = Vec::new();
+        let mut on_clean = false;
         if clean {
+            on_clean = !matches!(s.reset, Some(Reset::Contestant)) || store_emptied;
             let reset = match &s.reset {
                 Some(Reset::Command(argv)) => run_command(argv).err(),
                 Some(Reset::Hurl(h)) => {
@@ -146,7 +182,7 @@ pub fn verify<A: Answer>(
                         .find(|s| s.error.is_some() || !s.failures.is_empty())
                         .map(|s| s.error.clone().unwrap_or_else(|| format!("{}:{}", h.file, s.failures[0])))
                 }
-                None => None,
+                Some(Reset::Contestant) | None => None,
             };
             if let Some(why) = reset {
                 steps.push(Step {
@@ -158,10 +194,79 @@ pub fn verify<A: Answer>(
                 continue;
             }
         }
-        steps = run_flow(hurl, names, &mut vars, send);
+        steps = run_flow_explained(hurl, names, &mut vars, send, &why);
+        explain_pinned(s, &pinned, &mut steps);
+        if on_clean {
+            steps.extend(hold_clean_values(clean_values, &mut vars, &mut pinned));
+        }
+        for c in hurl.captures() {
+            carried.retain(|(k, _)| *k != *c.name);
+            if let Some(v) = vars.get(&c.name) {
+                carried.push((c.name.to_string(), v.clone()));
+            }
+        }
         results.push(CaseResult { name: name.to_owned(), level, file: hurl.file.clone(), steps });
     }
     Verification { cases: results }
+}
+
+/// On a store known to be empty: each capture named in `clean_values` must have taken its
+/// value (a failed step says otherwise), and takes it for the cases after whatever the
+/// answer said, so that one wrong read fails one case rather than every case after it.
+fn hold_clean_values(
+    clean_values: &[CleanValue],
+    vars: &mut Vars,
+    pinned: &mut Vec<(String, String, String)>,
+) -> Option<Step> {
+    let mut wrong = Vec::new();
+    for cv in clean_values {
+        let got = vars.get(&cv.name).map_or_else(|| "no value".to_owned(), |v| v.text.clone());
+        pinned.retain(|(n, _, _)| *n != cv.name);
+        if got != cv.text {
+            wrong.push(format!(
+                "{}:{}: on a store emptied before verification `{}` must be {}, got {got}",
+                cv.file, cv.pos, cv.name, cv.text
+            ));
+            pinned.push((cv.name.clone(), cv.text.clone(), got));
+        }
+        vars.set(&cv.name, &cv.text, cv.kind);
+    }
+    (!wrong.is_empty()).then(|| Step {
+        name: "clean store".into(),
+        failures: Vec::new(),
+        error: Some(format!(
+            "{}: give the contestant a `reset` command, or make its start command empty the store (cases after this one are judged from the clean value)",
+            wrong.join("; ")
+        )),
+    })
+}
+
+/// A failed check of a later case that names a held clean value (or an expression of one)
+/// says so: it is judged from the contract's value, not from what the store said.
+fn explain_pinned(s: &Scenario, pinned: &[(String, String, String)], steps: &mut [Step]) {
+    fn uses(s: &Scenario, var: &str, name: &str) -> bool {
+        var == name
+            || s.variables.iter().any(|v| {
+                v.name == var
+                    && matches!(&v.draw, crate::scenario::Draw::Expr(e) if e.names().iter().any(|(m, _)| uses(s, m, name)))
+            })
+    }
+    for step in steps.iter_mut().filter(|st| st.error.is_none()) {
+        let named = |f: &Failure| {
+            f.source
+                .split("{{")
+                .skip(1)
+                .filter_map(|t| t.split_once("}}"))
+                .map(|(v, _)| v.trim().to_owned())
+                .collect::<Vec<_>>()
+        };
+        let why = step.failures.iter().flat_map(named).find_map(|v| {
+            pinned.iter().find(|(n, _, _)| uses(s, &v, n)).map(|(n, clean, got)| {
+                format!("judged from `{n}` = {clean}, its value on a store emptied before verification; the store said {got}")
+            })
+        });
+        step.error = why;
+    }
 }
 
 #[cfg(test)]

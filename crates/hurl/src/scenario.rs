@@ -17,10 +17,15 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::error::{ErrorKind, ParseError, Pos, pos_of};
+use crate::expr::Expr;
+use crate::files::Files;
 use crate::model::HurlFile;
 use crate::template::{Kind, Vars};
 
 mod rows;
+mod scope;
+
+use scope::{Scope, cases, expr_at};
 
 pub use rows::{Order, Rows};
 
@@ -67,6 +72,9 @@ pub enum Draw {
     Choice(Vec<(String, Kind)>),
     /// `start`, `start + 1`, ... by iteration.
     Sequence { start: i64 },
+    /// An integer worked out after the other variables (and, in verification, from the
+    /// captures of the cases before), or no value when it has none ([`crate::expr`]).
+    Expr(Expr),
 }
 
 /// A sequence of requests run in order in one iteration.
@@ -99,6 +107,25 @@ pub struct VerifyCase {
     pub level: Level,
     /// Run right after the reset step, on an empty store.
     pub clean_store: bool,
+    /// On a store known to be empty, the value each named capture of the case must take,
+    /// and keeps for the cases after whatever the answer said.
+    pub clean_values: Vec<CleanValue>,
+    /// Sent after a start until it passes: the contestant is ready at its first pass.
+    pub probe: bool,
+    /// What a server that fails the case does not enforce, in a few words ("duplicate
+    /// keys"), for the warning beside its results; empty: the case's name says it.
+    pub enforces: String,
+}
+
+/// `clean_values = { name = value }` of a `[[verify]]` case.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CleanValue {
+    pub name: String,
+    pub text: String,
+    pub kind: Kind,
+    /// Where `clean_values` is written (for `file:line:col`).
+    pub file: String,
+    pub pos: Pos,
 }
 
 /// How to empty the store between verification and measurement.
@@ -108,6 +135,10 @@ pub enum Reset {
     Command(Vec<String>),
     /// Requests sent to the contestant.
     Hurl(HurlFile),
+    /// The orchestrator empties the store: the plan's contestant `reset` command, or its
+    /// start command, runs before the contestant starts, and verification begins on that
+    /// fresh start (`by = "contestant"`).
+    Contestant,
 }
 
 /// The gRPC form: each request of the flows, cases and reset is a unary call, written as a
@@ -176,11 +207,17 @@ struct RawVerify {
     level: Option<Spanned<String>>,
     #[serde(default)]
     clean_store: bool,
+    clean_values: Option<Spanned<toml::Table>>,
+    #[serde(default)]
+    probe: bool,
+    #[serde(default)]
+    enforces: String,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawReset {
+    by: Option<Spanned<String>>,
     command: Option<Vec<String>>,
     file: Option<Spanned<String>>,
     hurl: Option<Spanned<String>>,
@@ -200,7 +237,7 @@ type Span = std::ops::Range<usize>;
 struct Ctx<'a> {
     file: &'a str,
     text: &'a str,
-    dir: &'a Path,
+    files: Files<'a>,
     /// `protocol = "grpc"`: a request's default name is its call, `package.Service/Method`.
     grpc: bool,
 }
@@ -229,11 +266,10 @@ impl Ctx<'_> {
 
     /// A file relative to the scenario's directory, read as text.
     fn read(&self, rel: &Spanned<String>) -> Result<(String, String), ParseError> {
-        let path = self.dir.join(rel.get_ref());
-        let text = std::fs::read_to_string(&path).map_err(|e| {
+        self.files.read(rel.get_ref()).map_err(|e| {
+            let path = self.files.dir().join(rel.get_ref());
             self.err(rel.span(), ErrorKind::Io(format!("cannot read {}: {e}", path.display())))
-        })?;
-        Ok((path.display().to_string(), text))
+        })
     }
 
     /// Requests from `file` or `hurl` (exactly one), checked against `defined`.
@@ -247,7 +283,9 @@ impl Ctx<'_> {
         match (file, hurl) {
             (Some(f), None) => {
                 let (path, text) = self.read(f)?;
-                crate::load(&path, &text, defined)
+                let dir = self.files.dir().join(f.get_ref());
+                let files = self.files.beside(dir.parent().unwrap_or(self.files.dir()));
+                crate::load_in(&path, &text, Some(files), defined)
             }
             (None, Some(h)) => {
                 // Inline Hurl: positions are those of the TOML file, from the string's first line.
@@ -258,10 +296,11 @@ impl Ctx<'_> {
                     let col = if p.line == 1 && offset == 0 { p.col + start.col } else { p.col };
                     Pos { line: p.line + start.line - 1 + offset, col }
                 };
-                let mut hurl = crate::load(self.file, h.get_ref(), defined).map_err(|mut e| {
-                    e.pos = shift(e.pos);
-                    e
-                })?;
+                let mut hurl =
+                    crate::load_in(self.file, h.get_ref(), Some(self.files), defined).map_err(|mut e| {
+                        e.pos = shift(e.pos);
+                        e
+                    })?;
                 hurl.map_positions(shift);
                 Ok(hurl)
             }
@@ -286,7 +325,9 @@ impl Scenario {
         })?;
         let stem = path.file_stem().map_or_else(|| "scenario".into(), |s| s.to_string_lossy().into_owned());
         if path.extension().is_some_and(|e| e == "hurl") {
-            let hurl = crate::load(&file, &text, |n| n == "base_url" || defined.contains(&n))?;
+            let dir = path.parent().unwrap_or(Path::new("."));
+            let files = Some(Files::Dir(dir));
+            let hurl = crate::load_in(&file, &text, files, |n| n == "base_url" || defined.contains(&n))?;
             let request_names = hurl.entries.iter().map(crate::model::Entry::name).collect();
             let flow = Flow { name: stem.clone(), weight: 1, hurl, request_names };
             return Ok(Scenario {
@@ -313,7 +354,31 @@ impl Scenario {
         stem: &str,
         defined: &[&str],
     ) -> Result<Scenario, ParseError> {
-        let mut cx = Ctx { file, text, dir, grpc: false };
+        Scenario::parse_with(file, text, Files::Dir(dir), stem, defined)
+    }
+
+    /// Parses the text of a TOML scenario whose other files are `embedded` (name, text)
+    /// rather than on disk; `file` is where it is said to be, in messages.
+    pub fn parse_embedded(
+        file: &str,
+        text: &str,
+        embedded: &[(&str, &str)],
+        defined: &[&str],
+    ) -> Result<Scenario, ParseError> {
+        let path = Path::new(file);
+        let stem = path.file_stem().map_or_else(|| "scenario".into(), |s| s.to_string_lossy().into_owned());
+        let files = Files::Embedded { dir: path.parent().unwrap_or(Path::new(".")), files: embedded };
+        Scenario::parse_with(file, text, files, &stem, defined)
+    }
+
+    fn parse_with(
+        file: &str,
+        text: &str,
+        files: Files<'_>,
+        stem: &str,
+        defined: &[&str],
+    ) -> Result<Scenario, ParseError> {
+        let mut cx = Ctx { file, text, files, grpc: false };
         let raw: RawScenario =
             toml::from_str(text).map_err(|e| cx.syntax(e.span().unwrap_or(0..0), e.message().trim_end()))?;
         let name = raw.name.as_ref().map_or_else(|| stem.to_owned(), |n| n.get_ref().clone());
@@ -335,16 +400,12 @@ impl Scenario {
         };
         cx.grpc = protocol == Protocol::Grpc;
         let cx = cx;
-        let (variables, rows) = data(&cx, &raw)?;
-        let known = |n: &str| {
-            n == "base_url"
-                || defined.contains(&n)
-                || variables.iter().any(|v| v.name == n)
-                || rows.iter().any(|r| r.columns.iter().any(|c| c == n))
-        };
+        let (variables, rows) = data(&cx, &raw, defined)?;
+        let scope = Scope { defined, variables: &variables, rows: &rows };
+        let known = |n: &str| scope.has(n, &[]);
         let mut flows: Vec<Flow> = Vec::new();
         for f in &raw.flows {
-            let flow = flow(&cx, f, &flows, &known)?;
+            let flow = flow(&cx, f, &flows, &known).map_err(|e| scope.explain(e, &[]))?;
             flows.push(flow);
         }
         let grpc = match (&raw.grpc, protocol) {
@@ -379,12 +440,20 @@ impl Scenario {
                 },
             ));
         }
-        let verify =
-            raw.verify.iter().map(|v| verify_case(&cx, v, &flows, &known)).collect::<Result<Vec<_>, _>>()?;
+        let verify = cases(&cx, &raw.verify, &flows, &scope)?;
         let reset = raw.reset.as_ref().map(|r| reset(&cx, r, &known)).transpose()?;
         if verify.iter().any(|v| v.clean_store) && reset.is_none() {
             let span = raw.verify.iter().find(|v| v.get_ref().clean_store).map_or(0..0, Spanned::span);
             return Err(cx.syntax(span, "a case with `clean_store = true` needs a [reset] step"));
+        }
+        if matches!(reset, Some(Reset::Contestant))
+            && let Some(k) = verify.iter().skip_while(|v| v.clean_store).position(|v| v.clean_store)
+        {
+            let k = k + verify.iter().take_while(|v| v.clean_store).count();
+            return Err(cx.syntax(
+                raw.verify[k].span(),
+                "with `[reset] by = \"contestant\"` the store is empty only when verification begins: the `clean_store = true` cases come first",
+            ));
         }
         Ok(Scenario {
             name,
@@ -403,7 +472,7 @@ impl Scenario {
     /// sequence number of the iteration in this process), reusing buffers.
     pub fn draw(&self, n: u64, vars: &mut Vars) {
         const ALPHABET: &[u8; 36] = b"abcdefghijklmnopqrstuvwxyz0123456789";
-        for v in &self.variables {
+        for v in self.variables.iter().filter(|v| !matches!(v.draw, Draw::Expr(_))) {
             let (slot, rng) = vars.slot_and_rng(&v.name);
             slot.text.clear();
             slot.kind = match &v.draw {
@@ -431,6 +500,7 @@ impl Scenario {
                     slot.text.extend((0..*len).map(|_| char::from(ALPHABET[rng.below(36) as usize])));
                     Kind::String
                 }
+                Draw::Expr(_) => unreachable!("expressions are worked out below"),
             };
         }
         for r in &self.rows {
@@ -442,6 +512,28 @@ impl Scenario {
                 vars.set(col, text, *kind);
             }
         }
+        // Expressions last, in the order they depend on one another (sorted at load).
+        for v in &self.variables {
+            let Draw::Expr(e) = &v.draw else { continue };
+            match e.eval(&|n| vars.get(n).map(|v| v.text.as_str())) {
+                Ok(x) => {
+                    let slot = vars.slot(&v.name);
+                    slot.text.clear();
+                    slot.text.push_str(itoa::Buffer::new().format(x));
+                    slot.kind = Kind::Integer;
+                }
+                Err(_) => vars.unset([v.name.as_str()]),
+            }
+        }
+    }
+
+    /// Why expression variable `name` has no value with `vars` (`None`: it is not an
+    /// expression, or it has one), for messages.
+    pub fn why_no_value(&self, name: &str, vars: &Vars) -> Option<String> {
+        let v = self.variables.iter().find(|v| v.name == name)?;
+        let Draw::Expr(e) = &v.draw else { return None };
+        let why = e.eval(&|n| vars.get(n).map(|v| v.text.as_str())).err()?;
+        Some(format!("`{name}` = `{e}`: {why}"))
     }
 
     /// Picks a flow for an iteration by weight, from a uniform draw.
@@ -458,9 +550,12 @@ impl Scenario {
     }
 }
 
-/// The drawn variables and the rows of data files.
-fn data(cx: &Ctx<'_>, raw: &RawScenario) -> Result<(Vec<Variable>, Vec<Rows>), ParseError> {
+/// The drawn variables and the rows of data files. A variable `defined` on the command
+/// line (`--variable`, a plan's `variables`) takes the place of the TOML's. Expressions
+/// come last, each after those it names.
+fn data(cx: &Ctx<'_>, raw: &RawScenario, defined: &[&str]) -> Result<(Vec<Variable>, Vec<Rows>), ParseError> {
     let mut variables = Vec::new();
+    let mut exprs = Vec::new();
     for (name, value) in &raw.variables {
         if !crate::parse::is_var_name(name)
             || name == "base_url"
@@ -468,7 +563,13 @@ fn data(cx: &Ctx<'_>, raw: &RawScenario) -> Result<(Vec<Variable>, Vec<Rows>), P
         {
             return Err(cx.syntax(value.span(), format!("`{name}` cannot be a variable's name (a letter, then letters, digits, `_` or `-`; not base_url, newUuid or newDate)")));
         }
-        variables.push(Variable { name: name.clone(), draw: draw(cx, value)? });
+        if defined.contains(&name.as_str()) {
+            continue;
+        }
+        match draw(cx, value)? {
+            Draw::Expr(e) => exprs.push((name.as_str(), e, expr_at(cx, value.span()))),
+            d => variables.push(Variable { name: name.clone(), draw: d }),
+        }
     }
     let mut rows = Vec::new();
     for r in &raw.rows {
@@ -491,6 +592,10 @@ fn data(cx: &Ctx<'_>, raw: &RawScenario) -> Result<(Vec<Variable>, Vec<Rows>), P
             }
         }
         rows.push(loaded);
+    }
+    for i in scope::order_exprs(cx, raw, defined, &variables, &rows, &exprs)? {
+        let (name, e, _) = &exprs[i];
+        variables.push(Variable { name: (*name).to_owned(), draw: Draw::Expr(e.clone()) });
     }
     Ok((variables, rows))
 }
@@ -569,18 +674,54 @@ fn verify_case(
             ));
         }
     };
+    let mut clean_values = Vec::new();
+    if let Some(t) = &rv.clean_values {
+        if !rv.clean_store {
+            return Err(cx.syntax(t.span(), "`clean_values` are for a case with `clean_store = true`"));
+        }
+        let pos = pos_of(cx.text, t.span().start);
+        for (name, value) in t.get_ref() {
+            if !hurl.captures().any(|c| *c.name == *name) {
+                return Err(cx.syntax(
+                    t.span(),
+                    format!("`clean_values` names `{name}`, which this case does not capture"),
+                ));
+            }
+            let (text, kind) = scalar(value)
+                .ok_or_else(|| cx.syntax(t.span(), "a clean value is a string, a number or a boolean"))?;
+            clean_values.push(CleanValue { name: name.clone(), text, kind, file: cx.file.to_owned(), pos });
+        }
+    }
     Ok(VerifyCase {
         name: rv.name.get_ref().clone(),
         hurl,
         request_names,
         level,
         clean_store: rv.clean_store,
+        clean_values,
+        probe: rv.probe,
+        enforces: rv.enforces.clone(),
     })
 }
 
-/// The `[reset]` step: a command or requests.
+/// The `[reset]` step: a command, requests, or the orchestrator's (`by = "contestant"`).
 fn reset(cx: &Ctx<'_>, r: &Spanned<RawReset>, known: Known<'_>) -> Result<Reset, ParseError> {
     let rr = r.get_ref();
+    if let Some(by) = &rr.by {
+        if by.get_ref() != "contestant" {
+            return Err(cx.syntax(
+                by.span(),
+                format!("unknown `by` {:?}; the one value is \"contestant\"", by.get_ref()),
+            ));
+        }
+        if rr.command.is_some() || rr.file.is_some() || rr.hurl.is_some() {
+            return Err(cx.syntax(
+                r.span(),
+                "[reset] has `by = \"contestant\"`, a `command` or requests, one of them",
+            ));
+        }
+        return Ok(Reset::Contestant);
+    }
     match (&rr.command, rr.file.is_some() || rr.hurl.is_some()) {
         (Some(c), false) if !c.is_empty() => Ok(Reset::Command(c.clone())),
         (None, true) => Ok(Reset::Hurl(cx.requests(r.span(), rr.file.as_ref(), rr.hurl.as_ref(), known)?)),
@@ -596,19 +737,22 @@ fn push_int(s: &mut String, n: i64) {
     write!(s, "{n}").expect("writing to a String cannot fail");
 }
 
-/// A variable's definition: a constant, or a table with one of `int`, `string`, `choice`, `sequence`.
+/// A TOML scalar as a variable's text and kind.
+fn scalar(v: &toml::Value) -> Option<(String, Kind)> {
+    match v {
+        toml::Value::String(s) => Some((s.clone(), Kind::String)),
+        toml::Value::Integer(i) => Some((i.to_string(), Kind::Integer)),
+        toml::Value::Float(f) => Some((f.to_string(), Kind::Float)),
+        toml::Value::Boolean(b) => Some((b.to_string(), Kind::Bool)),
+        _ => None,
+    }
+}
+
+/// A variable's definition: a constant, or a table with one of `int`, `string`, `choice`,
+/// `sequence`, `expr`.
 fn draw(cx: &Ctx<'_>, value: &Spanned<toml::Value>) -> Result<Draw, ParseError> {
-    const KINDS: &str = "a constant, or a table with one of `int = [lo, hi]`, `string = LENGTH`, `choice = [values]`, `sequence = START`";
+    const KINDS: &str = "a constant, or a table with one of `int = [lo, hi]`, `string = LENGTH`, `choice = [values]`, `sequence = START`, `expr = \"EXPRESSION\"`";
     let bad = |msg: &str| cx.syntax(value.span(), msg.to_owned());
-    let scalar = |v: &toml::Value| -> Option<(String, Kind)> {
-        match v {
-            toml::Value::String(s) => Some((s.clone(), Kind::String)),
-            toml::Value::Integer(i) => Some((i.to_string(), Kind::Integer)),
-            toml::Value::Float(f) => Some((f.to_string(), Kind::Float)),
-            toml::Value::Boolean(b) => Some((b.to_string(), Kind::Bool)),
-            _ => None,
-        }
-    };
     if let Some((t, k)) = scalar(value.get_ref()) {
         return Ok(Draw::Const(t, k));
     }
@@ -637,12 +781,19 @@ fn draw(cx: &Ctx<'_>, value: &Spanned<toml::Value>) -> Result<Draw, ParseError> 
         ("choice", _) => return Err(bad("`choice` is a non-empty list")),
         ("sequence", toml::Value::Integer(n)) => Draw::Sequence { start: *n },
         ("sequence", _) => return Err(bad("`sequence` is the first integer")),
+        ("expr", toml::Value::String(src)) => Draw::Expr(Expr::parse(src).map_err(|e| {
+            let at = expr_at(cx, value.span()) + e.offset;
+            cx.syntax(at..at, format!("`expr`: {}", e.message))
+        })?),
+        ("expr", _) => {
+            return Err(bad("`expr` is an integer expression in a string (`expr = \"min(a, b)\"`)"));
+        }
         _ => return Err(bad(&format!("a variable is {KINDS}"))),
     })
 }
 
 fn grpc(cx: &Ctx<'_>, g: &RawGrpc, known: &dyn Fn(&str) -> bool) -> Result<Grpc, ParseError> {
-    let proto = cx.dir.join(g.proto.get_ref());
+    let proto = cx.files.dir().join(g.proto.get_ref());
     if !proto.is_file() {
         return Err(cx.err(g.proto.span(), ErrorKind::Io(format!("{} is not a file", proto.display()))));
     }

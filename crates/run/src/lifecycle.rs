@@ -455,6 +455,10 @@ impl Orchestrator<'_, '_> {
             self.say(&format!("  external server at {url}: stackbench does not start it, so no cold start, no sampling and no reset"));
             return self.verify_at(i, &base, &VerifyOptions { clean_store: false, ..opts }, None);
         }
+        if let ScenarioRef::Builtin(s) = &c.scenario {
+            // Its file is parsed now, not while a cold start is timed.
+            let _ = crate::verify::builtin::file(*s);
+        }
         let mut trials = Vec::new();
         let mut resolution = Duration::ZERO;
         for _ in 0..c.cold_starts {
@@ -512,7 +516,7 @@ impl Orchestrator<'_, '_> {
                 let mut exited = || process.as_mut().and_then(|p| p.try_exit()).map(|e| e.to_string());
                 verify(self.deps.prober, base, *s, opts, &mut exited)
             }
-            ScenarioRef::File(f) => Ok(self.verify_file(c, f, base, process)),
+            ScenarioRef::File(f) => Ok(self.verify_file(c, f, base, opts.clean_store, process)),
         };
         match verified {
             Ok(v) => {

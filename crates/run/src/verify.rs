@@ -1,24 +1,25 @@
-//! Executes contract verification (the cases of
-//! `stackbench_scenarios::verify`) against a live contestant, and waits for a
+//! Executes contract verification against a live contestant, and waits for a
 //! freshly started one to give its first verified answer (the end of a cold
 //! start). `stackbench verify URL --scenario S` is [`verify`] on its own.
+//! `dummy`, `event-log` and `db-read` are verified by their scenario files
+//! ([`builtin`], run as [`file`] runs any file); `bubble-sort` by the cases of
+//! `stackbench_scenarios::verify`.
 
 use std::time::{Duration, Instant};
 
 use stackbench_record::store::{Verification, VerifyFailure};
 use stackbench_scenarios::Scenario;
-use stackbench_scenarios::verify::{self as cases, Case, CasesError, Judge, Level, Observed, VerifyOptions};
+use stackbench_scenarios::verify::{self as cases, Case, CasesError, Level, Observed, VerifyOptions, judge};
 
 use crate::client::{ProbeError, Prober, Reply};
 
 /// Per-request timeout of a verification case.
 pub const CASE_TIMEOUT: Duration = Duration::from_secs(10);
 
-fn observe<'a>(reply: &'a Reply, case: &Case) -> Observed<'a> {
+fn observe(reply: &Reply) -> Observed<'_> {
     Observed {
         status: reply.status,
         content_type: reply.content_type.as_deref(),
-        header: cases::wanted_header(&case.outcome).and_then(|h| reply.header(h)),
         grpc_status: reply.grpc_status,
         body: &reply.body,
     }
@@ -35,14 +36,19 @@ pub fn verify(
     opts: &VerifyOptions,
     exited: &mut dyn FnMut() -> Option<String>,
 ) -> Result<Verification, CasesError> {
-    let list = cases::cases(scenario, opts)?;
-    let mut judge = Judge::new(opts.clean_store);
+    if let Some(f) = builtin::file(scenario) {
+        let variables = builtin::variables(scenario, &opts.base_path)?;
+        let defined: Vec<(&str, &str)> = variables.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let mut no_command = |_: &[String]| Err("a built-in scenario has no reset command".to_owned());
+        let v = file::verify(prober, f, base, &defined, opts.clean_store, &mut no_command, exited);
+        return Ok(file::record(f, &v));
+    }
+    let list = cases::bubble_sort_cases(opts.connect_json);
     let mut failures = Vec::new();
     for (k, case) in list.iter().enumerate() {
         let detail = match prober.send(base, &case.request, CASE_TIMEOUT) {
-            Ok(reply) => judge.judge(&case.outcome, &observe(&reply, case)).err().map(|v| v.to_string()),
+            Ok(reply) => judge(&case.outcome, &observe(&reply)).err().map(|v| v.to_string()),
             Err(e) => {
-                judge.unanswered(&case.outcome);
                 if let Some(how) = exited() {
                     failures.push(VerifyFailure {
                         rule: "the contestant keeps running while it is verified".to_owned(),
@@ -106,9 +112,7 @@ pub fn wait_ready(
 ) -> Ready {
     wait_until(started, timeout, alive, &mut |left| {
         let reply = prober.send(base, &probe.request, left)?;
-        Ok(Judge::new(false)
-            .judge(&probe.outcome, &observe(&reply, probe))
-            .map_err(|v| format!("{}: {v}", probe.rule)))
+        Ok(judge(&probe.outcome, &observe(&reply)).map_err(|v| format!("{}: {v}", probe.rule)))
     })
 }
 
@@ -153,7 +157,45 @@ pub fn wait_until(
     }
 }
 
+pub mod builtin;
 pub mod file;
+
+/// The rules `scenario` is verified by, in order, each with its level (what `verify`
+/// prints a line for).
+pub fn rules(scenario: Scenario, opts: &VerifyOptions) -> Result<Vec<(String, Level)>, CasesError> {
+    if let Some(f) = builtin::file(scenario) {
+        use stackbench_hurl::scenario::Level as FileLevel;
+        let level = |l| if l == FileLevel::Core { Level::Core } else { Level::Hardening };
+        return Ok(f.verify.iter().map(|c| (c.name.clone(), level(c.level))).collect());
+    }
+    Ok(cases::bubble_sort_cases(opts.connect_json)
+        .into_iter()
+        .map(|c| (c.rule.to_owned(), c.level))
+        .collect())
+}
+
+/// Waits for a freshly started contestant of a built-in scenario to answer its
+/// readiness probe rightly: the `probe = true` case of its file, or
+/// `bubble-sort`'s probe case.
+pub fn wait_ready_builtin(
+    prober: &dyn Prober,
+    base: &str,
+    scenario: Scenario,
+    opts: &VerifyOptions,
+    started: Instant,
+    timeout: Duration,
+    alive: &mut dyn FnMut() -> bool,
+) -> Result<Ready, CasesError> {
+    let Some(f) = builtin::file(scenario) else {
+        let probe = cases::bubble_sort_probe(opts.connect_json);
+        return Ok(wait_ready(prober, base, &probe, started, timeout, alive));
+    };
+    let variables = builtin::variables(scenario, &opts.base_path)?;
+    let defined: Vec<(&str, &str)> = variables.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    Ok(wait_until(started, timeout, alive, &mut |wait| {
+        file::probe(prober, f, base, &defined, wait).expect("a built-in file names its probe (tested)")
+    }))
+}
 
 #[cfg(test)]
 mod tests {
@@ -161,105 +203,95 @@ mod tests {
     use stackbench_scenarios::verify::Request;
     use std::sync::Mutex;
 
-    /// A dummy contestant in memory: every good event gets {"count":1}, bad ones 400.
+    /// A dummy contestant in memory: every good event gets {"count":1}, bad ones 400;
+    /// the first `refuse_first` requests are refused, as a server still starting.
     struct DummyServer {
         calls: Mutex<u32>,
         refuse_first: u32,
+        /// Answers every POST {"count":1}, whatever its body.
+        lenient: bool,
+    }
+
+    fn dummy(refuse_first: u32) -> DummyServer {
+        DummyServer { calls: Mutex::new(0), refuse_first, lenient: false }
+    }
+
+    /// The path of a URL `http://host/path`.
+    fn path_of(url: &str) -> String {
+        format!("/{}", url.splitn(4, '/').nth(3).unwrap_or(""))
     }
 
     impl Prober for DummyServer {
         fn send_http1(
             &self,
-            _: &str,
-            _: &str,
-            _: &[(&str, &str)],
-            _: &[u8],
+            url: &str,
+            method: &str,
+            headers: &[(&str, &str)],
+            body: &[u8],
             _: Duration,
         ) -> Result<Reply, ProbeError> {
-            Err(ProbeError::Other("this fake answers the built-in scenarios' requests only".into()))
-        }
-        fn send(&self, _: &str, req: &Request, _: Duration) -> Result<Reply, ProbeError> {
             let mut calls = self.calls.lock().unwrap();
             *calls += 1;
             if *calls <= self.refuse_first {
                 return Err(ProbeError::Refused);
             }
-            let json = Some(b"application/json".to_vec());
-            let (status, body, headers) = match (req.method, req.path.as_str()) {
+            let json = b"application/json".to_vec();
+            let content_type =
+                headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("content-type")).map(|h| h.1);
+            let good = content_type == Some("application/json")
+                && stackbench_scenarios::event::parse_event(body).is_ok();
+            let (status, body, headers) = match (method, path_of(url).as_str()) {
                 (_, p) if p != "/events" && p != "/events/count" => (404, r#"{"error":"no"}"#, vec![]),
                 ("GET", "/events/count") => (200, r#"{"count":1}"#, vec![]),
-                ("POST", "/events") if req.body.len() > 65536 => (413, r#"{"error":"big"}"#, vec![]),
-                ("POST", "/events")
-                    if req.content_type == Some("application/json")
-                        && stackbench_scenarios::event::parse_event(&req.body).is_ok() =>
-                {
-                    (200, r#"{"count":1}"#, vec![])
-                }
+                ("POST", "/events") if self.lenient => (200, r#"{"count":1}"#, vec![]),
+                ("POST", "/events") if body.len() > 65536 => (413, r#"{"error":"big"}"#, vec![]),
+                ("POST", "/events") if good => (200, r#"{"count":1}"#, vec![]),
                 ("POST", _) => (400, r#"{"error":"field `type` or `timestamp` is bad"}"#, vec![]),
                 _ => (405, r#"{"error":"method"}"#, vec![("allow".to_owned(), b"POST".to_vec())]),
             };
             Ok(Reply {
                 status,
-                content_type: json,
-                headers,
+                content_type: Some(json.clone()),
+                headers: [vec![("content-type".to_owned(), json)], headers].concat(),
                 grpc_status: None,
                 body: body.as_bytes().to_vec(),
             })
+        }
+        fn send(&self, _: &str, _: &Request, _: Duration) -> Result<Reply, ProbeError> {
+            Err(ProbeError::Other("this fake answers scenario files' requests only".into()))
         }
     }
 
     #[test]
     fn a_correct_dummy_passes_and_is_wrong_as_an_event_log() {
-        let server = DummyServer { calls: Mutex::new(0), refuse_first: 0 };
+        let server = dummy(0);
         let v =
             verify(&server, "http://x", Scenario::Dummy, &VerifyOptions::default(), &mut || None).unwrap();
         assert!(v.passed && v.failures.is_empty(), "{:?}", v.failures);
-        assert!(v.cases > 15);
+        assert_eq!(v.cases, 25);
         let opts = VerifyOptions { clean_store: true, ..VerifyOptions::default() };
         let v = verify(&server, "http://x", Scenario::EventLog, &opts, &mut || None).unwrap();
         assert!(!v.passed);
         assert!(v.failures[0].rule.contains("clean store"), "{:?}", v.failures);
+        assert!(v.failures[0].detail.contains("`count0` must be 0, got 1"), "{:?}", v.failures);
         assert!(v.failures.iter().any(|f| f.rule == "K sequential writes on a clean store give K"));
-    }
-
-    /// A server that answers every POST `{"count":1}`, whatever its body.
-    struct Lenient;
-    impl Prober for Lenient {
-        fn send_http1(
-            &self,
-            _: &str,
-            _: &str,
-            _: &[(&str, &str)],
-            _: &[u8],
-            _: Duration,
-        ) -> Result<Reply, ProbeError> {
-            Err(ProbeError::Other("this fake answers the built-in scenarios' requests only".into()))
-        }
-        fn send(&self, _: &str, req: &Request, _: Duration) -> Result<Reply, ProbeError> {
-            let (status, body) = match (req.method, req.path.as_str()) {
-                ("POST", "/events") | ("GET", "/events/count") => (200, r#"{"count":1}"#),
-                _ => (404, r#"{"error":"no"}"#),
-            };
-            Ok(Reply {
-                status,
-                content_type: Some(b"application/json".to_vec()),
-                headers: vec![],
-                grpc_status: None,
-                body: body.as_bytes().to_vec(),
-            })
-        }
+        // db-read needs its driver in the path.
+        assert!(
+            verify(&server, "http://x", Scenario::DbRead, &VerifyOptions::default(), &mut || None).is_err()
+        );
     }
 
     /// A server that validates nothing breaks only hardening rules: it is
     /// measured, and what it does not enforce is named.
     #[test]
     fn hardening_failures_alone_pass_with_what_is_not_enforced() {
+        let lenient = DummyServer { lenient: true, ..dummy(0) };
         let v =
-            verify(&Lenient, "http://x", Scenario::Dummy, &VerifyOptions::default(), &mut || None).unwrap();
+            verify(&lenient, "http://x", Scenario::Dummy, &VerifyOptions::default(), &mut || None).unwrap();
         assert!(v.passed, "core rules hold: {:?}", v.failures);
         assert!(v.failures.iter().all(|f| f.level == "hardening"), "{:?}", v.failures);
         let not = v.not_enforced();
-        for what in ["duplicate keys", "`timestamp` type", "the 64 KiB body cap", "405 with Allow"] {
+        for what in ["duplicate keys", "`timestamp` type", "the 64 KiB body cap"] {
             assert!(not.contains(&what), "{what} in {not:?}");
         }
     }
@@ -272,23 +304,23 @@ mod tests {
         impl Prober for DiesAfter<'_> {
             fn send_http1(
                 &self,
-                _: &str,
-                _: &str,
-                _: &[(&str, &str)],
-                _: &[u8],
-                _: Duration,
+                url: &str,
+                method: &str,
+                headers: &[(&str, &str)],
+                body: &[u8],
+                t: Duration,
             ) -> Result<Reply, ProbeError> {
-                Err(ProbeError::Other("this fake answers the built-in scenarios' requests only".into()))
-            }
-            fn send(&self, b: &str, r: &Request, t: Duration) -> Result<Reply, ProbeError> {
                 if *self.0.calls.lock().unwrap() >= self.1 {
                     Err(ProbeError::Refused)
                 } else {
-                    self.0.send(b, r, t)
+                    self.0.send_http1(url, method, headers, body, t)
                 }
             }
+            fn send(&self, _: &str, _: &Request, _: Duration) -> Result<Reply, ProbeError> {
+                Err(ProbeError::Other("scenario files only".into()))
+            }
         }
-        let server = DummyServer { calls: Mutex::new(0), refuse_first: 0 };
+        let server = dummy(0);
         let dies = DiesAfter(&server, 3);
         let v = verify(&dies, "http://x", Scenario::Dummy, &VerifyOptions::default(), &mut || {
             Some("exit code 101".to_owned())
@@ -305,10 +337,14 @@ mod tests {
 
     #[test]
     fn readiness_waits_through_refusals_and_gives_up_on_time() {
-        let server = DummyServer { calls: Mutex::new(0), refuse_first: 5 };
-        let probe = cases::ready_probe(Scenario::Dummy, &VerifyOptions::default()).unwrap();
+        let server = dummy(5);
+        let opts = VerifyOptions::default();
+        let wait =
+            |server: &DummyServer, s: Scenario, o: &VerifyOptions, t0: Instant, d: Duration, alive: bool| {
+                wait_ready_builtin(server, "http://x", s, o, t0, d, &mut || alive).unwrap()
+            };
         let t0 = Instant::now();
-        let r = wait_ready(&server, "http://x", &probe, t0, Duration::from_secs(5), &mut || true);
+        let r = wait(&server, Scenario::Dummy, &opts, t0, Duration::from_secs(5), true);
         let Ready::Yes { after, resolution } = r else { panic!("{r:?}") };
         // Five refusals, 50 + 100 + 200 + 400 + 800 µs of pauses: ready in a few ms, at
         // sub-millisecond resolution (the 2 ms poll it replaced quantized a 5 ms start by 40%).
@@ -324,21 +360,13 @@ mod tests {
         );
         assert_eq!(max_pause(Duration::from_millis(5)), Duration::from_millis(1));
         assert_eq!(max_pause(Duration::from_secs(3)), Duration::from_millis(30));
-        let never = DummyServer { calls: Mutex::new(0), refuse_first: u32::MAX };
-        let r =
-            wait_ready(&never, "http://x", &probe, Instant::now(), Duration::from_millis(50), &mut || true);
+        let never = dummy(u32::MAX);
+        let r = wait(&never, Scenario::Dummy, &opts, Instant::now(), Duration::from_millis(50), true);
         assert_eq!(r, Ready::Timeout("connection refused".into()));
-        assert_eq!(
-            wait_ready(&never, "http://x", &probe, Instant::now(), Duration::from_secs(5), &mut || false),
-            Ready::Exited
-        );
-        let wrong = cases::ready_probe(
-            Scenario::DbRead,
-            &VerifyOptions { base_path: "/db/x".into(), ..Default::default() },
-        )
-        .unwrap();
-        let r =
-            wait_ready(&server, "http://x", &wrong, Instant::now(), Duration::from_millis(50), &mut || true);
+        let r = wait(&never, Scenario::Dummy, &opts, Instant::now(), Duration::from_secs(5), false);
+        assert_eq!(r, Ready::Exited);
+        let db = VerifyOptions { base_path: "/db/x".into(), ..Default::default() };
+        let r = wait(&server, Scenario::DbRead, &db, Instant::now(), Duration::from_millis(50), true);
         assert!(matches!(r, Ready::Wrong(_)), "{r:?}");
     }
 }

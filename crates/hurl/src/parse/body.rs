@@ -1,7 +1,8 @@
 //! Request bodies: JSON (which may span lines, with templates as values or
 //! inside strings), multiline strings (```` ``` ````) and one-line strings
-//! (`` ` ``). Bodies of bytes (`base64,`, `hex,`, `file,`), XML and GraphQL
-//! are refused.
+//! (`` ` ``), and `file,name;` (a text file read when the scenario loads, from
+//! the directory of the file the Hurl is written in). Bodies of bytes
+//! (`base64,`, `hex,`), XML and GraphQL are refused.
 
 use super::{Cur, Parser, Res};
 use crate::model::{Body, BodyKind};
@@ -30,6 +31,9 @@ impl Parser<'_> {
             self.line += 1;
             return Ok(Body { kind: BodyKind::Raw, template: t });
         }
+        if s.starts_with("file,") {
+            return self.file_body(c);
+        }
         let what = if s.starts_with('<') {
             "an XML body".to_owned()
         } else if s.starts_with('"') {
@@ -38,6 +42,38 @@ impl Parser<'_> {
             format!("a `{}` body", &s[..s.find(',').unwrap_or(s.len())])
         };
         Err(self.unsupported(c.i, what))
+    }
+
+    /// `file,name;`: the file's text, read now, as a raw body (no templates in it or its
+    /// name; a `Content-Type` is the entry's to give).
+    fn file_body(&mut self, c: Cur) -> Res<Body> {
+        let Some(files) = self.files else {
+            return Err(self.unsupported(c.i, "a `file` body outside a scenario file"));
+        };
+        let at = c.i + "file,".len();
+        let rest = &self.text[at..c.end];
+        let Some(semi) = rest.find(';') else {
+            return Err(self.syntax(c.i, "a `file,` body ends with `;` (`file,data.json;`)"));
+        };
+        let name = rest[..semi].trim_matches([' ', '\t']);
+        if name.is_empty() {
+            return Err(self.syntax(at, "a `file,` body names a file (`file,data.json;`)"));
+        }
+        if name.contains("{{") {
+            return Err(self.unsupported(at, "a template in a `file` body's name"));
+        }
+        let (_, text) = files.read(name).map_err(|e| {
+            let why = if e.kind() == std::io::ErrorKind::InvalidData {
+                "it is not UTF-8 text".to_owned()
+            } else {
+                e.to_string()
+            };
+            let path = files.dir().join(name);
+            self.err(at, crate::error::ErrorKind::Io(format!("cannot read {}: {why}", path.display())))
+        })?;
+        self.end_of_line(Cur { i: at + semi + 1, end: c.end })?;
+        self.line += 1;
+        Ok(Body { kind: BodyKind::Raw, template: Template::literal(&text) })
     }
 
     /// A JSON value, scanned to its closing bracket: templates inside strings are

@@ -85,7 +85,7 @@ fn todo_scenario() -> Scenario {
 fn run(fault: Fault) -> (Verification, Todos) {
     let s = todo_scenario();
     let mut todos = Todos::default();
-    let v = verify(&s, "http://todo.test", &[], 1, &mut |e, r| todos.handle(fault, e, r), &mut |_| {
+    let v = verify(&s, "http://todo.test", &[], 1, false, &mut |e, r| todos.handle(fault, e, r), &mut |_| {
         Err("no command".into())
     });
     (v, todos)
@@ -152,7 +152,7 @@ fn a_request_without_answer_stops_the_iteration() {
             todos.handle(Fault::None, e, r)
         }
     };
-    let v = verify(&s, "http://todo.test", &[], 1, &mut send, &mut |_| Ok(()));
+    let v = verify(&s, "http://todo.test", &[], 1, false, &mut send, &mut |_| Ok(()));
     // Without [[verify]] cases each flow is a core case.
     assert_eq!((v.cases.len(), v.cases[0].level), (1, Level::Core));
     assert!(!v.passed());
@@ -169,7 +169,7 @@ fn a_failed_capture_stops_the_iteration_where_the_variable_is_needed() {
     )
     .unwrap();
     let mut send = |_: &Entry, _: &Request| Ok(Reply { status: 201, body: "{}".into() });
-    let v = verify(&s, "http://todo.test", &[], 1, &mut send, &mut |_| Ok(()));
+    let v = verify(&s, "http://todo.test", &[], 1, false, &mut send, &mut |_| Ok(()));
     let steps = &v.cases[0].steps;
     assert_eq!(steps.len(), 2);
     assert!(
@@ -183,4 +183,69 @@ fn a_failed_capture_stops_the_iteration_where_the_variable_is_needed() {
         "{:?}",
         steps[1]
     );
+}
+
+/// A counter that starts at `start`: `GET /n` reads it, `POST /n` adds one and answers it;
+/// with `broken`, `GET /n` answers 500.
+fn counter(start: i64, broken: bool) -> impl FnMut(&Entry, &Request) -> Result<Reply, String> {
+    let mut n = start;
+    move |e, _| {
+        if e.method.as_ref() == "POST" {
+            n += 1;
+        } else if broken {
+            return Ok(Reply { status: 500, body: "{}".into() });
+        }
+        Ok(Reply { status: 200, body: format!("{{\"n\": {n}}}") })
+    }
+}
+
+const COUNTER: &str = "[variables]\nn1 = { expr = \"n + 1\" }\n[reset]\nby = \"contestant\"\n[[flow]]\nhurl = \"GET {{base_url}}/n\"\n[[verify]]\nname = \"read\"\nclean_store = true\nclean_values = { n = 0 }\nhurl = '''\nGET {{base_url}}/n\nHTTP 200\n[Captures]\nn: jsonpath \"$.n\"\n'''\n[[verify]]\nname = \"write\"\nhurl = '''\nPOST {{base_url}}/n\nHTTP 200\n[Asserts]\njsonpath \"$.n\" == {{n1}}\n'''\n";
+
+fn run_counter(start: i64, broken: bool, store_emptied: bool) -> Verification {
+    let s = Scenario::parse("c.toml", COUNTER, Path::new("."), "c", &[]).unwrap();
+    let mut send = counter(start, broken);
+    verify(&s, "http://c.test", &[], 1, store_emptied, &mut send, &mut |_| Err("no command".into()))
+}
+
+#[test]
+fn a_later_case_uses_what_an_earlier_one_captured() {
+    // Not known to be empty: judged from the count read, whatever it is.
+    for start in [0, 5] {
+        let v = run_counter(start, false, false);
+        assert!(v.cases.iter().all(CaseResult::passed), "{start}: {v:?}");
+    }
+    assert!(run_counter(0, false, true).cases.iter().all(CaseResult::passed));
+}
+
+#[test]
+fn on_an_emptied_store_the_clean_value_is_held_and_judges_the_rest() {
+    let v = run_counter(2, false, true);
+    let read = &v.cases[0];
+    assert_eq!(read.steps.last().unwrap().name, "clean store");
+    let text = read.to_string();
+    assert!(
+        text.contains("c.toml:10:16: on a store emptied before verification `n` must be 0, got 2"),
+        "{text}"
+    );
+    // The write answers 3 where the contract says 1 (judged from 0, not from 2).
+    let write = v.cases[1].to_string();
+    assert!(write.contains("actual value is 3"), "{write}");
+    assert!(
+        write.contains(
+            "judged from `n` = 0, its value on a store emptied before verification; the store said 2"
+        ),
+        "{write}"
+    );
+    assert!(!v.passed());
+}
+
+#[test]
+fn a_failed_read_leaves_the_expression_without_value_and_says_why() {
+    let v = run_counter(0, true, false);
+    assert!(!v.cases[0].passed());
+    let write = v.cases[1].to_string();
+    assert!(write.contains("variable `n1` has no value (`n1` = `(n + 1)`: `n` has no value)"), "{write}");
+    // On an emptied store the contract's value stands in for the failed read.
+    let v = run_counter(0, true, true);
+    assert!(v.cases[1].passed(), "{}", v.cases[1]);
 }

@@ -247,3 +247,149 @@ fn grpc_flows_of_calls() {
     let e = refused("grpc-clash", &clash, &proto);
     assert!(e.to_string().contains("the name of the [grpc] call's flow"), "{e}");
 }
+
+#[test]
+fn expressions_follow_their_inputs_and_are_refused_where_wrong() {
+    // Declared before their inputs (the table's order is by name): worked out after them.
+    let toml = "[variables]\na = { int = [1, 9] }\nb = { int = [1, 9] }\nlo = { expr = \"min(a, b)\" }\nhi = { expr = \"max(a, b)\" }\nd = { expr = \"hi - lo\" }\n[[flow]]\nhurl = \"GET {{base_url}}/{{lo}}/{{hi}}/{{d}}\"\n";
+    let s = Scenario::parse("s.toml", toml, Path::new("."), "s", &[]).unwrap();
+    let names: Vec<&str> = s.variables.iter().map(|v| v.name.as_str()).collect();
+    assert_eq!(names, ["a", "b", "hi", "lo", "d"]);
+    let mut vars = Vars::new(4);
+    for n in 0..50 {
+        s.draw(n, &mut vars);
+        let get = |k: &str| vars.get(k).unwrap().text.parse::<i64>().unwrap();
+        assert_eq!(
+            (get("lo"), get("hi"), get("d")),
+            (get("a").min(get("b")), get("a").max(get("b")), (get("a") - get("b")).abs())
+        );
+        assert_eq!(vars.get("d").unwrap().kind, Kind::Integer);
+    }
+    let flow = "[[flow]]\nhurl = \"GET {{base_url}}/{{x}}\"\n";
+    let at = |test: &str, expr: &str| {
+        let e = refused(test, &format!("[variables]\na = 1\nx = {{ expr = \"{expr}\" }}\n{flow}"), &[]);
+        (e.pos, e.kind.to_string())
+    };
+    // Columns count from the expression's place in the TOML (`x = { expr = "` is 14 characters).
+    assert_eq!(
+        at("syntax", "a +"),
+        (Pos { line: 3, col: 18 }, "`expr`: the expression ends where a value is expected".into())
+    );
+    assert_eq!(at("unknown", "a + nope"), (Pos { line: 3, col: 19 }, "unknown variable `nope`".into()));
+    assert_eq!(at("function", "sqrt(a)").0, Pos { line: 3, col: 15 });
+    assert!(at("itself", "x + 1").1.contains("`x` depends on itself"));
+    let e = refused(
+        "cycle",
+        &format!(
+            "[variables]\np = {{ expr = \"q\" }}\nq = {{ expr = \"p\" }}\nx = {{ expr = \"p\" }}\n{flow}"
+        ),
+        &[],
+    );
+    assert!(e.kind.to_string().contains("depends on itself"), "{e}");
+    let e = refused("kind", &format!("[variables]\nx = {{ expr = 3 }}\n{flow}"), &[]);
+    assert!(e.kind.to_string().contains("`expr` is an integer expression in a string"), "{e}");
+}
+
+#[test]
+fn cases_carry_captures_and_expressions_use_them_after() {
+    let case = |name: &str, hurl: &str| format!("[[verify]]\nname = \"{name}\"\nhurl = '''\n{hurl}\n'''\n");
+    let read = case("read", "GET {{base_url}}/n\nHTTP 200\n[Captures]\nn: jsonpath \"$.n\"");
+    let next = case("next", "POST {{base_url}}/n\nHTTP 200\n[Asserts]\njsonpath \"$.n\" == {{n1}}");
+    let head = "[variables]\nn1 = { expr = \"n + 1\" }\n[[flow]]\nhurl = \"GET {{base_url}}/\"\n";
+    let s = Scenario::parse("s.toml", &format!("{head}{read}{next}"), Path::new("."), "s", &[]).unwrap();
+    assert_eq!(s.verify.len(), 2);
+    // Before the case that captures it: refused at the use, saying what it lacks.
+    let e = refused("early", &format!("{head}{next}{read}"), &[]);
+    assert_eq!(e.pos.line, 11, "{e}");
+    assert!(e.kind.to_string().contains("`n1` = `(n + 1)` has no value here: `n` is not a variable"), "{e}");
+    // In a flow (load iterations carry nothing).
+    let e = refused(
+        "flow",
+        &format!(
+            "[variables]\nn1 = {{ expr = \"n + 1\" }}\n[[flow]]\nhurl = \"GET {{{{base_url}}}}/{{{{n1}}}}\"\n{read}"
+        ),
+        &[],
+    );
+    assert_eq!(e.pos, Pos { line: 4, col: 26 }, "{e}");
+}
+
+#[test]
+fn clean_values_probe_and_the_contestants_reset() {
+    let read = "[[verify]]\nname = \"read\"\nclean_store = true\nclean_values = { n = 0 }\nprobe = true\nhurl = '''\nGET {{base_url}}/n\nHTTP 200\n[Captures]\nn: jsonpath \"$.n\"\n'''\n";
+    let later = "[[verify]]\nname = \"later\"\nhurl = \"GET {{base_url}}/\"\n";
+    let flow = "[[flow]]\nhurl = \"GET {{base_url}}/\"\n";
+    let reset = "[reset]\nby = \"contestant\"\n";
+    let s =
+        Scenario::parse("s.toml", &format!("{flow}{reset}{read}{later}"), Path::new("."), "s", &[]).unwrap();
+    assert!(matches!(s.reset, Some(Reset::Contestant)));
+    let c = &s.verify[0];
+    assert!(c.probe && c.clean_store);
+    assert_eq!((c.clean_values[0].name.as_str(), c.clean_values[0].text.as_str()), ("n", "0"));
+    assert_eq!(c.clean_values[0].pos, Pos { line: 8, col: 16 });
+    let refusal = |test: &str, toml: String| refused(test, &toml, &[]).kind.to_string();
+    let late = later.replace("name = \"later\"", "name = \"late\"\nclean_store = true");
+    assert!(
+        refusal("leading", format!("{flow}{reset}{later}{late}"))
+            .contains("the `clean_store = true` cases come first")
+    );
+    assert!(refusal("by", format!("{flow}[reset]\nby = \"me\"\n")).contains("unknown `by`"));
+    assert!(
+        refusal("by-and", format!("{flow}[reset]\nby = \"contestant\"\ncommand = [\"x\"]\n"))
+            .contains("one of them")
+    );
+    let not_taken = read.replace("{ n = 0 }", "{ m = 0 }");
+    assert!(
+        refusal("not-taken", format!("{flow}{reset}{not_taken}"))
+            .contains("names `m`, which this case does not capture")
+    );
+    let unclean = read.replace("clean_store = true\n", "");
+    assert!(
+        refusal("unclean", format!("{flow}{reset}{unclean}"))
+            .contains("`clean_values` are for a case with `clean_store = true`")
+    );
+    let two = later.replace("name = \"later\"", "name = \"later\"\nprobe = true");
+    assert!(
+        refusal("two-probes", format!("{flow}{reset}{read}{two}")).contains("only one case is the `probe`")
+    );
+    let uses = "[[verify]]\nname = \"p\"\nprobe = true\nhurl = \"GET {{base_url}}/{{n}}\"\n";
+    let read_only = read.replace("probe = true\n", "");
+    assert!(
+        refusal("probe-uses", format!("{flow}{reset}{read_only}{uses}"))
+            .contains("cannot use what other cases capture")
+    );
+}
+
+#[test]
+fn command_line_variables_take_the_place_of_the_files() {
+    let toml = "[variables]\ndriver = \"sqlite\"\n[[flow]]\nhurl = \"GET {{base_url}}/db/{{driver}}\"\n";
+    let s = Scenario::parse("s.toml", toml, Path::new("."), "s", &["driver"]).unwrap();
+    assert!(s.variables.is_empty());
+    let mut vars = Vars::new(1);
+    vars.set("base_url", "http://h", Kind::String);
+    vars.set("driver", "redis", Kind::String);
+    s.draw(0, &mut vars);
+    let mut req = crate::eval::Request::default();
+    s.flows[0].hurl.entries[0].render(&mut vars, &mut req).unwrap();
+    assert_eq!(req.url, b"http://h/db/redis");
+}
+
+#[test]
+fn file_bodies_are_read_beside_the_file_that_names_them() {
+    let big = format!("{{\"pad\":\"{}\"}}", "x".repeat(70_000));
+    let dir = dir_with("file-body", &[("big.json", &big)]);
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::fs::write(dir.join("sub/f.hurl"), "POST {{base_url}}/e\nfile,data.txt;\nHTTP 413\n").unwrap();
+    std::fs::write(dir.join("sub/data.txt"), "in sub").unwrap();
+    let toml = "[[flow]]\nhurl = '''\nPOST {{base_url}}/e\nContent-Type: application/json\nfile,big.json;\nHTTP 413\n'''\n[[verify]]\nname = \"sub\"\nfile = \"sub/f.hurl\"\n";
+    let s = Scenario::parse("s.toml", toml, &dir, "s", &[]).unwrap();
+    let body = |h: &HurlFile| h.entries[0].body.as_ref().unwrap().template.as_literal().unwrap().to_owned();
+    assert_eq!(body(&s.flows[0].hurl), big);
+    assert_eq!(body(&s.verify[0].hurl), "in sub");
+    let e =
+        refused("file-missing", "[[flow]]\nhurl = '''\nPOST {{base_url}}/e\nfile, nope.json ;\n'''\n", &[]);
+    assert_eq!((e.pos, matches!(e.kind, ErrorKind::Io(_))), (Pos { line: 4, col: 6 }, true), "{e}");
+    let e = refused("file-semi", "[[flow]]\nhurl = '''\nPOST {{base_url}}/e\nfile,x.json\n'''\n", &[]);
+    assert!(e.kind.to_string().contains("ends with `;`"), "{e}");
+    let e = refused("file-tpl", "[[flow]]\nhurl = '''\nPOST {{base_url}}/e\nfile,{{x}};\n'''\n", &[]);
+    assert!(matches!(e.kind, ErrorKind::Unsupported(_)), "{e}");
+}

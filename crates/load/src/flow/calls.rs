@@ -87,10 +87,28 @@ impl Calls {
         if &*e.method != "POST" {
             return Err(at(format!("a gRPC call is a POST, not {}", e.method)));
         }
-        if e.body.as_ref().is_some_and(|b| b.kind != BodyKind::Json) {
-            return Err(at("a gRPC call's body is its message as JSON (the proto3 JSON mapping)".into()));
+        // A JSON body, or text taken as written (a `file,` body: a message too long to write
+        // out), which must then be a valid message already.
+        let raw = match &e.body {
+            Some(b) if b.kind != BodyKind::Json => Some(b.template.as_literal().ok_or_else(|| {
+                at("a gRPC call's body is its message as JSON (the proto3 JSON mapping)".into())
+            })?),
+            _ => None,
+        };
+        let i = self.method(pool, call.as_str(), &at)?;
+        if let Some(text) = raw {
+            self.encode(i, text.as_bytes()).map_err(|why| at(format!("the message is {why}")))?;
         }
-        let call = call.as_str();
+        Ok(i)
+    }
+
+    /// The method `call` names, added to the table if it is new.
+    fn method(
+        &mut self,
+        pool: &prost_reflect::DescriptorPool,
+        call: &str,
+        at: &dyn Fn(String) -> String,
+    ) -> Result<usize, String> {
         if let Some(i) = self.find_call(call) {
             return Ok(i);
         }

@@ -3,19 +3,19 @@
 //! ([`crate::verify::file`]), its `[reset]` (a command run before every start,
 //! as the plan's `reset` is, from the scenario file's directory; or requests
 //! sent once the contestant is ready, before each measured run), and
-//! readiness: a built-in scenario's verified probe, or for a file any HTTP
-//! answer at the contestant's path.
+//! readiness: a built-in scenario's verified probe, a file's `probe = true`
+//! case, or for a file without one any HTTP answer at the contestant's path.
 
 use std::time::Instant;
 
 use stackbench_hurl::scenario::Reset;
 use stackbench_record::store::Verification;
-use stackbench_scenarios::verify::{VerifyOptions, ready_probe};
+use stackbench_scenarios::verify::VerifyOptions;
 
 use super::{Contestant, Orchestrator, RESET_TIMEOUT, RunError, Started, path_of};
 use crate::plan::{FileScenario, ScenarioRef};
 use crate::process::{LaunchSpec, Process};
-use crate::verify::{Ready, file, wait_ready, wait_until};
+use crate::verify::{Ready, file, wait_ready_builtin, wait_until};
 
 impl Orchestrator<'_, '_> {
     /// Runs `argv` (a scenario file's `[reset] command`) to its end from the
@@ -89,6 +89,7 @@ impl Orchestrator<'_, '_> {
         c: &Contestant,
         f: &FileScenario,
         base: &str,
+        store_emptied: bool,
         process: Option<&mut dyn Process>,
     ) -> Verification {
         let defined: Vec<(&str, &str)> = f.variables.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
@@ -96,8 +97,16 @@ impl Orchestrator<'_, '_> {
         let mut exited = || process.as_mut().and_then(|p| p.try_exit()).map(|e| e.to_string());
         let mut command = |argv: &[String]| self.scenario_command(c, f, argv);
         let url = format!("{base}{}", path_of(c));
-        let v = file::verify(self.deps.prober, &f.scenario, &url, &defined, &mut command, &mut exited);
-        file::record(&v)
+        let v = file::verify(
+            self.deps.prober,
+            &f.scenario,
+            &url,
+            &defined,
+            store_emptied,
+            &mut command,
+            &mut exited,
+        );
+        file::record(&f.scenario, &v)
     }
 
     /// Waits for the contestant's first verified answer: a built-in
@@ -112,14 +121,17 @@ impl Orchestrator<'_, '_> {
         Ok(match &c.scenario {
             ScenarioRef::Builtin(s) => {
                 let opts = VerifyOptions { base_path: c.path.clone(), ..VerifyOptions::default() };
-                let probe = ready_probe(*s, &opts).map_err(|e| RunError::Refused(e.to_string()))?;
-                wait_ready(self.deps.prober, base, &probe, t0, c.ready_timeout, alive)
+                wait_ready_builtin(self.deps.prober, base, *s, &opts, t0, c.ready_timeout, alive)
+                    .map_err(|e| RunError::Refused(e.to_string()))?
             }
             ScenarioRef::File(f) => {
                 let url = format!("{base}{}", path_of(c));
                 let protocol = f.scenario.protocol;
+                let defined: Vec<(&str, &str)> =
+                    f.variables.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
                 wait_until(t0, c.ready_timeout, alive, &mut |wait| {
-                    file::any_answer(self.deps.prober, protocol, &url, wait).map(Ok)
+                    file::probe(self.deps.prober, &f.scenario, &url, &defined, wait)
+                        .unwrap_or_else(|| file::any_answer(self.deps.prober, protocol, &url, wait).map(Ok))
                 })
             }
         })

@@ -119,23 +119,54 @@ impl Process for FakeProcess {
 
 struct FakeProber(Shared);
 
+impl FakeProber {
+    /// A dummy (or event-log) contestant of kind `kind`: good events get {"count":1}
+    /// (`"wrong"`: {"count":2}), bad ones 400 (`"lenient"`: 200).
+    fn events(kind: &str, method: &str, path: &str, content_type: Option<&str>, body: &[u8]) -> Reply {
+        let json = Some(b"application/json".to_vec());
+        let count = if kind == "wrong" { r#"{"count":2}"# } else { r#"{"count":1}"# };
+        let ok_event = content_type == Some("application/json")
+            && body.len() <= 65536
+            && stackbench_scenarios::event::parse_event(body).is_ok();
+        let (status, body, headers) = match (method, path) {
+            ("GET", "/events/count") => (200, count, vec![]),
+            ("POST", "/events") if body.len() > 65536 => (413, r#"{"error":"big"}"#, vec![]),
+            ("POST", "/events") if ok_event || kind == "lenient" => (200, count, vec![]),
+            ("POST", "/events") => (400, r#"{"error":"field `type` or `timestamp` is bad"}"#, vec![]),
+            (_, "/events") => (405, r#"{"error":"m"}"#, vec![("allow".to_owned(), b"POST".to_vec())]),
+            _ => (404, r#"{"error":"no"}"#, vec![]),
+        };
+        let headers = [vec![("content-type".to_owned(), b"application/json".to_vec())], headers].concat();
+        Reply { status, content_type: json, headers, grpc_status: None, body: body.as_bytes().to_vec() }
+    }
+}
+
 impl Prober for FakeProber {
-    /// A todo service for scenario files: `POST /todos` 201 a new todo (`"wrong"`: done
-    /// already), `DELETE /todos` 204 (`"noreset"`: 500), anything else 404.
+    /// The built-in scenarios' requests (their files'), and a todo service for scenario
+    /// files: `POST /todos` 201 a new todo (`"wrong"`: done already), `DELETE /todos` 204
+    /// (`"noreset"`: 500), anything else 404.
     fn send_http1(
         &self,
         url: &str,
         method: &str,
-        _: &[(&str, &str)],
-        _: &[u8],
+        headers: &[(&str, &str)],
+        body: &[u8],
         _: Duration,
     ) -> Result<Reply, ProbeError> {
         let mut w = self.0.lock().unwrap();
+        let path = url.splitn(4, '/').nth(3).unwrap_or("");
         let kind = match &w.running {
+            Some((k, _)) if k == "never-ready" && path.starts_with("events") => {
+                return Err(ProbeError::Refused);
+            }
             Some((k, t)) if t.elapsed() >= Duration::from_millis(3) => k.clone(),
             _ => return Err(ProbeError::Refused),
         };
-        let path = url.splitn(4, '/').nth(3).unwrap_or("");
+        if path.starts_with("events") {
+            let content_type =
+                headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("content-type")).map(|h| h.1);
+            return Ok(FakeProber::events(&kind, method, &format!("/{path}"), content_type, body));
+        }
         let (status, body) = match (method, path) {
             ("POST", "todos") => (201, format!(r#"{{"id":1,"title":"milk","done":{}}}"#, kind == "wrong")),
             ("DELETE", "todos") => {
@@ -153,20 +184,7 @@ impl Prober for FakeProber {
             Some((k, t)) if k != "never-ready" && t.elapsed() >= Duration::from_millis(3) => k.clone(),
             _ => return Err(ProbeError::Refused),
         };
-        let json = Some(b"application/json".to_vec());
-        let count = if kind == "wrong" { r#"{"count":2}"# } else { r#"{"count":1}"# };
-        let ok_event = req.content_type == Some("application/json")
-            && req.body.len() <= 65536
-            && stackbench_scenarios::event::parse_event(&req.body).is_ok();
-        let (status, body, headers) = match (req.method, req.path.as_str()) {
-            ("GET", "/events/count") => (200, count, vec![]),
-            ("POST", "/events") if req.body.len() > 65536 => (413, r#"{"error":"big"}"#, vec![]),
-            ("POST", "/events") if ok_event || kind == "lenient" => (200, count, vec![]),
-            ("POST", "/events") => (400, r#"{"error":"field `type` or `timestamp` is bad"}"#, vec![]),
-            (_, "/events") => (405, r#"{"error":"m"}"#, vec![("allow".to_owned(), b"POST".to_vec())]),
-            _ => (404, r#"{"error":"no"}"#, vec![]),
-        };
-        Ok(Reply { status, content_type: json, headers, grpc_status: None, body: body.as_bytes().to_vec() })
+        Ok(FakeProber::events(&kind, req.method, &req.path, req.content_type, &req.body))
     }
 }
 

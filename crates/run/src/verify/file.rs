@@ -44,6 +44,8 @@ pub struct Sender<'p> {
     prober: &'p dyn Prober,
     protocol: Protocol,
     calls: Option<GrpcCalls>,
+    /// How long a request may wait for its answer.
+    timeout: Duration,
 }
 
 impl<'p> Sender<'p> {
@@ -54,7 +56,12 @@ impl<'p> Sender<'p> {
         scenario: &Scenario,
         defined: &[(&str, &str)],
     ) -> Result<Sender<'p>, String> {
-        Ok(Sender { prober, protocol: scenario.protocol, calls: calls(scenario, defined)? })
+        Ok(Sender {
+            prober,
+            protocol: scenario.protocol,
+            calls: calls(scenario, defined)?,
+            timeout: CASE_TIMEOUT,
+        })
     }
 
     /// Sends a rendered request of the scenario file.
@@ -68,12 +75,12 @@ impl<'p> Sender<'p> {
                     .filter_map(|l| l.split_once(':'))
                     .map(|(k, v)| (k, v.trim()))
                     .collect();
-                self.prober.send_http1(url, &e.method, &headers, &req.body, CASE_TIMEOUT)
+                self.prober.send_http1(url, &e.method, &headers, &req.body, self.timeout)
             }
             (Protocol::H2c, _) => {
                 let headers = h2_headers(&req.headers, false);
                 let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), *v)).collect();
-                self.prober.send_h2(url, &e.method, &headers, &req.body, false, CASE_TIMEOUT)
+                self.prober.send_h2(url, &e.method, &headers, &req.body, false, self.timeout)
             }
             (Protocol::Grpc, Some(calls)) => return self.call(calls, e, req, url),
         };
@@ -92,7 +99,7 @@ impl<'p> Sender<'p> {
         let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), *v)).collect();
         let mut reply = self
             .prober
-            .send_h2(url, "POST", &headers, &message, true, CASE_TIMEOUT)
+            .send_h2(url, "POST", &headers, &message, true, self.timeout)
             .map_err(|e| e.to_string())?;
         if let Some(code) = reply.grpc_status.filter(|&c| c != 0)
             && !GrpcCalls::checks_grpc_status(e)
@@ -138,34 +145,62 @@ pub fn check(scenario: &Scenario, defined: &[(&str, &str)]) -> Result<(), String
 }
 
 /// Runs the scenario's cases once against `base_url` (`{{base_url}}`), with
-/// `defined` variables. `run_command` runs a `[reset] command`; `exited` says
-/// whether the server has ended (and how), so a request it can no longer
-/// answer is reported as that.
+/// `defined` variables. `store_emptied`: the store was emptied before the first
+/// case (a `[reset] by = "contestant"` file's `clean_values` are held only then).
+/// `run_command` runs a `[reset] command`; `exited` says whether the server has
+/// ended (and how), so a request it can no longer answer is reported as that.
 pub fn verify(
     prober: &dyn Prober,
     scenario: &Scenario,
     base_url: &str,
     defined: &[(&str, &str)],
+    store_emptied: bool,
     run_command: &mut dyn FnMut(&[String]) -> Result<(), String>,
     exited: &mut dyn FnMut() -> Option<String>,
 ) -> Verification {
     let sender = Sender::new(prober, scenario, defined);
+    // Once the server has exited, every later request says so without being sent.
+    let mut died: Option<String> = None;
     let mut send = |e: &Entry, req: &Request| -> Result<Answered, String> {
+        if let Some(how) = &died {
+            return Err(format!("{EXITED}{how}"));
+        }
         let sender = sender.as_ref().map_err(Clone::clone)?;
         sender.send(e, req).map_err(|why| match exited() {
-            Some(how) => format!("the server exited with {how} ({why})"),
+            Some(how) => {
+                let said = format!("{EXITED}{how}");
+                died = Some(how);
+                said
+            }
             None => why,
         })
     };
-    run_cases(scenario, base_url.trim_end_matches('/'), defined, 1, &mut send, run_command)
+    run_cases(scenario, base_url.trim_end_matches('/'), defined, 1, store_emptied, &mut send, run_command)
 }
 
+/// What a request the server could not answer because it had exited fails with.
+const EXITED: &str = "the server exited with ";
+
 /// The verification as a contestant's record keeps it: a failure per failed
-/// request of a case, its rule the case's name and its detail each failed
-/// check at `file:line:col`.
-pub fn record(v: &Verification) -> Record {
+/// request of a case, its rule the case's name, its detail each failed check
+/// at `file:line:col`, and what it shows the server does not enforce (the
+/// case's `enforces`). A server that exited is one failure, at the case it
+/// died at, rather than every case after it.
+pub fn record(scenario: &Scenario, v: &Verification) -> Record {
     let mut failures = Vec::new();
-    for case in v.cases.iter().filter(|c| !c.passed()) {
+    for (i, case) in v.cases.iter().enumerate().filter(|(_, c)| !c.passed()) {
+        let exit = case.steps.iter().find_map(|s| s.error.as_deref()?.strip_prefix(EXITED));
+        if let Some(how) = exit {
+            failures.push(VerifyFailure {
+                rule: "the contestant keeps running while it is verified".to_owned(),
+                detail: format!("it exited with {how} after case {} (\"{}\")", i + 1, case.name),
+                level: "core".to_owned(),
+                enforces: String::new(),
+            });
+            return Record { passed: false, cases: v.cases.len() as u32, failures };
+        }
+        // The cases are the scenario's `[[verify]]` cases in order (or its flows, without any).
+        let enforces = scenario.verify.get(i).map_or("", |c| c.enforces.as_str());
         let level = match case.level {
             Level::Core => "core",
             Level::Hardening => "hardening",
@@ -177,7 +212,7 @@ pub fn record(v: &Verification) -> Record {
                 rule: case.name.clone(),
                 detail: format!("{}: {}", step.name, detail.join("; ")),
                 level: level.to_owned(),
-                enforces: String::new(),
+                enforces: enforces.to_owned(),
             });
         }
     }
@@ -199,6 +234,50 @@ pub fn any_answer(
         Protocol::Http1 => prober.send_http1(url, "GET", &[], &[], timeout).map(drop),
         Protocol::H2c | Protocol::Grpc => prober.send_h2(url, "GET", &[], &[], false, timeout).map(drop),
     }
+}
+
+/// One readiness probe of a scenario file whose `[[verify]]` case says `probe = true`:
+/// that case's request sent to `base_url`, waiting at most `wait`. `Ok(Ok(()))` when
+/// every check holds, `Ok(Err(why))` for a wrong answer, `Err` for none. `None`: the
+/// file has no probe case (then any answer is readiness, [`any_answer`]).
+pub fn probe(
+    prober: &dyn Prober,
+    scenario: &Scenario,
+    base_url: &str,
+    defined: &[(&str, &str)],
+    wait: Duration,
+) -> Option<Result<Result<(), String>, ProbeError>> {
+    let case = scenario.verify.iter().find(|c| c.probe)?;
+    let mut sender = match Sender::new(prober, scenario, defined) {
+        Ok(s) => s,
+        Err(why) => return Some(Ok(Err(why))),
+    };
+    sender.timeout = wait;
+    let mut vars = Vars::new(1);
+    vars.set("base_url", base_url.trim_end_matches('/'), Kind::String);
+    for (k, v) in defined {
+        vars.set(k, v, Kind::String);
+    }
+    scenario.draw(0, &mut vars);
+    let mut unanswered = None;
+    let steps = run_flow(&case.hurl, &case.request_names, &mut vars, &mut |e: &Entry, req: &Request| {
+        sender.send(e, req).inspect_err(|why| unanswered = Some(why.clone()))
+    });
+    if let Some(why) = unanswered {
+        return Some(Err(if why == ProbeError::Refused.to_string() {
+            ProbeError::Refused
+        } else {
+            ProbeError::Other(why)
+        }));
+    }
+    Some(Ok(match steps.iter().find(|s| s.error.is_some() || !s.failures.is_empty()) {
+        None => Ok(()),
+        Some(s) => Err(format!(
+            "{}: {}",
+            case.name,
+            s.error.clone().unwrap_or_else(|| format!("{}:{}", case.hurl.file, s.failures[0]))
+        )),
+    }))
 }
 
 /// Sends the scenario's `[reset]` requests to `base_url`; the first failed

@@ -85,8 +85,22 @@ fn calls_that_do_not_fit_the_proto_are_refused_with_their_place() {
         e.contains("g.toml:9:1: a gRPC call is written `POST {{base_url}}/package.Service/Method`"),
         "{e}"
     );
+    // Text taken as written (a `file,` body) is checked as the message at load.
     let e = calls("raw", "{}", &case("POST {{base_url}}/sort.v1.SortService/BubbleSort\n```x```\nHTTP 200"))
         .unwrap_err();
+    assert!(e.contains("g.toml:9:1: the message is not a valid sort.v1.List"), "{e}");
+    calls(
+        "raw-ok",
+        "{}",
+        &case("POST {{base_url}}/sort.v1.SortService/BubbleSort\n`{\"data\": [2, 1]}`\nHTTP 200"),
+    )
+    .unwrap();
+    let e = calls(
+        "raw-var",
+        "{}",
+        &case("POST {{base_url}}/sort.v1.SortService/BubbleSort\n`{{newUuid}}`\nHTTP 200"),
+    )
+    .unwrap_err();
     assert!(e.contains("its message as JSON"), "{e}");
 }
 
