@@ -22,9 +22,11 @@ use crate::files::Files;
 use crate::model::HurlFile;
 use crate::template::{Kind, Vars};
 
+mod grpc;
 mod rows;
 mod scope;
 
+use grpc::{grpc, grpc_flow};
 use scope::{Scope, cases, expr_at};
 
 pub use rows::{Order, Rows};
@@ -790,66 +792,6 @@ fn draw(cx: &Ctx<'_>, value: &Spanned<toml::Value>) -> Result<Draw, ParseError> 
         }
         _ => return Err(bad(&format!("a variable is {KINDS}"))),
     })
-}
-
-fn grpc(cx: &Ctx<'_>, g: &RawGrpc, known: &dyn Fn(&str) -> bool) -> Result<Grpc, ParseError> {
-    let proto = cx.files.dir().join(g.proto.get_ref());
-    if !proto.is_file() {
-        return Err(cx.err(g.proto.span(), ErrorKind::Io(format!("{} is not a file", proto.display()))));
-    }
-    let call = match (&g.method, &g.message) {
-        (None, None) => None,
-        (Some(m), None) => return Err(cx.syntax(m.span(), "`method` needs the `message` it sends")),
-        (None, Some(m)) => return Err(cx.syntax(m.span(), "`message` needs the `method` it is sent to")),
-        (Some(method), Some(message)) => Some(grpc_call(cx, method, message, known)?),
-    };
-    Ok(Grpc { proto, call })
-}
-
-fn grpc_call(
-    cx: &Ctx<'_>,
-    method: &Spanned<String>,
-    message: &Spanned<String>,
-    known: &dyn Fn(&str) -> bool,
-) -> Result<GrpcCall, ParseError> {
-    let m = method.get_ref();
-    if !m.contains('/') || m.starts_with('/') || m.ends_with('/') {
-        return Err(cx.syntax(method.span(), "`method` is `package.Service/Method`"));
-    }
-    // The message is JSON with templates: parsed as a JSON body of a request.
-    let text = format!("POST grpc\n{}\n", message.get_ref());
-    let hurl = crate::load(cx.file, &text, known)
-        .map_err(|e| cx.syntax(message.span(), format!("`message`: {}", e.kind)))?;
-    let body = hurl
-        .entries
-        .into_iter()
-        .next()
-        .and_then(|e| e.body)
-        .filter(|b| b.kind == crate::model::BodyKind::Json);
-    let mut template = body.ok_or_else(|| cx.syntax(message.span(), "`message` is a JSON object"))?.template;
-    // Positions in the TOML: the message's text begins at line 2 of the request parsed above.
-    let start = pos_of(cx.text, message.span().start);
-    let src = &cx.text[message.span()];
-    let offset = u32::from(src.starts_with("'''") || src.starts_with("\"\"\""));
-    template.map_positions(|p| {
-        let line = p.line.saturating_sub(1).max(1);
-        let col = if line == 1 && offset == 0 { p.col + start.col } else { p.col };
-        Pos { line: line + start.line - 1 + offset, col }
-    });
-    Ok(GrpcCall { method: m.clone(), message: template })
-}
-
-/// The flow of the `[grpc]` table's call: the call as a request (see [`Grpc`]), placed at
-/// `method`.
-fn grpc_flow(cx: &Ctx<'_>, method: Span, g: &GrpcCall, known: Known<'_>) -> Result<Flow, ParseError> {
-    let text = format!("POST {{{{base_url}}}}/{}\nHTTP 200\n", g.method);
-    let mut hurl = crate::load(cx.file, &text, known)
-        .map_err(|e| cx.syntax(method.clone(), format!("`method`: {}", e.kind)))?;
-    let at = pos_of(cx.text, method.start);
-    hurl.map_positions(|_| at);
-    let entry = &mut hurl.entries[0];
-    entry.body = Some(crate::model::Body { kind: crate::model::BodyKind::Json, template: g.message.clone() });
-    Ok(Flow { name: g.method.clone(), weight: 1, hurl, request_names: vec![g.method.clone()] })
 }
 
 #[cfg(test)]
