@@ -246,8 +246,11 @@ fn a_lanes_timer_follows_each_request() {
         assert!(service.max_us < 210_000, "{case}: {service:?}");
         if rate.is_none() {
             // One user: each stalled request given up 200 ms after it was sent (0.5, 0.7,
-            // 0.9, 1.1 s), the last perhaps answered at 1.3 s instead.
-            assert!((3..=5).contains(&timeouts), "{case}");
+            // 0.9, 1.1 s), the last perhaps answered at 1.3 s instead. The stall is timed from
+            // the server's start, so a load that starts late on a busy machine meets less of
+            // it: 2 at least (a timer kept at an old deadline gives none: the stalled answer
+            // is waited for, 800 ms, past the service bound above).
+            assert!((2..=5).contains(&timeouts), "{case}");
         } else {
             // What is due in the stall (0.8 s at 400/s) fails, but for what is due in its last
             // 200 ms, which may be answered in time.
