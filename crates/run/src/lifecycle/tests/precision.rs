@@ -5,19 +5,27 @@
 
 use super::*;
 
+/// Runs 'a' (of `kind`) and 'b' ("good") at `rates` in rounds until ±1%, at most 4: 8 runs.
+fn four_rounds(h: &mut Harness, kind: &str, rates: [f64; 8]) {
+    h.world.lock().unwrap().rates = rates.into();
+    let p = plan(&format!(
+        "precision = \"1%\"\nmax_repetitions = 4\n{}{}",
+        contestant("a", kind, ""),
+        contestant("b", "good", "")
+    ));
+    let out = h.run(&p);
+    assert_eq!(out.runs, 8, "{:#?}", h.lines);
+}
+
+/// Rates wide whichever order a round takes (rounds alternate a/b and b/a).
+const WIDE: [f64; 8] = [20.0, 26.0, 25.0, 19.0, 18.0, 24.0, 27.0, 21.0];
+
 #[test]
 fn a_verdict_is_said_at_the_first_look_that_decides_it_and_only_then() {
     let mut h = Harness::new("precision-decided");
     // 'a' answers twice the rate of 'b', whichever order a round takes; too
     // noisy for ±1%, plain enough for "faster".
-    h.world.lock().unwrap().rates = [100.0, 110.0, 90.0, 105.0, 95.0, 108.0, 92.0, 100.0].into();
-    let p = plan(&format!(
-        "precision = \"1%\"\nmax_repetitions = 4\n{}{}",
-        contestant("a", "twice", ""),
-        contestant("b", "good", "")
-    ));
-    let out = h.run(&p);
-    assert_eq!(out.runs, 8, "{:#?}", h.lines);
+    four_rounds(&mut h, "twice", [100.0, 110.0, 90.0, 105.0, 95.0, 108.0, 92.0, 100.0]);
     let decided: Vec<_> = h.lines.iter().filter(|l| l.starts_with("decided after round")).collect();
     assert_eq!(decided.len(), 1, "said once, at the first look: {:#?}", h.lines);
     assert!(decided[0].starts_with("decided after round 3, "), "{}", decided[0]);
@@ -36,15 +44,7 @@ fn a_verdict_is_said_at_the_first_look_that_decides_it_and_only_then() {
 #[test]
 fn rounds_end_with_the_budget_and_say_what_stays_undecided() {
     let mut h = Harness::new("precision-budget");
-    // Rounds alternate in order a/b or b/a; these rates are wide whichever runs first.
-    h.world.lock().unwrap().rates = [20.0, 26.0, 25.0, 19.0, 18.0, 24.0, 27.0, 21.0].into();
-    let p = plan(&format!(
-        "precision = \"1%\"\nmax_repetitions = 4\n{}{}",
-        contestant("a", "good", ""),
-        contestant("b", "good", "")
-    ));
-    let out = h.run(&p);
-    assert_eq!(out.runs, 8, "{:#?}", h.lines);
+    four_rounds(&mut h, "good", WIDE);
     let s = h.results().stopping.unwrap();
     assert_eq!((s.reason.as_str(), s.rounds), ("max_repetitions", 4));
     assert!(
@@ -67,14 +67,7 @@ fn rounds_end_with_the_budget_and_say_what_stays_undecided() {
 fn how_the_rounds_ended_is_left_to_the_report_that_follows() {
     let mut h = Harness::new("precision-quiet");
     h.report_follows = true;
-    h.world.lock().unwrap().rates = [20.0, 26.0, 25.0, 19.0, 18.0, 24.0, 27.0, 21.0].into();
-    let p = plan(&format!(
-        "precision = \"1%\"\nmax_repetitions = 4\n{}{}",
-        contestant("a", "good", ""),
-        contestant("b", "good", "")
-    ));
-    let out = h.run(&p);
-    assert_eq!(out.runs, 8, "{:#?}", h.lines);
+    four_rounds(&mut h, "good", WIDE);
     assert!(h.lines.iter().any(|l| l.starts_with("round 4: ")), "{:#?}", h.lines);
     assert!(!h.lines.iter().any(|l| l.starts_with("precision: ")), "{:#?}", h.lines);
     assert!(!h.lines.iter().any(|l| l.contains("at this budget")), "{:#?}", h.lines);
