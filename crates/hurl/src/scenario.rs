@@ -11,7 +11,7 @@
 //! every flow must be defined before anything starts.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Deserialize;
 use toml::Spanned;
@@ -26,6 +26,7 @@ mod grpc;
 mod rows;
 mod scope;
 
+pub use grpc::{Grpc, GrpcCall};
 use grpc::{grpc, grpc_flow};
 use scope::{Scope, cases, expr_at};
 
@@ -141,26 +142,6 @@ pub enum Reset {
     /// start command, runs before the contestant starts, and verification begins on that
     /// fresh start (`by = "contestant"`).
     Contestant,
-}
-
-/// The gRPC form: each request of the flows, cases and reset is a unary call, written as a
-/// request: `POST {{base_url}}/package.Service/Method` with the message as its JSON body
-/// (docs/scenarios.md, "h2c and gRPC scenario files").
-#[derive(Debug, Clone, PartialEq)]
-pub struct Grpc {
-    pub proto: PathBuf,
-    /// `method` and `message`: a flow of one call, named after the method, with `HTTP 200`
-    /// expected.
-    pub call: Option<GrpcCall>,
-}
-
-/// The `[grpc]` table's call.
-#[derive(Debug, Clone, PartialEq)]
-pub struct GrpcCall {
-    /// `package.Service/Method`.
-    pub method: String,
-    /// The request message as JSON, templates allowed.
-    pub message: crate::template::Template,
 }
 
 #[derive(Deserialize)]

@@ -129,6 +129,31 @@ pub fn compile(proto: &Path) -> Result<DescriptorPool, CallError> {
     Ok(compiler.descriptor_pool())
 }
 
+/// The descriptors of a `.proto` given as its text (a built-in scenario's, compiled into the
+/// binary, so that an installed `stackbench` needs no repository); `path` names it in
+/// messages. Its imports can be Google's well-known types only.
+pub fn compile_source(path: &Path, source: &str) -> Result<DescriptorPool, CallError> {
+    let fail = |why: String| CallError::Compile { path: path.display().to_string(), why };
+    let name = path.file_name().and_then(|n| n.to_str()).ok_or_else(|| fail("not a file name".to_owned()))?;
+    let file = protox::file::File::from_source(name, source).map_err(|e| fail(e.to_string()))?;
+    let mut resolver = protox::file::ChainFileResolver::new();
+    resolver.add(Source(file));
+    resolver.add(protox::file::GoogleFileResolver::new());
+    let mut compiler = protox::Compiler::with_file_resolver(resolver);
+    compiler.include_imports(true);
+    compiler.open_file(name).map_err(|e| fail(e.to_string()))?;
+    Ok(compiler.descriptor_pool())
+}
+
+/// One `.proto` held in memory, found by its name.
+struct Source(protox::file::File);
+
+impl protox::file::FileResolver for Source {
+    fn open_file(&self, name: &str) -> Result<protox::file::File, protox::Error> {
+        if name == self.0.name() { Ok(self.0.clone()) } else { Err(protox::Error::file_not_found(name)) }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -172,5 +197,26 @@ mod tests {
         let e = prepare(&dir.join("bad.proto"), "a.B/C", None).unwrap_err().to_string();
         assert!(e.starts_with("--proto ") && e.contains("bad.proto"), "{e}");
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// A `.proto` given as text compiles as the same file read from disk does; its imports are
+    /// Google's well-known types only, and a mistake names the path it was given.
+    #[test]
+    fn a_proto_given_as_text_compiles_as_from_disk() {
+        let text = std::fs::read_to_string(sort_proto()).unwrap();
+        let pool = compile_source(Path::new("embedded/sort.proto"), &text).unwrap();
+        let m = find_method(&pool, "sort.v1.SortService/BubbleSort", "sort.proto").unwrap();
+        let disk = compile(&sort_proto()).unwrap();
+        let d = find_method(&disk, "sort.v1.SortService/BubbleSort", "sort.proto").unwrap();
+        let json = br#"{"data":[3,-1,2]}"#;
+        assert_eq!(encode_json(&m.input(), json).unwrap(), encode_json(&d.input(), json).unwrap());
+        let wkt = "syntax = \"proto3\";\nimport \"google/protobuf/empty.proto\";\n\
+                   service S { rpc Ping(google.protobuf.Empty) returns (google.protobuf.Empty); }\n";
+        assert!(compile_source(Path::new("w.proto"), wkt).is_ok());
+        let other = "syntax = \"proto3\";\nimport \"other.proto\";\n";
+        let e = compile_source(Path::new("x/o.proto"), other).unwrap_err().to_string();
+        assert!(e.starts_with("--proto x/o.proto: ") && e.contains("other.proto"), "{e}");
+        let e = compile_source(Path::new("x/bad.proto"), "syntax = \"proto3\"; message {").unwrap_err();
+        assert!(e.to_string().starts_with("--proto x/bad.proto: "), "{e}");
     }
 }

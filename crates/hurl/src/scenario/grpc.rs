@@ -1,24 +1,67 @@
-//! The `[grpc]` table of a gRPC scenario file: its `.proto`, and the shorthand call
-//! (`method` and `message`) that makes a flow of one call (docs/scenarios.md, "h2c and gRPC
-//! scenario files"). Its other calls are the file's `[[flow]]`s, parsed as any flow.
+//! The `[grpc]` table of a gRPC scenario file: its `.proto` (on disk, or embedded with a
+//! built-in scenario's files), and the shorthand call (`method` and `message`) that makes a
+//! flow of one call (docs/scenarios.md, "h2c and gRPC scenario files"). Its other calls are
+//! the file's `[[flow]]`s, parsed as any flow.
+
+use std::path::PathBuf;
 
 use toml::Spanned;
 
-use super::{Ctx, Flow, Grpc, GrpcCall, Known, RawGrpc, Span};
+use super::{Ctx, Flow, Known, RawGrpc, Span};
 use crate::error::{ErrorKind, ParseError, Pos, pos_of};
+use crate::files::Files;
+
+/// The gRPC form: each request of the flows, cases and reset is a unary call, written as a
+/// request: `POST {{base_url}}/package.Service/Method` with the message as its JSON body
+/// (docs/scenarios.md, "h2c and gRPC scenario files").
+#[derive(Debug, Clone, PartialEq)]
+pub struct Grpc {
+    /// The `.proto`: its path (relative names resolved from the scenario's directory).
+    pub proto: PathBuf,
+    /// The `.proto`'s text when the scenario's files are embedded in the binary (a built-in
+    /// scenario, [`super::Scenario::parse_embedded`]); `None`: it is read from `proto` on disk, its
+    /// directory the import path.
+    pub source: Option<String>,
+    /// `method` and `message`: a flow of one call, named after the method, with `HTTP 200`
+    /// expected.
+    pub call: Option<GrpcCall>,
+}
+
+/// The `[grpc]` table's call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GrpcCall {
+    /// `package.Service/Method`.
+    pub method: String,
+    /// The request message as JSON, templates allowed.
+    pub message: crate::template::Template,
+}
 
 pub(super) fn grpc(cx: &Ctx<'_>, g: &RawGrpc, known: &dyn Fn(&str) -> bool) -> Result<Grpc, ParseError> {
-    let proto = cx.files.dir().join(g.proto.get_ref());
-    if !proto.is_file() {
-        return Err(cx.err(g.proto.span(), ErrorKind::Io(format!("{} is not a file", proto.display()))));
-    }
+    let (proto, source) = match cx.files {
+        Files::Dir(dir) => {
+            let proto = dir.join(g.proto.get_ref());
+            if !proto.is_file() {
+                let why = format!("{} is not a file", proto.display());
+                return Err(cx.err(g.proto.span(), ErrorKind::Io(why)));
+            }
+            (proto, None)
+        }
+        // A built-in's `.proto` is compiled into the binary with the scenario.
+        Files::Embedded { .. } => {
+            let (path, text) = cx.files.read(g.proto.get_ref()).map_err(|e| {
+                let path = cx.files.dir().join(g.proto.get_ref());
+                cx.err(g.proto.span(), ErrorKind::Io(format!("{}: {e}", path.display())))
+            })?;
+            (PathBuf::from(path), Some(text))
+        }
+    };
     let call = match (&g.method, &g.message) {
         (None, None) => None,
         (Some(m), None) => return Err(cx.syntax(m.span(), "`method` needs the `message` it sends")),
         (None, Some(m)) => return Err(cx.syntax(m.span(), "`message` needs the `method` it is sent to")),
         (Some(method), Some(message)) => Some(grpc_call(cx, method, message, known)?),
     };
-    Ok(Grpc { proto, call })
+    Ok(Grpc { proto, source, call })
 }
 
 fn grpc_call(

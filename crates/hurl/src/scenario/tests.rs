@@ -220,6 +220,28 @@ fn grpc_form() {
     assert_eq!(e.pos.line, 7, "{e}");
 }
 
+/// A scenario whose files are embedded (a built-in) carries its `.proto`'s text, found among
+/// them by the name it is given, whatever the disk holds; one not among them is refused at
+/// the `proto` value.
+#[test]
+fn an_embedded_grpc_scenario_carries_its_proto() {
+    let toml = "protocol = \"grpc\"\n[grpc]\nproto = \"../protos/s.proto\"\nmethod = \"sort.Sorter/Sort\"\nmessage = '{}'\n";
+    let text = "syntax = \"proto3\";\npackage sort;\n";
+    let s = Scenario::parse_embedded("nowhere/s.toml", toml, &[("../protos/s.proto", text)], &[]).unwrap();
+    let g = s.grpc.unwrap();
+    assert_eq!(
+        (g.proto.as_path(), g.source.as_deref()),
+        (Path::new("nowhere/../protos/s.proto"), Some(text))
+    );
+    let e = Scenario::parse_embedded("nowhere/s.toml", toml, &[("s.proto", text)], &[]).unwrap_err();
+    assert_eq!((e.file.as_str(), e.pos), ("nowhere/s.toml", Pos { line: 3, col: 9 }), "{e}");
+    assert!(e.to_string().contains("nowhere/../protos/s.proto"), "{e}");
+    // From disk, the text is left to be read where the path says.
+    let dir = dir_with("grpc-disk", &[("s.proto", text)]);
+    let disk = toml.replace("../protos/s.proto", "s.proto");
+    assert_eq!(Scenario::parse("s.toml", &disk, &dir, "s", &[]).unwrap().grpc.unwrap().source, None);
+}
+
 #[test]
 fn grpc_flows_of_calls() {
     let proto = [("s.proto", "syntax = \"proto3\";\n")];

@@ -1,6 +1,7 @@
 //! The gRPC calls of a scenario file (`protocol = "grpc"`): its `[grpc] proto`
-//! compiled (protox, as `--proto` is, [`crate::grpc_call`]) and the method of
-//! every request of its flows, verification cases and reset found in it. A
+//! compiled (protox, as `--proto` is, [`crate::grpc_call`]; a built-in's from its
+//! text, embedded in the binary) and the method of every request of its flows,
+//! verification cases and reset found in it. A
 //! call is written as a request (`POST {{base_url}}/package.Service/Method`,
 //! the message as its JSON body); its JSON is encoded with the method's input
 //! message on every send (templates make it differ between iterations), and
@@ -38,7 +39,11 @@ impl Calls {
     pub fn new(s: &Scenario, defined: &[(String, String)]) -> Result<Calls, String> {
         let g = s.grpc.as_ref().ok_or_else(|| format!("scenario {:?} has no [grpc] table", s.name))?;
         let proto = g.proto.display().to_string();
-        let pool = grpc_call::compile(&g.proto).map_err(|e| e.to_string())?;
+        let pool = match &g.source {
+            Some(text) => grpc_call::compile_source(&g.proto, text),
+            None => grpc_call::compile(&g.proto),
+        };
+        let pool = pool.map_err(|e| e.to_string())?;
         let mut calls = Calls { proto, methods: Vec::new(), flows: Vec::new() };
         let find = |calls: &mut Calls, hurl: &HurlFile| -> Result<Vec<usize>, String> {
             hurl.entries.iter().map(|e| calls.add(&pool, &hurl.file, e)).collect()
