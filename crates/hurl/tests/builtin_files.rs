@@ -8,9 +8,10 @@
 //! wrong or single, ids not validated), and the cases that fail must be the
 //! ones the Rust verification failed on the same server, which is what
 //! [`EXPECTED`] holds (recorded by running both side by side before the Rust
-//! lists were removed). The files' case lists are held to the contract's
-//! tables in docs/scenarios.md, and their load flows to the under-load
-//! checks (`check.rs`).
+//! lists were removed). The files' case lists, `bubble-sort`'s two forms with
+//! them, are held to the contract's tables in docs/scenarios.md, and their load
+//! flows to the under-load checks (`check.rs`). (`bubble-sort`'s faults:
+//! `crates/run/src/verify/bubble_tests.rs`, through the gRPC encoding.)
 
 use std::path::{Path, PathBuf};
 
@@ -368,9 +369,13 @@ fn the_count_and_row_rules_fail_by_name() {
 fn the_contract_document_lists_every_case_with_its_level() {
     let doc =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/scenarios.md")).unwrap();
-    for (file, name) in
-        [("dummy.toml", "dummy"), ("event-log.toml", "event-log"), ("db-read.toml", "db-read")]
-    {
+    for (file, name) in [
+        ("dummy.toml", "dummy"),
+        ("event-log.toml", "event-log"),
+        ("db-read.toml", "db-read"),
+        ("bubble-sort.toml", "bubble-sort"),
+        ("bubble-sort-connect-json.toml", "bubble-sort"),
+    ] {
         let heading = format!("### `{name}`");
         let (_, rest) = doc.split_once(&heading).unwrap_or_else(|| panic!("no section {heading}"));
         let section = rest.split("\n### ").next().unwrap_or(rest);
@@ -447,4 +452,25 @@ fn the_load_requests_are_valid() {
         let hi_price = vars.get("hi_price").unwrap().text.parse::<u32>().unwrap();
         assert_eq!((lo, hi_price), (a.min(b), dbread::price(a.max(b))));
     }
+}
+
+/// bubble-sort's data is the experiment's: the rows' `seed` is data/bubble-1000.json in its
+/// order (what the built-in's load generator sends), `sorted` the same numbers sorted; the
+/// cap's body holds one number more than the cap. Both forms read the same files.
+#[test]
+fn the_bubble_sort_data_is_the_experiments() {
+    use stackbench_scenarios::bubble::{MAX_LEN, SEED, SEED_SORTED};
+    for file in ["bubble-sort.toml", "bubble-sort-connect-json.toml"] {
+        let s = load(file);
+        let rows = &s.rows[0];
+        assert_eq!(
+            (rows.columns.as_slice(), rows.rows.len()),
+            (&["seed".to_owned(), "sorted".to_owned()][..], 1)
+        );
+        let list = |k: usize| -> Vec<i32> { serde_json::from_str(&rows.rows[0][k].0).unwrap() };
+        assert_eq!((list(0), list(1)), (SEED.clone(), SEED_SORTED.clone()), "{file}");
+    }
+    let cap: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(builtin("bubble-10001.json")).unwrap()).unwrap();
+    assert_eq!(cap["data"].as_array().unwrap().len(), MAX_LEN + 1);
 }

@@ -2,8 +2,8 @@
 //! (`common`: hyper, HTTP/1.1 and h2c on one port, and the gRPC bubble-sort
 //! method). An h2c file: every request goes over HTTP/2, captures feed the
 //! next request, header and body asserts hold, counts by name; a wrong answer
-//! is a `check` error of its request. The shipped gRPC file
-//! (`scenarios/examples/bubble-sort.toml`): every call answered, recorded
+//! is a `check` error of its request. The built-in `bubble-sort`'s gRPC file
+//! (`scenarios/builtin/bubble-sort.toml`): every call answered, recorded
 //! under the method's name; a non-zero `grpc-status` is an error of its code.
 
 mod common;
@@ -16,7 +16,7 @@ use common::{Behavior, start};
 use stackbench_load::{Dur, LoadOptions, RunRecord, Stop, run};
 
 fn bubble_toml() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/examples/bubble-sort.toml")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/builtin/bubble-sort.toml")
 }
 
 /// A scenario file written to a directory of its own.
@@ -103,7 +103,7 @@ fn the_bubble_sort_file_calls_the_method_once_per_iteration() {
     let s = start(Behavior::default());
     let r = load(&s.url(""), bubble_toml(), LoadOptions::default());
     assert_eq!(r.params.transport, "grpc");
-    assert_eq!(r.params.scenario.as_deref(), Some("bubble-sort-file"));
+    assert_eq!(r.params.scenario.as_deref(), Some("bubble-sort"));
     assert_eq!(r.summary.errors, 0, "{:?}", r.errors);
     let call = named(&r, "sort.v1.SortService/BubbleSort");
     assert_eq!(r.per_request.len(), 1);
