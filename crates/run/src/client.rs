@@ -1,10 +1,11 @@
-//! Sending single requests to a contestant: the verification cases and the
-//! readiness probe. Behind [`Prober`] so the lifecycle's tests need no socket;
-//! [`HyperProber`] is the real one: HTTP/1.1 through the load engine's own
-//! request writer and answer reader (origin-form request line, the engine's
-//! answer caps), or hyper over HTTP/2 prior knowledge for gRPC and for
-//! h2c and gRPC scenario files (its body capped alike); one fresh connection per request, closed with it, so a
-//! probe never rides a connection that an earlier, broken answer left behind.
+//! Sending single requests to a contestant: the verification cases of a
+//! scenario file and the readiness probe. Behind [`Prober`] so the lifecycle's
+//! tests need no socket; [`HyperProber`] is the real one: HTTP/1.1 through the
+//! load engine's own request writer and answer reader (origin-form request
+//! line, the engine's answer caps), or hyper over HTTP/2 prior knowledge for h2c
+//! and gRPC files (its body capped alike); one fresh connection per request,
+//! closed with it, so a probe never rides a connection that an earlier, broken
+//! answer left behind.
 //! One runtime serves every request: a readiness probe costs a connect, not
 //! a runtime, so it can be repeated every 50 µs at the start of a cold start.
 
@@ -12,7 +13,6 @@ use std::time::Duration;
 
 use http_body_util::{BodyExt as _, Full};
 use hyper_util::rt::TokioIo;
-use stackbench_scenarios::verify::{Request, Transport};
 
 /// An answer as the verifier needs it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -46,8 +46,6 @@ pub enum ProbeError {
 
 /// Sends one request to `base` (`http://host:port`).
 pub trait Prober: Send + Sync {
-    fn send(&self, base: &str, req: &Request, timeout: Duration) -> Result<Reply, ProbeError>;
-
     /// Sends one HTTP/1.1 request as a scenario file writes it (any method,
     /// headers and body) to `url`. A `Host` header given replaces the URL's
     /// authority in the one `Host` line sent.
@@ -95,12 +93,7 @@ impl HyperProber {
 }
 
 impl Prober for HyperProber {
-    fn send(&self, base: &str, req: &Request, timeout: Duration) -> Result<Reply, ProbeError> {
-        let scope = Scope::default();
-        self.block_on(timeout, &scope, send(base, req, &scope))
-    }
-
-    /// Through the same request writer and answer reader as the verification cases.
+    /// Through the load engine's request writer and answer reader.
     fn send_http1(
         &self,
         url: &str,
@@ -129,7 +122,7 @@ impl Prober for HyperProber {
         })
     }
 
-    /// hyper over HTTP/2 prior knowledge, as gRPC verification cases are sent.
+    /// hyper over HTTP/2 prior knowledge (h2c and gRPC scenario files).
     fn send_h2(
         &self,
         url: &str,
@@ -227,39 +220,6 @@ async fn drive<T>(
 
 fn other(e: impl std::fmt::Display) -> ProbeError {
     ProbeError::Other(e.to_string())
-}
-
-async fn send(base: &str, req: &Request, scope: &Scope) -> Result<Reply, ProbeError> {
-    // The load engine's target parser: a port outside 1–65535 is refused, never taken as 80.
-    let target = stackbench_load::parse_target(&format!("{}{}", base.trim_end_matches('/'), req.path))
-        .map_err(other)?;
-    let stream = connect(&target).await?;
-    match req.transport {
-        Transport::Grpc => {
-            let mut headers = http::HeaderMap::new();
-            headers.insert("te", http::HeaderValue::from_static("trailers"));
-            if let Some(ct) = req.content_type {
-                headers.insert(http::header::CONTENT_TYPE, http::HeaderValue::from_static(ct));
-            }
-            // The load engine's gRPC framing: one implementation of the 5-byte frame.
-            let body = stackbench_load::grpc_frame(&req.body);
-            let method = http::Method::from_bytes(req.method.as_bytes()).map_err(other)?;
-            send_h2(&target, method, headers, body, true, scope, stream).await
-        }
-        Transport::Http => {
-            let method = http::Method::from_bytes(req.method.as_bytes()).map_err(other)?;
-            let wire = stackbench_load::http1_request(
-                &method,
-                &target.authority,
-                &target.path,
-                req.content_type,
-                &[],
-                &req.body,
-                false,
-            );
-            read_http1(stream, wire, method == http::Method::HEAD).await
-        }
-    }
 }
 
 /// A fresh connection to the target, refused told apart from other failures.

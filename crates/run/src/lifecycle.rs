@@ -18,9 +18,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use crate::verify::VerifyOptions;
 use stackbench_record::store::{ContestantRecord, Incident, Status, StoreError};
 use stackbench_record::{Environment, Quantiles};
-use stackbench_scenarios::verify::VerifyOptions;
 
 use crate::cgroup::{LimitGroup, LimitRequest, Limiter};
 use crate::client::Prober;
@@ -457,7 +457,7 @@ impl Orchestrator<'_, '_> {
         }
         if let ScenarioRef::Builtin(s) = &c.scenario {
             // Its file is parsed now, not while a cold start is timed.
-            let _ = crate::verify::builtin::file(*s);
+            let _ = crate::verify::builtin::file(*s, false);
         }
         let mut trials = Vec::new();
         let mut resolution = Duration::ZERO;

@@ -1,34 +1,49 @@
 //! Executes contract verification against a live contestant, and waits for a
 //! freshly started one to give its first verified answer (the end of a cold
-//! start). `stackbench verify URL --scenario S` is [`verify`] on its own.
-//! `dummy`, `event-log` and `db-read` are verified by their scenario files
-//! ([`builtin`], run as [`file`] runs any file); `bubble-sort` by the cases of
-//! `stackbench_scenarios::verify`.
+//! start). `stackbench verify URL --scenario S` is [`verify`] on its own. Every
+//! built-in scenario is verified by its scenario file ([`builtin`]; `bubble-sort`
+//! by its gRPC or its Connect JSON form), run as [`file`] runs any file.
+//!
+//! Every case has a level (TechEmpower's verifier, pass / warn / fail, is the
+//! model): a **core** rule says the answer is right, a **hardening** rule says
+//! bad input is refused. A contestant that breaks a core rule is not measured;
+//! one that breaks only hardening rules is measured, and every report says what
+//! it does not enforce, unless the plan asks for `verify = "strict"`.
 
 use std::time::{Duration, Instant};
 
-use stackbench_record::store::{Verification, VerifyFailure};
+use stackbench_hurl::scenario::Level;
+use stackbench_record::store::Verification;
 use stackbench_scenarios::Scenario;
-use stackbench_scenarios::verify::{self as cases, Case, CasesError, Level, Observed, VerifyOptions, judge};
 
-use crate::client::{ProbeError, Prober, Reply};
+use crate::client::{ProbeError, Prober};
 
 /// Per-request timeout of a verification case.
 pub const CASE_TIMEOUT: Duration = Duration::from_secs(10);
 
-fn observe(reply: &Reply) -> Observed<'_> {
-    Observed {
-        status: reply.status,
-        content_type: reply.content_type.as_deref(),
-        grpc_status: reply.grpc_status,
-        body: &reply.body,
-    }
+/// Options of a verification of a built-in scenario.
+#[derive(Debug, Clone, Default)]
+pub struct VerifyOptions {
+    /// `db-read`: the driver path, e.g. `/db/sqlite` (required for db-read).
+    pub base_path: String,
+    /// The store was emptied before the verification (the orchestrator resets
+    /// it): event-log's count must then start at 0 (its file's `clean_values`).
+    pub clean_store: bool,
+    /// `bubble-sort`: verify the Connect JSON form over HTTP/1.1 instead of gRPC.
+    pub connect_json: bool,
 }
 
-/// Runs every case in order; the outcome lists each rule broken, its level
-/// and how. `exited` says whether the contestant has ended (and how): once it
-/// has, the verification stops there with that as its failure, rather than
-/// counting every later case as a refused connection.
+/// Why a built-in scenario cannot be verified as asked.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CasesError {
+    #[error("db-read is verified through one driver: give its path, like /db/sqlite (got {0:?})")]
+    DbReadPath(String),
+}
+
+/// Runs every case of the scenario's file in order; the outcome lists each rule
+/// broken, its level and how. `exited` says whether the contestant has ended
+/// (and how): once it has, the verification stops there with that as its
+/// failure, rather than counting every later case as a refused connection.
 pub fn verify(
     prober: &dyn Prober,
     base: &str,
@@ -36,42 +51,12 @@ pub fn verify(
     opts: &VerifyOptions,
     exited: &mut dyn FnMut() -> Option<String>,
 ) -> Result<Verification, CasesError> {
-    if let Some(f) = builtin::file(scenario) {
-        let variables = builtin::variables(scenario, &opts.base_path)?;
-        let defined: Vec<(&str, &str)> = variables.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        let mut no_command = |_: &[String]| Err("a built-in scenario has no reset command".to_owned());
-        let v = file::verify(prober, f, base, &defined, opts.clean_store, &mut no_command, exited);
-        return Ok(file::record(f, &v));
-    }
-    let list = cases::bubble_sort_cases(opts.connect_json);
-    let mut failures = Vec::new();
-    for (k, case) in list.iter().enumerate() {
-        let detail = match prober.send(base, &case.request, CASE_TIMEOUT) {
-            Ok(reply) => judge(&case.outcome, &observe(&reply)).err().map(|v| v.to_string()),
-            Err(e) => {
-                if let Some(how) = exited() {
-                    failures.push(VerifyFailure {
-                        rule: "the contestant keeps running while it is verified".to_owned(),
-                        detail: format!("it exited with {how} after case {} (\"{}\")", k + 1, case.rule),
-                        level: Level::Core.name().to_owned(),
-                        enforces: String::new(),
-                    });
-                    break;
-                }
-                Some(format!("{} {}: {e}", case.request.method, case.request.path))
-            }
-        };
-        if let Some(detail) = detail {
-            failures.push(VerifyFailure {
-                rule: case.rule.to_owned(),
-                detail,
-                level: case.level.name().to_owned(),
-                enforces: case.enforces.to_owned(),
-            });
-        }
-    }
-    let passed = failures.iter().all(|f| f.level != Level::Core.name());
-    Ok(Verification { passed, cases: list.len() as u32, failures })
+    let f = builtin::file(scenario, opts.connect_json);
+    let variables = builtin::variables(scenario, &opts.base_path)?;
+    let defined: Vec<(&str, &str)> = variables.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let mut no_command = |_: &[String]| Err("a built-in scenario has no reset command".to_owned());
+    let v = file::verify(prober, f, base, &defined, opts.clean_store, &mut no_command, exited);
+    Ok(file::record(f, &v))
 }
 
 /// How waiting for readiness ended.
@@ -98,26 +83,11 @@ pub fn max_pause(waited: Duration) -> Duration {
     (waited / 100).max(Duration::from_millis(1))
 }
 
-/// Probes until the probe case passes, `timeout` passes (measured from
-/// `started`), or `alive()` says the process ended. Wrong answers keep being
-/// retried until the deadline: some servers answer 503 while they warm up.
-/// Probes start [`FIRST_PAUSE`] apart and back off to [`max_pause`].
-pub fn wait_ready(
-    prober: &dyn Prober,
-    base: &str,
-    probe: &Case,
-    started: Instant,
-    timeout: Duration,
-    alive: &mut dyn FnMut() -> bool,
-) -> Ready {
-    wait_until(started, timeout, alive, &mut |left| {
-        let reply = prober.send(base, &probe.request, left)?;
-        Ok(judge(&probe.outcome, &observe(&reply)).map_err(|v| format!("{}: {v}", probe.rule)))
-    })
-}
-
-/// What [`wait_ready`] does with any probe: `probe(wait)` sends one request
-/// (waiting at most `wait`) and judges its answer.
+/// Probes until `probe` passes, `timeout` passes (measured from `started`), or
+/// `alive()` says the process ended: `probe(wait)` sends one request (waiting at
+/// most `wait`) and judges its answer. Wrong answers keep being retried until the
+/// deadline: some servers answer 503 while they warm up. Probes start
+/// [`FIRST_PAUSE`] apart and back off to [`max_pause`].
 pub fn wait_until(
     started: Instant,
     timeout: Duration,
@@ -160,23 +130,26 @@ pub fn wait_until(
 pub mod builtin;
 pub mod file;
 
+#[cfg(test)]
+mod bubble_tests;
+
 /// The rules `scenario` is verified by, in order, each with its level (what `verify`
 /// prints a line for).
-pub fn rules(scenario: Scenario, opts: &VerifyOptions) -> Result<Vec<(String, Level)>, CasesError> {
-    if let Some(f) = builtin::file(scenario) {
-        use stackbench_hurl::scenario::Level as FileLevel;
-        let level = |l| if l == FileLevel::Core { Level::Core } else { Level::Hardening };
-        return Ok(f.verify.iter().map(|c| (c.name.clone(), level(c.level))).collect());
+pub fn rules(scenario: Scenario, opts: &VerifyOptions) -> Vec<(String, &'static str)> {
+    let f = builtin::file(scenario, opts.connect_json);
+    f.verify.iter().map(|c| (c.name.clone(), level_name(c.level))).collect()
+}
+
+/// A level as the record and the output write it.
+pub fn level_name(level: Level) -> &'static str {
+    match level {
+        Level::Core => "core",
+        Level::Hardening => "hardening",
     }
-    Ok(cases::bubble_sort_cases(opts.connect_json)
-        .into_iter()
-        .map(|c| (c.rule.to_owned(), c.level))
-        .collect())
 }
 
 /// Waits for a freshly started contestant of a built-in scenario to answer its
-/// readiness probe rightly: the `probe = true` case of its file, or
-/// `bubble-sort`'s probe case.
+/// readiness probe rightly: the `probe = true` case of its file.
 pub fn wait_ready_builtin(
     prober: &dyn Prober,
     base: &str,
@@ -186,10 +159,7 @@ pub fn wait_ready_builtin(
     timeout: Duration,
     alive: &mut dyn FnMut() -> bool,
 ) -> Result<Ready, CasesError> {
-    let Some(f) = builtin::file(scenario) else {
-        let probe = cases::bubble_sort_probe(opts.connect_json);
-        return Ok(wait_ready(prober, base, &probe, started, timeout, alive));
-    };
+    let f = builtin::file(scenario, opts.connect_json);
     let variables = builtin::variables(scenario, &opts.base_path)?;
     let defined: Vec<(&str, &str)> = variables.iter().map(|(k, v)| (*k, v.as_str())).collect();
     Ok(wait_until(started, timeout, alive, &mut |wait| {
@@ -200,7 +170,7 @@ pub fn wait_ready_builtin(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use stackbench_scenarios::verify::Request;
+    use crate::client::Reply;
     use std::sync::Mutex;
 
     /// A dummy contestant in memory: every good event gets {"count":1}, bad ones 400;
@@ -257,9 +227,6 @@ mod tests {
                 body: body.as_bytes().to_vec(),
             })
         }
-        fn send(&self, _: &str, _: &Request, _: Duration) -> Result<Reply, ProbeError> {
-            Err(ProbeError::Other("this fake answers scenario files' requests only".into()))
-        }
     }
 
     #[test]
@@ -315,9 +282,6 @@ mod tests {
                 } else {
                     self.0.send_http1(url, method, headers, body, t)
                 }
-            }
-            fn send(&self, _: &str, _: &Request, _: Duration) -> Result<Reply, ProbeError> {
-                Err(ProbeError::Other("scenario files only".into()))
             }
         }
         let server = dummy(0);

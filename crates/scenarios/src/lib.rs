@@ -4,8 +4,9 @@
 //!
 //! This crate does no I/O. The reference contestants use it to validate
 //! requests ([`event`], [`dbread`], [`contract`]), the load engine to generate
-//! requests ([`generate`]) and check responses ([`check`]), and the orchestrator to
-//! verify a contestant before measuring it.
+//! requests ([`generate`]) and check responses ([`check`]). Verification, before a
+//! contestant is measured, is the built-in scenarios' files (`scenarios/builtin/`, run by
+//! `stackbench-run`).
 
 pub mod bubble;
 pub mod check;
@@ -14,7 +15,6 @@ pub mod dbread;
 pub mod event;
 pub mod generate;
 pub mod rng;
-pub mod verify;
 
 use std::fmt;
 use std::str::FromStr;

@@ -13,7 +13,6 @@ use stackbench_record::{
     Checks, Environment, GeneratorUsage, LoadParams, Model, RunRecord, Summary, encode_histogram,
     new_histogram,
 };
-use stackbench_scenarios::verify::Request;
 
 use super::*;
 use crate::cgroup::{CgroupCounters, LimitError};
@@ -177,14 +176,6 @@ impl Prober for FakeProber {
         };
         let json = Some(b"application/json".to_vec());
         Ok(Reply { status, content_type: json, headers: vec![], grpc_status: None, body: body.into_bytes() })
-    }
-
-    fn send(&self, _: &str, req: &Request, _: Duration) -> Result<Reply, ProbeError> {
-        let kind = match &self.0.lock().unwrap().running {
-            Some((k, t)) if k != "never-ready" && t.elapsed() >= Duration::from_millis(3) => k.clone(),
-            _ => return Err(ProbeError::Refused),
-        };
-        Ok(FakeProber::events(&kind, req.method, &req.path, req.content_type, &req.body))
     }
 }
 

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use stackbench_hurl::model::Entry;
 use stackbench_hurl::run::{Verification, run_flow, verify as run_cases};
-use stackbench_hurl::scenario::{Level, Protocol, Reset, Scenario};
+use stackbench_hurl::scenario::{Protocol, Reset, Scenario};
 use stackbench_hurl::{Answer, Kind, Request, Vars};
 use stackbench_load::GrpcCalls;
 use stackbench_record::store::{Verification as Record, VerifyFailure};
@@ -66,8 +66,14 @@ impl<'p> Sender<'p> {
 
     /// Sends a rendered request of the scenario file.
     fn send(&self, e: &Entry, req: &Request) -> Result<Answered, String> {
-        let url = std::str::from_utf8(&req.url).map_err(|_| "the URL is not UTF-8".to_owned())?;
-        let text = std::str::from_utf8(&req.headers).map_err(|_| "a header is not UTF-8".to_owned())?;
+        self.exchange(e, req).map_err(|u| u.to_string())
+    }
+
+    /// Sends a rendered request of the scenario file, telling no answer from a wrong one.
+    fn exchange(&self, e: &Entry, req: &Request) -> Result<Answered, Unread> {
+        let wrong = |why: &str| Unread::Wrong(why.to_owned());
+        let url = std::str::from_utf8(&req.url).map_err(|_| wrong("the URL is not UTF-8"))?;
+        let text = std::str::from_utf8(&req.headers).map_err(|_| wrong("a header is not UTF-8"))?;
         let reply = match (self.protocol, &self.calls) {
             (Protocol::Http1, _) | (Protocol::Grpc, None) => {
                 let headers: Vec<(&str, &str)> = text
@@ -84,15 +90,17 @@ impl<'p> Sender<'p> {
             }
             (Protocol::Grpc, Some(calls)) => return self.call(calls, e, req, url),
         };
-        reply.map(Answered).map_err(|e| e.to_string())
+        reply.map(Answered).map_err(Unread::Unanswered)
     }
 
     /// A gRPC call: the body encoded as the method's input; a `grpc-status` other than 0 is
     /// the call's failure unless the request's checks read it; the reply decoded to JSON.
-    fn call(&self, calls: &GrpcCalls, e: &Entry, req: &Request, url: &str) -> Result<Answered, String> {
-        let m =
-            calls.method_of(e).ok_or_else(|| format!("{}: not a call of the scenario's .proto", e.pos))?;
-        let message = calls.encode(m, &req.body).map_err(|why| format!("the message is {why}"))?;
+    fn call(&self, calls: &GrpcCalls, e: &Entry, req: &Request, url: &str) -> Result<Answered, Unread> {
+        let m = calls
+            .method_of(e)
+            .ok_or_else(|| Unread::Wrong(format!("{}: not a call of the scenario's .proto", e.pos)))?;
+        let message =
+            calls.encode(m, &req.body).map_err(|why| Unread::Wrong(format!("the message is {why}")))?;
         let mut headers = h2_headers(&req.headers, true);
         headers.push(("content-type".into(), "application/grpc"));
         headers.push(("te".into(), "trailers"));
@@ -100,19 +108,46 @@ impl<'p> Sender<'p> {
         let mut reply = self
             .prober
             .send_h2(url, "POST", &headers, &message, true, self.timeout)
-            .map_err(|e| e.to_string())?;
-        if let Some(code) = reply.grpc_status.filter(|&c| c != 0)
-            && !GrpcCalls::checks_grpc_status(e)
-        {
-            let why = reply.header("grpc-message").map(String::from_utf8_lossy).unwrap_or_default();
-            return Err(format!("the call failed with grpc-status {code} {why:?}"));
+            .map_err(Unread::Unanswered)?;
+        if !GrpcCalls::checks_grpc_status(e) {
+            // The load engine's rule (`check::grpc_end`): an answer of status 200 without a
+            // grpc-status is malformed, however right its message looks.
+            match reply.grpc_status {
+                Some(0) => {}
+                Some(code) => {
+                    let why = reply.header("grpc-message").map(String::from_utf8_lossy).unwrap_or_default();
+                    return Err(Unread::Wrong(format!("the call failed with grpc-status {code} {why:?}")));
+                }
+                None if reply.status == 200 => {
+                    return Err(Unread::Wrong("the answer has no grpc-status: not a gRPC answer".to_owned()));
+                }
+                None => {}
+            }
         }
         if reply.grpc_status == Some(0) && GrpcCalls::reads_body(e) {
             let mut json = Vec::new();
-            calls.decode_json(m, &reply.body, &mut json)?;
+            calls.decode_json(m, &reply.body, &mut json).map_err(Unread::Wrong)?;
             reply.body = json;
         }
         Ok(Answered(reply))
+    }
+}
+
+/// Why a request of a scenario file got no answer its checks could read.
+enum Unread {
+    /// None came (refused, timed out, cut short).
+    Unanswered(ProbeError),
+    /// One came, wrong in a way no check looks at (a failed gRPC call, a reply that is not
+    /// the method's message), or the request could not be sent as written.
+    Wrong(String),
+}
+
+impl std::fmt::Display for Unread {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unread::Unanswered(e) => write!(f, "{e}"),
+            Unread::Wrong(why) => f.write_str(why),
+        }
     }
 }
 
@@ -201,10 +236,7 @@ pub fn record(scenario: &Scenario, v: &Verification) -> Record {
         }
         // The cases are the scenario's `[[verify]]` cases in order (or its flows, without any).
         let enforces = scenario.verify.get(i).map_or("", |c| c.enforces.as_str());
-        let level = match case.level {
-            Level::Core => "core",
-            Level::Hardening => "hardening",
-        };
+        let level = super::level_name(case.level);
         for step in case.steps.iter().filter(|s| s.error.is_some() || !s.failures.is_empty()) {
             let checks = step.failures.iter().map(|f| format!("{}:{f}", case.file));
             let detail: Vec<String> = checks.chain(step.error.clone()).collect();
@@ -261,14 +293,17 @@ pub fn probe(
     scenario.draw(0, &mut vars);
     let mut unanswered = None;
     let steps = run_flow(&case.hurl, &case.request_names, &mut vars, &mut |e: &Entry, req: &Request| {
-        sender.send(e, req).inspect_err(|why| unanswered = Some(why.clone()))
+        sender.exchange(e, req).map_err(|u| match u {
+            Unread::Unanswered(no) => {
+                let why = no.to_string();
+                unanswered = Some(no);
+                why
+            }
+            wrong @ Unread::Wrong(_) => wrong.to_string(),
+        })
     });
-    if let Some(why) = unanswered {
-        return Some(Err(if why == ProbeError::Refused.to_string() {
-            ProbeError::Refused
-        } else {
-            ProbeError::Other(why)
-        }));
+    if let Some(no) = unanswered {
+        return Some(Err(no));
     }
     Some(Ok(match steps.iter().find(|s| s.error.is_some() || !s.failures.is_empty()) {
         None => Ok(()),
