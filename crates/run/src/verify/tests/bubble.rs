@@ -1,5 +1,5 @@
 //! `bubble-sort` verified by its two embedded files, gRPC and Connect JSON, through
-//! the real [`file::Sender`](super::file) (the gRPC form's calls encoded with the
+//! the real [`Sender`](crate::verify::file::Sender) (the gRPC form's calls encoded with the
 //! embedded `.proto`, replies decoded to JSON) against a sorter written for these
 //! tests, in memory: right, and with one fault at a time (a sort that does nothing,
 //! no 10,000-number cap, the cap refused with the wrong grpc-status, every call
@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 use stackbench_scenarios::Scenario;
 use stackbench_scenarios::bubble::{GRPC_PATH, MAX_LEN, decode_list, encode_list};
 
-use super::{Ready, VerifyOptions, rules, verify, wait_ready_builtin};
 use crate::client::{ProbeError, Prober, Reply};
+use crate::verify::{Ready, VerifyOptions, rules, verify, wait_ready_builtin};
 
 /// One way a sorter breaks the contract.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
