@@ -159,9 +159,8 @@ pub fn wait_ready_builtin(
     let f = builtin::file(scenario, opts.connect_json);
     let variables = builtin::variables(scenario, &opts.base_path)?;
     let defined: Vec<(&str, &str)> = variables.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    Ok(wait_until(started, timeout, alive, &mut |wait| {
-        file::probe(prober, f, base, &defined, wait).expect("a built-in file names its probe (tested)")
-    }))
+    let mut probe = file::readiness(prober, f, &defined).expect("a built-in file names its probe (tested)");
+    Ok(wait_until(started, timeout, alive, &mut |wait| probe.probe(base, wait)))
 }
 
 #[cfg(test)]

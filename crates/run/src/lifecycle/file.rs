@@ -129,9 +129,10 @@ impl Orchestrator<'_, '_> {
                 let protocol = f.scenario.protocol;
                 let defined: Vec<(&str, &str)> =
                     f.variables.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-                wait_until(t0, c.ready_timeout, alive, &mut |wait| {
-                    file::probe(self.deps.prober, &f.scenario, &url, &defined, wait)
-                        .unwrap_or_else(|| file::any_answer(self.deps.prober, protocol, &url, wait).map(Ok))
+                let mut probe = file::readiness(self.deps.prober, &f.scenario, &defined);
+                wait_until(t0, c.ready_timeout, alive, &mut |wait| match &mut probe {
+                    Some(p) => p.probe(&url, wait),
+                    None => file::any_answer(self.deps.prober, protocol, &url, wait).map(Ok),
                 })
             }
         })

@@ -5,15 +5,15 @@
 //! failed check kept with its `file:line:col`. `stackbench verify URL
 //! --scenario-file F` prints the cases; the orchestrator keeps them in the
 //! contestant's record ([`record`]) and leaves it out when a core case fails.
-//! Also the readiness of a contestant that serves a scenario file
-//! ([`any_answer`]), and its reset step when the reset is requests
-//! ([`reset_requests`]).
+//! Also the readiness of a contestant that serves a scenario file (its
+//! `probe = true` case, [`readiness`], or else [`any_answer`]), and its reset
+//! step when the reset is requests ([`reset_requests`]).
 
 use std::time::Duration;
 
 use stackbench_hurl::model::Entry;
 use stackbench_hurl::run::{Verification, run_flow, verify as run_cases};
-use stackbench_hurl::scenario::{Protocol, Reset, Scenario};
+use stackbench_hurl::scenario::{Protocol, Reset, Scenario, VerifyCase};
 use stackbench_hurl::{Answer, Kind, Request, Vars};
 use stackbench_load::GrpcCalls;
 use stackbench_record::store::{Verification as Record, VerifyFailure};
@@ -268,51 +268,67 @@ pub fn any_answer(
     }
 }
 
-/// One readiness probe of a scenario file whose `[[verify]]` case says `probe = true`:
-/// that case's request sent to `base_url`, waiting at most `wait`. `Ok(Ok(()))` when
-/// every check holds, `Ok(Err(why))` for a wrong answer, `Err` for none. `None`: the
-/// file has no probe case (then any answer is readiness, [`any_answer`]).
-pub fn probe(
-    prober: &dyn Prober,
-    scenario: &Scenario,
-    base_url: &str,
-    defined: &[(&str, &str)],
-    wait: Duration,
-) -> Option<Result<Result<(), String>, ProbeError>> {
+/// The readiness probe of a scenario file whose `[[verify]]` case says `probe = true`,
+/// made once per wait: a gRPC file's `.proto` is compiled and its messages checked here,
+/// not at every probe, which a cold start repeats every 50 µs at first. `None`: the file
+/// has no probe case (then any answer is readiness, [`any_answer`]).
+pub fn readiness<'a>(
+    prober: &'a dyn Prober,
+    scenario: &'a Scenario,
+    defined: &'a [(&'a str, &'a str)],
+) -> Option<Readiness<'a>> {
     let case = scenario.verify.iter().find(|c| c.probe)?;
-    let mut sender = match Sender::new(prober, scenario, defined) {
-        Ok(s) => s,
-        Err(why) => return Some(Ok(Err(why))),
-    };
-    sender.timeout = wait;
-    let mut vars = Vars::new(1);
-    vars.set("base_url", base_url.trim_end_matches('/'), Kind::String);
-    for (k, v) in defined {
-        vars.set(k, v, Kind::String);
-    }
-    scenario.draw(0, &mut vars);
-    let mut unanswered = None;
-    let steps = run_flow(&case.hurl, &case.request_names, &mut vars, &mut |e: &Entry, req: &Request| {
-        sender.exchange(e, req).map_err(|u| match u {
-            Unread::Unanswered(no) => {
-                let why = no.to_string();
-                unanswered = Some(no);
-                why
-            }
-            wrong @ Unread::Wrong(_) => wrong.to_string(),
+    Some(Readiness { scenario, case, defined, sender: Sender::new(prober, scenario, defined) })
+}
+
+/// A scenario file's readiness probe, ready to send ([`readiness`]).
+pub struct Readiness<'a> {
+    scenario: &'a Scenario,
+    case: &'a VerifyCase,
+    defined: &'a [(&'a str, &'a str)],
+    /// Why the file cannot be sent, if it cannot (every probe says so).
+    sender: Result<Sender<'a>, String>,
+}
+
+impl Readiness<'_> {
+    /// One probe: the case's request sent to `base_url`, waiting at most `wait`.
+    /// `Ok(Ok(()))` when every check holds, `Ok(Err(why))` for a wrong answer, `Err` for none.
+    pub fn probe(&mut self, base_url: &str, wait: Duration) -> Result<Result<(), String>, ProbeError> {
+        let (case, scenario) = (self.case, self.scenario);
+        let sender = match &mut self.sender {
+            Ok(s) => s,
+            Err(why) => return Ok(Err(why.clone())),
+        };
+        sender.timeout = wait;
+        let mut vars = Vars::new(1);
+        vars.set("base_url", base_url.trim_end_matches('/'), Kind::String);
+        for (k, v) in self.defined {
+            vars.set(k, v, Kind::String);
+        }
+        scenario.draw(0, &mut vars);
+        let mut unanswered = None;
+        let steps = run_flow(&case.hurl, &case.request_names, &mut vars, &mut |e: &Entry, req: &Request| {
+            sender.exchange(e, req).map_err(|u| match u {
+                Unread::Unanswered(no) => {
+                    let why = no.to_string();
+                    unanswered = Some(no);
+                    why
+                }
+                wrong @ Unread::Wrong(_) => wrong.to_string(),
+            })
+        });
+        if let Some(no) = unanswered {
+            return Err(no);
+        }
+        Ok(match steps.iter().find(|s| s.error.is_some() || !s.failures.is_empty()) {
+            None => Ok(()),
+            Some(s) => Err(format!(
+                "{}: {}",
+                case.name,
+                s.error.clone().unwrap_or_else(|| format!("{}:{}", case.hurl.file, s.failures[0]))
+            )),
         })
-    });
-    if let Some(no) = unanswered {
-        return Some(Err(no));
     }
-    Some(Ok(match steps.iter().find(|s| s.error.is_some() || !s.failures.is_empty()) {
-        None => Ok(()),
-        Some(s) => Err(format!(
-            "{}: {}",
-            case.name,
-            s.error.clone().unwrap_or_else(|| format!("{}:{}", case.hurl.file, s.failures[0]))
-        )),
-    }))
 }
 
 /// Sends the scenario's `[reset]` requests to `base_url`; the first failed
