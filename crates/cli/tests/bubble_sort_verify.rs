@@ -1,11 +1,12 @@
 //! `stackbench verify URL --scenario bubble-sort` (gRPC) and `--connect-json`, which run
 //! the built-in's embedded files (`scenarios/builtin/bubble-sort*.toml`), over real
 //! sockets: the reference contestant `sb-bubble-sort` (with `--rest` for the JSON form)
-//! passes every rule; a sorter written for this test (hyper, gRPC over h2c and Connect
-//! JSON over HTTP/1.1 on one port) with one fault at a time fails at the rule and level
-//! the Rust verification these files replaced failed it: a sort that does nothing (core,
-//! exit 1), no 10,000-number cap (hardening: measured, with a warning), the cap refused
-//! with the wrong grpc-status (hardening).
+//! passes every rule, and answers the JSON form's load flow right; a sorter written for
+//! this test (hyper, gRPC over h2c and Connect JSON over HTTP/1.1 on one port) with one
+//! fault at a time fails at the rule and level the Rust verification these files
+//! replaced failed it: a sort that does nothing (core, exit 1), no 10,000-number cap
+//! (hardening: measured, with a warning), the cap refused with the wrong grpc-status
+//! (hardening).
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -60,6 +61,21 @@ fn sb_bubble_sort_passes_both_forms() {
         }
         assert!(said.contains("passes the bubble-sort contract (5 rules)"), "{said}");
     }
+    // The JSON form's load flow: every answer checked, and right.
+    let file =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/builtin/bubble-sort-connect-json.toml");
+    let out = Command::new(BIN)
+        .args(["load", &url, "-c", "2", "-d", "1s", "--threads", "1", "--check-every", "1", "--json", "-"])
+        .arg("--scenario-file")
+        .arg(file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(record["params"]["transport"], "http1");
+    assert!(record["summary"]["requests"].as_u64().unwrap() > 5, "{}", record["summary"]);
+    assert_eq!(record["summary"]["errors"], 0, "{}", record["errors"]);
+    assert_eq!(record["summary"]["checks"]["performed"], record["summary"]["requests"]);
 }
 
 /// Which rule the test's sorter breaks.
