@@ -117,13 +117,20 @@ impl Entry {
             h.value.render(vars, &mut req.headers)?;
             req.headers.extend_from_slice(b"\r\n");
         }
+        req.headers.extend_from_slice(self.implied_headers(has_type));
         if let Some(body) = &self.body {
-            if body.kind == BodyKind::Json && !has_type {
-                req.headers.extend_from_slice(b"Content-Type: application/json\r\n");
-            }
             body.template.render(vars, &mut req.body)?;
         }
         Ok(())
+    }
+
+    /// The header lines the request gets beside its own (`has_type`: whether one of them
+    /// is `Content-Type`): a JSON body's `Content-Type: application/json`, as in Hurl.
+    pub fn implied_headers(&self, has_type: bool) -> &'static [u8] {
+        match &self.body {
+            Some(b) if b.kind == BodyKind::Json && !has_type => b"Content-Type: application/json\r\n",
+            _ => b"",
+        }
     }
 
     /// Checks `answer`: status, then captures (setting `vars`), then asserts.

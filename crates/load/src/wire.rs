@@ -3,7 +3,7 @@
 //! ([`http1_request`], [`write_http1_request`]) and an answer as read
 //! ([`Answer`]). A leaf: `transport`, `http1`, `h2c` and `flow` build on it.
 
-use bytes::{Bytes, BytesMut};
+use bytes::{BufMut, Bytes, BytesMut};
 use stackbench_scenarios::check::Expect;
 
 /// One request, built once before the run.
@@ -130,9 +130,12 @@ pub fn http1_request(
 
 /// Appends one HTTP/1.1 request to `out` without allocating beyond `out`'s growth:
 /// `headers` are whole `Name: value\r\n` lines, written after `Host` and `User-Agent`.
-/// `Content-Length` goes with a body, and with POST, PUT and PATCH always.
+/// `Content-Length` goes with a body, and with POST, PUT and PATCH always. Written in the
+/// pieces a scenario file's request is compiled from once per user (`crate::flow`), so the
+/// two write the same bytes: [`write_http1_method`], the request target, [`write_http1_host`],
+/// the header lines, [`write_http1_framing`], the body.
 pub fn write_http1_request(
-    out: &mut BytesMut,
+    out: &mut impl BufMut,
     method: &str,
     authority: &str,
     path: &[u8],
@@ -140,27 +143,45 @@ pub fn write_http1_request(
     body: &[u8],
     keepalive: bool,
 ) {
-    let path: &[u8] = if path.is_empty() { b"/" } else { path };
-    out.extend_from_slice(method.as_bytes());
-    out.extend_from_slice(b" ");
-    out.extend_from_slice(path);
-    out.extend_from_slice(b" HTTP/1.1\r\nHost: ");
-    out.extend_from_slice(authority.as_bytes());
-    out.extend_from_slice(
-        concat!("\r\nUser-Agent: stackbench/", env!("CARGO_PKG_VERSION"), "\r\n").as_bytes(),
-    );
-    out.extend_from_slice(headers);
-    if !body.is_empty() || matches!(method, "POST" | "PUT" | "PATCH") {
+    write_http1_method(out, method);
+    out.put_slice(request_target(path));
+    write_http1_host(out, authority);
+    out.put_slice(headers);
+    write_http1_framing(out, method, body.len(), keepalive);
+    out.put_slice(body);
+}
+
+/// The start of the request line: the method and a space.
+pub fn write_http1_method(out: &mut impl BufMut, method: &str) {
+    out.put_slice(method.as_bytes());
+    out.put_slice(b" ");
+}
+
+/// A path as the request target in origin form: `/` for an empty one.
+pub fn request_target(path: &[u8]) -> &[u8] {
+    if path.is_empty() { b"/" } else { path }
+}
+
+/// What follows the request target: the protocol, `Host` and the stackbench `User-Agent`.
+pub fn write_http1_host(out: &mut impl BufMut, authority: &str) {
+    out.put_slice(b" HTTP/1.1\r\nHost: ");
+    out.put_slice(authority.as_bytes());
+    out.put_slice(concat!("\r\nUser-Agent: stackbench/", env!("CARGO_PKG_VERSION"), "\r\n").as_bytes());
+}
+
+/// What follows the header lines: `Content-Length` (with a body, and with POST, PUT and
+/// PATCH always), `Connection: close` without `keepalive`, and the blank line.
+pub fn write_http1_framing(out: &mut impl BufMut, method: &str, body_len: usize, keepalive: bool) {
+    if body_len != 0 || matches!(method, "POST" | "PUT" | "PATCH") {
         // itoa, not `write!`: this runs per request for a scenario file.
-        out.extend_from_slice(b"Content-Length: ");
-        out.extend_from_slice(itoa::Buffer::new().format(body.len()).as_bytes());
-        out.extend_from_slice(b"\r\n");
+        out.put_slice(b"Content-Length: ");
+        out.put_slice(itoa::Buffer::new().format(body_len).as_bytes());
+        out.put_slice(b"\r\n");
     }
     if !keepalive {
-        out.extend_from_slice(b"Connection: close\r\n");
+        out.put_slice(b"Connection: close\r\n");
     }
-    out.extend_from_slice(b"\r\n");
-    out.extend_from_slice(body);
+    out.put_slice(b"\r\n");
 }
 
 /// The `nth` value (0 first) of header `name` (any case) of an HTTP/1.1

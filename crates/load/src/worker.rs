@@ -136,7 +136,7 @@ impl Local {
     fn iter_state(&self, stream: usize) -> Option<IterState> {
         let src = self.cx.spec.requests.file()?;
         let global = (stream * self.cx.spec.threads + self.cx.index) as u64;
-        Some(IterState::new(src, &self.cx.spec.target, global))
+        Some(IterState::new(src, &self.cx.spec.target, self.cx.spec.keepalive, global))
     }
 
     /// One request (or, for a scenario file, one iteration) due at `intended`, sent at
@@ -165,7 +165,7 @@ impl Local {
         for (i, (entry, &name)) in
             src.scenario.flows[flow].hurl.entries.iter().zip(&src.slots[flow]).enumerate()
         {
-            let out = match st.outgoing(src, (flow, i), entry, &spec.target.authority, spec.keepalive) {
+            let out = match st.outgoing(src, (flow, i), entry) {
                 Ok(out) => out,
                 // The capture that sets its variable failed, and was counted.
                 Err(Unsent::Capture) => break,
