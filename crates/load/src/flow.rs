@@ -293,6 +293,11 @@ impl stackbench_hurl::Answer for Answered<'_, '_> {
         (first, second.is_some_and(|v| std::str::from_utf8(v).is_ok()))
     }
 
+    fn header_bytes(&self, name: &str) -> (Option<&[u8]>, bool) {
+        let (first, second) = crate::wire::header_first_two(self.0, name);
+        (first, second.is_some())
+    }
+
     fn body(&self) -> &[u8] {
         self.0.body
     }

@@ -74,11 +74,12 @@ impl HeaderAt {
     /// The header `h` of a head parsed from `buf`, by its place in `buf`.
     pub fn of(h: &httparse::Header<'_>, buf: &[u8]) -> HeaderAt {
         let base = buf.as_ptr().addr();
-        // httparse's slices are `buf`'s (an empty value may point anywhere); a range
-        // outside the head reads as empty (`header_value` slices with `get`).
+        // httparse's slices are `buf`'s (an empty value may point anywhere: its range is
+        // empty, and one outside the head reads as empty, as `header_value` slices with
+        // `get`).
         let span = |s: &[u8]| {
             let at = s.as_ptr().addr().wrapping_sub(base) as u32;
-            if s.is_empty() { (0, 0) } else { (at, at.wrapping_add(s.len() as u32)) }
+            (at, at.wrapping_add(s.len() as u32))
         };
         HeaderAt { name: span(h.name.as_bytes()), value: span(h.value) }
     }
@@ -195,7 +196,10 @@ pub fn header_value<'a>(answer: &Answer<'a>, name: &str, nth: usize) -> Option<&
 /// The first two values of header `name` (as [`header_value`]), in one look.
 pub fn header_first_two<'a>(answer: &Answer<'a>, name: &str) -> (Option<&'a [u8]>, Option<&'a [u8]>) {
     let mut values = header_values(answer, name);
-    (values.next(), values.next())
+    match values.next() {
+        None => (None, None),
+        first => (first, values.next()),
+    }
 }
 
 /// The values of header `name`, in order (see [`header_value`]): a header whose
@@ -204,14 +208,43 @@ fn header_values<'a, 'n>(answer: &Answer<'a>, name: &'n str) -> impl Iterator<It
     let (head, name) = (answer.head, name.as_bytes());
     let mut at = answer.headers.iter();
     std::iter::from_fn(move || {
-        let h = at.find(|h| {
-            h.name.1.wrapping_sub(h.name.0) as usize == name.len()
-                && head
-                    .get(h.name.0 as usize..h.name.1 as usize)
-                    .is_some_and(|n| n.eq_ignore_ascii_case(name))
-        })?;
-        Some(head.get(h.value.0 as usize..h.value.1 as usize).unwrap_or_default().trim_ascii())
+        for h in at.by_ref() {
+            let (start, end) = (h.name.0 as usize, h.name.1 as usize);
+            if end.wrapping_sub(start) == name.len()
+                && head.get(start..end).is_some_and(|n| same_name(n, name))
+            {
+                return Some(
+                    head.get(h.value.0 as usize..h.value.1 as usize).unwrap_or_default().trim_ascii(),
+                );
+            }
+        }
+        None
     })
+}
+
+/// `a.eq_ignore_ascii_case(b)`, eight bytes at a time: a header name looked up per answer
+/// costs a few word operations instead of a case fold per byte.
+fn same_name(a: &[u8], b: &[u8]) -> bool {
+    /// The eight bytes at `at`, their ASCII upper-case letters made lower case.
+    fn lower(s: &[u8], at: usize) -> u64 {
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        let w = u64::from_le_bytes(s[at..at + 8].try_into().expect("eight bytes"));
+        let low7 = w & (0x7f * ONES);
+        // High bit of each byte: at least `A`, and above `Z` (no carry across bytes: < 0x80).
+        let from_a = low7 + (0x80 - u64::from(b'A')) * ONES;
+        let past_z = low7 + (0x80 - u64::from(b'Z') - 1) * ONES;
+        let upper = from_a & !past_z & !w & (0x80 * ONES);
+        w | (upper >> 2)
+    }
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    if n < 8 {
+        return a.eq_ignore_ascii_case(b);
+    }
+    // Whole words, then the last eight bytes (overlapping the word before them).
+    (0..n / 8).all(|i| lower(a, 8 * i) == lower(b, 8 * i)) && lower(a, n - 8) == lower(b, n - 8)
 }
 
 #[cfg(test)]
@@ -267,6 +300,21 @@ pub(crate) mod tests {
     }
 
     proptest::proptest! {
+        /// The word-wise comparison of names is `eq_ignore_ascii_case`, on any bytes.
+        #[test]
+        fn names_compare_as_eq_ignore_ascii_case(a in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..20),
+                                                 flips in proptest::collection::vec(proptest::prelude::any::<u8>(), 20)) {
+            // Mostly the same name in another case, sometimes other bytes.
+            let b: Vec<u8> = a.iter().zip(&flips).map(|(&c, &f)| match f % 4 {
+                0 => c.to_ascii_uppercase(),
+                1 => c.to_ascii_lowercase(),
+                2 => c ^ 0x20,
+                _ => c,
+            }).collect();
+            proptest::prop_assert_eq!(super::same_name(&a, &b), a.eq_ignore_ascii_case(&b));
+            proptest::prop_assert_eq!(super::same_name(&a, &flips[..a.len()]), a.eq_ignore_ascii_case(&flips[..a.len()]));
+        }
+
         /// The values found agree with httparse's on any head httparse accepts.
         #[test]
         fn agrees_with_httparse(names in proptest::collection::vec("[A-Za-z][A-Za-z0-9-]{0,6}", 0..6),
