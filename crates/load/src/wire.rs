@@ -195,11 +195,21 @@ pub fn header_value<'a>(answer: &Answer<'a>, name: &str, nth: usize) -> Option<&
 
 /// The first two values of header `name` (as [`header_value`]), in one look.
 pub fn header_first_two<'a>(answer: &Answer<'a>, name: &str) -> (Option<&'a [u8]>, Option<&'a [u8]>) {
-    let mut values = header_values(answer, name);
-    match values.next() {
-        None => (None, None),
-        first => (first, values.next()),
+    let (head, name) = (answer.head, name.as_bytes());
+    let mut first = None;
+    for h in answer.headers {
+        let (start, end) = (h.name.0 as usize, h.name.1 as usize);
+        if end.wrapping_sub(start) != name.len() || !head.get(start..end).is_some_and(|n| same_name(n, name))
+        {
+            continue;
+        }
+        let value = head.get(h.value.0 as usize..h.value.1 as usize).unwrap_or_default().trim_ascii();
+        if first.is_some() {
+            return (first, Some(value));
+        }
+        first = Some(value);
     }
+    (first, None)
 }
 
 /// The values of header `name`, in order (see [`header_value`]): a header whose
