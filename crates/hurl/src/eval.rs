@@ -20,6 +20,10 @@ use crate::jsonpath::stream::{self, Leaf, Plan};
 use crate::model::{BodyKind, Entry, Expected, Filter, PredicateFunc, Query, Response};
 use crate::template::{Kind, RenderError, Template, Vars};
 
+mod quick;
+
+pub use quick::Quick;
+
 /// What the engine received, as the checks see it.
 pub trait Answer {
     fn status(&self) -> u16;
@@ -29,6 +33,13 @@ pub trait Answer {
     /// tell in one look at its headers says so here.
     fn header_first(&self, name: &str) -> (Option<&str>, bool) {
         (self.header(name, 0), self.header(name, 1).is_some())
+    }
+    /// As [`Answer::header_first`], the value's bytes as received (not checked for UTF-8)
+    /// and whether another header of that name follows, for an answer that can tell
+    /// without reading its values as text.
+    fn header_bytes(&self, name: &str) -> (Option<&[u8]>, bool) {
+        let (first, more) = self.header_first(name);
+        (first.map(str::as_bytes), more)
     }
     fn body(&self) -> &[u8];
 }
@@ -117,13 +128,20 @@ impl Entry {
             h.value.render(vars, &mut req.headers)?;
             req.headers.extend_from_slice(b"\r\n");
         }
+        req.headers.extend_from_slice(self.implied_headers(has_type));
         if let Some(body) = &self.body {
-            if body.kind == BodyKind::Json && !has_type {
-                req.headers.extend_from_slice(b"Content-Type: application/json\r\n");
-            }
             body.template.render(vars, &mut req.body)?;
         }
         Ok(())
+    }
+
+    /// The header lines the request gets beside its own (`has_type`: whether one of them
+    /// is `Content-Type`): a JSON body's `Content-Type: application/json`, as in Hurl.
+    pub fn implied_headers(&self, has_type: bool) -> &'static [u8] {
+        match &self.body {
+            Some(b) if b.kind == BodyKind::Json && !has_type => b"Content-Type: application/json\r\n",
+            _ => b"",
+        }
     }
 
     /// Checks `answer`: status, then captures (setting `vars`), then asserts.
@@ -163,6 +181,13 @@ impl Entry {
         one_pass: bool,
     ) {
         let Some(r) = &self.response else { return };
+        if one_pass
+            && let Some(plan) = r.plan.get_or_init(|| Json::plan(r))
+            && let Some(quick) = r.quick.get_or_init(|| Quick::new(r, plan))
+            && quick.passes(r, plan, answer, vars, scratch, asserts)
+        {
+            return;
+        }
         if let Some(expected) = r.status
             && expected != answer.status()
         {
@@ -236,11 +261,7 @@ impl<'a, 'p> Json<'a, 'p> {
         if !needed {
             return Json::Not;
         }
-        let plan = || {
-            let captures = r.captures.iter().filter_map(|c| jsonpath(&c.query));
-            Plan::new(captures, r.asserts.iter().filter_map(|a| jsonpath(&a.query)))
-        };
-        if one_pass && let Some(plan) = r.plan.get_or_init(plan) {
+        if one_pass && let Some(plan) = r.plan.get_or_init(|| Json::plan(r)) {
             let mut found = [const { Leaf::Nothing }; stream::MAX];
             return match plan.find(body, asserts, &mut found) {
                 Ok(()) => Json::Found(plan, found),
@@ -248,6 +269,12 @@ impl<'a, 'p> Json<'a, 'p> {
             };
         }
         serde_json::from_slice(body).map_or(Json::Not, Json::Whole)
+    }
+
+    /// The one-pass plan of `r`'s jsonpath queries, captures first (see [`Plan::new`]).
+    fn plan(r: &Response) -> Option<Plan> {
+        let captures = r.captures.iter().filter_map(|c| jsonpath(&c.query));
+        Plan::new(captures, r.asserts.iter().filter_map(|a| jsonpath(&a.query)))
     }
 }
 
@@ -501,12 +528,42 @@ fn holds(
 /// `haystack.contains(needle)`; a short haystack (a header, a field) is searched
 /// directly, without building the two-way searcher `str::contains` sets up per call.
 fn contains(haystack: &str, needle: &str) -> bool {
-    let (h, n) = (haystack.as_bytes(), needle.as_bytes());
-    let Some((&first, rest)) = n.split_first() else { return true };
-    if h.len() > 64 {
+    if haystack.len() > 64 {
         return haystack.contains(needle);
     }
-    h.len() >= n.len() && (0..=h.len() - n.len()).any(|i| h[i] == first && &h[i + 1..i + n.len()] == rest)
+    contains_short(haystack.as_bytes(), needle.as_bytes())
+}
+
+/// [`contains`] on bytes, for a haystack of up to 64 of them: the places of the needle's
+/// first byte found eight bytes at a time, the rest compared at each.
+fn contains_short(h: &[u8], n: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let Some((&first, rest)) = n.split_first() else { return true };
+    let Some(last) = h.len().checked_sub(n.len()) else { return false };
+    let mut i = 0;
+    while i <= last {
+        if let Some(word) = h.get(i..i + 8) {
+            // The lowest zero byte of `w` is the first `first` (higher ones may be false).
+            let w = u64::from_le_bytes(word.try_into().expect("eight bytes")) ^ (u64::from(first) * ONES);
+            let zero = w.wrapping_sub(ONES) & !w & (0x80 * ONES);
+            if zero == 0 {
+                i += 8;
+                continue;
+            }
+            i += zero.trailing_zeros() as usize / 8;
+            if i > last {
+                return false;
+            }
+        } else if h[i] != first {
+            i += 1;
+            continue;
+        }
+        if h[i + 1..i + n.len()] == *rest {
+            return true;
+        }
+        i += 1;
+    }
+    false
 }
 
 /// The actual value, for a failure message (long values are cut).

@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use crate::error::Pos;
+use crate::eval::Quick;
 use crate::jsonpath::JsonPath;
 use crate::jsonpath::stream::Plan;
 use crate::template::Template;
@@ -65,6 +66,9 @@ pub struct Response {
     /// Its jsonpath queries as one pass over an answer follows them (`None` when it
     /// cannot), worked out at the first check.
     pub plan: OnceLock<Option<Plan>>,
+    /// Its checks compiled for an answer that passes them (`None` when some check is left
+    /// to the general evaluator), worked out at the first check.
+    pub quick: OnceLock<Option<Quick>>,
 }
 
 /// `name: query filters`.

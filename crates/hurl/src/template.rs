@@ -15,9 +15,13 @@
 use std::io::Write as _;
 use std::time::SystemTime;
 
+use bytes::BufMut;
+
 use stackbench_scenarios::rng::SplitMix64;
 
 use crate::error::Pos;
+
+pub mod compiled;
 
 /// How a variable's text is written where it appears.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -180,26 +184,20 @@ impl Vars {
 
     /// The value buffer of `name` to fill in place (it becomes set).
     pub fn slot(&mut self, name: &str) -> &mut Value {
-        let i = if let Some(i) = self.slots.iter().position(|(n, _, _)| **n == *name) {
-            i
-        } else {
-            self.slots.push((name.into(), Value { text: String::new(), kind: Kind::Null }, false));
-            self.slots.len() - 1
-        };
-        self.slots[i].2 = true;
-        &mut self.slots[i].1
+        let i = self.index(name);
+        self.slot_at(i)
     }
 
     /// The value buffer of `name` (it becomes set) and the random source, together.
     pub fn slot_and_rng(&mut self, name: &str) -> (&mut Value, &mut SplitMix64) {
-        self.slot(name);
-        let i = self.slots.iter().position(|(n, _, _)| **n == *name).expect("slot() added it");
+        let i = self.index(name);
+        self.slots[i].2 = true;
         (&mut self.slots[i].1, &mut self.rng)
     }
 
     /// The value of `name`, if set in this iteration.
     pub fn get(&self, name: &str) -> Option<&Value> {
-        self.slots.iter().find(|(n, _, set)| *set && **n == *name).map(|(_, v, _)| v)
+        self.get_at(self.find(name)?)
     }
 
     /// Forgets the values of `names` (the captures), keeping their buffers.
@@ -211,65 +209,159 @@ impl Vars {
         }
     }
 
-    fn write(&mut self, name: &str, escape: Escape, out: &mut Vec<u8>) -> Result<(), ()> {
-        match name {
-            "newUuid" => {
-                let (hi, lo) = (self.rng.next_u64(), self.rng.next_u64());
-                write_uuid(hi, lo, escape == Escape::JsonValue, out);
-                return Ok(());
-            }
-            "newDate" => {
-                let q = if escape == Escape::JsonValue { "\"" } else { "" };
-                let now = humantime::format_rfc3339_micros(SystemTime::now());
-                write!(out, "{q}{now}{q}").expect("writing to a Vec cannot fail");
-                return Ok(());
-            }
-            _ => {}
+    /// The slot of `name`, made (without a value) when it has none: where a compiled
+    /// template ([`crate::compiled`]) finds the variable without looking its name up.
+    pub fn index(&mut self, name: &str) -> usize {
+        self.find(name).unwrap_or_else(|| {
+            self.slots.push((name.into(), Value { text: String::new(), kind: Kind::Null }, false));
+            self.slots.len() - 1
+        })
+    }
+
+    fn find(&self, name: &str) -> Option<usize> {
+        self.slots.iter().position(|(n, _, _)| **n == *name)
+    }
+
+    /// The value in slot `i` ([`Vars::index`]), if set in this iteration.
+    pub fn get_at(&self, i: usize) -> Option<&Value> {
+        self.slots.get(i).filter(|s| s.2).map(|(_, v, _)| v)
+    }
+
+    /// The value buffer of slot `i` ([`Vars::index`]) to fill in place (it becomes set).
+    pub fn slot_at(&mut self, i: usize) -> &mut Value {
+        let s = &mut self.slots[i];
+        s.2 = true;
+        &mut s.1
+    }
+
+    /// Forgets the value of slot `i`, keeping its buffer.
+    pub fn unset_at(&mut self, i: usize) {
+        if let Some(s) = self.slots.get_mut(i) {
+            s.2 = false;
         }
-        let v = self.get(name).ok_or(())?;
+    }
+
+    /// What a reference to `name`, written as `escape` says, stands for in these variables:
+    /// a generator, or the variable's slot (made when it has none).
+    pub fn hole(&mut self, name: &str, escape: Escape) -> Hole {
+        let quoted = escape == Escape::JsonValue;
+        match name {
+            "newUuid" => Hole::Uuid { quoted },
+            "newDate" => Hole::Date { quoted },
+            _ => Hole::Var { slot: self.index(name) as u32, escape },
+        }
+    }
+
+    fn write(&mut self, name: &str, escape: Escape, out: &mut Vec<u8>) -> Result<(), ()> {
+        let hole = match name {
+            "newUuid" | "newDate" => self.hole(name, escape),
+            _ => Hole::Var { slot: self.find(name).ok_or(())? as u32, escape },
+        };
+        self.fill(hole, out).ok_or(())
+    }
+
+    /// Writes what `hole` stands for into `out`: the one writer of a template's variables,
+    /// for [`Template::render`] and compiled templates alike. `None` when its variable has no
+    /// value in this iteration.
+    pub fn fill(&mut self, hole: Hole, out: &mut impl BufMut) -> Option<()> {
+        let (slot, escape) = match hole {
+            Hole::Uuid { quoted } => {
+                let (hi, lo) = (self.rng.next_u64(), self.rng.next_u64());
+                write_uuid(hi, lo, quoted, out);
+                return Some(());
+            }
+            Hole::Date { quoted } => {
+                let q = if quoted { "\"" } else { "" };
+                let now = humantime::format_rfc3339_micros(SystemTime::now());
+                write!(out.writer(), "{q}{now}{q}").expect("writing to a buffer cannot fail");
+                return Some(());
+            }
+            Hole::Var { slot, escape } => (slot, escape),
+        };
+        let v = self.get_at(slot as usize)?;
         match (escape, v.kind) {
             (Escape::Plain, _)
             | (Escape::JsonValue, Kind::Integer | Kind::Float | Kind::Bool | Kind::Null | Kind::Json) => {
-                out.extend_from_slice(v.text.as_bytes());
+                out.put_slice(v.text.as_bytes());
             }
             (Escape::JsonString, _) => json_escape(&v.text, out),
             (Escape::JsonValue, Kind::String) => {
-                out.push(b'"');
+                out.put_u8(b'"');
                 json_escape(&v.text, out);
-                out.push(b'"');
+                out.put_u8(b'"');
             }
         }
-        Ok(())
+        Some(())
     }
 }
 
-/// A version-4 UUID (RFC 9562) from 128 random bits, lower-case hex: each byte
-/// written as two digits from a table, in a buffer appended once.
-fn write_uuid(hi: u64, lo: u64, quoted: bool, out: &mut Vec<u8>) {
-    // Where each byte's two digits go, after the opening quote and between the dashes.
-    const AT: [usize; 16] = [1, 3, 5, 7, 10, 12, 15, 17, 20, 22, 25, 27, 29, 31, 33, 35];
-    const PAIRS: [[u8; 2]; 256] = {
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        let mut t = [[0; 2]; 256];
-        let mut i = 0;
-        while i < 256 {
-            t[i] = [HEX[i >> 4], HEX[i & 15]];
-            i += 1;
+/// A variable reference resolved against one [`Vars`]: a generator, or a variable's slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hole {
+    /// `{{newUuid}}`; `quoted` in place of a JSON value.
+    Uuid {
+        quoted: bool,
+    },
+    /// `{{newDate}}`; `quoted` in place of a JSON value.
+    Date {
+        quoted: bool,
+    },
+    Var {
+        slot: u32,
+        escape: Escape,
+    },
+}
+
+impl Hole {
+    /// The length of what it writes, when that is always the same.
+    pub fn fixed_len(self) -> Option<usize> {
+        match self {
+            Hole::Uuid { quoted } => Some(36 + 2 * usize::from(quoted)),
+            Hole::Date { .. } | Hole::Var { .. } => None,
         }
-        t
-    };
+    }
+}
+
+/// A version-4 UUID (RFC 9562) from 128 random bits, lower-case hex: each 64 bits made
+/// into 16 digits with word operations, placed between the dashes, appended once.
+fn write_uuid(hi: u64, lo: u64, quoted: bool, out: &mut impl BufMut) {
     let hi = (hi & !0xF000) | 0x4000; // version 4
     let lo = (lo & !(0b11 << 62)) | (0b10 << 62); // variant 10
-    let bytes = ((u128::from(hi)) << 64 | u128::from(lo)).to_be_bytes();
+    let (h, l) = (hex(hi), hex(lo));
     let mut text = *b"\"00000000-0000-0000-0000-000000000000\"";
-    for (b, at) in bytes.iter().zip(AT) {
-        [text[at], text[at + 1]] = PAIRS[usize::from(*b)];
+    text[1..9].copy_from_slice(&h[..8]);
+    text[10..14].copy_from_slice(&h[8..12]);
+    text[15..19].copy_from_slice(&h[12..]);
+    text[20..24].copy_from_slice(&l[..4]);
+    text[25..37].copy_from_slice(&l[4..]);
+    out.put_slice(if quoted { &text } else { &text[1..37] });
+}
+
+/// The 16 lower-case hex digits of `x`, most significant first.
+fn hex(x: u64) -> [u8; 16] {
+    /// The eight nibbles of `x` one per byte, the most significant in the lowest byte.
+    fn spread(x: u32) -> u64 {
+        // Byte `j` of the text order (most significant first) to byte `2j`, ...
+        let z = u64::from(x.swap_bytes());
+        let z = (z | z << 16) & 0x0000_FFFF_0000_FFFF;
+        let z = (z | z << 8) & 0x00FF_00FF_00FF_00FF;
+        // ... then its high nibble stays there and its low one goes to byte `2j + 1`.
+        ((z >> 4) & 0x000F_000F_000F_000F) | ((z & 0x000F_000F_000F_000F) << 8)
     }
-    out.extend_from_slice(if quoted { &text } else { &text[1..37] });
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let digits = |n: u64| {
+        // `0`..`9`, then `a`..`f`: 0x27 more from 10 on.
+        let letters = ((n + 6 * ONES) >> 4) & ONES;
+        (n + 0x30 * ONES + letters * 0x27).to_le_bytes()
+    };
+    let mut out = [0; 16];
+    out[..8].copy_from_slice(&digits(spread((x >> 32) as u32)));
+    out[8..].copy_from_slice(&digits(spread(x as u32)));
+    out
 }
 
 /// Writes `s` as the inside of a JSON string.
-pub fn json_escape(s: &str, out: &mut Vec<u8>) {
+pub fn json_escape(s: &str, out: &mut impl BufMut) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let bytes = s.as_bytes();
     let mut start = 0;
@@ -283,17 +375,17 @@ pub fn json_escape(s: &str, out: &mut Vec<u8>) {
             0..=0x1f => b"",
             _ => continue,
         };
-        out.extend_from_slice(&bytes[start..i]);
+        out.put_slice(&bytes[start..i]);
         if esc.is_empty() {
-            out.extend_from_slice(b"\\u00");
-            out.push(HEX[usize::from(b >> 4)]);
-            out.push(HEX[usize::from(b & 15)]);
+            out.put_slice(b"\\u00");
+            out.put_u8(HEX[usize::from(b >> 4)]);
+            out.put_u8(HEX[usize::from(b & 15)]);
         } else {
-            out.extend_from_slice(esc);
+            out.put_slice(esc);
         }
         start = i + 1;
     }
-    out.extend_from_slice(&bytes[start..]);
+    out.put_slice(&bytes[start..]);
 }
 
 #[cfg(test)]

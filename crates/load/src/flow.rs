@@ -21,9 +21,11 @@ use stackbench_record::ErrorKind;
 
 use crate::target::Target;
 use crate::wire::{Answer, Outgoing, write_http1_request};
+use program::Program;
 
 mod calls;
 mod h2;
+mod program;
 
 pub use calls::Calls;
 pub use h2::{Unsent, for_each_field};
@@ -41,6 +43,9 @@ pub struct FileSource {
     pub slots: Vec<Vec<usize>>,
     /// A gRPC file's methods (`None` for the other protocols).
     pub calls: Option<Calls>,
+    /// Whether `{{base_url}}` keeps its value through a run (no capture, drawn variable or
+    /// data column sets it), so the requests can be compiled with the target's path.
+    fixed_base: bool,
 }
 
 impl FileSource {
@@ -85,7 +90,11 @@ impl FileSource {
             }
             slots.push(flow_slots);
         }
-        Ok(FileSource { scenario, defined, seed, names, slots, calls })
+        let s = &scenario;
+        let fixed_base = !(s.flows.iter().flat_map(|f| f.hurl.captures()).any(|c| &*c.name == "base_url")
+            || s.variables.iter().any(|v| v.name == "base_url")
+            || s.rows.iter().any(|r| r.columns.iter().any(|c| c == "base_url")));
+        Ok(FileSource { scenario, defined, seed, names, slots, calls, fixed_base })
     }
 }
 
@@ -99,6 +108,15 @@ pub struct IterState {
     failures: Vec<Failure>,
     /// Bytes of `{{base_url}}` before the target's path (`http://host:port`).
     origin: usize,
+    /// The target's `host:port`.
+    authority: String,
+    keepalive: bool,
+    /// HTTP/1.1 files: each flow's requests, compiled against `vars` when they can be.
+    programs: Vec<Vec<Option<Program>>>,
+    /// A compiled request's body whose length varies.
+    body: Vec<u8>,
+    /// Each flow's captures, as slots of `vars`: forgotten when an iteration starts.
+    captured: Vec<Vec<usize>>,
     /// h2c and gRPC files only ([`h2`]).
     h2: h2::Buffers,
 }
@@ -113,8 +131,10 @@ pub struct Verdict {
 }
 
 impl IterState {
-    /// The state of user (or runner) `stream`: its own random source from the seed.
-    pub fn new(src: &FileSource, target: &Target, stream: u64) -> IterState {
+    /// The state of user (or runner) `stream` sending to `target` (on connections kept alive
+    /// when `keepalive`): its own random source from the seed, and the flows' HTTP/1.1
+    /// requests compiled against its variables.
+    pub fn new(src: &FileSource, target: &Target, keepalive: bool, stream: u64) -> IterState {
         let mut vars = Vars::new(src.seed ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let base = target.url.trim_end_matches('/');
         vars.set("base_url", base, Kind::String);
@@ -123,6 +143,23 @@ impl IterState {
         }
         let origin = base.find("://").map_or(0, |s| s + 3);
         let origin = base[origin..].find('/').map_or(base.len(), |p| origin + p);
+        let authority = target.authority.clone();
+        let captured = (src.scenario.flows.iter())
+            .map(|f| f.hurl.captures().map(|c| vars.index(&c.name)).collect())
+            .collect();
+        let mut programs = Vec::new();
+        if src.scenario.protocol == Protocol::Http1 {
+            // The target's path, as `{{base_url}}` (which `--variable` may set) leaves it.
+            let prefix =
+                vars.get("base_url").and_then(|v| v.text.as_bytes().get(origin..)).map(<[u8]>::to_vec);
+            for flow in &src.scenario.flows {
+                let compile = |e: &Entry| {
+                    let prefix = prefix.as_deref().filter(|_| src.fixed_base)?;
+                    Program::compile(e, &mut vars, prefix, &authority, keepalive)
+                };
+                programs.push(flow.hurl.entries.iter().map(compile).collect());
+            }
+        }
         IterState {
             vars,
             req: Request::default(),
@@ -130,6 +167,11 @@ impl IterState {
             scratch: Vec::new(),
             failures: Vec::new(),
             origin,
+            authority,
+            keepalive,
+            programs,
+            body: Vec::new(),
+            captured,
             h2: h2::Buffers::default(),
         }
     }
@@ -139,27 +181,40 @@ impl IterState {
     pub fn begin(&mut self, src: &FileSource, n: u64) -> usize {
         let s = &src.scenario;
         s.draw(n, &mut self.vars);
-        let flow = s.pick_flow(&mut self.vars);
-        let i = s.flows.iter().position(|f| std::ptr::eq(f, flow)).unwrap_or(0);
-        self.vars.unset(s.flows[i].hurl.captures().map(|c| &*c.name));
+        // One flow needs no draw.
+        let i = if s.flows.len() == 1 {
+            0
+        } else {
+            let flow = s.pick_flow(&mut self.vars);
+            s.flows.iter().position(|f| std::ptr::eq(f, flow)).unwrap_or(0)
+        };
+        for &slot in &self.captured[i] {
+            self.vars.unset_at(slot);
+        }
         i
     }
 
-    /// Writes `entry` as an HTTP/1.1 request to `authority`; `None` when a variable it uses
-    /// has no value (a capture of this iteration found nothing).
-    pub fn wire(&mut self, entry: &Entry, authority: &str, keepalive: bool) -> Option<Bytes> {
-        entry.render(&mut self.vars, &mut self.req).ok()?;
-        let path = self.req.url.get(self.origin..).unwrap_or_default();
+    /// Writes `entry` (request `i` of flow `flow`) as an HTTP/1.1 request; `None` when a
+    /// variable it uses has no value (a capture of this iteration found nothing).
+    pub fn wire(&mut self, src: &FileSource, (flow, i): (usize, usize), entry: &Entry) -> Option<Bytes> {
         self.wire.clear();
-        write_http1_request(
-            &mut self.wire,
-            &entry.method,
-            authority,
-            path,
-            &self.req.headers,
-            &self.req.body,
-            keepalive,
-        );
+        let compiled = self.programs.get(flow).and_then(|f| f.get(i)).and_then(Option::as_ref);
+        let ours = src.scenario.flows.get(flow).and_then(|f| f.hurl.entries.get(i));
+        if let Some(p) = compiled.filter(|_| ours.is_some_and(|e| std::ptr::eq(entry, e))) {
+            p.write(&mut self.vars, &mut self.scratch, &mut self.body, &mut self.wire)?;
+        } else {
+            entry.render(&mut self.vars, &mut self.req).ok()?;
+            let path = self.req.url.get(self.origin..).unwrap_or_default();
+            write_http1_request(
+                &mut self.wire,
+                &entry.method,
+                &self.authority,
+                path,
+                &self.req.headers,
+                &self.req.body,
+                self.keepalive,
+            );
+        }
         // The split shares the buffer's allocation; once the exchange drops it, the next
         // `clear` and write take the whole buffer back (no allocation per request).
         Some(self.wire.split().freeze())
@@ -169,16 +224,14 @@ impl IterState {
     pub fn outgoing(
         &mut self,
         src: &FileSource,
-        (flow, i): (usize, usize),
+        at: (usize, usize),
         entry: &Entry,
-        authority: &str,
-        keepalive: bool,
     ) -> Result<Outgoing, Unsent> {
         if src.scenario.protocol != Protocol::Http1 {
-            return self.h2_request(src, (flow, i), entry, authority);
+            return self.h2_request(src, at, entry);
         }
         let head_only = &*entry.method == "HEAD";
-        let wire = self.wire(entry, authority, keepalive).ok_or(Unsent::Capture)?;
+        let wire = self.wire(src, at, entry).ok_or(Unsent::Capture)?;
         Ok(Outgoing::Http1 { wire, head_only })
     }
 
@@ -240,6 +293,11 @@ impl stackbench_hurl::Answer for Answered<'_, '_> {
         (first, second.is_some_and(|v| std::str::from_utf8(v).is_ok()))
     }
 
+    fn header_bytes(&self, name: &str) -> (Option<&[u8]>, bool) {
+        let (first, second) = crate::wire::header_first_two(self.0, name);
+        (first, second.is_some())
+    }
+
     fn body(&self) -> &[u8] {
         self.0.body
     }
@@ -271,10 +329,10 @@ mod tests {
         .unwrap();
         assert_eq!(src.names, ["POST /todos", "GET "]);
         let t = target("http://127.0.0.1:9/api/");
-        let mut st = IterState::new(&src, &t, 0);
+        let mut st = IterState::new(&src, &t, true, 0);
         let f = st.begin(&src, 0);
         let flow = &src.scenario.flows[f].hurl;
-        let wire = st.wire(&flow.entries[0], &t.authority, true).unwrap();
+        let wire = st.wire(&src, (f, 0), &flow.entries[0]).unwrap();
         let text = std::str::from_utf8(&wire).unwrap();
         assert!(text.starts_with("POST /api/todos HTTP/1.1\r\nHost: 127.0.0.1:9\r\n"), "{text}");
         assert!(text.contains("\r\nAuthorization: Bearer abc\r\n"), "{text}");
@@ -282,14 +340,17 @@ mod tests {
             text.contains("\r\nContent-Type: application/json\r\nContent-Length: 12\r\n\r\n{\"t\": \"abc\"}")
         );
         drop(wire);
-        let wire = st.wire(&flow.entries[1], &t.authority, false).unwrap();
+        let mut st = IterState::new(&src, &t, false, 0);
+        st.begin(&src, 0);
+        let wire = st.wire(&src, (f, 1), &flow.entries[1]).unwrap();
         assert!(wire.starts_with(b"GET /api HTTP/1.1\r\n"), "{wire:?}");
         assert!(wire.ends_with(b"Connection: close\r\n\r\n"));
         let t = target("http://127.0.0.1:9");
-        let mut st = IterState::new(&src, &t, 0);
+        let mut st = IterState::new(&src, &t, true, 0);
         st.begin(&src, 0);
-        let wire = st.wire(&flow.entries[1], &t.authority, true).unwrap();
+        let wire = st.wire(&src, (f, 1), &flow.entries[1]).unwrap();
         assert!(wire.starts_with(b"GET / HTTP/1.1\r\n"), "{wire:?}");
+        assert!(st.programs[f].iter().all(Option::is_some), "both compiled");
     }
 
     #[test]
@@ -305,7 +366,7 @@ mod tests {
         )
         .unwrap();
         let t = target("http://127.0.0.1:9");
-        let mut st = IterState::new(&src, &t, 0);
+        let mut st = IterState::new(&src, &t, true, 0);
         st.begin(&src, 0);
         let entry = &src.scenario.flows[0].hurl.entries[0];
         let answer = |status, head: &'static [u8], body: &'static [u8]| Answer {

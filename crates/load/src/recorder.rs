@@ -226,7 +226,8 @@ impl Recorder {
 
     /// Records a scenario file's request of name `name` (its index): `sent_size` bytes
     /// written, `received` bytes of its answer (`None`: no answer), `result` as judged by
-    /// the caller ([`Recorder::check_turn`], [`Recorder::checked`]).
+    /// the caller ([`Recorder::check_turn`], [`Recorder::checked`]). Returns its latency in
+    /// µs from `intended`, when it has one.
     pub fn record_step(
         &mut self,
         name: usize,
@@ -234,24 +235,33 @@ impl Recorder {
         (intended, sent, now): (Instant, Instant, Instant),
         received: Option<u64>,
         result: Result<(), ErrorKind>,
-    ) {
+    ) -> Option<u64> {
         let latency = self.tally(sent_size, (intended, sent, now), received, result);
-        if !self.measured(intended) {
-            return;
-        }
-        if let Some(t) = self.named.get_mut(name) {
+        if self.measured(intended)
+            && let Some(t) = self.named.get_mut(name)
+        {
             t.add(latency, result);
         }
+        latency
     }
 
     /// Records an iteration that started (was due, in the open model) at `intended` and
-    /// ended at `now`; `Ok` when every one of its requests was.
-    pub fn record_iteration(&mut self, intended: Instant, now: Instant, result: Result<(), ErrorKind>) {
+    /// ended at `now`; `Ok` when every one of its requests was. `latency`: its latency in
+    /// µs when the caller has it (an iteration of one request that counted its own from
+    /// `intended` to `now`).
+    pub fn record_iteration(
+        &mut self,
+        intended: Instant,
+        now: Instant,
+        latency: Option<u64>,
+        result: Result<(), ErrorKind>,
+    ) {
         if !self.measured(intended) {
             return;
         }
         if let Some(t) = &mut self.iterations {
-            t.add(Some(micros(now.saturating_duration_since(intended))), result);
+            let latency = latency.unwrap_or_else(|| micros(now.saturating_duration_since(intended)));
+            t.add(Some(latency), result);
         }
     }
 

@@ -3,7 +3,7 @@
 //! ([`http1_request`], [`write_http1_request`]) and an answer as read
 //! ([`Answer`]). A leaf: `transport`, `http1`, `h2c` and `flow` build on it.
 
-use bytes::{Bytes, BytesMut};
+use bytes::{BufMut, Bytes, BytesMut};
 use stackbench_scenarios::check::Expect;
 
 /// One request, built once before the run.
@@ -74,11 +74,12 @@ impl HeaderAt {
     /// The header `h` of a head parsed from `buf`, by its place in `buf`.
     pub fn of(h: &httparse::Header<'_>, buf: &[u8]) -> HeaderAt {
         let base = buf.as_ptr().addr();
-        // httparse's slices are `buf`'s (an empty value may point anywhere); a range
-        // outside the head reads as empty (`header_value` slices with `get`).
+        // httparse's slices are `buf`'s (an empty value may point anywhere: its range is
+        // empty, and one outside the head reads as empty, as `header_value` slices with
+        // `get`).
         let span = |s: &[u8]| {
             let at = s.as_ptr().addr().wrapping_sub(base) as u32;
-            if s.is_empty() { (0, 0) } else { (at, at.wrapping_add(s.len() as u32)) }
+            (at, at.wrapping_add(s.len() as u32))
         };
         HeaderAt { name: span(h.name.as_bytes()), value: span(h.value) }
     }
@@ -130,9 +131,12 @@ pub fn http1_request(
 
 /// Appends one HTTP/1.1 request to `out` without allocating beyond `out`'s growth:
 /// `headers` are whole `Name: value\r\n` lines, written after `Host` and `User-Agent`.
-/// `Content-Length` goes with a body, and with POST, PUT and PATCH always.
+/// `Content-Length` goes with a body, and with POST, PUT and PATCH always. Written in the
+/// pieces a scenario file's request is compiled from once per user (`crate::flow`), so the
+/// two write the same bytes: [`write_http1_method`], the request target, [`write_http1_host`],
+/// the header lines, [`write_http1_framing`], the body.
 pub fn write_http1_request(
-    out: &mut BytesMut,
+    out: &mut impl BufMut,
     method: &str,
     authority: &str,
     path: &[u8],
@@ -140,27 +144,45 @@ pub fn write_http1_request(
     body: &[u8],
     keepalive: bool,
 ) {
-    let path: &[u8] = if path.is_empty() { b"/" } else { path };
-    out.extend_from_slice(method.as_bytes());
-    out.extend_from_slice(b" ");
-    out.extend_from_slice(path);
-    out.extend_from_slice(b" HTTP/1.1\r\nHost: ");
-    out.extend_from_slice(authority.as_bytes());
-    out.extend_from_slice(
-        concat!("\r\nUser-Agent: stackbench/", env!("CARGO_PKG_VERSION"), "\r\n").as_bytes(),
-    );
-    out.extend_from_slice(headers);
-    if !body.is_empty() || matches!(method, "POST" | "PUT" | "PATCH") {
+    write_http1_method(out, method);
+    out.put_slice(request_target(path));
+    write_http1_host(out, authority);
+    out.put_slice(headers);
+    write_http1_framing(out, method, body.len(), keepalive);
+    out.put_slice(body);
+}
+
+/// The start of the request line: the method and a space.
+pub fn write_http1_method(out: &mut impl BufMut, method: &str) {
+    out.put_slice(method.as_bytes());
+    out.put_slice(b" ");
+}
+
+/// A path as the request target in origin form: `/` for an empty one.
+pub fn request_target(path: &[u8]) -> &[u8] {
+    if path.is_empty() { b"/" } else { path }
+}
+
+/// What follows the request target: the protocol, `Host` and the stackbench `User-Agent`.
+pub fn write_http1_host(out: &mut impl BufMut, authority: &str) {
+    out.put_slice(b" HTTP/1.1\r\nHost: ");
+    out.put_slice(authority.as_bytes());
+    out.put_slice(concat!("\r\nUser-Agent: stackbench/", env!("CARGO_PKG_VERSION"), "\r\n").as_bytes());
+}
+
+/// What follows the header lines: `Content-Length` (with a body, and with POST, PUT and
+/// PATCH always), `Connection: close` without `keepalive`, and the blank line.
+pub fn write_http1_framing(out: &mut impl BufMut, method: &str, body_len: usize, keepalive: bool) {
+    if body_len != 0 || matches!(method, "POST" | "PUT" | "PATCH") {
         // itoa, not `write!`: this runs per request for a scenario file.
-        out.extend_from_slice(b"Content-Length: ");
-        out.extend_from_slice(itoa::Buffer::new().format(body.len()).as_bytes());
-        out.extend_from_slice(b"\r\n");
+        out.put_slice(b"Content-Length: ");
+        out.put_slice(itoa::Buffer::new().format(body_len).as_bytes());
+        out.put_slice(b"\r\n");
     }
     if !keepalive {
-        out.extend_from_slice(b"Connection: close\r\n");
+        out.put_slice(b"Connection: close\r\n");
     }
-    out.extend_from_slice(b"\r\n");
-    out.extend_from_slice(body);
+    out.put_slice(b"\r\n");
 }
 
 /// The `nth` value (0 first) of header `name` (any case) of an HTTP/1.1
@@ -173,8 +195,21 @@ pub fn header_value<'a>(answer: &Answer<'a>, name: &str, nth: usize) -> Option<&
 
 /// The first two values of header `name` (as [`header_value`]), in one look.
 pub fn header_first_two<'a>(answer: &Answer<'a>, name: &str) -> (Option<&'a [u8]>, Option<&'a [u8]>) {
-    let mut values = header_values(answer, name);
-    (values.next(), values.next())
+    let (head, name) = (answer.head, name.as_bytes());
+    let mut first = None;
+    for h in answer.headers {
+        let (start, end) = (h.name.0 as usize, h.name.1 as usize);
+        if end.wrapping_sub(start) != name.len() || !head.get(start..end).is_some_and(|n| same_name(n, name))
+        {
+            continue;
+        }
+        let value = head.get(h.value.0 as usize..h.value.1 as usize).unwrap_or_default().trim_ascii();
+        if first.is_some() {
+            return (first, Some(value));
+        }
+        first = Some(value);
+    }
+    (first, None)
 }
 
 /// The values of header `name`, in order (see [`header_value`]): a header whose
@@ -183,14 +218,43 @@ fn header_values<'a, 'n>(answer: &Answer<'a>, name: &'n str) -> impl Iterator<It
     let (head, name) = (answer.head, name.as_bytes());
     let mut at = answer.headers.iter();
     std::iter::from_fn(move || {
-        let h = at.find(|h| {
-            h.name.1.wrapping_sub(h.name.0) as usize == name.len()
-                && head
-                    .get(h.name.0 as usize..h.name.1 as usize)
-                    .is_some_and(|n| n.eq_ignore_ascii_case(name))
-        })?;
-        Some(head.get(h.value.0 as usize..h.value.1 as usize).unwrap_or_default().trim_ascii())
+        for h in at.by_ref() {
+            let (start, end) = (h.name.0 as usize, h.name.1 as usize);
+            if end.wrapping_sub(start) == name.len()
+                && head.get(start..end).is_some_and(|n| same_name(n, name))
+            {
+                return Some(
+                    head.get(h.value.0 as usize..h.value.1 as usize).unwrap_or_default().trim_ascii(),
+                );
+            }
+        }
+        None
     })
+}
+
+/// `a.eq_ignore_ascii_case(b)`, eight bytes at a time: a header name looked up per answer
+/// costs a few word operations instead of a case fold per byte.
+fn same_name(a: &[u8], b: &[u8]) -> bool {
+    /// The eight bytes at `at`, their ASCII upper-case letters made lower case.
+    fn lower(s: &[u8], at: usize) -> u64 {
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        let w = u64::from_le_bytes(s[at..at + 8].try_into().expect("eight bytes"));
+        let low7 = w & (0x7f * ONES);
+        // High bit of each byte: at least `A`, and above `Z` (no carry across bytes: < 0x80).
+        let from_a = low7 + (0x80 - u64::from(b'A')) * ONES;
+        let past_z = low7 + (0x80 - u64::from(b'Z') - 1) * ONES;
+        let upper = from_a & !past_z & !w & (0x80 * ONES);
+        w | (upper >> 2)
+    }
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    if n < 8 {
+        return a.eq_ignore_ascii_case(b);
+    }
+    // Whole words, then the last eight bytes (overlapping the word before them).
+    (0..n / 8).all(|i| lower(a, 8 * i) == lower(b, 8 * i)) && lower(a, n - 8) == lower(b, n - 8)
 }
 
 #[cfg(test)]
@@ -246,6 +310,21 @@ pub(crate) mod tests {
     }
 
     proptest::proptest! {
+        /// The word-wise comparison of names is `eq_ignore_ascii_case`, on any bytes.
+        #[test]
+        fn names_compare_as_eq_ignore_ascii_case(a in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..20),
+                                                 flips in proptest::collection::vec(proptest::prelude::any::<u8>(), 20)) {
+            // Mostly the same name in another case, sometimes other bytes.
+            let b: Vec<u8> = a.iter().zip(&flips).map(|(&c, &f)| match f % 4 {
+                0 => c.to_ascii_uppercase(),
+                1 => c.to_ascii_lowercase(),
+                2 => c ^ 0x20,
+                _ => c,
+            }).collect();
+            proptest::prop_assert_eq!(super::same_name(&a, &b), a.eq_ignore_ascii_case(&b));
+            proptest::prop_assert_eq!(super::same_name(&a, &flips[..a.len()]), a.eq_ignore_ascii_case(&flips[..a.len()]));
+        }
+
         /// The values found agree with httparse's on any head httparse accepts.
         #[test]
         fn agrees_with_httparse(names in proptest::collection::vec("[A-Za-z][A-Za-z0-9-]{0,6}", 0..6),

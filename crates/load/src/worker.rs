@@ -136,7 +136,7 @@ impl Local {
     fn iter_state(&self, stream: usize) -> Option<IterState> {
         let src = self.cx.spec.requests.file()?;
         let global = (stream * self.cx.spec.threads + self.cx.index) as u64;
-        Some(IterState::new(src, &self.cx.spec.target, global))
+        Some(IterState::new(src, &self.cx.spec.target, self.cx.spec.keepalive, global))
     }
 
     /// One request (or, for a scenario file, one iteration) due at `intended`, sent at
@@ -162,10 +162,20 @@ impl Local {
         self.in_flight.set(self.in_flight.get() + 1);
         let (mut due, mut at) = (intended, sent);
         let mut result = Ok(());
+        // When the last exchange ended: the iteration's end.
+        let mut ended = None;
+        // The latency of an iteration of one request: its own.
+        let mut one = None;
+        let single = src.scenario.flows[flow].hurl.entries.len() == 1;
         for (i, (entry, &name)) in
             src.scenario.flows[flow].hurl.entries.iter().zip(&src.slots[flow]).enumerate()
         {
-            let out = match st.outgoing(src, (flow, i), entry, &spec.target.authority, spec.keepalive) {
+            if i > 0 {
+                // Sent at once after the answer before it (and its recording).
+                at = Instant::now();
+                due = at;
+            }
+            let out = match st.outgoing(src, (flow, i), entry) {
                 Ok(out) => out,
                 // The capture that sets its variable failed, and was counted.
                 Err(Unsent::Capture) => break,
@@ -177,6 +187,7 @@ impl Local {
             };
             let outcome = lane.send_file(&out, spec.keepalive, at + spec.timeout).await;
             let now = Instant::now();
+            ended = Some(now);
             let mut recorder = self.recorder.borrow_mut();
             let (received, verdict) = match &outcome {
                 Ok(a) => {
@@ -189,7 +200,9 @@ impl Local {
                 }
                 Err(kind) => (None, Verdict { result: Err(*kind), capture_failed: true }),
             };
-            recorder.record_step(name, out.size(), (due, at, now), received, verdict.result);
+            let latency = recorder.record_step(name, out.size(), (due, at, now), received, verdict.result);
+            // An iteration of one request lasts as long as it, counted from the same time.
+            one = latency.filter(|_| single);
             drop(recorder);
             result = result.and(verdict.result);
             if let Some(left) = &self.failpoint {
@@ -199,11 +212,9 @@ impl Local {
             if verdict.capture_failed {
                 break;
             }
-            at = Instant::now();
-            due = at;
         }
-        let now = Instant::now();
-        self.recorder.borrow_mut().record_iteration(intended, now, result);
+        let now = ended.unwrap_or_else(Instant::now);
+        self.recorder.borrow_mut().record_iteration(intended, now, one, result);
         self.in_flight.set(self.in_flight.get() - 1);
     }
 

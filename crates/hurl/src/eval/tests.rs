@@ -279,3 +279,107 @@ proptest::proptest! {
         proptest::prop_assert_eq!(contains(&h, &n), h.contains(&*n));
     }
 }
+
+/// Predicates the compiled checks test themselves, and others they leave to [`holds`], for
+/// the property below; the values of [`crate::jsonpath::tests::arb_json`] meet them often.
+const QUICK_PREDICATES: &[&str] = &[
+    "exists",
+    "not exists",
+    "isInteger",
+    "isString",
+    "isBoolean",
+    "== 0",
+    "== \"\"",
+    "== \"a\"",
+    "contains \"a\"",
+    "not contains \"b\"",
+    "!= 1",
+    ">= 0",
+    "startsWith \"a\"",
+    "isEmpty",
+    "== {{c0}}",
+];
+
+/// Whether the compiled checks pass `answer` for the first entry of `f`, and the variables
+/// they capture (`None` when the entry is not compiled).
+fn quick(
+    f: &crate::model::HurlFile,
+    answer: &Fake,
+    captures: usize,
+) -> Option<(bool, Vec<Option<crate::template::Value>>)> {
+    let r = f.entries[0].response.as_ref()?;
+    let plan = Json::plan(r)?;
+    let quick = Quick::new(r, &plan)?;
+    let mut vars = Vars::new(1);
+    let passed = quick.passes(r, &plan, answer, &mut vars, &mut Vec::new(), true);
+    Some((passed, (0..captures).map(|i| vars.get(&format!("c{i}")).cloned()).collect()))
+}
+
+proptest::proptest! {
+    /// The compiled checks pass only answers the general evaluator finds nothing wrong with,
+    /// and capture what it captures; the load engine's checks equal the general evaluator's
+    /// whether they pass or not.
+    #[test]
+    fn compiled_checks_pass_only_what_the_evaluator_passes(
+        doc in crate::jsonpath::tests::arb_json(),
+        paths in crate::jsonpath::stream::tests::arb_paths(),
+        picks in proptest::collection::vec(proptest::prelude::any::<proptest::sample::Index>(), 1..5),
+        status in proptest::prop_oneof![proptest::strategy::Just(200u16), proptest::strategy::Just(201)],
+        content_type in proptest::prop_oneof![
+            proptest::strategy::Just("application/json"),
+            proptest::strategy::Just("text/plain; charset=\u{e9}"),
+        ],
+        header_check in proptest::prop_oneof![
+            proptest::strategy::Just("contains \"json\""),
+            proptest::strategy::Just("== \"application/json\""),
+            proptest::strategy::Just("startsWith \"app\""),
+            proptest::strategy::Just("not exists"),
+        ],
+    ) {
+        let mut text = String::from("GET http://h\nHTTP 200\n[Captures]\n");
+        for (i, p) in paths.iter().enumerate() {
+            writeln!(text, "c{i}: jsonpath \"{p}\"").unwrap();
+        }
+        writeln!(text, "[Asserts]\nheader \"Content-Type\" {header_check}\nstatus == 200").unwrap();
+        for (i, pick) in picks.iter().enumerate() {
+            let path = &paths[i % paths.len()];
+            writeln!(text, "jsonpath \"{path}\" {}", QUICK_PREDICATES[pick.index(QUICK_PREDICATES.len())]).unwrap();
+        }
+        let f = parse("q.hurl", &text).unwrap();
+        let answer = Fake { status, headers: vec![("Content-Type", content_type)], body: serde_json::to_string(&doc).unwrap() };
+        let general = |one_pass: bool| {
+            let (mut vars, mut failures) = (Vars::new(1), Vec::new());
+            f.entries[0].check_read(&answer, &mut vars, &mut Vec::new(), &mut failures, true, one_pass);
+            let captured: Vec<_> = (0..paths.len()).map(|i| vars.get(&format!("c{i}")).cloned()).collect();
+            (failures, captured)
+        };
+        let (failures, captured) = general(false);
+        if let Some((true, quick_captured)) = quick(&f, &answer, paths.len()) {
+            proptest::prop_assert_eq!(&failures, &vec![]);
+            proptest::prop_assert_eq!(&quick_captured, &captured);
+        }
+        proptest::prop_assert_eq!(general(true), (failures, captured));
+    }
+}
+
+/// bench/load/dummy-like.hurl's checks, compiled: a right answer passes them, a wrong one
+/// is judged by the general evaluator, with its failures.
+#[test]
+fn compiled_checks_judge_the_benchmarked_entry() {
+    let f = parse(
+        "d.hurl",
+        "POST http://h/events\n{\"a\": \"{{newUuid}}\"}\nHTTP 200\n[Captures]\nc0: jsonpath \"$.count\"\n[Asserts]\nheader \"Content-Type\" contains \"json\"\njsonpath \"$.count\" == 1\njsonpath \"$.count\" isInteger\n",
+    )
+    .unwrap();
+    let right = fake(200, r#"{"count":1}"#);
+    let (passed, captured) = quick(&f, &right, 1).expect("compiled");
+    assert!(passed);
+    assert_eq!(captured[0].as_ref().map(|v| (v.text.as_str(), v.kind)), Some(("1", Kind::Integer)));
+    let wrong = fake(200, r#"{"count":2}"#);
+    assert_eq!(quick(&f, &wrong, 1).map(|q| q.0), Some(false));
+    let (mut vars, mut failures) = (Vars::new(1), Vec::new());
+    f.entries[0].check(&wrong, &mut vars, &mut Vec::new(), &mut failures);
+    assert_eq!(failures.len(), 1);
+    assert_eq!(failures[0].source, "jsonpath \"$.count\" == 1");
+    assert_eq!(vars.get("c0").map(|v| v.text.as_str()), Some("2"));
+}

@@ -53,6 +53,9 @@ pub struct Plan {
     captures: usize,
     /// For each depth, the paths that end there (one bit each).
     ends: Vec<u32>,
+    /// For each depth, each step taken there and the paths that take it: a member name is
+    /// matched against the few names expected at its depth, not against every path.
+    levels: Vec<Vec<(Step, u32)>>,
 }
 
 impl Plan {
@@ -62,7 +65,8 @@ impl Plan {
         captures: impl IntoIterator<Item = &'p JsonPath>,
         asserts: impl IntoIterator<Item = &'p JsonPath>,
     ) -> Option<Plan> {
-        let mut plan = Plan { paths: Vec::new(), slots: Vec::new(), captures: 0, ends: Vec::new() };
+        let mut plan =
+            Plan { paths: Vec::new(), slots: Vec::new(), captures: 0, ends: Vec::new(), levels: Vec::new() };
         for p in captures {
             plan.add(p)?;
         }
@@ -84,7 +88,17 @@ impl Plan {
                 if self.ends.len() <= depth {
                     self.ends.resize(depth + 1, 0);
                 }
-                self.ends[depth] |= 1 << self.paths.len();
+                let bit = 1 << self.paths.len();
+                self.ends[depth] |= bit;
+                if self.levels.len() < depth {
+                    self.levels.resize(depth, Vec::new());
+                }
+                for (level, step) in self.levels.iter_mut().zip(&p.steps) {
+                    match level.iter_mut().find(|(s, _)| s == step) {
+                        Some((_, mask)) => *mask |= bit,
+                        None => level.push((step.clone(), bit)),
+                    }
+                }
                 self.paths.push(p.clone());
                 self.paths.len() - 1
             }
@@ -92,6 +106,11 @@ impl Plan {
         };
         self.slots.push(slot as u8);
         Some(())
+    }
+
+    /// How many distinct paths it follows (at most [`MAX`]).
+    pub fn paths(&self) -> usize {
+        self.paths.len()
     }
 
     /// Where [`Plan::find`] puts what the `k`th path given found.
@@ -106,12 +125,12 @@ impl Plan {
 
     /// Parses `body` as JSON and sets `out[i]` to what path `i` finds (the captures'
     /// paths only, unless `asserts`); `Err` when the body is not JSON (then `out`
-    /// means nothing).
+    /// means nothing). `out` has a place for each path ([`Plan::paths`]).
     pub fn find<'a>(
         &self,
         body: &'a [u8],
         asserts: bool,
-        out: &mut [Leaf<'a>; MAX],
+        out: &mut [Leaf<'a>],
     ) -> Result<(), serde_json::Error> {
         // The captures' paths come first: those of the first `captures` slots.
         let len = if asserts {
@@ -139,9 +158,18 @@ impl Plan {
         &self.paths[i]
     }
 
-    /// The paths among `alive` whose step at `depth` satisfies `f`.
-    fn select(&self, alive: u32, depth: usize, f: impl Fn(&Step) -> bool) -> u32 {
-        bits(alive).filter(|&i| self.path(i).steps.get(depth).is_some_and(&f)).fold(0, |m, i| m | 1 << i)
+    /// The paths among `alive` that go on into member `key` at `depth`.
+    fn named(&self, alive: u32, depth: usize, key: &[u8]) -> u32 {
+        let level = self.levels.get(depth).map_or(&[][..], Vec::as_slice);
+        let found = level.iter().find(|(s, _)| matches!(s, Step::Name(n) if n.as_bytes() == key));
+        found.map_or(0, |(_, mask)| alive & mask)
+    }
+
+    /// The paths among `alive` that go on into element `i` at `depth`.
+    fn indexed(&self, alive: u32, depth: usize, i: i64) -> u32 {
+        let level = self.levels.get(depth).map_or(&[][..], Vec::as_slice);
+        let found = level.iter().find(|(s, _)| matches!(s, Step::Index(n) if *n == i));
+        found.map_or(0, |(_, mask)| alive & mask)
     }
 }
 
@@ -157,7 +185,7 @@ fn bits(mut mask: u32) -> impl Iterator<Item = usize> {
 /// The value at `depth` of the paths in `alive`.
 struct Walk<'w, 'a> {
     plan: &'w Plan,
-    out: &'w mut [Leaf<'a>; MAX],
+    out: &'w mut [Leaf<'a>],
     depth: usize,
     alive: u32,
 }
@@ -264,7 +292,7 @@ impl<'a> Visitor<'a> for Walk<'_, 'a> {
         }
         let (plan, depth, alive) = (self.plan, self.depth, self.alive);
         for i in 0.. {
-            let next = plan.select(alive, depth, |s| matches!(s, Step::Index(n) if *n == i));
+            let next = plan.indexed(alive, depth, i);
             if seq.next_element_seed(self.child(next))?.is_none() {
                 break;
             }
@@ -296,7 +324,7 @@ impl Visitor<'_> for Key<'_> {
     }
 
     fn visit_str<E: de::Error>(self, key: &str) -> Result<u32, E> {
-        Ok(self.plan.select(self.alive, self.depth, |s| matches!(s, Step::Name(n) if **n == *key)))
+        Ok(self.plan.named(self.alive, self.depth, key.as_bytes()))
     }
 }
 

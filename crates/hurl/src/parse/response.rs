@@ -38,8 +38,14 @@ impl Parser<'_> {
         c.i += n;
         self.end_of_line(c)?;
         self.line += 1;
-        let mut r =
-            Response { pos, status, captures: Vec::new(), asserts: Vec::new(), plan: OnceLock::new() };
+        let mut r = Response {
+            pos,
+            status,
+            captures: Vec::new(),
+            asserts: Vec::new(),
+            plan: OnceLock::new(),
+            quick: OnceLock::new(),
+        };
         let mut section: Option<&str> = None;
         let mut seen: Vec<&str> = Vec::new();
         loop {

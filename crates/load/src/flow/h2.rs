@@ -66,13 +66,12 @@ pub fn for_each_field<'h>(headers: &'h [u8], grpc: bool, mut f: impl FnMut(&'h s
 }
 
 impl IterState {
-    /// Writes `entry` (request `i` of flow `flow`) as an h2c request or gRPC call to `authority`.
+    /// Writes `entry` (request `i` of flow `flow`) as an h2c request or gRPC call.
     pub(super) fn h2_request(
         &mut self,
         src: &FileSource,
         (flow, i): (usize, usize),
         entry: &Entry,
-        authority: &str,
     ) -> Result<Outgoing, Unsent> {
         entry.render(&mut self.vars, &mut self.req).map_err(|_| Unsent::Capture)?;
         let grpc = src.scenario.protocol == Protocol::Grpc;
@@ -101,7 +100,7 @@ impl IterState {
             fields.push(("te", b"trailers"));
         }
         fields.extend(spans.into_iter().map(|(r, v)| (&names[r], v)));
-        let head = Bytes::from(hpack::encode_request(&entry.method, authority, path, &fields));
+        let head = Bytes::from(hpack::encode_request(&entry.method, &self.authority, path, &fields));
         let size = crate::h2c::wire_size(&head, &body);
         Ok(Outgoing::H2 { head, body, grpc, size })
     }

@@ -9,14 +9,14 @@
 
 use serde_json::Value;
 
-use super::{Leaf, MAX, Plan, Step, bits};
+use super::{Leaf, Plan, bits};
 
 /// Deeper documents are left to `serde_json` (whose limit is 128).
 const DEPTH: usize = 32;
 
 /// What the paths in `alive` find in `body`, into `out`; `None` when the document is not
 /// plain JSON (then `out` means nothing).
-pub(super) fn find<'a>(plan: &Plan, body: &'a [u8], alive: u32, out: &mut [Leaf<'a>; MAX]) -> Option<()> {
+pub(super) fn find<'a>(plan: &Plan, body: &'a [u8], alive: u32, out: &mut [Leaf<'a>]) -> Option<()> {
     let mut s = Scan { b: body, i: 0, plan, out };
     s.ws();
     s.value(0, alive)?;
@@ -24,11 +24,36 @@ pub(super) fn find<'a>(plan: &Plan, body: &'a [u8], alive: u32, out: &mut [Leaf<
     (s.i == s.b.len()).then_some(())
 }
 
+/// Where the first byte of `s` that a plain string cannot hold is: a quote, a backslash,
+/// a control byte or one past printable ASCII. Eight bytes at a time: in each word, a
+/// byte's high bit says it is one of those, and the lowest such bit is exact (the
+/// subtractions borrow only upwards from a byte that is one).
+fn stop(s: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x80 * ONES;
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    let mut at = 0;
+    while let Some(w) = s.get(at..at + 8) {
+        let w = u64::from_le_bytes(w.try_into().expect("eight bytes"));
+        let low7 = w & !HIGH;
+        let past_ascii = ((low7 + ONES) | w) & HIGH; // 0x7f and up
+        let control = low7.wrapping_sub(0x20 * ONES) & !low7 & HIGH; // below 0x20 (or 0x80..0x9f)
+        let m =
+            past_ascii | control | zero(w ^ (u64::from(b'"') * ONES)) | zero(w ^ (u64::from(b'\\') * ONES));
+        if m != 0 {
+            return Some(at + m.trailing_zeros() as usize / 8);
+        }
+        at += 8;
+    }
+    let tail = s[at..].iter().position(|&c| !(0x20..0x7f).contains(&c) || c == b'"' || c == b'\\');
+    tail.map(|p| at + p)
+}
+
 struct Scan<'s, 'a> {
     b: &'a [u8],
     i: usize,
     plan: &'s Plan,
-    out: &'s mut [Leaf<'a>; MAX],
+    out: &'s mut [Leaf<'a>],
 }
 
 impl<'a> Scan<'_, 'a> {
@@ -57,8 +82,13 @@ impl<'a> Scan<'_, 'a> {
             b'-' | b'0'..=b'9' => self.integer()?,
             _ => return None,
         };
-        for i in bits(ends) {
-            self.out[i] = leaf.clone();
+        if ends.is_power_of_two() {
+            // One path ends here (the usual case): the leaf moves in.
+            self.out[ends.trailing_zeros() as usize] = leaf;
+        } else {
+            for i in bits(ends) {
+                self.out[i] = leaf.clone();
+            }
         }
         Some(())
     }
@@ -71,11 +101,7 @@ impl<'a> Scan<'_, 'a> {
     /// A string of printable ASCII without escapes (the opening quote at `i`), as its bytes.
     fn string(&mut self) -> Option<&'a [u8]> {
         let start = self.i + 1;
-        let len = self
-            .b
-            .get(start..)?
-            .iter()
-            .position(|&c| !(0x20..0x7f).contains(&c) || c == b'"' || c == b'\\')?;
+        let len = stop(self.b.get(start..)?)?;
         (self.b[start + len] == b'"').then_some(())?;
         self.i = start + len + 1;
         Some(&self.b[start..start + len])
@@ -121,7 +147,7 @@ impl<'a> Scan<'_, 'a> {
             let key = self.string()?;
             self.eat(b':')?;
             self.ws();
-            let next = self.plan.select(alive, depth, |s| matches!(s, Step::Name(n) if n.as_bytes() == key));
+            let next = self.plan.named(alive, depth, key);
             for i in bits(next) {
                 // A repeated name: only its last value counts.
                 self.out[i] = Leaf::Nothing;
@@ -148,7 +174,7 @@ impl<'a> Scan<'_, 'a> {
         }
         for n in 0.. {
             self.ws();
-            let next = self.plan.select(alive, depth, |s| matches!(s, Step::Index(i) if *i == n));
+            let next = self.plan.indexed(alive, depth, n);
             self.value(depth + 1, next)?;
             self.ws();
             match self.b.get(self.i)? {
@@ -161,5 +187,20 @@ impl<'a> Scan<'_, 'a> {
             }
         }
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The word-wise search stops where a byte-by-byte one does, on any bytes.
+        #[test]
+        fn stop_is_the_first_byte_a_string_cannot_hold(s in proptest::collection::vec(
+            prop_oneof![0x20u8..0x7f, Just(b'"'), Just(b'\\'), any::<u8>()], 0..40)) {
+            let slow = s.iter().position(|&c| !(0x20..0x7f).contains(&c) || c == b'"' || c == b'\\');
+            prop_assert_eq!(super::stop(&s), slow);
+        }
     }
 }
