@@ -21,11 +21,6 @@ fn dummy(refuse_first: u32) -> DummyServer {
     DummyServer { calls: Mutex::new(0), refuse_first, lenient: false }
 }
 
-/// The path of a URL `http://host/path`.
-fn path_of(url: &str) -> String {
-    format!("/{}", url.splitn(4, '/').nth(3).unwrap_or(""))
-}
-
 impl Prober for DummyServer {
     fn send_http1(
         &self,
@@ -44,7 +39,8 @@ impl Prober for DummyServer {
         let content_type = headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("content-type")).map(|h| h.1);
         let good = content_type == Some("application/json")
             && stackbench_scenarios::event::parse_event(body).is_ok();
-        let (status, body, headers) = match (method, path_of(url).as_str()) {
+        let path = crate::url::split(url).map(|(_, path)| path).unwrap_or_default();
+        let (status, body, headers) = match (method, path.as_str()) {
             (_, p) if p != "/events" && p != "/events/count" => (404, r#"{"error":"no"}"#, vec![]),
             ("GET", "/events/count") => (200, r#"{"count":1}"#, vec![]),
             ("POST", "/events") if self.lenient => (200, r#"{"count":1}"#, vec![]),
