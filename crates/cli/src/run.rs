@@ -12,6 +12,7 @@ use crate::exit;
 
 use anyhow::{Context as _, bail};
 use clap::Args;
+use stackbench_hurl::builtin::Builtin;
 use stackbench_record::Environment;
 use stackbench_record::store::ResultSet;
 use stackbench_run::cgroup::CgroupLimiter;
@@ -20,7 +21,6 @@ use stackbench_run::engine::EngineDriver;
 use stackbench_run::process::OsLauncher;
 use stackbench_run::sampler::{ProcSource, Procfs};
 use stackbench_run::{Cancel, Deps, Plan, PlanContext, RunOptions, run_plan};
-use stackbench_scenarios::Scenario;
 
 /// The plan `stackbench bench` runs, built in so it works from any directory.
 pub const QUICK_PLAN: &str = include_str!("../../../plans/quick.toml");
@@ -85,7 +85,7 @@ pub struct VerifyArgs {
     pub url: String,
     /// event-log, dummy, db-read or bubble-sort.
     #[arg(long, short, required_unless_present = "scenario_file", conflicts_with = "scenario_file")]
-    pub scenario: Option<Scenario>,
+    pub scenario: Option<Builtin>,
     /// A scenario of your own: a .toml scenario file or a .hurl file (docs/scenarios.md,
     /// "Write your own scenario"). Runs its verification cases once.
     #[arg(long, value_name = "FILE")]
@@ -341,6 +341,9 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         let file = args.scenario_file.as_deref().context("--scenario or --scenario-file is needed")?;
         return crate::scenario_file::verify(&args.url, file, &args.variables, args.clean);
     };
+    if args.connect_json && !scenario.has_connect_json() {
+        anyhow::bail!("--connect-json: {scenario} has no Connect JSON form (bubble-sort has); drop the flag");
+    }
     let prober = HyperProber::new().context("cannot start the prober's runtime")?;
     let opts = VerifyOptions { base_path: path, clean_store: args.clean, connect_json: args.connect_json };
     let v = stackbench_run::verify::verify(&prober, &base, scenario, &opts, &mut || None)?;

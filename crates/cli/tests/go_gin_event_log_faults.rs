@@ -15,8 +15,8 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use stackbench_scenarios::Scenario;
-use stackbench_scenarios::generate::{GenOptions, RequestGen};
+use stackbench_hurl::builtin::Builtin;
+use stackbench_hurl::{Kind, Request, Vars};
 use stackbench_testkit::contestants::{Stack, install};
 use stackbench_testkit::instances::{Instance, Postgres, temp_dir};
 
@@ -26,9 +26,21 @@ const CLIENTS: usize = 4;
 /// margin for a loaded machine.
 const STORE_WITHIN: Duration = Duration::from_millis(6500);
 
-/// Valid event bodies, as `stackbench load` sends them.
-fn events(n: usize) -> RequestGen {
-    RequestGen::new(Scenario::EventLog, &GenOptions { pool: n, ..GenOptions::default() }).unwrap()
+/// `n` valid event bodies, as `stackbench load --scenario event-log` sends them: its file's
+/// load request, with the file's variables drawn for `n` iterations.
+fn events(n: usize) -> Vec<Vec<u8>> {
+    let file = Builtin::EVENT_LOG.file(false);
+    let entry = &file.flows[0].hurl.entries[0];
+    let mut vars = Vars::new(1);
+    vars.set("base_url", "http://127.0.0.1:9", Kind::String);
+    let mut req = Request::default();
+    (0..n as u64)
+        .map(|i| {
+            file.draw(i, &mut vars);
+            entry.render(&mut vars, &mut req).unwrap();
+            req.body.clone()
+        })
+        .collect()
 }
 
 /// The `count` of a `200 {"count": N}` answer.
@@ -53,12 +65,13 @@ fn sqlite_keeps_every_acknowledged_event_through_sigkill() {
     std::thread::scope(|s| {
         for i in 0..CLIENTS {
             let (gin, acked, failed, killed) = (&gin, &acked, &failed, &killed);
-            let mut events = pool.fork(i);
+            let pool = &pool;
             s.spawn(move || {
                 // Until the server is gone, at most 10 s.
+                let mut events = pool.iter().cycle().skip(i * 37);
                 while !killed.load(Ordering::SeqCst) && started.elapsed() < Duration::from_secs(10) {
-                    let r = events.next_request();
-                    match gin.post_json(&r.path, &r.body) {
+                    let body = events.next().expect("a cycle");
+                    match gin.post_json("/events", body) {
                         (200, _) => acked.fetch_add(1, Ordering::SeqCst),
                         (0, _) => failed.fetch_add(1, Ordering::SeqCst),
                         (status, body) => panic!("an event got {status}: {body}"),
@@ -114,7 +127,7 @@ fn postgres_answers_503_while_the_database_is_down_or_hangs_and_recovers() {
     let env = [("POSTGRES_URL", pg.url()), ("PG_TABLE", "go_gin_faults".to_owned())];
     let gin = Stack::start("go-gin", &["event-log", "postgres"], &env, "/events/count");
     let pool = events(16);
-    let body = |i: usize| pool.requests()[i % pool.requests().len()].body.clone();
+    let body = |i: usize| pool[i % pool.len()].clone();
     for i in 0..3 {
         assert_eq!(count_of(&gin, gin.post_json("/events", &body(i))), i as u64 + 1);
     }

@@ -47,6 +47,9 @@ fn writes_the_record_the_timeline_and_the_interval_log() {
         hlog.to_str().unwrap(),
         "--threshold",
         "errors<1%",
+        // Every answer (`auto` may check fewer in a debug build, where checking is slow).
+        "--check-every",
+        "1",
     ]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
@@ -89,7 +92,7 @@ fn bad_input_is_one_line_and_exit_code_1_or_2() {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let unreachable = format!("http://127.0.0.1:{port}/");
     // 2: the command line does not parse (clap's usage error); 1: it parses, but does not hold.
-    let cases: [(&[&str], &str, i32); 10] = [
+    let cases: [(&[&str], &str, i32); 12] = [
         (&["127.0.0.1:8080"], "no scheme", 1),
         (&["https://127.0.0.1/"], "unsupported scheme", 1),
         (&["http://127.0.0.1:1/", "-d", "ten"], "not a duration", 2),
@@ -100,6 +103,9 @@ fn bad_input_is_one_line_and_exit_code_1_or_2() {
         (&[&unreachable, "-d", "1s"], "is the server running", 1),
         (&["http://127.0.0.1:1/", "--warmup", "soon"], "or `auto`", 2),
         (&["http://127.0.0.1:1/", "--warmup", "auto", "--max-warmup", "5s"], "at least 10s", 1),
+        // A built-in names its own paths: the URL is the server's root (db-read's, its driver).
+        (&["http://127.0.0.1:1/api", "--scenario", "dummy"], "dummy is sent to the server's root", 1),
+        (&["http://127.0.0.1:1/", "--scenario", "db-read"], "like http://127.0.0.1:8080/db/sqlite", 1),
     ];
     for (args, says, code) in cases {
         let out = load(args);

@@ -68,3 +68,22 @@ fn a_bad_scenario_file_is_refused_with_its_position() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("bad.hurl:1:18: unknown variable `nope`"), "{stderr}");
 }
+
+#[test]
+fn a_builtin_refuses_a_form_or_a_path_it_does_not_have() {
+    let verify = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_stackbench"))
+            .arg("verify")
+            .args(args)
+            .output()
+            .expect("stackbench runs")
+    };
+    let out = verify(&["http://127.0.0.1:9", "--scenario", "dummy", "--connect-json"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("--connect-json: dummy has no Connect JSON form"), "{stderr}");
+    let out = verify(&["http://127.0.0.1:9/api", "--scenario", "event-log"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("event-log is sent to the server's root"), "{stderr}");
+}

@@ -7,6 +7,7 @@
 //! buffers and checks the answer into typed failures. See
 //! docs/scenarios.md, "Write your own scenario".
 
+pub mod builtin;
 pub mod error;
 pub mod eval;
 pub mod expr;

@@ -15,11 +15,11 @@
 
 use std::path::{Path, PathBuf};
 
+use stackbench_hurl::builtin::Builtin;
 use stackbench_hurl::model::Entry;
 use stackbench_hurl::run::{run_flow, verify};
 use stackbench_hurl::scenario::{Level, Scenario};
 use stackbench_hurl::{Answer, Kind, Request, Vars};
-use stackbench_scenarios::Scenario as Builtin;
 use stackbench_scenarios::dbread;
 use stackbench_scenarios::event::parse_event;
 
@@ -108,7 +108,7 @@ impl Server {
 
     fn count(&self) -> Reply {
         let n = match (self.scenario, self.fault) {
-            (Builtin::Dummy, _) | (_, Fault::IgnoresWrites) => 1,
+            (Builtin::DUMMY, _) | (_, Fault::IgnoresWrites) => 1,
             (_, Fault::OffByOne) => self.stored + 1,
             _ => self.stored,
         };
@@ -119,13 +119,13 @@ impl Server {
     fn handle(&mut self, method: &str, target: &str, content_type: Option<&str>, body: &[u8]) -> Reply {
         let (path, query) = target.split_once('?').map_or((target, None), |(p, q)| (p, Some(q)));
         match (self.scenario, path) {
-            (Builtin::DbRead, "/db") if method == "GET" => self.reply(200, "[\"sqlite\"]".into()),
-            (Builtin::DbRead, "/db/sqlite") if method != "GET" => self.not_allowed("GET"),
-            (Builtin::DbRead, "/db/sqlite") => self.rows(query),
-            (Builtin::DbRead, p) if p.starts_with("/db/") => {
+            (Builtin::DB_READ, "/db") if method == "GET" => self.reply(200, "[\"sqlite\"]".into()),
+            (Builtin::DB_READ, "/db/sqlite") if method != "GET" => self.not_allowed("GET"),
+            (Builtin::DB_READ, "/db/sqlite") => self.rows(query),
+            (Builtin::DB_READ, p) if p.starts_with("/db/") => {
                 self.error(404, "no such driver; the drivers: sqlite")
             }
-            (Builtin::DbRead, _) => self.error(404, "no route"),
+            (Builtin::DB_READ, _) => self.error(404, "no route"),
             (_, "/events/count") if method == "GET" => self.count(),
             (_, "/events/count") => self.not_allowed("GET"),
             (_, "/events") if method != "POST" => self.not_allowed("POST"),
@@ -333,9 +333,9 @@ const EXPECTED: &[(&str, Fault, bool, &[usize])] = &[
 fn each_fault_fails_the_cases_the_builtin_verification_failed() {
     for &(file, fault, clean, want) in EXPECTED {
         let scenario = match file {
-            "dummy.toml" => Builtin::Dummy,
-            "event-log.toml" => Builtin::EventLog,
-            _ => Builtin::DbRead,
+            "dummy.toml" => Builtin::DUMMY,
+            "event-log.toml" => Builtin::EVENT_LOG,
+            _ => Builtin::DB_READ,
         };
         let s = load(file);
         let (failed, passed) = file_failures(file, scenario, fault, clean);
@@ -350,15 +350,15 @@ fn each_fault_fails_the_cases_the_builtin_verification_failed() {
 
 #[test]
 fn the_count_and_row_rules_fail_by_name() {
-    let (failed, _) = file_failures("event-log.toml", Builtin::EventLog, Fault::OffByOne, true);
+    let (failed, _) = file_failures("event-log.toml", Builtin::EVENT_LOG, Fault::OffByOne, true);
     assert_eq!(failed[0].0, "GET /events/count answers 200 {\"count\": N} (0 on a clean store)");
     assert!(failed.iter().any(|(r, _)| r == "K sequential writes on a clean store give K"));
-    let (failed, _) = file_failures("event-log.toml", Builtin::EventLog, Fault::WritesRefused, true);
+    let (failed, _) = file_failures("event-log.toml", Builtin::EVENT_LOG, Fault::WritesRefused, true);
     assert_eq!(
         failed,
         [("a refused event is not written (the count is unchanged)".to_owned(), Level::Hardening)]
     );
-    let (failed, _) = file_failures("db-read.toml", Builtin::DbRead, Fault::Swapped, false);
+    let (failed, _) = file_failures("db-read.toml", Builtin::DB_READ, Fault::Swapped, false);
     assert_eq!(failed[0].0, "rows come back ordered by id whatever the order asked");
 }
 
@@ -415,17 +415,17 @@ fn the_load_flows_check_the_answers_as_the_builtins_do() {
         }
         failed
     };
-    assert_eq!(iterate("dummy.toml", Builtin::Dummy, Fault::None, 200), 0);
-    assert_eq!(iterate("event-log.toml", Builtin::EventLog, Fault::None, 200), 0);
-    assert_eq!(iterate("db-read.toml", Builtin::DbRead, Fault::None, 200), 0);
-    assert_eq!(iterate("dummy.toml", Builtin::Dummy, Fault::TextPlain, 20), 20);
+    assert_eq!(iterate("dummy.toml", Builtin::DUMMY, Fault::None, 200), 0);
+    assert_eq!(iterate("event-log.toml", Builtin::EVENT_LOG, Fault::None, 200), 0);
+    assert_eq!(iterate("db-read.toml", Builtin::DB_READ, Fault::None, 200), 0);
+    assert_eq!(iterate("dummy.toml", Builtin::DUMMY, Fault::TextPlain, 20), 20);
     // Swapped rows are wrong whenever the first id drawn is the larger.
-    let swapped = iterate("db-read.toml", Builtin::DbRead, Fault::Swapped, 200);
+    let swapped = iterate("db-read.toml", Builtin::DB_READ, Fault::Swapped, 200);
     assert!((60..140).contains(&swapped), "{swapped}");
-    assert_eq!(iterate("db-read.toml", Builtin::DbRead, Fault::WrongPrice, 50), 50);
+    assert_eq!(iterate("db-read.toml", Builtin::DB_READ, Fault::WrongPrice, 50), 50);
     // The built-in under-load check of event-log is a count of at least 1: an off-by-one
     // count passes it, as it passes the file's.
-    assert_eq!(iterate("event-log.toml", Builtin::EventLog, Fault::OffByOne, 20), 0);
+    assert_eq!(iterate("event-log.toml", Builtin::EVENT_LOG, Fault::OffByOne, 20), 0);
 }
 
 /// Each request of the load flows is a valid request of the contract.

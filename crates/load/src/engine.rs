@@ -606,9 +606,10 @@ fn params(spec: &LoadSpec, t: &Totals) -> LoadParams {
             extra.insert("body_bytes".into(), body.len().into());
             (None, 0)
         }
-        RequestSource::Scenario { scenario, seed, .. } => (Some(scenario.name().to_owned()), *seed),
         RequestSource::File(f) => {
-            extra.insert("scenario_file".into(), serde_json::Value::Bool(true));
+            if !f.builtin {
+                extra.insert("scenario_file".into(), serde_json::Value::Bool(true));
+            }
             (Some(f.scenario.name.clone()), f.seed)
         }
     };

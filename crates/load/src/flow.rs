@@ -1,5 +1,5 @@
-//! Scenario files under load (`--scenario-file`, [`stackbench_hurl`]): the
-//! loaded file with its request names ([`FileSource`]), and the state one
+//! Scenario files under load (`--scenario-file`, and `--scenario NAME`: a
+//! built-in is a file too, [`stackbench_hurl::builtin`]): the loaded file with its request names ([`FileSource`]), and the state one
 //! virtual user (closed model) or runner (open model) keeps between
 //! iterations ([`IterState`]): its variables, the rendered request and the
 //! wire buffer, so a warm iteration writes each request into buffers it
@@ -14,6 +14,7 @@
 use std::path::Path;
 
 use bytes::{Bytes, BytesMut};
+use stackbench_hurl::builtin::Builtin;
 use stackbench_hurl::scenario::{Protocol, Scenario};
 use stackbench_hurl::template::Part;
 use stackbench_hurl::{Entry, Failure, FailureKind, Kind, Request, Vars};
@@ -46,6 +47,11 @@ pub struct FileSource {
     /// Whether `{{base_url}}` keeps its value through a run (no capture, drawn variable or
     /// data column sets it), so the requests can be compiled with the target's path.
     fixed_base: bool,
+    /// A built-in's `{{base_url}}`: the target's root, whatever its path says (the path
+    /// gave the built-in's variables). `None`: the target's URL as given.
+    pub base_url: Option<String>,
+    /// Whether this is a built-in scenario, not a user's file.
+    pub builtin: bool,
 }
 
 impl FileSource {
@@ -94,7 +100,34 @@ impl FileSource {
         let fixed_base = !(s.flows.iter().flat_map(|f| f.hurl.captures()).any(|c| &*c.name == "base_url")
             || s.variables.iter().any(|v| v.name == "base_url")
             || s.rows.iter().any(|r| r.columns.iter().any(|c| c == "base_url")));
-        Ok(FileSource { scenario, defined, seed, names, slots, calls, fixed_base })
+        Ok(FileSource {
+            scenario,
+            defined,
+            seed,
+            names,
+            slots,
+            calls,
+            fixed_base,
+            base_url: None,
+            builtin: false,
+        })
+    }
+
+    /// Built-in `b` sent to `target` (`db-read`'s driver from its path, the files' `{{base_url}}`
+    /// its root), over h2c when `http2` and the file is HTTP/1.1.
+    pub fn builtin(b: Builtin, target: &Target, http2: bool, seed: u64) -> Result<FileSource, String> {
+        let defined = b.variables(&target.path).map_err(|e| e.to_string())?;
+        let mut scenario = b.file(false).clone();
+        if http2 && scenario.protocol == Protocol::Http1 {
+            scenario.protocol = Protocol::H2c;
+        }
+        let defined = defined.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+        let mut f = FileSource::new(scenario, defined, seed)?;
+        let root = target.url.find("://").map_or(0, |s| s + 3);
+        let root = target.url[root..].find('/').map_or(target.url.len(), |p| root + p);
+        f.base_url = Some(target.url[..root].to_owned());
+        f.builtin = true;
+        Ok(f)
     }
 }
 
@@ -136,7 +169,7 @@ impl IterState {
     /// requests compiled against its variables.
     pub fn new(src: &FileSource, target: &Target, keepalive: bool, stream: u64) -> IterState {
         let mut vars = Vars::new(src.seed ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-        let base = target.url.trim_end_matches('/');
+        let base = src.base_url.as_deref().unwrap_or(&target.url).trim_end_matches('/');
         vars.set("base_url", base, Kind::String);
         for (k, v) in &src.defined {
             vars.set(k, v, Kind::String);

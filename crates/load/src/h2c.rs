@@ -168,10 +168,7 @@ impl H2Lane {
             }
         };
         // The verifier's rule too: 200 without a `grpc-status` is malformed.
-        if grpc
-            && stackbench_scenarios::check::grpc_end(done.status, done.grpc_status.map(u32::from))
-                == stackbench_scenarios::check::GrpcEnd::MissingStatus
-        {
+        if grpc && done.status == 200 && done.grpc_status.is_none() {
             return Err(ErrorKind::Protocol);
         }
         if keep_head {

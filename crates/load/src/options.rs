@@ -7,8 +7,6 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use serde::Deserialize;
-use stackbench_scenarios::Scenario;
-use stackbench_scenarios::generate::{GenOptions, RequestGen};
 
 use crate::parse::{CheckEvery, CpuList, Dur, Percent, Shard, StageSpec, Stages, WallTime, WarmupArg};
 use crate::spec::{Bound, LoadSpec, ModelSpec, RequestSource, SearchSpec, Target, Transport};
@@ -135,7 +133,8 @@ pub struct LoadOptions {
     /// Request body: a string, or @FILE to read it from a file.
     #[arg(short = 'b', long, value_name = "BODY|@FILE", help_heading = "Request")]
     pub body: Option<String>,
-    /// Send a scenario's requests and check the answers.
+    /// Send a built-in scenario's requests and check the answers (its file, compiled in:
+    /// scenarios/builtin/NAME.toml). The URL names the server's root; db-read's ends /db/DRIVER.
     #[arg(long, value_name = "NAME", help_heading = "Request",
           value_parser = ["event-log", "dummy", "db-read", "bubble-sort"])]
     pub scenario: Option<String>,
@@ -164,7 +163,7 @@ pub struct LoadOptions {
     /// With --proto: the request message as JSON (proto3 JSON mapping), or @FILE. [default: {}]
     #[arg(long, value_name = "JSON|@FILE", help_heading = "Request")]
     pub data: Option<String>,
-    /// Seed of the scenario's request generator. [default: 1]
+    /// Seed of the scenario's drawn variables. [default: 1]
     #[arg(long, value_name = "N", help_heading = "Request")]
     pub seed: Option<u64>,
     /// Check every K-th answer against the scenario (0 = none); `auto` checks every answer
@@ -360,30 +359,19 @@ impl LoadOptions {
         }
 
         // What is sent.
-        let file = file::from_options(self)?;
-        let scenario = match &self.scenario {
-            Some(name) => Some(name.parse::<Scenario>().map_err(|e| SpecError::Scenario(e.to_string()))?),
-            None => None,
+        let file = file::from_options(self, &target)?;
+        let transport = match (self.grpc || call.is_some(), self.http2) {
+            (true, _) => Transport::Grpc,
+            (false, true) => Transport::H2c,
+            (false, false) => Transport::Http1,
         };
-        let transport = match (scenario, self.grpc || call.is_some(), self.http2) {
-            (Some(Scenario::BubbleSort), _, _) | (_, true, _) => Transport::Grpc,
-            (_, false, true) => Transport::H2c,
-            (_, false, false) => Transport::Http1,
-        };
-        // A scenario file says its protocol (the flags that would say it are refused with it).
+        // A scenario says its protocol (its file's; `--http2` may carry a built-in's HTTP/1.1).
         let transport = file.as_ref().map_or(transport, |f| file::transport(f));
-        if transport == Transport::Grpc
-            && file.is_none()
-            && scenario != Some(Scenario::BubbleSort)
-            && call.is_none()
-        {
-            return Err(match scenario {
-                Some(_) => conflict("--grpc", "--scenario", "only bubble-sort is a gRPC scenario"),
-                None => invalid(
-                    "--grpc",
-                    "needs --scenario bubble-sort (the built-in gRPC service), or --proto FILE --call pkg.Service/Method",
-                ),
-            });
+        if transport == Transport::Grpc && file.is_none() && call.is_none() {
+            return Err(invalid(
+                "--grpc",
+                "needs --scenario bubble-sort (the built-in gRPC service), or --proto FILE --call pkg.Service/Method",
+            ));
         }
         if self.header.len() > limits::HEADERS {
             return Err(invalid(
@@ -397,21 +385,12 @@ impl LoadOptions {
         } else if let Some(call) = call {
             headers.push((http::header::CONTENT_TYPE, http::HeaderValue::from_static("application/grpc")));
             RequestSource::Fixed { method: http::Method::POST, headers: headers.clone(), body: call.message }
-        } else if let Some(scenario) = scenario {
-            if self.method.is_some() {
-                return Err(conflict("--scenario", "-m/--method", "the scenario builds its own requests"));
-            }
-            if self.body.is_some() {
-                return Err(conflict("--scenario", "-b/--body", "the scenario builds its own requests"));
-            }
-            let seed = self.seed.unwrap_or(1);
-            let opts = GenOptions { base_path: target.path.clone(), seed, ..GenOptions::default() };
-            let generator =
-                RequestGen::new(scenario, &opts).map_err(|e| SpecError::Scenario(e.to_string()))?;
-            RequestSource::Scenario { scenario, seed, generator }
         } else {
             if matches!(self.check_every, Some(CheckEvery::Every(k)) if k > 0) {
-                return Err(invalid("--check-every", "needs --scenario (there is nothing to check against)"));
+                return Err(invalid(
+                    "--check-every",
+                    "needs --scenario or --scenario-file (there is nothing to check against)",
+                ));
             }
             let body = match self.body.as_deref() {
                 None => Bytes::new(),
@@ -649,7 +628,7 @@ impl LoadOptions {
             cpus,
             keepalive: !self.no_keepalive,
             requests,
-            check_every: match (&self.check_every, scenario.is_some() || file.is_some()) {
+            check_every: match (&self.check_every, file.is_some()) {
                 (_, false) => CheckEvery::Every(0),
                 (Some(c), true) => *c,
                 (None, true) => CheckEvery::Auto,

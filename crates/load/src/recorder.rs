@@ -18,7 +18,6 @@ use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
 use stackbench_record::{ErrorKind, histogram::HIGHEST_US, new_histogram};
-use stackbench_scenarios::check::{ResponseView, check};
 
 use crate::parse::CheckEvery;
 use crate::warmup::MeasureStart;
@@ -203,7 +202,7 @@ impl Recorder {
 
     /// Records a finished request: `intended` is when it was due (the open
     /// model's start for latency), `sent` when it was actually sent, `now`
-    /// when it ended. Checks the answer when it is the check's turn.
+    /// when it ended.
     pub fn record(
         &mut self,
         req: &Prepared,
@@ -218,7 +217,7 @@ impl Recorder {
         }
         let result = match outcome {
             Err(kind) => Err(*kind),
-            Ok(a) => self.judge(req, a, now, measured),
+            Ok(a) => Recorder::judge(a),
         };
         let received = outcome.as_ref().ok().map(|a| a.received);
         self.tally(req.sent_size, (intended, sent, now), received, result);
@@ -351,40 +350,13 @@ impl Recorder {
         }
     }
 
-    /// An answer's outcome: its status, then (measured, on its turn) the scenario's check.
-    fn judge(
-        &mut self,
-        req: &Prepared,
-        a: &Answer<'_>,
-        now: Instant,
-        measured: bool,
-    ) -> Result<(), ErrorKind> {
+    /// A fixed request's answer: its status (a scenario's answers are judged by its file,
+    /// [`Recorder::record_step`]).
+    fn judge(a: &Answer<'_>) -> Result<(), ErrorKind> {
         if let Some(code) = a.grpc_status.filter(|&c| c != 0) {
             return Err(ErrorKind::Grpc(code));
         }
-        let Some(expect) = &req.expect else {
-            return if a.status >= 400 { Err(ErrorKind::Http(a.status)) } else { Ok(()) };
-        };
-        if a.status != 200 {
-            return Err(ErrorKind::Http(a.status));
-        }
-        if !measured || self.check_every == 0 {
-            return Ok(());
-        }
-        if !self.check_turn() {
-            return Ok(());
-        }
-        let view = ResponseView { status: a.status, content_type: a.content_type, body: a.body };
-        let verdict = check(expect, &view);
-        if self.check_auto {
-            self.check_time += now.elapsed();
-        }
-        self.current.checks_performed += 1;
-        if verdict.is_err() {
-            self.current.checks_failed += 1;
-            return Err(ErrorKind::Check);
-        }
-        Ok(())
+        if a.status >= 400 { Err(ErrorKind::Http(a.status)) } else { Ok(()) }
     }
 
     /// Cuts the current second and starts the next. `auto` check-every

@@ -8,8 +8,6 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use bytes::Bytes;
-use stackbench_scenarios::Scenario;
-use stackbench_scenarios::generate::RequestGen;
 
 use crate::parse::{CheckEvery, StageSpec};
 pub use crate::target::Target;
@@ -179,10 +177,9 @@ pub enum Bound {
 pub enum RequestSource {
     /// `-m`, `-H`, `-b`: the same request every time.
     Fixed { method: http::Method, headers: Vec<(http::HeaderName, http::HeaderValue)>, body: Bytes },
-    /// A scenario's generator (and its checker).
-    Scenario { scenario: Scenario, seed: u64, generator: RequestGen },
-    /// A scenario file (`--scenario-file`): each user or arrival runs iterations of its
-    /// flows, every request written when it is sent ([`crate::flow`]).
+    /// A scenario file (`--scenario-file`, or a built-in's, `--scenario`): each user or
+    /// arrival runs iterations of its flows, every request written when it is sent
+    /// ([`crate::flow`]).
     File(std::sync::Arc<crate::flow::FileSource>),
 }
 
@@ -191,7 +188,7 @@ impl RequestSource {
     pub fn file(&self) -> Option<&crate::flow::FileSource> {
         match self {
             RequestSource::File(f) => Some(f),
-            _ => None,
+            RequestSource::Fixed { .. } => None,
         }
     }
 }

@@ -15,7 +15,6 @@ use std::time::Instant;
 
 use bytes::Bytes;
 use stackbench_record::ErrorKind;
-use stackbench_scenarios::check::Expect;
 use tokio::time::Sleep;
 
 use crate::h2c::{self, H2Lane, Slot};
@@ -32,62 +31,37 @@ enum Payload<'r> {
     File(&'r Outgoing),
 }
 
-/// Builds the request pool of a spec.
+/// Builds the request pool of a spec: the fixed request, or none (a scenario's requests
+/// are written per request).
 pub fn prepare(spec: &LoadSpec) -> Arc<[Prepared]> {
     let t = &spec.target;
     let grpc = spec.transport == Transport::Grpc;
-    let build = |method: &http::Method,
-                 path: &str,
-                 content_type: Option<&str>,
-                 extra: &[(http::HeaderName, http::HeaderValue)],
-                 body: &Bytes,
-                 expect: Option<Expect>| {
-        let body = if grpc { h2c::grpc_frame(body) } else { body.clone() };
-        let mut headers = http::HeaderMap::new();
-        headers.insert(
-            http::header::USER_AGENT,
-            http::HeaderValue::from_static(concat!("stackbench/", env!("CARGO_PKG_VERSION"))),
-        );
-        if let Some(ct) = content_type {
+    let build =
+        |method: &http::Method, path: &str, extra: &[(http::HeaderName, http::HeaderValue)], body: &Bytes| {
+            let body = if grpc { h2c::grpc_frame(body) } else { body.clone() };
+            let mut headers = http::HeaderMap::new();
             headers.insert(
-                http::header::CONTENT_TYPE,
-                http::HeaderValue::from_str(ct).expect("static content types"),
+                http::header::USER_AGENT,
+                http::HeaderValue::from_static(concat!("stackbench/", env!("CARGO_PKG_VERSION"))),
             );
-        }
-        if grpc {
-            headers.insert(http::header::TE, http::HeaderValue::from_static("trailers"));
-        }
-        for (k, v) in extra {
-            headers.append(k.clone(), v.clone());
-        }
-        let wire = http1_request(method, &t.authority, path, content_type, extra, &body, spec.keepalive);
-        let h2_head = h2c::request_head(method, &t.authority, path, &headers);
-        let sent_size = match spec.transport {
-            Transport::Http1 => wire.len() as u64,
-            Transport::H2c | Transport::Grpc => h2c::wire_size(&h2_head, &body),
+            if grpc {
+                headers.insert(http::header::TE, http::HeaderValue::from_static("trailers"));
+            }
+            for (k, v) in extra {
+                headers.append(k.clone(), v.clone());
+            }
+            let wire = http1_request(method, &t.authority, path, None, extra, &body, spec.keepalive);
+            let h2_head = h2c::request_head(method, &t.authority, path, &headers);
+            let sent_size = match spec.transport {
+                Transport::Http1 => wire.len() as u64,
+                Transport::H2c | Transport::Grpc => h2c::wire_size(&h2_head, &body),
+            };
+            Prepared { wire: Bytes::from(wire), method: method.clone(), h2_head, body, sent_size }
         };
-        Prepared { wire: Bytes::from(wire), method: method.clone(), h2_head, body, expect, sent_size }
-    };
     match &spec.requests {
-        RequestSource::Fixed { method, headers, body } => {
-            vec![build(method, &t.path, None, headers, body, None)].into()
-        }
+        RequestSource::Fixed { method, headers, body } => vec![build(method, &t.path, headers, body)].into(),
         // Written per request, by each user (`crate::flow`).
         RequestSource::File(_) => Vec::new().into(),
-        RequestSource::Scenario { generator, .. } => {
-            let extra: Vec<_> = Vec::new();
-            generator
-                .requests()
-                .iter()
-                .map(|r| {
-                    let method = match r.method {
-                        stackbench_scenarios::generate::Method::Get => http::Method::GET,
-                        stackbench_scenarios::generate::Method::Post => http::Method::POST,
-                    };
-                    build(&method, &r.path, r.content_type, &extra, &r.body, Some(r.expect.clone()))
-                })
-                .collect()
-        }
     }
 }
 

@@ -4,7 +4,6 @@
 //! ([`Answer`]). A leaf: `transport`, `http1`, `h2c` and `flow` build on it.
 
 use bytes::{BufMut, Bytes, BytesMut};
-use stackbench_scenarios::check::Expect;
 
 /// One request, built once before the run.
 #[derive(Debug, Clone)]
@@ -16,8 +15,6 @@ pub struct Prepared {
     pub h2_head: Bytes,
     /// Body as sent (gRPC: framed).
     pub body: Bytes,
-    /// What the answer must be, when the scenario checks it.
-    pub expect: Option<Expect>,
     /// Octets this request puts on the wire with the spec's transport (the
     /// HTTP/1.1 text, or the h2 HEADERS, CONTINUATION and DATA frames).
     pub sent_size: u64,

@@ -6,7 +6,7 @@ mod common;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use common::{Behavior, start, start_hangup};
+use common::{Behavior, Shape, start, start_hangup};
 use stackbench_load::{Dur, Io, LoadOptions, RunRecord, Stop, WarmupArg, run};
 
 thread_local! {
@@ -54,10 +54,10 @@ fn http1_scenario_requests_are_checked() {
 
 #[test]
 fn wrong_answers_are_check_errors_not_successes() {
-    let s = start(Behavior::default());
+    let s = start(Behavior { shape: Shape::Wrong, ..Behavior::default() });
     let o =
         LoadOptions { scenario: Some("dummy".into()), requests: Some(50), connections: Some(2), ..opts() };
-    let r = load(&o, &s.url("/wrong"));
+    let r = load(&o, &s.url("/"));
     assert_eq!(r.summary.ok, 0);
     assert_eq!(err(&r, "check"), 50);
     assert_eq!(r.summary.checks.failed, 50);
@@ -70,13 +70,14 @@ fn statuses_and_chunked_and_closing_servers() {
     assert_eq!((r.summary.requests, err(&r, "http_503")), (40, 40));
     let o =
         LoadOptions { scenario: Some("dummy".into()), requests: Some(40), connections: Some(2), ..opts() };
-    let r = load(&o, &s.url("/chunked"));
+    let chunked = start(Behavior { shape: Shape::Chunked, ..Behavior::default() });
+    let r = load(&o, &chunked.url("/"));
     assert_eq!((r.summary.ok, r.summary.checks.performed), (40, 40), "{:?}", r.errors);
-    let before = s.stats.connections.load(Ordering::Relaxed);
-    let r = load(&o, &s.url("/close"));
+    let closing = start(Behavior { shape: Shape::Close, ..Behavior::default() });
+    let r = load(&o, &closing.url("/"));
     assert_eq!(r.summary.ok, 40, "{:?}", r.errors);
     // The server closed after every answer, so every request had its own connection.
-    assert!(s.stats.connections.load(Ordering::Relaxed) - before >= 40);
+    assert!(closing.stats.connections.load(Ordering::Relaxed) >= 40);
 }
 
 #[test]

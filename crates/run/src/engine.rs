@@ -56,8 +56,19 @@ pub fn estimated_runs(
     repetitions: u32,
 ) -> std::time::Duration {
     use std::time::Duration;
+    // The timing does not depend on what is sent: the spec of the same profile's fixed request.
+    let timing = |o: LoadOptions| LoadOptions {
+        scenario: None,
+        scenario_file: None,
+        variable: Vec::new(),
+        check_every: None,
+        grpc: false,
+        threshold: Vec::new(),
+        slo: o.slo.iter().filter(|t| t.request.is_none()).cloned().collect(),
+        ..o
+    };
     let Ok(spec) = options(scenario, profile)
-        .and_then(|o| o.to_spec("http://127.0.0.1:9/db/x").map_err(|e| e.to_string()))
+        .and_then(|o| timing(o).to_spec("http://127.0.0.1:9/").map_err(|e| e.to_string()))
     else {
         return Duration::ZERO;
     };
@@ -104,9 +115,9 @@ impl LoadDriver for EngineDriver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use stackbench_scenarios::Scenario;
+    use stackbench_hurl::builtin::Builtin;
 
-    fn job(profile: &str, scenario: Scenario, path: &str) -> LoadJob {
+    fn job(profile: &str, scenario: Builtin, path: &str) -> LoadJob {
         LoadJob {
             url: format!("http://127.0.0.1:9{path}"),
             scenario: scenario.into(),
@@ -120,33 +131,31 @@ mod tests {
     fn profiles_are_load_options() {
         let j = job(
             "connections = 50\nduration = \"2s\"\nwarmup = \"1s\"\nthink = \"100ms\"",
-            Scenario::Dummy,
+            Builtin::DUMMY,
             "",
         );
         let s = spec(&j).unwrap();
         assert_eq!((s.cpus.clone(), s.threads, s.progress), (Some(vec![1]), 1, false));
         assert_eq!(s.duration(), Some(std::time::Duration::from_secs(2)));
-        assert!(matches!(
-            s.requests,
-            stackbench_load::RequestSource::Scenario { scenario: Scenario::Dummy, .. }
-        ));
-        let e = EngineDriver.check(&job("conections = 5", Scenario::Dummy, "")).unwrap_err();
+        let file = s.requests.file().expect("a built-in is sent from its file");
+        assert!(file.builtin && file.scenario.name == "dummy", "{file:?}");
+        let e = EngineDriver.check(&job("conections = 5", Builtin::DUMMY, "")).unwrap_err();
         assert!(e.contains("conections") && e.contains("connections"), "{e}");
-        let e = EngineDriver.check(&job("duration = \"soon\"", Scenario::Dummy, "")).unwrap_err();
+        let e = EngineDriver.check(&job("duration = \"soon\"", Builtin::DUMMY, "")).unwrap_err();
         assert!(e.contains("soon"), "{e}");
-        assert!(EngineDriver.check(&job("", Scenario::DbRead, "")).unwrap_err().contains("/db/"));
-        assert!(EngineDriver.check(&job("", Scenario::DbRead, "/db/sqlite")).is_ok());
-        assert!(EngineDriver.check(&job("scenario = \"dummy\"", Scenario::EventLog, "")).is_err());
+        assert!(EngineDriver.check(&job("", Builtin::DB_READ, "")).unwrap_err().contains("/db/"));
+        assert!(EngineDriver.check(&job("", Builtin::DB_READ, "/db/sqlite")).is_ok());
+        assert!(EngineDriver.check(&job("scenario = \"dummy\"", Builtin::EVENT_LOG, "")).is_err());
         assert!(
-            EngineDriver.check(&job("cpus = \"1\"", Scenario::Dummy, "")).unwrap_err().contains("load_cpus")
+            EngineDriver.check(&job("cpus = \"1\"", Builtin::DUMMY, "")).unwrap_err().contains("load_cpus")
         );
         assert!(
             EngineDriver
-                .check(&job("proto = \"x.proto\"", Scenario::BubbleSort, ""))
+                .check(&job("proto = \"x.proto\"", Builtin::BUBBLE_SORT, ""))
                 .unwrap_err()
                 .contains("`proto`")
         );
-        let grpc = spec(&job("", Scenario::BubbleSort, "")).unwrap();
+        let grpc = spec(&job("", Builtin::BUBBLE_SORT, "")).unwrap();
         assert_eq!(grpc.transport, stackbench_load::Transport::Grpc);
     }
 }

@@ -457,7 +457,7 @@ impl Orchestrator<'_, '_> {
         }
         if let ScenarioRef::Builtin(s) = &c.scenario {
             // Its file is parsed now, not while a cold start is timed.
-            let _ = crate::verify::builtin::file(*s, false);
+            let _ = s.file(false);
         }
         let mut trials = Vec::new();
         let mut resolution = Duration::ZERO;

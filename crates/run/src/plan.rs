@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
-use stackbench_scenarios::Scenario;
+use stackbench_hurl::builtin::Builtin;
 use toml::Spanned;
 
 pub use precision::Precision;
@@ -539,11 +539,17 @@ fn resolve(
     if !path.starts_with('/') {
         return Err(plain(format!("`path` must start with '/', got {path:?}")));
     }
-    if scenario.builtin() == Some(Scenario::DbRead)
-        && !path.starts_with("/db/")
+    if let Some(b) = scenario.builtin()
         && matches!(launch, Launch::Command { .. })
+        && b.variables(&path).is_err()
     {
-        return Err(plain("a db-read contestant needs `path = \"/db/<driver>\"` (e.g. \"/db/sqlite\"): the driver the load goes through".into()));
+        return Err(plain(if b == Builtin::DB_READ {
+            "a db-read contestant needs `path = \"/db/<driver>\"` (e.g. \"/db/sqlite\"): the driver the load goes through".into()
+        } else {
+            format!(
+                "a {b} contestant is sent to its server's root: leave `path` out, or write \"/\" (got {path:?})"
+            )
+        }));
     }
     let cpus = c.cpus.as_ref().or(d.cpus.as_ref());
     let load_cpus = c.load_cpus.as_ref().or(d.load_cpus.as_ref());

@@ -1,7 +1,7 @@
 //! Executes contract verification against a live contestant, and waits for a
 //! freshly started one to give its first verified answer (the end of a cold
 //! start). `stackbench verify URL --scenario S` is [`verify`] on its own. Every
-//! built-in scenario is verified by its scenario file ([`builtin`]; `bubble-sort`
+//! built-in scenario is verified by its scenario file ([`stackbench_hurl::builtin`]; `bubble-sort`
 //! by its gRPC or its Connect JSON form), run as [`file`] runs any file.
 //!
 //! Every case has a level (TechEmpower's verifier, pass / warn / fail, is the
@@ -12,9 +12,9 @@
 
 use std::time::{Duration, Instant};
 
+use stackbench_hurl::builtin::{Builtin, PathError};
 use stackbench_hurl::scenario::Level;
 use stackbench_record::store::Verification;
-use stackbench_scenarios::Scenario;
 
 use crate::client::{ProbeError, Prober};
 
@@ -24,20 +24,14 @@ pub const CASE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Options of a verification of a built-in scenario.
 #[derive(Debug, Clone, Default)]
 pub struct VerifyOptions {
-    /// `db-read`: the driver path, e.g. `/db/sqlite` (required for db-read).
+    /// The path of the contestant's URL: `db-read`'s driver, e.g. `/db/sqlite` (required for
+    /// db-read); the others' is their root (`/`, or `/events`).
     pub base_path: String,
     /// The store was emptied before the verification (the orchestrator resets
     /// it): event-log's count must then start at 0 (its file's `clean_values`).
     pub clean_store: bool,
     /// `bubble-sort`: verify the Connect JSON form over HTTP/1.1 instead of gRPC.
     pub connect_json: bool,
-}
-
-/// Why a built-in scenario cannot be verified as asked.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum CasesError {
-    #[error("db-read is verified through one driver: give its path, like /db/sqlite (got {0:?})")]
-    DbReadPath(String),
 }
 
 /// Runs every case of the scenario's file in order; the outcome lists each rule
@@ -47,12 +41,12 @@ pub enum CasesError {
 pub fn verify(
     prober: &dyn Prober,
     base: &str,
-    scenario: Scenario,
+    builtin: Builtin,
     opts: &VerifyOptions,
     exited: &mut dyn FnMut() -> Option<String>,
-) -> Result<Verification, CasesError> {
-    let f = builtin::file(scenario, opts.connect_json);
-    let variables = builtin::variables(scenario, &opts.base_path)?;
+) -> Result<Verification, PathError> {
+    let f = builtin.file(opts.connect_json);
+    let variables = builtin.variables(&opts.base_path)?;
     let defined: Vec<(&str, &str)> = variables.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let mut no_command = |_: &[String]| Err("a built-in scenario has no reset command".to_owned());
     let v = file::verify(prober, f, base, &defined, opts.clean_store, &mut no_command, exited);
@@ -127,13 +121,12 @@ pub fn wait_until(
     }
 }
 
-pub mod builtin;
 pub mod file;
 
 /// The rules `scenario` is verified by, in order, each with its level (what `verify`
 /// prints a line for).
-pub fn rules(scenario: Scenario, opts: &VerifyOptions) -> Vec<(String, &'static str)> {
-    let f = builtin::file(scenario, opts.connect_json);
+pub fn rules(builtin: Builtin, opts: &VerifyOptions) -> Vec<(String, &'static str)> {
+    let f = builtin.file(opts.connect_json);
     f.verify.iter().map(|c| (c.name.clone(), level_name(c.level))).collect()
 }
 
@@ -150,14 +143,14 @@ pub fn level_name(level: Level) -> &'static str {
 pub fn wait_ready_builtin(
     prober: &dyn Prober,
     base: &str,
-    scenario: Scenario,
+    builtin: Builtin,
     opts: &VerifyOptions,
     started: Instant,
     timeout: Duration,
     alive: &mut dyn FnMut() -> bool,
-) -> Result<Ready, CasesError> {
-    let f = builtin::file(scenario, opts.connect_json);
-    let variables = builtin::variables(scenario, &opts.base_path)?;
+) -> Result<Ready, PathError> {
+    let f = builtin.file(opts.connect_json);
+    let variables = builtin.variables(&opts.base_path)?;
     let defined: Vec<(&str, &str)> = variables.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let mut probe = file::readiness(prober, f, &defined).expect("a built-in file names its probe (tested)");
     Ok(wait_until(started, timeout, alive, &mut |wait| probe.probe(base, wait)))

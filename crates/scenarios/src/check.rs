@@ -1,14 +1,10 @@
-//! Response checkers: is this response the right answer to that request?
+//! Response checkers for the reference contestants' own tests: is this response the
+//! right answer to that request? (Under load and in `verify`, the built-in scenarios'
+//! files check the answers; these say the same in Rust, next to the servers' code.)
 //!
-//! The load engine calls [`check`] on sampled (or all) responses at full rate,
-//! so the success path allocates nothing: JSON is read with borrowed
-//! deserializers and protobuf with [`crate::bubble::for_each_in_list`].
-//! Failures allocate their message; they are rare and are counted as errors of
-//! kind `check`.
-//!
-//! For gRPC the transport passes HTTP status 200, content type
-//! `application/grpc` and the unframed message; a non-OK `grpc-status` is an
-//! error of its own kind and never reaches the checker.
+//! The success path allocates nothing: JSON is read with borrowed deserializers and
+//! protobuf with [`crate::bubble::for_each_in_list`]. For gRPC, pass HTTP status 200,
+//! content type `application/grpc` and the unframed message.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -20,32 +16,6 @@ use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor
 use crate::contract::is_json_content_type;
 use crate::dbread;
 use crate::event::Key;
-
-/// How a gRPC answer ended, by the one rule the verifier and the load engine
-/// share: an answer is a gRPC answer only with HTTP status 200 and a
-/// `grpc-status` (in the trailers, or the headers of a trailers-only
-/// answer); `0` is OK. The gRPC over HTTP/2 protocol requires the status, so
-/// an answer without one is malformed, however right its message looks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GrpcEnd {
-    Ok,
-    /// A non-OK `grpc-status`.
-    Status(u32),
-    /// HTTP status 200 but no `grpc-status`: a protocol error.
-    MissingStatus,
-    /// Not HTTP status 200: not a gRPC answer at all.
-    Http(u16),
-}
-
-/// Judges the end of a gRPC answer (see [`GrpcEnd`]).
-pub fn grpc_end(http_status: u16, grpc_status: Option<u32>) -> GrpcEnd {
-    match (http_status, grpc_status) {
-        (200, Some(0)) => GrpcEnd::Ok,
-        (200, Some(code)) => GrpcEnd::Status(code),
-        (200, None) => GrpcEnd::MissingStatus,
-        (status, _) => GrpcEnd::Http(status),
-    }
-}
 
 /// The parts of a response a checker looks at.
 #[derive(Debug, Clone, Copy)]

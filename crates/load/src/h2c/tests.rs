@@ -44,7 +44,6 @@ fn request(path: &str, body: &[u8]) -> Prepared {
         h2_head: request_head(&method, "test", path, &headers),
         method,
         body: Bytes::copy_from_slice(body),
-        expect: None,
         sent_size: 0,
     }
 }

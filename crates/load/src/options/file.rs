@@ -1,24 +1,66 @@
-//! `--scenario-file` and the flags that go with it (`--variable`, a
-//! threshold naming a request), checked against the rest of the options
-//! before the file is loaded ([`crate::flow::FileSource`]).
+//! `--scenario-file` and `--scenario` (a built-in is a file too) and the flags
+//! that go with them (`--variable`, a threshold naming a request), checked
+//! against the rest of the options before the file is loaded
+//! ([`crate::flow::FileSource`]).
 
 use std::sync::Arc;
 
+use stackbench_hurl::builtin::{Builtin, UnknownBuiltin};
 use stackbench_hurl::scenario::Protocol;
 
 use super::LoadOptions;
 use crate::flow::FileSource;
 use crate::spec::Transport;
 use crate::spec_error::{SpecError, conflict, invalid};
+use crate::target::Target;
 
-/// The `--scenario-file` of `o` (and its `--variable`s), loaded and checked against the
-/// other options; `None` without one.
-pub fn from_options(o: &LoadOptions) -> Result<Option<Arc<FileSource>>, SpecError> {
-    let Some(path) = &o.scenario_file else {
+/// The scenario of `o` sent to `target`: its `--scenario-file` (with its `--variable`s), or
+/// the built-in file `--scenario` names, loaded and checked against the other options; `None`
+/// without either.
+pub fn from_options(o: &LoadOptions, target: &Target) -> Result<Option<Arc<FileSource>>, SpecError> {
+    let seed = o.seed.unwrap_or(1);
+    let f = if let Some(path) = &o.scenario_file {
+        let why = "the scenario file writes its own requests";
+        for (given, flag) in [
+            (o.scenario.is_some(), "--scenario"),
+            (o.method.is_some(), "-m/--method"),
+            (o.body.is_some(), "-b/--body"),
+            (!o.header.is_empty(), "-H/--header"),
+            (o.proto.is_some(), "--proto"),
+            (o.http2, "--http2"),
+            (o.grpc, "--grpc"),
+        ] {
+            if given {
+                return Err(conflict("--scenario-file", flag, why));
+            }
+        }
+        FileSource::load(path, &o.variable, seed).map_err(SpecError::ScenarioFile)?
+    } else if let Some(name) = &o.scenario {
+        let builtin: Builtin =
+            name.parse().map_err(|e: UnknownBuiltin| SpecError::Scenario(e.to_string()))?;
+        let why = "the scenario builds its own requests";
+        for (given, flag) in [
+            (o.method.is_some(), "-m/--method"),
+            (o.body.is_some(), "-b/--body"),
+            (!o.header.is_empty(), "-H/--header"),
+            (o.proto.is_some(), "--proto"),
+        ] {
+            if given {
+                return Err(conflict("--scenario", flag, why));
+            }
+        }
+        if !o.variable.is_empty() {
+            return Err(invalid("--variable", "needs --scenario-file FILE, whose variable it sets"));
+        }
+        if o.grpc && builtin.file(false).protocol != Protocol::Grpc {
+            return Err(conflict("--grpc", "--scenario", "only bubble-sort is a gRPC scenario"));
+        }
+        FileSource::builtin(builtin, target, o.http2, seed).map_err(SpecError::Scenario)?
+    } else {
         if let Some(t) = o.threshold.iter().chain(&o.slo).find(|t| t.request.is_some()) {
             return Err(invalid(
                 "--threshold",
-                format!("{} names a request, which needs --scenario-file", t.expression),
+                format!("{} names a request, which needs --scenario or --scenario-file", t.expression),
             ));
         }
         if !o.variable.is_empty() {
@@ -32,28 +74,13 @@ pub fn from_options(o: &LoadOptions) -> Result<Option<Arc<FileSource>>, SpecErro
             format!("{}: a capacity search holds the totals; drop the request name", t.expression),
         ));
     }
-    let why = "the scenario file writes its own requests";
-    for (given, flag) in [
-        (o.scenario.is_some(), "--scenario"),
-        (o.method.is_some(), "-m/--method"),
-        (o.body.is_some(), "-b/--body"),
-        (!o.header.is_empty(), "-H/--header"),
-        (o.proto.is_some(), "--proto"),
-        (o.http2, "--http2"),
-        (o.grpc, "--grpc"),
-    ] {
-        if given {
-            return Err(conflict("--scenario-file", flag, why));
-        }
-    }
-    let f = FileSource::load(path, &o.variable, o.seed.unwrap_or(1)).map_err(SpecError::ScenarioFile)?;
     for t in &o.threshold {
         if let Some(name) = t.request.as_ref().filter(|n| *n != "iteration" && !f.names.contains(n)) {
             let names: Vec<String> = f.names.iter().map(|n| format!("{n:?}")).collect();
             return Err(invalid(
                 "--threshold",
                 format!(
-                    "{}: the scenario file has no request named {name:?}; its names are {} and \"iteration\"",
+                    "{}: the scenario has no request named {name:?}; its names are {} and \"iteration\"",
                     t.expression,
                     names.join(", ")
                 ),

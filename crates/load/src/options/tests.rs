@@ -309,7 +309,42 @@ fn a_scenario_file_is_checked_against_the_other_options() {
     let e = err(&file(LoadOptions { threshold: named("p99{GET /nope}<5ms"), ..opts() }), url);
     assert!(e.contains("no request named \"GET /nope\"; its names are \"create\""), "{e}");
     let e = err(&LoadOptions { threshold: named("p99{create}<5ms"), ..opts() }, url);
-    assert!(e.contains("names a request, which needs --scenario-file"), "{e}");
+    assert!(e.contains("names a request, which needs --scenario or --scenario-file"), "{e}");
     let e = err(&LoadOptions { scenario_file: Some("/no/such.hurl".into()), ..opts() }, url);
     assert!(e.starts_with("--scenario-file: /no/such.hurl:1:1: cannot read it"), "{e}");
+}
+
+#[test]
+fn a_builtin_is_sent_from_its_file_at_the_servers_root() {
+    let builtin = |name: &str, o: LoadOptions, url: &str| {
+        let s = LoadOptions { scenario: Some(name.into()), ..o }.to_spec(url).map_err(|e| e.to_string());
+        s.map(|s| (s.transport, s.requests.file().cloned().expect("a built-in is a file")))
+    };
+    let (transport, f) = builtin("dummy", opts(), "http://h:8080/events").unwrap();
+    assert_eq!((transport, f.builtin, f.scenario.name.as_str()), (Transport::Http1, true, "dummy"));
+    assert_eq!(f.names, ["POST /events"]);
+    assert_eq!(f.base_url.as_deref(), Some("http://h:8080"), "the URL's /events is the root's");
+    let (_, f) = builtin("db-read", opts(), "http://h:8080/db/redis/").unwrap();
+    assert_eq!(f.defined, [("driver".to_owned(), "redis".to_owned())]);
+    let e = builtin("db-read", opts(), "http://h:8080/").unwrap_err();
+    assert!(e.contains("db-read goes through one driver") && e.contains("/db/sqlite"), "{e}");
+    let e = builtin("event-log", opts(), "http://h:8080/api/events").unwrap_err();
+    assert!(e.contains("event-log is sent to the server's root"), "{e}");
+    // --http2 carries an HTTP/1.1 built-in over h2c; bubble-sort is gRPC by its file.
+    assert_eq!(
+        builtin("dummy", LoadOptions { http2: true, ..opts() }, "http://h/").unwrap().0,
+        Transport::H2c
+    );
+    assert_eq!(builtin("bubble-sort", opts(), "http://h/").unwrap().0, Transport::Grpc);
+    let e = builtin("dummy", LoadOptions { header: vec!["A: b".into()], ..opts() }, "http://h/").unwrap_err();
+    assert!(e.starts_with("--scenario and -H/--header cannot be used together"), "{e}");
+    // A threshold may name one of its requests, as a file's may.
+    let named = |t: &str| vec![t.parse::<crate::Threshold>().unwrap()];
+    assert!(
+        builtin("dummy", LoadOptions { threshold: named("p99{POST /events}<5ms"), ..opts() }, "http://h/")
+            .is_ok()
+    );
+    let e = builtin("dummy", LoadOptions { threshold: named("p99{GET /x}<5ms"), ..opts() }, "http://h/")
+        .unwrap_err();
+    assert!(e.contains("no request named \"GET /x\"; its names are \"POST /events\""), "{e}");
 }

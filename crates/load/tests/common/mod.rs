@@ -38,6 +38,22 @@ pub struct Behavior {
     pub grpc_status: Option<u16>,
     /// gRPC: answer the list as sent, unsorted.
     pub unsorted: bool,
+    /// How every HTTP answer to a path not listed in `answer` is shaped (the built-in
+    /// `dummy`'s `POST /events`, say).
+    pub shape: Shape,
+}
+
+/// The shape of an answer: `{"count":1}` by default.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Shape {
+    #[default]
+    Count1,
+    /// `{"count":2}`: wrong for `dummy`.
+    Wrong,
+    /// `{"count":1}` in three chunks.
+    Chunked,
+    /// `{"count":1}` with `Connection: close`.
+    Close,
 }
 
 /// What the server saw.
@@ -144,24 +160,37 @@ async fn answer(
         .await;
         stats.holds.lock().unwrap().push(arrived.elapsed());
     }
+    let shape = match path.as_str() {
+        "/wrong" => Shape::Wrong,
+        "/chunked" => Shape::Chunked,
+        "/close" => Shape::Close,
+        _ => behavior.shape,
+    };
     Ok(match path.as_str() {
-        "/wrong" => json(200, r#"{"count":2}"#),
-        "/chunked" => {
+        p if p.starts_with("/status/") => json(p[8..].parse().unwrap_or(500), r#"{"error":"as asked"}"#),
+        p if p == bubble::GRPC_PATH => grpc_sort(&body, behavior.grpc_status, !behavior.unsorted),
+        _ => shaped(shape),
+    })
+}
+
+/// An answer of `shape`.
+fn shaped(shape: Shape) -> Response<Frames> {
+    match shape {
+        Shape::Count1 => json(200, r#"{"count":1}"#),
+        Shape::Wrong => json(200, r#"{"count":2}"#),
+        Shape::Chunked => {
             let frames =
                 ["{\"co", "unt\":", "1}"].iter().map(|s| Frame::data(Bytes::from_static(s.as_bytes())));
             let mut r = Response::new(Frames(frames.collect()));
             r.headers_mut().insert("content-type", "application/json".parse().unwrap());
             r
         }
-        "/close" => {
+        Shape::Close => {
             let mut r = json(200, r#"{"count":1}"#);
             r.headers_mut().insert("connection", "close".parse().unwrap());
             r
         }
-        p if p.starts_with("/status/") => json(p[8..].parse().unwrap_or(500), r#"{"error":"as asked"}"#),
-        p if p == bubble::GRPC_PATH => grpc_sort(&body, behavior.grpc_status, !behavior.unsorted),
-        _ => json(200, r#"{"count":1}"#),
-    })
+    }
 }
 
 /// The bubble-sort gRPC method: sorts the list (plain `sort`: the test checks the engine, not the

@@ -119,7 +119,7 @@ fn key_error(key: &str, message: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use stackbench_scenarios::Scenario;
+    use stackbench_hurl::builtin::Builtin;
 
     fn profile(text: &str) -> Profile {
         let t: BTreeMap<String, Table> = toml::from_str(text).unwrap();
@@ -127,7 +127,7 @@ mod tests {
     }
 
     fn refusal(text: &str) -> (Option<Range<usize>>, String) {
-        profile(text).check(&Scenario::Dummy.into(), "/").unwrap_err()
+        profile(text).check(&Builtin::DUMMY.into(), "/").unwrap_err()
     }
 
     #[test]
@@ -137,7 +137,7 @@ mod tests {
         assert_eq!(p.table["connections"].as_integer(), Some(7));
         assert_eq!(&text[p.spans["connections"].clone()], "7");
         assert_eq!(&text[p.spans["duration"].clone()], "\"1s\"");
-        assert!(p.check(&Scenario::Dummy.into(), "/").is_ok());
+        assert!(p.check(&Builtin::DUMMY.into(), "/").is_ok());
     }
 
     #[test]

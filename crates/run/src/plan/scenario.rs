@@ -14,14 +14,14 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use stackbench_hurl::builtin::Builtin;
 use stackbench_hurl::scenario::Scenario as Loaded;
-use stackbench_scenarios::Scenario;
 use toml::Spanned;
 
 /// What a contestant serves: a built-in scenario, or a scenario file.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ScenarioRef {
-    Builtin(Scenario),
+    Builtin(Builtin),
     File(Arc<FileScenario>),
 }
 
@@ -65,7 +65,7 @@ impl ScenarioRef {
     }
 
     /// The built-in scenario, if it is one.
-    pub fn builtin(&self) -> Option<Scenario> {
+    pub fn builtin(&self) -> Option<Builtin> {
         match self {
             ScenarioRef::Builtin(s) => Some(*s),
             ScenarioRef::File(_) => None,
@@ -88,8 +88,8 @@ impl ScenarioRef {
     }
 }
 
-impl From<Scenario> for ScenarioRef {
-    fn from(s: Scenario) -> ScenarioRef {
+impl From<Builtin> for ScenarioRef {
+    fn from(s: Builtin) -> ScenarioRef {
         ScenarioRef::Builtin(s)
     }
 }
@@ -118,7 +118,7 @@ pub fn resolve(
     plan_dir: &Path,
 ) -> Result<ScenarioRef, String> {
     if !is_path(value) {
-        let builtin = value.parse::<Scenario>().map_err(|e| {
+        let builtin = value.parse::<Builtin>().map_err(|e| {
             format!("{e}; or give a scenario file of your own, a path ending in .toml or .hurl")
         })?;
         if !variables.is_empty() {
@@ -149,7 +149,7 @@ pub fn resolve(
     let defined: Vec<(&str, &str)> = variables.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     crate::verify::file::check(&scenario, &defined).map_err(|e| format!("scenario file: {e}"))?;
     let file = FileScenario { path, variables, scenario };
-    if file.scenario.name.parse::<Scenario>().is_ok() {
+    if file.scenario.name.parse::<Builtin>().is_ok() {
         return Err(format!(
             "scenario file {}: its name {:?} is a built-in scenario's; its results would be mixed with \
              those, so give it another `name`",
@@ -212,7 +212,7 @@ pub(super) fn check_profiles(
     contestants: &[super::Contestant],
 ) -> Result<(), super::Located> {
     for (name, table) in load {
-        if name.parse::<Scenario>().is_ok() || contestants.iter().any(|c| c.scenario.name() == name) {
+        if name.parse::<Builtin>().is_ok() || contestants.iter().any(|c| c.scenario.name() == name) {
             continue;
         }
         let mut files: Vec<&str> =

@@ -110,7 +110,7 @@ impl<'p> Sender<'p> {
             .send_h2(url, "POST", &headers, &message, true, self.timeout)
             .map_err(Unread::Unanswered)?;
         if !GrpcCalls::checks_grpc_status(e) {
-            // The load engine's rule (`check::grpc_end`): an answer of status 200 without a
+            // The load engine's rule too: an answer of status 200 without a
             // grpc-status is malformed, however right its message looks.
             match reply.grpc_status {
                 Some(0) => {}

@@ -62,17 +62,17 @@ impl Prober for DummyServer {
 #[test]
 fn a_correct_dummy_passes_and_is_wrong_as_an_event_log() {
     let server = dummy(0);
-    let v = verify(&server, "http://x", Scenario::Dummy, &VerifyOptions::default(), &mut || None).unwrap();
+    let v = verify(&server, "http://x", Builtin::DUMMY, &VerifyOptions::default(), &mut || None).unwrap();
     assert!(v.passed && v.failures.is_empty(), "{:?}", v.failures);
     assert_eq!(v.cases, 25);
     let opts = VerifyOptions { clean_store: true, ..VerifyOptions::default() };
-    let v = verify(&server, "http://x", Scenario::EventLog, &opts, &mut || None).unwrap();
+    let v = verify(&server, "http://x", Builtin::EVENT_LOG, &opts, &mut || None).unwrap();
     assert!(!v.passed);
     assert!(v.failures[0].rule.contains("clean store"), "{:?}", v.failures);
     assert!(v.failures[0].detail.contains("`count0` must be 0, got 1"), "{:?}", v.failures);
     assert!(v.failures.iter().any(|f| f.rule == "K sequential writes on a clean store give K"));
     // db-read needs its driver in the path.
-    assert!(verify(&server, "http://x", Scenario::DbRead, &VerifyOptions::default(), &mut || None).is_err());
+    assert!(verify(&server, "http://x", Builtin::DB_READ, &VerifyOptions::default(), &mut || None).is_err());
 }
 
 /// A server that validates nothing breaks only hardening rules: it is
@@ -80,7 +80,7 @@ fn a_correct_dummy_passes_and_is_wrong_as_an_event_log() {
 #[test]
 fn hardening_failures_alone_pass_with_what_is_not_enforced() {
     let lenient = DummyServer { lenient: true, ..dummy(0) };
-    let v = verify(&lenient, "http://x", Scenario::Dummy, &VerifyOptions::default(), &mut || None).unwrap();
+    let v = verify(&lenient, "http://x", Builtin::DUMMY, &VerifyOptions::default(), &mut || None).unwrap();
     assert!(v.passed, "core rules hold: {:?}", v.failures);
     assert!(v.failures.iter().all(|f| f.level == "hardening"), "{:?}", v.failures);
     let not = v.not_enforced();
@@ -112,7 +112,7 @@ fn a_contestant_that_dies_is_reported_so() {
     }
     let server = dummy(0);
     let dies = DiesAfter(&server, 3);
-    let v = verify(&dies, "http://x", Scenario::Dummy, &VerifyOptions::default(), &mut || {
+    let v = verify(&dies, "http://x", Builtin::DUMMY, &VerifyOptions::default(), &mut || {
         Some("exit code 101".to_owned())
     })
     .unwrap();
@@ -130,11 +130,11 @@ fn readiness_waits_through_refusals_and_gives_up_on_time() {
     let server = dummy(5);
     let opts = VerifyOptions::default();
     let wait =
-        |server: &DummyServer, s: Scenario, o: &VerifyOptions, t0: Instant, d: Duration, alive: bool| {
+        |server: &DummyServer, s: Builtin, o: &VerifyOptions, t0: Instant, d: Duration, alive: bool| {
             wait_ready_builtin(server, "http://x", s, o, t0, d, &mut || alive).unwrap()
         };
     let t0 = Instant::now();
-    let r = wait(&server, Scenario::Dummy, &opts, t0, Duration::from_secs(5), true);
+    let r = wait(&server, Builtin::DUMMY, &opts, t0, Duration::from_secs(5), true);
     let Ready::Yes { after, resolution } = r else { panic!("{r:?}") };
     // Five refusals, 50 + 100 + 200 + 400 + 800 µs of pauses: ready in a few ms, at
     // sub-millisecond resolution (the 2 ms poll it replaced quantized a 5 ms start by 40%).
@@ -151,11 +151,11 @@ fn readiness_waits_through_refusals_and_gives_up_on_time() {
     assert_eq!(max_pause(Duration::from_millis(5)), Duration::from_millis(1));
     assert_eq!(max_pause(Duration::from_secs(3)), Duration::from_millis(30));
     let never = dummy(u32::MAX);
-    let r = wait(&never, Scenario::Dummy, &opts, Instant::now(), Duration::from_millis(50), true);
+    let r = wait(&never, Builtin::DUMMY, &opts, Instant::now(), Duration::from_millis(50), true);
     assert_eq!(r, Ready::Timeout("connection refused".into()));
-    let r = wait(&never, Scenario::Dummy, &opts, Instant::now(), Duration::from_secs(5), false);
+    let r = wait(&never, Builtin::DUMMY, &opts, Instant::now(), Duration::from_secs(5), false);
     assert_eq!(r, Ready::Exited);
     let db = VerifyOptions { base_path: "/db/x".into(), ..Default::default() };
-    let r = wait(&server, Scenario::DbRead, &db, Instant::now(), Duration::from_millis(50), true);
+    let r = wait(&server, Builtin::DB_READ, &db, Instant::now(), Duration::from_millis(50), true);
     assert!(matches!(r, Ready::Wrong(_)), "{r:?}");
 }

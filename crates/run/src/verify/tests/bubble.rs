@@ -9,7 +9,7 @@
 
 use std::time::{Duration, Instant};
 
-use stackbench_scenarios::Scenario;
+use stackbench_hurl::builtin::Builtin;
 use stackbench_scenarios::bubble::{GRPC_PATH, MAX_LEN, decode_list, encode_list};
 
 use crate::client::{ProbeError, Prober, Reply};
@@ -134,8 +134,8 @@ const EXPECTED: &[(bool, Fault, &[usize])] = &[
 fn each_fault_fails_the_cases_the_rust_verification_failed() {
     for &(connect_json, fault, want) in EXPECTED {
         let opts = VerifyOptions { connect_json, ..VerifyOptions::default() };
-        let v = verify(&Sorter(fault), "http://sorter", Scenario::BubbleSort, &opts, &mut || None).unwrap();
-        let rules = rules(Scenario::BubbleSort, &opts);
+        let v = verify(&Sorter(fault), "http://sorter", Builtin::BUBBLE_SORT, &opts, &mut || None).unwrap();
+        let rules = rules(Builtin::BUBBLE_SORT, &opts);
         assert_eq!(v.cases, 5);
         let mut failed: Vec<usize> = v
             .failures
@@ -158,7 +158,7 @@ fn each_fault_fails_the_cases_the_rust_verification_failed() {
 #[test]
 fn the_rules_are_the_contracts_in_its_order() {
     for connect_json in [false, true] {
-        let rules = rules(Scenario::BubbleSort, &VerifyOptions { connect_json, ..VerifyOptions::default() });
+        let rules = rules(Builtin::BUBBLE_SORT, &VerifyOptions { connect_json, ..VerifyOptions::default() });
         let levels: Vec<&str> = rules.iter().map(|r| r.1).collect();
         assert_eq!(levels, ["core", "core", "core", "core", "hardening"]);
         assert_eq!(rules[0].0, "the 1000 numbers of the experiment come back sorted");
@@ -170,8 +170,8 @@ fn the_rules_are_the_contracts_in_its_order() {
 fn failures_say_what_was_wrong() {
     let detail = |connect_json: bool, fault: Fault, k: usize| -> String {
         let opts = VerifyOptions { connect_json, ..VerifyOptions::default() };
-        let v = verify(&Sorter(fault), "http://sorter", Scenario::BubbleSort, &opts, &mut || None).unwrap();
-        let rule = &rules(Scenario::BubbleSort, &opts)[k - 1].0;
+        let v = verify(&Sorter(fault), "http://sorter", Builtin::BUBBLE_SORT, &opts, &mut || None).unwrap();
+        let rule = &rules(Builtin::BUBBLE_SORT, &opts)[k - 1].0;
         v.failures.iter().find(|f| f.rule == *rule).map(|f| f.detail.clone()).unwrap_or_default()
     };
     let d = detail(false, Fault::NoSort, 1);
@@ -198,7 +198,7 @@ fn readiness_is_the_one_element_list() {
             wait_ready_builtin(
                 &Sorter(fault),
                 "http://sorter",
-                Scenario::BubbleSort,
+                Builtin::BUBBLE_SORT,
                 &opts,
                 t0,
                 timeout,
