@@ -11,15 +11,14 @@
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::path::Path;
-use std::pin::Pin;
 use std::process::{Command, Output};
-use std::task::{Context, Poll};
 
 use bytes::Bytes;
 use http_body_util::BodyExt as _;
-use hyper::body::{Body, Frame};
+use hyper::body::Frame;
 use stackbench_scenarios::bubble::{MAX_LEN, decode_list, encode_list};
 use stackbench_testkit::contestants::contestant;
+use stackbench_testkit::frames::Frames;
 use stackbench_testkit::process::Server;
 
 const BIN: &str = env!("CARGO_BIN_EXE_stackbench");
@@ -191,18 +190,4 @@ async fn answer(
     let mut r = hyper::Response::new(Frames(frames.into()));
     r.headers_mut().insert("content-type", http::HeaderValue::from_static("application/grpc"));
     Ok(r)
-}
-
-/// A body of given frames (data, then trailers).
-struct Frames(std::collections::VecDeque<Frame<Bytes>>);
-
-impl Body for Frames {
-    type Data = Bytes;
-    type Error = Infallible;
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        _: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        Poll::Ready(self.0.pop_front().map(Ok))
-    }
 }

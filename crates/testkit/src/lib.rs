@@ -8,6 +8,7 @@
 //!   `_INFLUXDB`). Without it they skip with a line on the terminal; under
 //!   `CI=true` a missing database fails the test instead, so CI never passes by
 //!   skipping.
+//! - [`frames`]: a response body of given frames (data, trailers) for hyper servers.
 //! - [`hostile`]: TCP servers that answer with malformed or endless bytes.
 //! - [`instances`]: private PostgreSQL, MariaDB and Redis servers to stop and
 //!   start, pause (SIGSTOP: hung) and resume.
@@ -19,6 +20,7 @@
 //!   with one fault.
 
 pub mod contestants;
+pub mod frames;
 pub mod hostile;
 pub mod http;
 pub mod instances;

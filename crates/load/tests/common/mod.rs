@@ -9,16 +9,14 @@
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http_body_util::BodyExt as _;
-use hyper::body::{Body, Frame, Incoming};
+use hyper::body::{Frame, Incoming};
 use hyper::service::service_fn;
 use hyper::{Request, Response};
 use hyper_util::rt::{TokioExecutor, TokioIo};
@@ -103,20 +101,7 @@ pub fn start(behavior: Behavior) -> TestServer {
     TestServer { addr, stats, _runtime: runtime }
 }
 
-/// A body made of given frames (data and trailers), with no declared length:
-/// HTTP/1.1 sends it chunked, h2 as DATA frames then a trailing HEADERS frame.
-pub struct Frames(VecDeque<Frame<Bytes>>);
-
-impl Body for Frames {
-    type Data = Bytes;
-    type Error = Infallible;
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        _: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        Poll::Ready(self.0.pop_front().map(Ok))
-    }
-}
+pub use stackbench_testkit::frames::Frames;
 
 fn json(status: u16, body: &str) -> Response<Frames> {
     let mut frames = VecDeque::new();
