@@ -257,9 +257,10 @@ pub fn summary_text(r: &RunRecord, color: bool) -> String {
     out
 }
 
-/// A scenario file's requests by name and its iterations: one row each.
+/// A scenario file's requests by name and its iterations: one row each (none when they
+/// would restate the totals).
 fn per_request_lines(out: &mut String, r: &RunRecord, p: &Paint) {
-    if r.per_request.is_empty() {
+    if !stackbench_record::Named::adds_to_totals(&r.per_request, r.iterations.as_ref()) {
         return;
     }
     let width = r.per_request.iter().map(|n| n.name.chars().count()).max().unwrap_or(0).max(9);

@@ -145,6 +145,17 @@ pub struct Named {
 }
 
 impl Named {
+    /// Whether a "by request" table of `per_request` and `iterations` says more than the
+    /// totals: not when one request name is every request and every iteration is one request
+    /// (a built-in's flow, a one-request file), so the table would restate the totals.
+    pub fn adds_to_totals(per_request: &[Named], iterations: Option<&Named>) -> bool {
+        match per_request {
+            [] => false,
+            [one] => iterations.is_some_and(|i| i.requests != one.requests),
+            _ => true,
+        }
+    }
+
     /// The entry of `name` from its histogram and counts, over a run of `duration_s`.
     pub fn from_parts(
         name: &str,
@@ -572,6 +583,19 @@ mod tests {
         }
         assert_eq!(ErrorKind::from_key("http_x"), None);
         assert_eq!(ErrorKind::from_key("nope"), None);
+    }
+
+    #[test]
+    fn a_by_request_table_is_kept_only_when_it_says_more_than_the_totals() {
+        let h = new_histogram();
+        let named =
+            |name: &str, requests: u64| Named::from_parts(name, &h, requests, requests, BTreeMap::new(), 1.0);
+        let (post, get) = (named("POST /events", 10), named("GET /x", 10));
+        assert!(!Named::adds_to_totals(&[], None));
+        assert!(!Named::adds_to_totals(std::slice::from_ref(&post), Some(&named("iteration", 10))));
+        assert!(!Named::adds_to_totals(std::slice::from_ref(&post), None));
+        assert!(Named::adds_to_totals(std::slice::from_ref(&post), Some(&named("iteration", 5))));
+        assert!(Named::adds_to_totals(&[post, get], Some(&named("iteration", 10))));
     }
 
     /// 1,000 requests in 10 s, 990 of them ok, 10 answered 503.

@@ -36,10 +36,14 @@ pub const REQUEST_HEADERS: [&str; 7] = ["contestant", "request", "requests", "re
 pub const REQUEST_NUMERIC: [bool; 7] = [false, false, true, true, true, true, true];
 
 /// The by-request table's rows: per contestant, each request name and its iterations;
-/// empty unless the scenario came from a file.
+/// none for a contestant whose rows would restate its totals (one request per iteration,
+/// one name: a built-in scenario's).
 pub fn request_rows(s: &ScenarioReport) -> Vec<[String; 7]> {
     let mut rows = Vec::new();
     for c in &s.contestants {
+        if !stackbench_record::Named::adds_to_totals(&c.per_request, c.iterations.as_ref()) {
+            continue;
+        }
         for n in c.per_request.iter().chain(&c.iterations) {
             let l = &n.latency;
             let lat = |us: u64| if l.count == 0 { "–".to_owned() } else { fmt::micros(us as f64) };
