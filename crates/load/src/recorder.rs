@@ -108,6 +108,24 @@ impl Default for Tally {
 /// How a request ended, before recording.
 pub type Outcome<'a> = Result<Answer<'a>, ErrorKind>;
 
+/// A scenario file's request as [`Recorder::record_step`] records it.
+#[derive(Debug, Clone, Copy)]
+pub struct Step {
+    /// Its name (the index in the file's names).
+    pub name: usize,
+    /// Bytes written.
+    pub sent_size: u64,
+    /// When it was due, sent, and when it ended.
+    pub times: (Instant, Instant, Instant),
+    /// Bytes of its answer (`None`: no answer).
+    pub received: Option<u64>,
+    pub result: Result<(), ErrorKind>,
+    /// Checked on its turn: whether a check failed (`None`: not its turn, or no answer).
+    pub checked: Option<bool>,
+    /// It is its iteration's one request: the iteration is recorded with it.
+    pub whole: bool,
+}
+
 /// Records one worker's requests.
 #[derive(Debug)]
 pub struct Recorder {
@@ -221,44 +239,49 @@ impl Recorder {
             Ok(a) => self.judge(req, a, now, measured),
         };
         let received = outcome.as_ref().ok().map(|a| a.received);
-        self.tally(req.sent_size, (intended, sent, now), received, result);
+        self.tally(req.sent_size, (intended, sent, now), measured, received, result);
     }
 
-    /// Records a scenario file's request of name `name` (its index): `sent_size` bytes
-    /// written, `received` bytes of its answer (`None`: no answer), `result` as judged by
-    /// the caller ([`Recorder::check_turn`], [`Recorder::checked`]). Returns its latency in
-    /// µs from `intended`, when it has one.
-    pub fn record_step(
-        &mut self,
-        name: usize,
-        sent_size: u64,
-        (intended, sent, now): (Instant, Instant, Instant),
-        received: Option<u64>,
-        result: Result<(), ErrorKind>,
-    ) -> Option<u64> {
-        let latency = self.tally(sent_size, (intended, sent, now), received, result);
-        if self.measured(intended)
-            && let Some(t) = self.named.get_mut(name)
-        {
-            t.add(latency, result);
+    /// Records a scenario file's request (`step`, judged by the caller: [`Recorder::check_turn`])
+    /// in one call: its second, its name, its check when it had its turn, and, for an
+    /// iteration of this one request (`step.whole`), the iteration, as
+    /// [`Recorder::record_iteration`] would. Returns its latency in µs from `intended`, when
+    /// it has one.
+    pub fn record_step(&mut self, step: &Step) -> Option<u64> {
+        let (intended, sent, now) = step.times;
+        let measured = self.measured(intended);
+        if let Some(failed) = step.checked {
+            self.check_done(now, measured, failed);
+        }
+        let latency = self.tally(step.sent_size, (intended, sent, now), measured, step.received, step.result);
+        if measured {
+            if let Some(t) = self.named.get_mut(step.name) {
+                t.add(latency, step.result);
+            }
+            if step.whole {
+                self.add_iteration(intended, now, latency, step.result);
+            }
         }
         latency
     }
 
     /// Records an iteration that started (was due, in the open model) at `intended` and
-    /// ended at `now`; `Ok` when every one of its requests was. `latency`: its latency in
-    /// µs when the caller has it (an iteration of one request that counted its own from
-    /// `intended` to `now`).
-    pub fn record_iteration(
+    /// ended at `now`; `Ok` when every one of its requests was.
+    pub fn record_iteration(&mut self, intended: Instant, now: Instant, result: Result<(), ErrorKind>) {
+        if self.measured(intended) {
+            self.add_iteration(intended, now, None, result);
+        }
+    }
+
+    /// [`Recorder::record_iteration`] of a measured iteration; `latency`: its latency in µs
+    /// when the caller has it (an iteration of one request, counted from `intended` to `now`).
+    fn add_iteration(
         &mut self,
         intended: Instant,
         now: Instant,
         latency: Option<u64>,
         result: Result<(), ErrorKind>,
     ) {
-        if !self.measured(intended) {
-            return;
-        }
         if let Some(t) = &mut self.iterations {
             let latency = latency.unwrap_or_else(|| micros(now.saturating_duration_since(intended)));
             t.add(Some(latency), result);
@@ -271,12 +294,13 @@ impl Recorder {
         &mut self,
         sent_size: u64,
         (intended, sent, now): (Instant, Instant, Instant),
+        measured: bool,
         received: Option<u64>,
         result: Result<(), ErrorKind>,
     ) -> Option<u64> {
         let answered = !matches!(result, Err(ErrorKind::Timeout | ErrorKind::Connect));
         let latency = answered.then(|| micros(now.saturating_duration_since(intended)));
-        let c = self.interval(intended)?;
+        let c = if measured { &mut self.current } else { self.warm.as_mut()? };
         c.completed += 1;
         // A request that found no connection was never sent.
         if !matches!(result, Err(ErrorKind::Connect)) {
@@ -313,11 +337,11 @@ impl Recorder {
 
     /// Scenario files: an answer was checked on its turn, from `started`; `failed` when a
     /// check did not hold.
-    pub fn checked(&mut self, intended: Instant, started: Instant, failed: bool) {
+    fn check_done(&mut self, started: Instant, measured: bool, failed: bool) {
         if self.check_auto {
             self.check_time += started.elapsed();
         }
-        if self.measured(intended) {
+        if measured {
             self.current.checks_performed += 1;
             self.current.checks_failed += u64::from(failed);
         }
