@@ -405,15 +405,17 @@ fn needs_escape(bytes: &[u8]) -> bool {
     const HIGH: u64 = 0x8080_8080_8080_8080;
     // Whether a byte of `w` is below `n` (n <= 128): exact as a yes or no for the word.
     let below = |w: u64, n: u64| w.wrapping_sub(n * ONES) & !w & HIGH != 0;
+    let escaped = |w: u64| {
+        below(w, 0x20) || below(w ^ (u64::from(b'"') * ONES), 1) || below(w ^ (u64::from(b'\\') * ONES), 1)
+    };
     let mut words = bytes.chunks_exact(8);
-    for word in &mut words {
-        let w = u64::from_le_bytes(word.try_into().expect("eight bytes"));
-        if below(w, 0x20) || below(w ^ (u64::from(b'"') * ONES), 1) || below(w ^ (u64::from(b'\\') * ONES), 1)
-        {
-            return true;
-        }
+    if words.any(|word| escaped(u64::from_le_bytes(word.try_into().expect("eight bytes")))) {
+        return true;
     }
-    words.remainder().iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\')
+    // The last few bytes, made a word with letters after them.
+    let mut last = [b'a'; 8];
+    last[..words.remainder().len()].copy_from_slice(words.remainder());
+    escaped(u64::from_le_bytes(last))
 }
 
 #[cfg(test)]
