@@ -145,17 +145,23 @@ pub struct Recorder {
     /// Scenario files: the requests of each name, and the iterations.
     named: Vec<Tally>,
     iterations: Option<Tally>,
+    /// Every iteration is one request (each flow has one): the iterations are then the
+    /// names' tallies together, added once when the last second is cut, and `iterations`
+    /// keeps only what an iteration has beyond its request (the latency of a request
+    /// without an answer, an iteration that sent none).
+    one_request: bool,
 }
 
 impl Recorder {
     /// `start`: the load's; `measure`: when its measured phase begins. `names`: a scenario
-    /// file's request names (0 otherwise: no iterations are kept).
+    /// file's request names (0 otherwise: no iterations are kept), and whether each of its
+    /// iterations is one request.
     pub fn new(
         worker: usize,
         (start, measure): (Instant, Arc<MeasureStart>),
         open_model: bool,
         check: CheckEvery,
-        names: usize,
+        (names, one_request): (usize, bool),
     ) -> Recorder {
         let (check_auto, check_every) = match check {
             CheckEvery::Auto => (true, 1),
@@ -180,6 +186,7 @@ impl Recorder {
             check_time: Duration::ZERO,
             named: (0..names).map(|_| Tally::new()).collect(),
             iterations: (names > 0).then(Tally::new),
+            one_request,
         }
     }
 
@@ -259,7 +266,7 @@ impl Recorder {
                 t.add(latency, step.result);
             }
             if step.whole {
-                self.add_iteration(intended, now, latency, step.result);
+                self.whole_iteration(intended, now, latency, step.result);
             }
         }
         latency
@@ -270,6 +277,23 @@ impl Recorder {
     pub fn record_iteration(&mut self, intended: Instant, now: Instant, result: Result<(), ErrorKind>) {
         if self.measured(intended) {
             self.add_iteration(intended, now, None, result);
+        }
+    }
+
+    /// A measured iteration of one request, recorded under its name with `latency`: as
+    /// [`Recorder::add_iteration`], or only the latency that its name's tally lacks.
+    fn whole_iteration(
+        &mut self,
+        intended: Instant,
+        now: Instant,
+        latency: Option<u64>,
+        result: Result<(), ErrorKind>,
+    ) {
+        if !self.one_request {
+            return self.add_iteration(intended, now, latency, result);
+        }
+        if let (None, Some(t)) = (latency, &mut self.iterations) {
+            t.latency.saturating_record(micros(now.saturating_duration_since(intended)));
         }
     }
 
@@ -357,13 +381,17 @@ impl Recorder {
     }
 
     /// A scenario file's request of name `name` (its index) that was due at `due` but could
-    /// not be written, counted as `kind` with no latency.
-    pub fn unsent_step(&mut self, name: usize, due: Instant, kind: ErrorKind) {
+    /// not be written, counted as `kind` with no latency; when it is its iteration's one
+    /// request (`whole`), the iteration ends with it, now.
+    pub fn unsent_step(&mut self, name: usize, due: Instant, kind: ErrorKind, whole: bool) {
         self.unsent(due, kind);
-        if self.measured(due)
-            && let Some(t) = self.named.get_mut(name)
-        {
-            t.add(None, Err(kind));
+        if self.measured(due) {
+            if let Some(t) = self.named.get_mut(name) {
+                t.add(None, Err(kind));
+            }
+            if whole {
+                self.whole_iteration(due, Instant::now(), None, Err(kind));
+            }
         }
     }
 
@@ -423,6 +451,9 @@ impl Recorder {
         done.in_flight = in_flight;
         done.last = last;
         if last {
+            if let Some(t) = self.iterations.as_mut().filter(|_| self.one_request) {
+                self.named.iter().for_each(|n| t.merge(n));
+            }
             done.named = std::mem::take(&mut self.named);
             done.iterations = self.iterations.take();
         }

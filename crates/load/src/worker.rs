@@ -180,7 +180,8 @@ impl Local {
                 // The capture that sets its variable failed, and was counted.
                 Err(Unsent::Capture) => break,
                 Err(Unsent::Message) => {
-                    self.recorder.borrow_mut().unsent_step(name, due, ErrorKind::Check);
+                    self.recorder.borrow_mut().unsent_step(name, due, ErrorKind::Check, single);
+                    recorded = single;
                     result = Err(ErrorKind::Check);
                     break;
                 }
@@ -301,7 +302,9 @@ pub async fn run(cx: WorkerCx, share: u64, wait_start: impl FnOnce() -> Option<I
     }
 
     let Some(start) = wait_start() else { return };
-    let names = spec.requests.file().map_or(0, |f| f.names.len());
+    let names = spec.requests.file().map_or((0, false), |f| {
+        (f.names.len(), f.scenario.flows.iter().all(|flow| flow.hurl.entries.len() == 1))
+    });
     let measure = (start, Arc::clone(&cx.measure));
     let local = Rc::new(Local {
         recorder: RefCell::new(Recorder::new(cx.index, measure, open, spec.check_every, names)),
