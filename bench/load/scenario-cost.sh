@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The load engine's user-space instructions per request (callgrind) on the built-in `dummy`
-# path and on the same request written as a scenario file with a template, a capture and
-# asserts (bench/load/dummy-like.hurl), side by side against nginx (`return 200
-# '{"count":1}'`, core 0); the generator on core 1, 10 connections, one thread, every answer
-# checked (--check-every 1). Each is run SHORT and LONG seconds; (Ir_long - Ir_short) /
-# (requests_long - requests_short) takes start-up and exit out.
+# path, on the same request written as a scenario file with a template, a capture and
+# asserts (bench/load/dummy-like.hurl), and on the built-in's own scenario file loaded as a
+# file (scenarios/builtin/dummy.toml: drawn variables, a regex assert), side by side against
+# nginx (`return 200 '{"count":1}'`, core 0); the generator on core 1, 10 connections, one
+# thread, every answer checked (--check-every 1). Each is run SHORT and LONG seconds;
+# (Ir_long - Ir_short) / (requests_long - requests_short) takes start-up and exit out.
 #
 # Usage: cargo build --release && bench/load/scenario-cost.sh [SHORT LONG] (default 2 5)
 # SB=path/to/stackbench to measure another build.
@@ -47,7 +48,10 @@ per_request() {
 
 read -r dummy dn1 dn2 derr < <(per_request dummy --scenario dummy)
 read -r file fn1 fn2 ferr < <(per_request file --scenario-file "$here/dummy-like.hurl")
+read -r toml tn1 tn2 terr < <(per_request toml --scenario-file "$here/../../scenarios/builtin/dummy.toml")
 echo "instructions per request (requests in the ${short}s and ${long}s runs; errors)"
 echo "  dummy (built-in)     $dummy   ($dn1, $dn2; $derr errors)"
 echo "  dummy-like.hurl      $file   ($fn1, $fn2; $ferr errors)"
-python3 -c "import sys; print(f'  file / built-in      {int(sys.argv[2]) / int(sys.argv[1]):.2f}')" "$dummy" "$file"
+echo "  builtin/dummy.toml   $toml   ($tn1, $tn2; $terr errors)"
+python3 -c "import sys; print(f'  .hurl / built-in     {int(sys.argv[2]) / int(sys.argv[1]):.2f}')" "$dummy" "$file"
+python3 -c "import sys; print(f'  .toml / built-in     {int(sys.argv[2]) / int(sys.argv[1]):.2f}')" "$dummy" "$toml"

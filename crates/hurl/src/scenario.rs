@@ -454,9 +454,31 @@ impl Scenario {
     /// Sets the drawn variables and row columns for iteration `n` (the
     /// sequence number of the iteration in this process), reusing buffers.
     pub fn draw(&self, n: u64, vars: &mut Vars) {
+        self.draw_by(n, vars, |vars, _, name| vars.index(name));
+    }
+
+    /// The slots in `vars` of what [`Scenario::draw`] sets (made when missing): each
+    /// variable's, then each data file's columns, in order; for [`Scenario::draw_at`].
+    pub fn slots(&self, vars: &mut Vars) -> Vec<usize> {
+        let columns = self.rows.iter().flat_map(|r| &r.columns);
+        self.variables.iter().map(|v| &v.name).chain(columns).map(|name| vars.index(name)).collect()
+    }
+
+    /// [`Scenario::draw`] into the `slots` of `vars` found once by [`Scenario::slots`]: no
+    /// name looked up per iteration.
+    pub fn draw_at(&self, n: u64, vars: &mut Vars, slots: &[usize]) {
+        self.draw_by(n, vars, |_, k, _| slots[k]);
+    }
+
+    /// [`Scenario::draw`], the slot of the `k`th name of [`Scenario::slots`] given by `slot`.
+    fn draw_by(&self, n: u64, vars: &mut Vars, mut slot: impl FnMut(&mut Vars, usize, &str) -> usize) {
         const ALPHABET: &[u8; 36] = b"abcdefghijklmnopqrstuvwxyz0123456789";
-        for v in self.variables.iter().filter(|v| !matches!(v.draw, Draw::Expr(_))) {
-            let (slot, rng) = vars.slot_and_rng(&v.name);
+        for (k, v) in self.variables.iter().enumerate() {
+            if matches!(v.draw, Draw::Expr(_)) {
+                continue;
+            }
+            let at = slot(vars, k, &v.name);
+            let (slot, rng) = vars.slot_and_rng_at(at);
             slot.text.clear();
             slot.kind = match &v.draw {
                 Draw::Const(t, k) => {
@@ -467,11 +489,11 @@ impl Scenario {
                     // The span of i64::MIN..=i64::MAX wraps to 0: any 64 bits then.
                     let span = (hi.wrapping_sub(*lo) as u64).wrapping_add(1);
                     let off = if span == 0 { rng.next_u64() } else { rng.below(span) };
-                    push_int(&mut slot.text, lo.wrapping_add(off as i64));
+                    slot.text.push_str(itoa::Buffer::new().format(lo.wrapping_add(off as i64)));
                     Kind::Integer
                 }
                 Draw::Sequence { start } => {
-                    push_int(&mut slot.text, start.wrapping_add(n as i64));
+                    slot.text.push_str(itoa::Buffer::new().format(start.wrapping_add(n as i64)));
                     Kind::Integer
                 }
                 Draw::Choice(c) => {
@@ -486,26 +508,26 @@ impl Scenario {
                 Draw::Expr(_) => unreachable!("expressions are worked out below"),
             };
         }
+        let mut first = self.variables.len();
         for r in &self.rows {
             let i = match r.order {
                 Order::Sequence => (n % r.rows.len() as u64) as usize,
                 Order::Random => vars.rng.below(r.rows.len() as u64) as usize,
             };
-            for (col, (text, kind)) in r.columns.iter().zip(&r.rows[i]) {
-                vars.set(col, text, *kind);
+            for (c, (col, (text, kind))) in r.columns.iter().zip(&r.rows[i]).enumerate() {
+                let at = slot(vars, first + c, col);
+                vars.set_at(at, text, *kind);
             }
+            first += r.columns.len();
         }
         // Expressions last, in the order they depend on one another (sorted at load).
-        for v in &self.variables {
+        for (k, v) in self.variables.iter().enumerate() {
             let Draw::Expr(e) = &v.draw else { continue };
-            match e.eval(&|n| vars.get(n).map(|v| v.text.as_str())) {
-                Ok(x) => {
-                    let slot = vars.slot(&v.name);
-                    slot.text.clear();
-                    slot.text.push_str(itoa::Buffer::new().format(x));
-                    slot.kind = Kind::Integer;
-                }
-                Err(_) => vars.unset([v.name.as_str()]),
+            let value = e.eval(&|n| vars.get(n).map(|v| v.text.as_str()));
+            let at = slot(vars, k, &v.name);
+            match value {
+                Ok(x) => vars.set_at(at, itoa::Buffer::new().format(x), Kind::Integer),
+                Err(_) => vars.unset_at(at),
             }
         }
     }
@@ -713,11 +735,6 @@ fn reset(cx: &Ctx<'_>, r: &Spanned<RawReset>, known: Known<'_>) -> Result<Reset,
             "[reset] has a `command` (a non-empty list) or requests (`file` or `hurl`), one of them",
         )),
     }
-}
-
-fn push_int(s: &mut String, n: i64) {
-    use std::fmt::Write as _;
-    write!(s, "{n}").expect("writing to a String cannot fail");
 }
 
 /// A TOML scalar as a variable's text and kind.

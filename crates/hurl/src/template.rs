@@ -176,7 +176,13 @@ impl Vars {
 
     /// Sets `name`, reusing its previous text buffer.
     pub fn set(&mut self, name: &str, text: &str, kind: Kind) {
-        let v = self.slot(name);
+        let i = self.index(name);
+        self.set_at(i, text, kind);
+    }
+
+    /// Sets slot `i` ([`Vars::index`]), reusing its previous text buffer.
+    pub fn set_at(&mut self, i: usize, text: &str, kind: Kind) {
+        let v = self.slot_at(i);
         v.text.clear();
         v.text.push_str(text);
         v.kind = kind;
@@ -188,9 +194,8 @@ impl Vars {
         self.slot_at(i)
     }
 
-    /// The value buffer of `name` (it becomes set) and the random source, together.
-    pub fn slot_and_rng(&mut self, name: &str) -> (&mut Value, &mut SplitMix64) {
-        let i = self.index(name);
+    /// The value buffer of slot `i` ([`Vars::index`], it becomes set) and the random source.
+    pub fn slot_and_rng_at(&mut self, i: usize) -> (&mut Value, &mut SplitMix64) {
         self.slots[i].2 = true;
         (&mut self.slots[i].1, &mut self.rng)
     }
@@ -364,6 +369,11 @@ fn hex(x: u64) -> [u8; 16] {
 pub fn json_escape(s: &str, out: &mut impl BufMut) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let bytes = s.as_bytes();
+    // Most values (words, numbers, ids) have nothing to escape: one copy.
+    if !needs_escape(bytes) {
+        out.put_slice(bytes);
+        return;
+    }
     let mut start = 0;
     for (i, &b) in bytes.iter().enumerate() {
         let esc: &[u8] = match b {
@@ -386,6 +396,26 @@ pub fn json_escape(s: &str, out: &mut impl BufMut) {
         start = i + 1;
     }
     out.put_slice(&bytes[start..]);
+}
+
+/// Whether `bytes` holds one that JSON escapes in a string (a control byte, `"` or `\\`),
+/// looked for eight bytes at a time.
+fn needs_escape(bytes: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // Whether a byte of `w` is below `n` (n <= 128): exact as a yes or no for the word.
+    let below = |w: u64, n: u64| w.wrapping_sub(n * ONES) & !w & HIGH != 0;
+    let escaped = |w: u64| {
+        below(w, 0x20) || below(w ^ (u64::from(b'"') * ONES), 1) || below(w ^ (u64::from(b'\\') * ONES), 1)
+    };
+    let mut words = bytes.chunks_exact(8);
+    if words.any(|word| escaped(u64::from_le_bytes(word.try_into().expect("eight bytes")))) {
+        return true;
+    }
+    // The last few bytes, made a word with letters after them.
+    let mut last = [b'a'; 8];
+    last[..words.remainder().len()].copy_from_slice(words.remainder());
+    escaped(u64::from_le_bytes(last))
 }
 
 #[cfg(test)]
@@ -493,6 +523,13 @@ mod tests {
             t.render(&mut vars, &mut out).unwrap();
             let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
             prop_assert_eq!(v, serde_json::json!([format!("{lit}{s}"), s]));
+        }
+
+        /// The word-at-a-time test finds what a byte-by-byte look finds, wherever it lies.
+        #[test]
+        fn needs_escape_finds_every_escaped_byte(s in "[a-z~\"\\\\\\x00-\\x1f\\x7f-\\u{3ff}]{0,24}") {
+            let want = s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\');
+            prop_assert_eq!(needs_escape(s.as_bytes()), want);
         }
 
         #[test]

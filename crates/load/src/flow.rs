@@ -150,6 +150,8 @@ pub struct IterState {
     body: Vec<u8>,
     /// Each flow's captures, as slots of `vars`: forgotten when an iteration starts.
     captured: Vec<Vec<usize>>,
+    /// The slots of `vars` the scenario draws into ([`Scenario::slots`]).
+    drawn: Vec<usize>,
     /// h2c and gRPC files only ([`h2`]).
     h2: h2::Buffers,
 }
@@ -180,6 +182,7 @@ impl IterState {
         let captured = (src.scenario.flows.iter())
             .map(|f| f.hurl.captures().map(|c| vars.index(&c.name)).collect())
             .collect();
+        let drawn = src.scenario.slots(&mut vars);
         let mut programs = Vec::new();
         if src.scenario.protocol == Protocol::Http1 {
             // The target's path, as `{{base_url}}` (which `--variable` may set) leaves it.
@@ -205,6 +208,7 @@ impl IterState {
             programs,
             body: Vec::new(),
             captured,
+            drawn,
             h2: h2::Buffers::default(),
         }
     }
@@ -213,7 +217,7 @@ impl IterState {
     /// picks its flow by weight; returns the flow's index.
     pub fn begin(&mut self, src: &FileSource, n: u64) -> usize {
         let s = &src.scenario;
-        s.draw(n, &mut self.vars);
+        s.draw_at(n, &mut self.vars, &self.drawn);
         // One flow needs no draw.
         let i = if s.flows.len() == 1 {
             0
@@ -234,7 +238,7 @@ impl IterState {
         let compiled = self.programs.get(flow).and_then(|f| f.get(i)).and_then(Option::as_ref);
         let ours = src.scenario.flows.get(flow).and_then(|f| f.hurl.entries.get(i));
         if let Some(p) = compiled.filter(|_| ours.is_some_and(|e| std::ptr::eq(entry, e))) {
-            p.write(&mut self.vars, &mut self.scratch, &mut self.body, &mut self.wire)?;
+            p.write(&mut self.vars, &mut self.body, &mut self.wire)?;
         } else {
             entry.render(&mut self.vars, &mut self.req).ok()?;
             let path = self.req.url.get(self.origin..).unwrap_or_default();

@@ -107,6 +107,24 @@ impl Default for Tally {
 /// How a request ended, before recording.
 pub type Outcome<'a> = Result<Answer<'a>, ErrorKind>;
 
+/// A scenario file's request as [`Recorder::record_step`] records it.
+#[derive(Debug, Clone, Copy)]
+pub struct Step {
+    /// Its name (the index in the file's names).
+    pub name: usize,
+    /// Bytes written.
+    pub sent_size: u64,
+    /// When it was due, sent, and when it ended.
+    pub times: (Instant, Instant, Instant),
+    /// Bytes of its answer (`None`: no answer).
+    pub received: Option<u64>,
+    pub result: Result<(), ErrorKind>,
+    /// Checked on its turn: whether a check failed (`None`: not its turn, or no answer).
+    pub checked: Option<bool>,
+    /// It is its iteration's one request: the iteration is recorded with it.
+    pub whole: bool,
+}
+
 /// Records one worker's requests.
 #[derive(Debug)]
 pub struct Recorder {
@@ -126,17 +144,23 @@ pub struct Recorder {
     /// Scenario files: the requests of each name, and the iterations.
     named: Vec<Tally>,
     iterations: Option<Tally>,
+    /// Every iteration is one request (each flow has one): the iterations are then the
+    /// names' tallies together, added once when the last second is cut, and `iterations`
+    /// keeps only what an iteration has beyond its request (the latency of a request
+    /// without an answer, an iteration that sent none).
+    one_request: bool,
 }
 
 impl Recorder {
     /// `start`: the load's; `measure`: when its measured phase begins. `names`: a scenario
-    /// file's request names (0 otherwise: no iterations are kept).
+    /// file's request names (0 otherwise: no iterations are kept), and whether each of its
+    /// iterations is one request.
     pub fn new(
         worker: usize,
         (start, measure): (Instant, Arc<MeasureStart>),
         open_model: bool,
         check: CheckEvery,
-        names: usize,
+        (names, one_request): (usize, bool),
     ) -> Recorder {
         let (check_auto, check_every) = match check {
             CheckEvery::Auto => (true, 1),
@@ -161,6 +185,7 @@ impl Recorder {
             check_time: Duration::ZERO,
             named: (0..names).map(|_| Tally::new()).collect(),
             iterations: (names > 0).then(Tally::new),
+            one_request,
         }
     }
 
@@ -220,44 +245,66 @@ impl Recorder {
             Ok(a) => Recorder::judge(a),
         };
         let received = outcome.as_ref().ok().map(|a| a.received);
-        self.tally(req.sent_size, (intended, sent, now), received, result);
+        self.tally(req.sent_size, (intended, sent, now), measured, received, result);
     }
 
-    /// Records a scenario file's request of name `name` (its index): `sent_size` bytes
-    /// written, `received` bytes of its answer (`None`: no answer), `result` as judged by
-    /// the caller ([`Recorder::check_turn`], [`Recorder::checked`]). Returns its latency in
-    /// µs from `intended`, when it has one.
-    pub fn record_step(
-        &mut self,
-        name: usize,
-        sent_size: u64,
-        (intended, sent, now): (Instant, Instant, Instant),
-        received: Option<u64>,
-        result: Result<(), ErrorKind>,
-    ) -> Option<u64> {
-        let latency = self.tally(sent_size, (intended, sent, now), received, result);
-        if self.measured(intended)
-            && let Some(t) = self.named.get_mut(name)
-        {
-            t.add(latency, result);
+    /// Records a scenario file's request (`step`, judged by the caller: [`Recorder::check_turn`])
+    /// in one call: its second, its name, its check when it had its turn, and, for an
+    /// iteration of this one request (`step.whole`), the iteration, as
+    /// [`Recorder::record_iteration`] would. Returns its latency in µs from `intended`, when
+    /// it has one.
+    pub fn record_step(&mut self, step: &Step) -> Option<u64> {
+        let (intended, sent, now) = step.times;
+        let measured = self.measured(intended);
+        if let Some(failed) = step.checked {
+            self.check_done(now, measured, failed);
+        }
+        let latency = self.tally(step.sent_size, (intended, sent, now), measured, step.received, step.result);
+        if measured {
+            if let Some(t) = self.named.get_mut(step.name) {
+                t.add(latency, step.result);
+            }
+            if step.whole {
+                self.whole_iteration(intended, now, latency, step.result);
+            }
         }
         latency
     }
 
     /// Records an iteration that started (was due, in the open model) at `intended` and
-    /// ended at `now`; `Ok` when every one of its requests was. `latency`: its latency in
-    /// µs when the caller has it (an iteration of one request that counted its own from
-    /// `intended` to `now`).
-    pub fn record_iteration(
+    /// ended at `now`; `Ok` when every one of its requests was.
+    pub fn record_iteration(&mut self, intended: Instant, now: Instant, result: Result<(), ErrorKind>) {
+        if self.measured(intended) {
+            self.add_iteration(intended, now, None, result);
+        }
+    }
+
+    /// A measured iteration of one request, recorded under its name with `latency`: as
+    /// [`Recorder::add_iteration`], or only the latency that its name's tally lacks.
+    fn whole_iteration(
         &mut self,
         intended: Instant,
         now: Instant,
         latency: Option<u64>,
         result: Result<(), ErrorKind>,
     ) {
-        if !self.measured(intended) {
-            return;
+        if !self.one_request {
+            return self.add_iteration(intended, now, latency, result);
         }
+        if let (None, Some(t)) = (latency, &mut self.iterations) {
+            t.latency.saturating_record(micros(now.saturating_duration_since(intended)));
+        }
+    }
+
+    /// [`Recorder::record_iteration`] of a measured iteration; `latency`: its latency in µs
+    /// when the caller has it (an iteration of one request, counted from `intended` to `now`).
+    fn add_iteration(
+        &mut self,
+        intended: Instant,
+        now: Instant,
+        latency: Option<u64>,
+        result: Result<(), ErrorKind>,
+    ) {
         if let Some(t) = &mut self.iterations {
             let latency = latency.unwrap_or_else(|| micros(now.saturating_duration_since(intended)));
             t.add(Some(latency), result);
@@ -270,12 +317,13 @@ impl Recorder {
         &mut self,
         sent_size: u64,
         (intended, sent, now): (Instant, Instant, Instant),
+        measured: bool,
         received: Option<u64>,
         result: Result<(), ErrorKind>,
     ) -> Option<u64> {
         let answered = !matches!(result, Err(ErrorKind::Timeout | ErrorKind::Connect));
         let latency = answered.then(|| micros(now.saturating_duration_since(intended)));
-        let c = self.interval(intended)?;
+        let c = if measured { &mut self.current } else { self.warm.as_mut()? };
         c.completed += 1;
         // A request that found no connection was never sent.
         if !matches!(result, Err(ErrorKind::Connect)) {
@@ -312,11 +360,11 @@ impl Recorder {
 
     /// Scenario files: an answer was checked on its turn, from `started`; `failed` when a
     /// check did not hold.
-    pub fn checked(&mut self, intended: Instant, started: Instant, failed: bool) {
+    fn check_done(&mut self, started: Instant, measured: bool, failed: bool) {
         if self.check_auto {
             self.check_time += started.elapsed();
         }
-        if self.measured(intended) {
+        if measured {
             self.current.checks_performed += 1;
             self.current.checks_failed += u64::from(failed);
         }
@@ -332,13 +380,17 @@ impl Recorder {
     }
 
     /// A scenario file's request of name `name` (its index) that was due at `due` but could
-    /// not be written, counted as `kind` with no latency.
-    pub fn unsent_step(&mut self, name: usize, due: Instant, kind: ErrorKind) {
+    /// not be written, counted as `kind` with no latency; when it is its iteration's one
+    /// request (`whole`), the iteration ends with it, now.
+    pub fn unsent_step(&mut self, name: usize, due: Instant, kind: ErrorKind, whole: bool) {
         self.unsent(due, kind);
-        if self.measured(due)
-            && let Some(t) = self.named.get_mut(name)
-        {
-            t.add(None, Err(kind));
+        if self.measured(due) {
+            if let Some(t) = self.named.get_mut(name) {
+                t.add(None, Err(kind));
+            }
+            if whole {
+                self.whole_iteration(due, Instant::now(), None, Err(kind));
+            }
         }
     }
 
@@ -371,6 +423,9 @@ impl Recorder {
         done.in_flight = in_flight;
         done.last = last;
         if last {
+            if let Some(t) = self.iterations.as_mut().filter(|_| self.one_request) {
+                self.named.iter().for_each(|n| t.merge(n));
+            }
             done.named = std::mem::take(&mut self.named);
             done.iterations = self.iterations.take();
         }

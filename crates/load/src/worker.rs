@@ -39,7 +39,7 @@ use tokio::time::sleep_until;
 
 use crate::fault::{self, Fault};
 use crate::flow::{IterState, Unsent, Verdict};
-use crate::recorder::{Interval, Recorder};
+use crate::recorder::{Interval, Recorder, Step};
 use crate::schedule::Profile;
 use crate::spec::{Bound, LoadSpec, ModelSpec};
 use crate::transport::{Lane, Pool};
@@ -164,9 +164,9 @@ impl Local {
         let mut result = Ok(());
         // When the last exchange ended: the iteration's end.
         let mut ended = None;
-        // The latency of an iteration of one request: its own.
-        let mut one = None;
+        // An iteration of one request is recorded with it, and lasts as long as it.
         let single = src.scenario.flows[flow].hurl.entries.len() == 1;
+        let mut recorded = false;
         for (i, (entry, &name)) in
             src.scenario.flows[flow].hurl.entries.iter().zip(&src.slots[flow]).enumerate()
         {
@@ -180,7 +180,8 @@ impl Local {
                 // The capture that sets its variable failed, and was counted.
                 Err(Unsent::Capture) => break,
                 Err(Unsent::Message) => {
-                    self.recorder.borrow_mut().unsent_step(name, due, ErrorKind::Check);
+                    self.recorder.borrow_mut().unsent_step(name, due, ErrorKind::Check, single);
+                    recorded = single;
                     result = Err(ErrorKind::Check);
                     break;
                 }
@@ -189,20 +190,24 @@ impl Local {
             let now = Instant::now();
             ended = Some(now);
             let mut recorder = self.recorder.borrow_mut();
-            let (received, verdict) = match &outcome {
+            let (received, verdict, checked) = match &outcome {
                 Ok(a) => {
                     let turn = recorder.check_turn();
                     let v = st.verdict(src, (flow, i), entry, a, turn);
-                    if turn {
-                        recorder.checked(due, now, v.result.is_err());
-                    }
-                    (Some(a.received), v)
+                    (Some(a.received), v, turn.then_some(v.result.is_err()))
                 }
-                Err(kind) => (None, Verdict { result: Err(*kind), capture_failed: true }),
+                Err(kind) => (None, Verdict { result: Err(*kind), capture_failed: true }, None),
             };
-            let latency = recorder.record_step(name, out.size(), (due, at, now), received, verdict.result);
-            // An iteration of one request lasts as long as it, counted from the same time.
-            one = latency.filter(|_| single);
+            recorder.record_step(&Step {
+                name,
+                sent_size: out.size(),
+                times: (due, at, now),
+                received,
+                result: verdict.result,
+                checked,
+                whole: single,
+            });
+            recorded = single;
             drop(recorder);
             result = result.and(verdict.result);
             if let Some(left) = &self.failpoint {
@@ -213,8 +218,10 @@ impl Local {
                 break;
             }
         }
-        let now = ended.unwrap_or_else(Instant::now);
-        self.recorder.borrow_mut().record_iteration(intended, now, one, result);
+        if !recorded {
+            let now = ended.unwrap_or_else(Instant::now);
+            self.recorder.borrow_mut().record_iteration(intended, now, result);
+        }
         self.in_flight.set(self.in_flight.get() - 1);
     }
 
@@ -295,7 +302,9 @@ pub async fn run(cx: WorkerCx, share: u64, wait_start: impl FnOnce() -> Option<I
     }
 
     let Some(start) = wait_start() else { return };
-    let names = spec.requests.file().map_or(0, |f| f.names.len());
+    let names = spec.requests.file().map_or((0, false), |f| {
+        (f.names.len(), f.scenario.flows.iter().all(|flow| flow.hurl.entries.len() == 1))
+    });
     let measure = (start, Arc::clone(&cx.measure));
     let local = Rc::new(Local {
         recorder: RefCell::new(Recorder::new(cx.index, measure, open, spec.check_every, names)),

@@ -95,3 +95,37 @@ fn a_count_bound_counts_iterations() {
     assert_eq!(r.iterations.as_ref().unwrap().requests, 7);
     assert_eq!(r.summary.requests, 21);
 }
+
+/// Iterations of one request each are counted from their requests' names (the recorder
+/// adds the names' tallies once, at the end): every iteration, its error and its latency.
+#[test]
+fn iterations_of_one_request_are_their_requests() {
+    let dir = std::env::temp_dir().join(format!("sb-one-request-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("one.toml");
+    let flow = |name: &str, title: &str| {
+        format!(
+            "[[flow]]\nname = \"{name}\"\nnames = [\"{name}\"]\nhurl = '''\nPOST {{{{base_url}}}}/todos\nContent-Type: application/json\n{{\"title\": \"{title}\"}}\nHTTP 201\n'''\n"
+        )
+    };
+    std::fs::write(&file, flow("create", "milk") + &flow("refused", "")).unwrap();
+    let addr = start(Fault::None);
+    let o = LoadOptions {
+        scenario_file: Some(file),
+        duration: Some(Dur(Duration::from_secs(1))),
+        threads: Some(2),
+        connections: Some(4),
+        ..LoadOptions::default()
+    };
+    let r = run(&o.to_spec(&format!("http://{addr}")).unwrap(), &Stop::new()).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let (create, refused) = (named(&r, "create"), named(&r, "refused"));
+    let it = r.iterations.as_ref().unwrap();
+    assert!(create.requests > 10 && refused.requests > 10, "{create:?} {refused:?}");
+    assert_eq!(it.requests, create.requests + refused.requests);
+    assert_eq!(it.ok, create.requests);
+    assert_eq!(it.errors, refused.errors, "{it:?}");
+    assert_eq!(refused.errors.get("http_400"), Some(&refused.requests), "{refused:?}");
+    assert_eq!(it.latency.count, it.requests);
+    assert_eq!(it.latency.max_us, create.latency.max_us.max(refused.latency.max_us));
+}

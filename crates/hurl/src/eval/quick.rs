@@ -4,9 +4,9 @@
 //! Worked out once per entry: the leaf of the one-pass reading
 //! ([`crate::jsonpath::stream::Plan`]) each jsonpath query reads, and each
 //! assert's test in a form that needs no dispatch on the query (`isInteger`
-//! on a leaf, `==` a number, a header's text `contains` a literal, ...). A run
-//! checks the status, reads the body in one pass, takes the captures and runs
-//! every assert; it answers only "all of them hold". Anything else (a failed
+//! on a leaf, `==` a number, a header's text `contains` a literal or `matches`
+//! a regex, ...). A run checks the status, reads the body in one pass, takes
+//! the captures and runs every assert; it answers only "all of them hold". Anything else (a failed
 //! check, an answer it cannot judge this way, such as a repeated or non-ASCII
 //! header) sends the entry to the general evaluator, which judges it from the
 //! start and says what failed, so the failures and the captured variables are
@@ -23,7 +23,7 @@ use crate::model::{Expected, PredicateFunc, Query, Response};
 use crate::template::Vars;
 
 /// An entry's checks compiled for an answer that passes them (see the module's notes).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Quick {
     /// Each capture's leaf of the plan.
     captures: Vec<usize>,
@@ -33,7 +33,7 @@ pub struct Quick {
 }
 
 /// One assert: where its value comes from and what must hold of it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 struct Check {
     /// The assert's index in the response.
     index: usize,
@@ -52,7 +52,7 @@ enum Source {
 }
 
 /// A predicate on a literal operand, tested without resolving it per answer.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 enum Test {
     IsInteger,
     IsString,
@@ -64,6 +64,9 @@ enum Test {
     EqText(Box<str>),
     /// `contains` a literal, on text.
     Contains(Box<str>),
+    /// `matches`, on a header: its regex over bytes, the same on ASCII text (no UTF-8
+    /// check of the value per answer); on other values, the general [`holds`].
+    Matches(regex::bytes::Regex),
     /// Any other predicate without variables: the general [`holds`].
     General,
 }
@@ -120,10 +123,13 @@ impl Quick {
                 PredicateFunc::StartsWith(t) | PredicateFunc::EndsWith(t) => {
                     t.as_literal().map(|_| Test::General)?
                 }
-                PredicateFunc::Matches(_)
-                | PredicateFunc::IsEmpty
-                | PredicateFunc::IsFloat
-                | PredicateFunc::IsCollection => Test::General,
+                PredicateFunc::Matches(re) => match regex::bytes::Regex::new(re.as_str()) {
+                    Ok(re) if source == Source::Header => Test::Matches(re),
+                    _ => Test::General,
+                },
+                PredicateFunc::IsEmpty | PredicateFunc::IsFloat | PredicateFunc::IsCollection => {
+                    Test::General
+                }
             };
             asserts.push(Check { index, source, test, not: a.predicate.not });
         }
@@ -211,7 +217,7 @@ impl Check {
             Test::Exists => !matches!(v, Val::Nothing),
             Test::EqNum(n) => equal(v, &Exp::Num(*n)),
             Test::EqText(t) => equal(v, &Exp::Text(t)),
-            Test::Contains(_) | Test::General => match holds(p, v, vars, scratch) {
+            Test::Contains(_) | Test::Matches(_) | Test::General => match holds(p, v, vars, scratch) {
                 Ok(ok) => ok,
                 Err(_) => return false,
             },
@@ -226,6 +232,7 @@ impl Check {
             Test::IsInteger | Test::IsBoolean | Test::EqNum(_) => false,
             Test::EqText(t) => text == t.as_bytes(),
             Test::Contains(t) if text.len() <= 64 => contains_short(text, t.as_bytes()),
+            Test::Matches(re) => re.is_match(text),
             Test::Contains(_) | Test::General => {
                 let Ok(s) = std::str::from_utf8(text) else { return false };
                 return self.holds(&Val::Str(s), vars, scratch, p);

@@ -328,12 +328,16 @@ proptest::proptest! {
         content_type in proptest::prop_oneof![
             proptest::strategy::Just("application/json"),
             proptest::strategy::Just("text/plain; charset=\u{e9}"),
+            proptest::strategy::Just("Application/JSON; q=1"),
         ],
         header_check in proptest::prop_oneof![
             proptest::strategy::Just("contains \"json\""),
             proptest::strategy::Just("== \"application/json\""),
             proptest::strategy::Just("startsWith \"app\""),
             proptest::strategy::Just("not exists"),
+            proptest::strategy::Just("matches /^(?i)[ \\t]*application\\/json[ \\t]*(;.*)?$/"),
+            proptest::strategy::Just("not matches /plain/"),
+            proptest::strategy::Just("matches /\\w=\\w/"),
         ],
     ) {
         let mut text = String::from("GET http://h\nHTTP 200\n[Captures]\n");

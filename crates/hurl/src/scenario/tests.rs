@@ -82,6 +82,27 @@ fn draws_are_seeded_and_in_range() {
     assert_eq!(owners.len(), 3);
 }
 
+/// Drawing into slots found once is drawing by name: the same values, kinds and random
+/// source, with variables, data rows and expressions (one of which can fail).
+#[test]
+fn draws_into_slots_as_by_name() {
+    let dir = dir_with("slots", &[("u.csv", "user,pass\nann,a1\nbob,b2\n")]);
+    let toml = "[variables]\na = { int = [-3, 3] }\nw = { choice = [\"x\", 2] }\nn = { sequence = 7 }\nq = { expr = \"10 / a\" }\nd = { expr = \"q + a\" }\n[[rows]]\nfile = \"u.csv\"\norder = \"random\"\n[[flow]]\nhurl = \"GET {{base_url}}/{{user}}\"\n";
+    let s = Scenario::parse("s.toml", toml, &dir, "s", &[]).unwrap();
+    let (mut a, mut b) = (Vars::new(5), Vars::new(5));
+    b.set("base_url", "http://h", Kind::String);
+    a.set("base_url", "http://h", Kind::String);
+    let slots = s.slots(&mut b);
+    for n in 0..100 {
+        s.draw(n, &mut a);
+        s.draw_at(n, &mut b, &slots);
+        for name in ["a", "w", "n", "q", "d", "user", "pass"] {
+            assert_eq!(a.get(name), b.get(name), "{name} at {n}");
+        }
+        assert_eq!(a.rng.0, b.rng.0);
+    }
+}
+
 #[test]
 fn flows_are_picked_by_weight() {
     let s = Scenario::load(&examples().join("todo.toml"), &[]).unwrap();
