@@ -123,12 +123,16 @@ impl FileSource {
         }
         let defined = defined.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
         let mut f = FileSource::new(scenario, defined, seed)?;
-        let root = target.url.find("://").map_or(0, |s| s + 3);
-        let root = target.url[root..].find('/').map_or(target.url.len(), |p| root + p);
-        f.base_url = Some(target.url[..root].to_owned());
+        f.base_url = Some(target.url[..origin_len(&target.url)].to_owned());
         f.builtin = true;
         Ok(f)
     }
+}
+
+/// The length of `url`'s `scheme://host:port`, before its path.
+fn origin_len(url: &str) -> usize {
+    let start = url.find("://").map_or(0, |s| s + 3);
+    url[start..].find('/').map_or(url.len(), |p| start + p)
 }
 
 /// One user's (or runner's) variables and buffers, kept between iterations.
@@ -176,8 +180,7 @@ impl IterState {
         for (k, v) in &src.defined {
             vars.set(k, v, Kind::String);
         }
-        let origin = base.find("://").map_or(0, |s| s + 3);
-        let origin = base[origin..].find('/').map_or(base.len(), |p| origin + p);
+        let origin = origin_len(base);
         let authority = target.authority.clone();
         let captured = (src.scenario.flows.iter())
             .map(|f| f.hurl.captures().map(|c| vars.index(&c.name)).collect())
