@@ -85,12 +85,32 @@ fn wait_for_port(child: &mut Child, port: u16, log: Option<&std::path::Path>) {
     }
 }
 
-/// Sends `sig` (`-STOP`, `-CONT`) to the processes `pids`.
+/// Sends `sig` (`-STOP`, `-CONT`) to the processes `pids`. A stop returns once every thread
+/// of each is stopped: `kill` returns when the signal is sent, and on a busy machine a thread
+/// that was running may still answer a query for a few milliseconds after it.
 fn signal(pids: &[u32], sig: &str) {
     let mut cmd = Command::new("kill");
     cmd.arg(sig).arg("--").args(pids.iter().map(u32::to_string));
     let ok = cmd.status().is_ok_and(|s| s.success());
     assert!(ok, "{cmd:?} failed");
+    if sig == "-STOP" {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !pids.iter().all(|&p| stopped(p)) {
+            assert!(Instant::now() < deadline, "{pids:?} not stopped 5 s after SIGSTOP");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+}
+
+/// Whether every thread of process `pid` is stopped (state `T`), or the process is gone.
+fn stopped(pid: u32) -> bool {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return true };
+    tasks.filter_map(Result::ok).all(|t| {
+        std::fs::read_to_string(t.path().join("stat")).map_or(true, |stat| {
+            // Field 3, after the parenthesized name, is the state.
+            stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().next()) == Some("T")
+        })
+    })
 }
 
 /// The children of process `pid` (from `/proc/*/stat`).
