@@ -37,7 +37,9 @@ fn the_record_has_the_requests_by_name() {
     assert!(per["requests"].as_u64().unwrap() > 10, "{per}");
     assert_eq!(per["requests"], record["summary"]["ok"], "every answer right: {per}");
     assert_eq!(record["iterations"]["requests"], per["requests"]);
-    assert!(stderr.contains("by request") && stderr.contains("POST /todos"), "{stderr}");
+    // One request per iteration under one name: the summary's by-request table would restate
+    // the totals, and is left out (the record keeps the entries, above).
+    assert!(!stderr.contains("by request"), "{stderr}");
 }
 
 #[test]
