@@ -399,23 +399,31 @@ pub fn json_escape(s: &str, out: &mut impl BufMut) {
 }
 
 /// Whether `bytes` holds one that JSON escapes in a string (a control byte, `"` or `\\`),
-/// looked for eight bytes at a time.
+/// looked for eight bytes at a time. Every byte is read from `bytes` (words may overlap,
+/// which cannot change a yes or no), so no copy of a remainder is made.
 fn needs_escape(bytes: &[u8]) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
+    /// Bytes that need no escape, for the places of a word that a short text leaves over.
+    const LETTERS: u64 = u64::from_le_bytes([b'a'; 8]);
     // Whether a byte of `w` is below `n` (n <= 128): exact as a yes or no for the word.
     let below = |w: u64, n: u64| w.wrapping_sub(n * ONES) & !w & HIGH != 0;
     let escaped = |w: u64| {
         below(w, 0x20) || below(w ^ (u64::from(b'"') * ONES), 1) || below(w ^ (u64::from(b'\\') * ONES), 1)
     };
-    let mut words = bytes.chunks_exact(8);
-    if words.any(|word| escaped(u64::from_le_bytes(word.try_into().expect("eight bytes")))) {
-        return true;
+    let n = bytes.len();
+    let u16_at = |at: usize| u64::from(u16::from_le_bytes([bytes[at], bytes[at + 1]]));
+    let u32_at = |at: usize| u64::from(u32::from_le_bytes(bytes[at..at + 4].try_into().expect("four bytes")));
+    let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("eight bytes"));
+    // Short texts: their first and last bytes in one word, letters in the places left over.
+    match n {
+        0 => false,
+        1 => escaped(u64::from(bytes[0]) | LETTERS << 8),
+        2..=3 => escaped(u16_at(0) | u16_at(n - 2) << 16 | LETTERS << 32),
+        4..=7 => escaped(u32_at(0) | u32_at(n - 4) << 32),
+        // Whole words, then the last eight bytes (overlapping the word before them).
+        _ => (0..n / 8).any(|i| escaped(u64_at(8 * i))) || escaped(u64_at(n - 8)),
     }
-    // The last few bytes, made a word with letters after them.
-    let mut last = [b'a'; 8];
-    last[..words.remainder().len()].copy_from_slice(words.remainder());
-    escaped(u64::from_le_bytes(last))
 }
 
 #[cfg(test)]
