@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The load engine's user-space instructions per request (callgrind) on the built-in `dummy`
-# path, on the same request written as a scenario file with a template, a capture and
-# asserts (bench/load/dummy-like.hurl), and on the built-in's own scenario file loaded as a
-# file (scenarios/builtin/dummy.toml: drawn variables, a regex assert), side by side against
+# (its scenario file, scenarios/builtin/dummy.toml: five drawn variables in the body, a regex
+# assert on Content-Type, every answer checked), on the same POST written as a file with a
+# template, a capture and asserts (bench/load/dummy-like.hurl, every answer checked), and on
+# the engine's floor: the same POST as a fixed request (-m/-H/-b), its status only. Against
 # nginx (`return 200 '{"count":1}'`, core 0); the generator on core 1, 10 connections, one
-# thread, every answer checked (--check-every 1). Each is run SHORT and LONG seconds;
-# (Ir_long - Ir_short) / (requests_long - requests_short) takes start-up and exit out.
+# thread. Each is run SHORT and LONG seconds; (Ir_long - Ir_short) / (requests_long -
+# requests_short) takes start-up and exit out.
 #
 # Usage: cargo build --release && bench/load/scenario-cost.sh [SHORT LONG] (default 2 5)
 # SB=path/to/stackbench to measure another build.
@@ -26,7 +27,7 @@ run() {
   shift 2
   out="$dir/$name.$secs"
   taskset -c 1 valgrind --tool=callgrind --callgrind-out-file="$out.cg" \
-    "$sb" load "http://127.0.0.1:$port" -c 10 --threads 1 -d "${secs}s" --check-every 1 -q \
+    "$sb" load "http://127.0.0.1:$port" -c 10 --threads 1 -d "${secs}s" -q \
     --json "$out.json" "$@" >/dev/null 2>"$out.err"
   local ir
   ir=$(awk '/^(summary|totals):/ {print $2; exit}' "$out.cg")
@@ -46,12 +47,13 @@ per_request() {
     "$ir1" "$n1" "$ir2" "$n2" "$e1" "$e2"
 }
 
-read -r dummy dn1 dn2 derr < <(per_request dummy --scenario dummy)
-read -r file fn1 fn2 ferr < <(per_request file --scenario-file "$here/dummy-like.hurl")
-read -r toml tn1 tn2 terr < <(per_request toml --scenario-file "$here/../../scenarios/builtin/dummy.toml")
+event='{"type":"page_view","source":"web","value":1.5,"timestamp":1764460800000}'
+read -r fixed xn1 xn2 xerr < <(per_request fixed -m POST -H 'Content-Type: application/json' -b "$event")
+read -r dummy dn1 dn2 derr < <(per_request dummy --scenario dummy --check-every 1)
+read -r file fn1 fn2 ferr < <(per_request file --scenario-file "$here/dummy-like.hurl" --check-every 1)
 echo "instructions per request (requests in the ${short}s and ${long}s runs; errors)"
+echo "  fixed request        $fixed   ($xn1, $xn2; $xerr errors)"
 echo "  dummy (built-in)     $dummy   ($dn1, $dn2; $derr errors)"
 echo "  dummy-like.hurl      $file   ($fn1, $fn2; $ferr errors)"
-echo "  builtin/dummy.toml   $toml   ($tn1, $tn2; $terr errors)"
-python3 -c "import sys; print(f'  .hurl / built-in     {int(sys.argv[2]) / int(sys.argv[1]):.2f}')" "$dummy" "$file"
-python3 -c "import sys; print(f'  .toml / built-in     {int(sys.argv[2]) / int(sys.argv[1]):.2f}')" "$dummy" "$toml"
+python3 -c "import sys; print(f'  built-in / fixed     {int(sys.argv[2]) / int(sys.argv[1]):.2f}')" "$fixed" "$dummy"
+python3 -c "import sys; print(f'  .hurl / fixed        {int(sys.argv[2]) / int(sys.argv[1]):.2f}')" "$fixed" "$file"
