@@ -49,7 +49,7 @@ pub struct FileSource {
     fixed_base: bool,
     /// A built-in's `{{base_url}}`: the target's root, whatever its path says (the path
     /// gave the built-in's variables). `None`: the target's URL as given.
-    pub base_url: Option<String>,
+    pub(crate) base_url: Option<String>,
     /// Whether this is a built-in scenario, not a user's file.
     pub builtin: bool,
 }
