@@ -94,10 +94,28 @@ pub enum PathError {
     )]
     Driver(String),
     #[error(
-        "{name} is sent to the server's root: give the URL as http://host:port{also} (got path {path:?}); \
-         a service elsewhere is measured with a scenario file (docs/scenarios.md)"
+        "{name} is sent to the server's root: give the URL as http://host:port{} (got path {path:?}); \
+         a service elsewhere is measured with a scenario file (docs/scenarios.md)",
+        also.map(|a| format!(" or http://host:port{a}")).unwrap_or_default()
     )]
-    NotRoot { name: &'static str, path: String, also: String },
+    NotRoot { name: &'static str, path: String, also: Option<&'static str> },
+}
+
+impl PathError {
+    /// The same refusal worded for a plan, whose contestant gives its server's `path` rather
+    /// than a URL.
+    pub fn for_plan(&self) -> String {
+        match self {
+            PathError::Driver(path) => format!(
+                "a db-read contestant needs `path = \"/db/<driver>\"` (e.g. \"/db/sqlite\"): the driver \
+                 the load goes through (got {path:?})"
+            ),
+            PathError::NotRoot { name, path, also } => format!(
+                "a {name} contestant is sent to its server's root: leave `path` out, or write \"/\"{} (got {path:?})",
+                also.map(|a| format!(" or {a:?}")).unwrap_or_default()
+            ),
+        }
+    }
 }
 
 impl Builtin {
@@ -159,7 +177,7 @@ impl Builtin {
             PathRule::Root(also) => Err(PathError::NotRoot {
                 name: self.name(),
                 path: path.to_owned(),
-                also: if also == "/" { String::new() } else { format!(" or http://host:port{also}") },
+                also: (also != "/").then_some(also),
             }),
         }
     }
@@ -233,5 +251,15 @@ mod tests {
         assert!(named("bubble-sort").variables("/").unwrap().is_empty());
         let e = named("bubble-sort").variables("/events").unwrap_err().to_string();
         assert!(e.contains("give the URL as http://host:port (got"), "{e}");
+    }
+
+    #[test]
+    fn a_plan_is_told_which_path_to_write() {
+        let e = named("db-read").variables("/").unwrap_err().for_plan();
+        assert!(e.contains("`path = \"/db/<driver>\"`") && e.contains("(got \"/\")"), "{e}");
+        let e = named("event-log").variables("/api").unwrap_err().for_plan();
+        assert!(e.contains("leave `path` out, or write \"/\" or \"/events\" (got \"/api\")"), "{e}");
+        let e = named("bubble-sort").variables("/events").unwrap_err().for_plan();
+        assert!(e.contains("leave `path` out, or write \"/\" (got \"/events\")"), "{e}");
     }
 }

@@ -14,7 +14,6 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
-use stackbench_hurl::builtin::Builtin;
 use toml::Spanned;
 
 pub use precision::Precision;
@@ -541,15 +540,9 @@ fn resolve(
     }
     if let Some(b) = scenario.builtin()
         && matches!(launch, Launch::Command { .. })
-        && b.variables(&path).is_err()
+        && let Err(e) = b.variables(&path)
     {
-        return Err(plain(if b == Builtin::DB_READ {
-            "a db-read contestant needs `path = \"/db/<driver>\"` (e.g. \"/db/sqlite\"): the driver the load goes through".into()
-        } else {
-            format!(
-                "a {b} contestant is sent to its server's root: leave `path` out, or write \"/\" (got {path:?})"
-            )
-        }));
+        return Err(plain(e.for_plan()));
     }
     let cpus = c.cpus.as_ref().or(d.cpus.as_ref());
     let load_cpus = c.load_cpus.as_ref().or(d.load_cpus.as_ref());

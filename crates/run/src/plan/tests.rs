@@ -112,7 +112,10 @@ fn contestant_rules() {
     let e = parse(&format!("{base}command=['x']\n{base}command=['y']\n")).unwrap_err();
     assert!(e.message.contains("line 2"), "{e}");
     let e = parse("[[contestant]]\nname='d'\nscenario='db-read'\ncommand=['x']\n").unwrap_err();
-    assert!(e.message.contains("/db/"), "{e}");
+    assert!(e.message.contains("`path = \"/db/<driver>\"`"), "{e}");
+    let e = parse(&format!("{base}command=['x']\npath = '/api'\n")).unwrap_err();
+    assert!(e.message.contains("leave `path` out, or write \"/\" or \"/events\""), "{e}");
+    assert!(parse(&format!("{base}command=['x']\npath = '/events'\n")).is_ok());
     assert!(parse("").unwrap_err().message.contains("no [[contestant]]"));
     let e = parse(&format!("[load.dumy]\nx=1\n{base}command=['x']\n")).unwrap_err();
     assert!(e.message.contains("unknown scenario"), "{e}");
