@@ -188,6 +188,21 @@ impl Entry {
         {
             return;
         }
+        Entry::check_general(r, answer, vars, scratch, failures, asserts, one_pass);
+    }
+
+    /// [`Entry::check_read`] past the compiled checks (which judge nearly every answer under
+    /// load): the general evaluator, out of line so that the usual call stays small.
+    #[inline(never)]
+    fn check_general(
+        r: &Response,
+        answer: &impl Answer,
+        vars: &mut Vars,
+        scratch: &mut Vec<u8>,
+        failures: &mut Vec<Failure>,
+        asserts: bool,
+        one_pass: bool,
+    ) {
         if let Some(expected) = r.status
             && expected != answer.status()
         {

@@ -220,7 +220,10 @@ impl IterState {
     /// picks its flow by weight; returns the flow's index.
     pub fn begin(&mut self, src: &FileSource, n: u64) -> usize {
         let s = &src.scenario;
-        s.draw_at(n, &mut self.vars, &self.drawn);
+        // A scenario with no variable or data file draws nothing.
+        if !self.drawn.is_empty() {
+            s.draw_at(n, &mut self.vars, &self.drawn);
+        }
         // One flow needs no draw.
         let i = if s.flows.len() == 1 {
             0

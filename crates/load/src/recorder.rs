@@ -84,6 +84,21 @@ impl Tally {
         }
     }
 
+    /// Adds a measured second's requests (`iv`) but those counted under no name (`unnamed`).
+    fn add_second(&mut self, iv: &Interval, unnamed: &[(ErrorKind, u64)]) {
+        let _ = self.latency.add(&iv.latency);
+        self.completed += iv.completed.saturating_sub(unnamed.iter().map(|&(_, n)| n).sum());
+        self.ok += iv.ok;
+        for &(kind, n) in &iv.errors {
+            let n = n.saturating_sub(unnamed.iter().find(|(k, _)| *k == kind).map_or(0, |&(_, m)| m));
+            match self.errors.iter_mut().find(|(k, _)| *k == kind) {
+                Some((_, m)) => *m += n,
+                None if n > 0 => self.errors.push((kind, n)),
+                None => {}
+            }
+        }
+    }
+
     /// Adds another worker's tally of the same name.
     pub fn merge(&mut self, other: &Tally) {
         let _ = self.latency.add(&other.latency);
@@ -149,6 +164,11 @@ pub struct Recorder {
     /// keeps only what an iteration has beyond its request (the latency of a request
     /// without an answer, an iteration that sent none).
     one_request: bool,
+    /// The file's requests have one name: its tally is the measured seconds' requests but
+    /// those counted under no name ([`Recorder::late`], [`Recorder::unsent`]), added up as
+    /// each second is cut instead of recorded a second time per request. Then `Some`: the
+    /// current second's requests counted under no name, by outcome.
+    unnamed: Option<Vec<(ErrorKind, u64)>>,
 }
 
 impl Recorder {
@@ -186,6 +206,7 @@ impl Recorder {
             named: (0..names).map(|_| Tally::new()).collect(),
             iterations: (names > 0).then(Tally::new),
             one_request,
+            unnamed: (names == 1).then(Vec::new),
         }
     }
 
@@ -261,7 +282,7 @@ impl Recorder {
         }
         let latency = self.tally(step.sent_size, (intended, sent, now), measured, step.received, step.result);
         if measured {
-            if let Some(t) = self.named.get_mut(step.name) {
+            if let Some(t) = self.named.get_mut(step.name).filter(|_| self.unnamed.is_none()) {
                 t.add(latency, step.result);
             }
             if step.whole {
@@ -372,20 +393,34 @@ impl Recorder {
 
     /// A request that was due at `due` but could not be sent (in-flight limit).
     pub fn late(&mut self, due: Instant) {
-        if let Some(c) = self.interval(due) {
+        if let Some(c) = self.unnamed_second(due, ErrorKind::Late) {
             c.completed += 1;
             c.late += 1;
             add_error(&mut c.errors, ErrorKind::Late);
         }
     }
 
+    /// The second of a request due at `due` counted under no name (as
+    /// [`Recorder::interval`]), which the one name's tally then leaves out.
+    fn unnamed_second(&mut self, due: Instant, kind: ErrorKind) -> Option<&mut Interval> {
+        if !self.measured(due) {
+            return self.warm.as_mut();
+        }
+        if let Some(unnamed) = &mut self.unnamed {
+            add_error(unnamed, kind);
+        }
+        Some(&mut self.current)
+    }
+
     /// A scenario file's request of name `name` (its index) that was due at `due` but could
     /// not be written, counted as `kind` with no latency; when it is its iteration's one
     /// request (`whole`), the iteration ends with it, now.
     pub fn unsent_step(&mut self, name: usize, due: Instant, kind: ErrorKind, whole: bool) {
-        self.unsent(due, kind);
+        if let Some(c) = self.interval(due) {
+            Recorder::count_unsent(c, kind);
+        }
         if self.measured(due) {
-            if let Some(t) = self.named.get_mut(name) {
+            if let Some(t) = self.named.get_mut(name).filter(|_| self.unnamed.is_none()) {
                 t.add(None, Err(kind));
             }
             if whole {
@@ -396,10 +431,15 @@ impl Recorder {
 
     /// A request that was due at `due` but never sent (no connection came free in time).
     pub fn unsent(&mut self, due: Instant, kind: ErrorKind) {
-        if let Some(c) = self.interval(due) {
-            c.completed += 1;
-            add_error(&mut c.errors, kind);
+        if let Some(c) = self.unnamed_second(due, kind) {
+            Recorder::count_unsent(c, kind);
         }
+    }
+
+    /// An unsent request in its second `c`.
+    fn count_unsent(c: &mut Interval, kind: ErrorKind) {
+        c.completed += 1;
+        add_error(&mut c.errors, kind);
     }
 
     /// A fixed request's answer: its status (a scenario's answers are judged by its file,
@@ -420,6 +460,10 @@ impl Recorder {
         self.check_time = Duration::ZERO;
         let next = Recorder::blank(self.worker, self.second + 1, self.open_model, self.check_every);
         let mut done = std::mem::replace(&mut self.current, next);
+        if let (Some(t), Some(unnamed)) = (self.named.first_mut(), &mut self.unnamed) {
+            t.add_second(&done, unnamed);
+            unnamed.clear();
+        }
         done.in_flight = in_flight;
         done.last = last;
         if last {
@@ -460,4 +504,47 @@ fn add_error(errors: &mut Vec<(ErrorKind, u64)>, kind: ErrorKind) {
 /// A duration in whole µs, at least 1 and at most the histogram's top.
 fn micros(d: Duration) -> u64 {
     (d.as_micros() as u64).clamp(1, HIGHEST_US)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The same requests recorded under the first of two names (each request recorded under
+    /// it) and under a file's one name (added up from the seconds): the name's tallies agree,
+    /// those counted under no name (late, unsent) and the warm-up's left out of both.
+    #[test]
+    fn one_name_is_added_up_from_its_seconds() {
+        let start = Instant::now();
+        let warm = Duration::from_millis(500);
+        let record = |names: usize| {
+            let measure = Arc::new(MeasureStart::new(warm));
+            let mut r = Recorder::new(0, (start, measure), true, CheckEvery::Every(1), (names, true));
+            let mut last = None;
+            for k in 0..3 {
+                // The first second is the warm-up's.
+                let due = start + warm * k;
+                for (result, received) in
+                    [(Ok(()), Some(5)), (Err(ErrorKind::Check), Some(5)), (Err(ErrorKind::Timeout), None)]
+                {
+                    let times = (due, due, due + Duration::from_micros(300 * u64::from(k + 1)));
+                    let checked = Some(result.is_err());
+                    let step = Step { name: 0, sent_size: 10, times, received, result, checked, whole: true };
+                    r.record_step(&step);
+                }
+                r.unsent_step(0, due, ErrorKind::Check, true);
+                r.late(due);
+                r.unsent(due, ErrorKind::Timeout);
+                last = Some(r.cut(0, k == 2));
+            }
+            let mut named = last.unwrap().named.swap_remove(0);
+            named.errors.sort();
+            named
+        };
+        let (each, summed) = (record(2), record(1));
+        assert_eq!(summed.completed, 8);
+        assert_eq!((summed.completed, summed.ok, &summed.errors), (each.completed, each.ok, &each.errors));
+        assert_eq!(summed.latency, each.latency);
+        assert_eq!(summed.latency.len(), 4);
+    }
 }
