@@ -24,8 +24,6 @@ pub use eval::{Answer, Failure, FailureKind, Request};
 pub use model::{Entry, HurlFile};
 pub use template::{Kind, Vars};
 
-use model::Expected;
-use model::PredicateFunc;
 use template::{GENERATORS, Template};
 
 /// For fuzzing: parse arbitrary bytes as a Hurl file; must never panic.
@@ -99,24 +97,8 @@ pub fn check_variables(file: &HurlFile, defined: impl Fn(&str) -> bool) -> Resul
         }
         let Some(r) = &entry.response else { continue };
         taken.extend(r.captures.iter().map(|c| &*c.name));
-        for a in &r.asserts {
-            match &a.predicate.func {
-                PredicateFunc::Equal(e)
-                | PredicateFunc::NotEqual(e)
-                | PredicateFunc::Greater(e)
-                | PredicateFunc::GreaterOrEqual(e)
-                | PredicateFunc::Less(e)
-                | PredicateFunc::LessOrEqual(e)
-                | PredicateFunc::Includes(e) => {
-                    if let Expected::Str(t) | Expected::Var(t) = e {
-                        check(t, &taken)?;
-                    }
-                }
-                PredicateFunc::StartsWith(t) | PredicateFunc::EndsWith(t) | PredicateFunc::Contains(t) => {
-                    check(t, &taken)?;
-                }
-                _ => {}
-            }
+        for t in r.asserts.iter().filter_map(|a| a.predicate.func.template()) {
+            check(t, &taken)?;
         }
     }
     Ok(())

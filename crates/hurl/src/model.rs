@@ -153,7 +153,26 @@ pub enum Expected {
 }
 
 impl PredicateFunc {
-    /// The template of the predicate's operand, if it has one.
+    /// The template of the predicate's operand, if it has one (a quoted string, a bare
+    /// `{{name}}`, or the text of `startsWith`, `endsWith` and `contains`).
+    pub fn template(&self) -> Option<&Template> {
+        match self {
+            PredicateFunc::Equal(e)
+            | PredicateFunc::NotEqual(e)
+            | PredicateFunc::Greater(e)
+            | PredicateFunc::GreaterOrEqual(e)
+            | PredicateFunc::Less(e)
+            | PredicateFunc::LessOrEqual(e)
+            | PredicateFunc::Includes(e) => match e {
+                Expected::Str(t) | Expected::Var(t) => Some(t),
+                _ => None,
+            },
+            PredicateFunc::StartsWith(t) | PredicateFunc::EndsWith(t) | PredicateFunc::Contains(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// [`PredicateFunc::template`], to change in place.
     fn template_mut(&mut self) -> Option<&mut Template> {
         match self {
             PredicateFunc::Equal(e)

@@ -99,11 +99,8 @@ impl Quick {
                 Query::JsonPath(_) => Source::Json(leaf()?),
                 Query::Regex(_) | Query::Body => return None,
             };
-            let literal = |e: &Expected| match e {
-                Expected::Str(t) => t.as_literal().is_some(),
-                Expected::Var(_) => false,
-                _ => true,
-            };
+            // A bare `{{name}}` is never literal: it has a variable part.
+            let literal = a.predicate.func.template().is_none_or(|t| t.as_literal().is_some());
             let test = match &a.predicate.func {
                 PredicateFunc::IsInteger => Test::IsInteger,
                 PredicateFunc::IsString => Test::IsString,
@@ -113,16 +110,15 @@ impl Quick {
                 PredicateFunc::Equal(Expected::Float(f)) => Test::EqNum(*f),
                 PredicateFunc::Equal(Expected::Str(t)) => Test::EqText(t.as_literal()?.into()),
                 PredicateFunc::Contains(t) => Test::Contains(t.as_literal()?.into()),
-                PredicateFunc::Equal(e)
-                | PredicateFunc::NotEqual(e)
-                | PredicateFunc::Greater(e)
-                | PredicateFunc::GreaterOrEqual(e)
-                | PredicateFunc::Less(e)
-                | PredicateFunc::LessOrEqual(e)
-                | PredicateFunc::Includes(e) => literal(e).then_some(Test::General)?,
-                PredicateFunc::StartsWith(t) | PredicateFunc::EndsWith(t) => {
-                    t.as_literal().map(|_| Test::General)?
-                }
+                PredicateFunc::Equal(_)
+                | PredicateFunc::NotEqual(_)
+                | PredicateFunc::Greater(_)
+                | PredicateFunc::GreaterOrEqual(_)
+                | PredicateFunc::Less(_)
+                | PredicateFunc::LessOrEqual(_)
+                | PredicateFunc::Includes(_)
+                | PredicateFunc::StartsWith(_)
+                | PredicateFunc::EndsWith(_) => literal.then_some(Test::General)?,
                 PredicateFunc::Matches(re) => match regex::bytes::Regex::new(re.as_str()) {
                     Ok(re) if source == Source::Header => Test::Matches(re),
                     _ => Test::General,
