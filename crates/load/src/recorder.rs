@@ -403,13 +403,12 @@ impl Recorder {
     /// The second of a request due at `due` counted under no name (as
     /// [`Recorder::interval`]), which the one name's tally then leaves out.
     fn unnamed_second(&mut self, due: Instant, kind: ErrorKind) -> Option<&mut Interval> {
-        if !self.measured(due) {
-            return self.warm.as_mut();
-        }
-        if let Some(unnamed) = &mut self.unnamed {
+        if self.measured(due)
+            && let Some(unnamed) = &mut self.unnamed
+        {
             add_error(unnamed, kind);
         }
-        Some(&mut self.current)
+        self.interval(due)
     }
 
     /// A scenario file's request of name `name` (its index) that was due at `due` but could
