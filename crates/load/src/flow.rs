@@ -13,13 +13,14 @@
 
 use std::path::Path;
 
-use bytes::{Bytes, BytesMut};
+use bytes::BytesMut;
 use stackbench_hurl::builtin::Builtin;
 use stackbench_hurl::scenario::{Protocol, Scenario};
 use stackbench_hurl::template::Part;
 use stackbench_hurl::{Entry, Failure, FailureKind, Kind, Request, Vars};
 use stackbench_record::ErrorKind;
 
+use crate::spec::Io;
 use crate::target::Target;
 use crate::wire::{Answer, Outgoing, write_http1_request};
 use program::Program;
@@ -158,6 +159,9 @@ pub struct IterState {
     drawn: Vec<usize>,
     /// h2c and gRPC files only ([`h2`]).
     h2: h2::Buffers,
+    /// Each HTTP/1.1 request is split off `wire` as shared bytes, for io_uring, which holds
+    /// what it sends until the kernel has sent it; else it is lent from `wire`.
+    shared: bool,
 }
 
 /// How an answer was judged.
@@ -173,7 +177,7 @@ impl IterState {
     /// The state of user (or runner) `stream` sending to `target` (on connections kept alive
     /// when `keepalive`): its own random source from the seed, and the flows' HTTP/1.1
     /// requests compiled against its variables.
-    pub fn new(src: &FileSource, target: &Target, keepalive: bool, stream: u64) -> IterState {
+    pub fn new(src: &FileSource, target: &Target, keepalive: bool, io: Io, stream: u64) -> IterState {
         let mut vars = Vars::new(src.seed ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let base = src.base_url.as_deref().unwrap_or(&target.url).trim_end_matches('/');
         vars.set("base_url", base, Kind::String);
@@ -213,6 +217,7 @@ impl IterState {
             captured,
             drawn,
             h2: h2::Buffers::default(),
+            shared: io == Io::Uring,
         }
     }
 
@@ -239,7 +244,7 @@ impl IterState {
 
     /// Writes `entry` (request `i` of flow `flow`) as an HTTP/1.1 request; `None` when a
     /// variable it uses has no value (a capture of this iteration found nothing).
-    pub fn wire(&mut self, src: &FileSource, (flow, i): (usize, usize), entry: &Entry) -> Option<Bytes> {
+    pub fn wire(&mut self, src: &FileSource, (flow, i): (usize, usize), entry: &Entry) -> Option<&[u8]> {
         self.wire.clear();
         let compiled = self.programs.get(flow).and_then(|f| f.get(i)).and_then(Option::as_ref);
         let ours = src.scenario.flows.get(flow).and_then(|f| f.hurl.entries.get(i));
@@ -258,9 +263,7 @@ impl IterState {
                 self.keepalive,
             );
         }
-        // The split shares the buffer's allocation; once the exchange drops it, the next
-        // `clear` and write take the whole buffer back (no allocation per request).
-        Some(self.wire.split().freeze())
+        Some(&self.wire)
     }
 
     /// Writes request `i` of flow `flow` (`entry`) in the file's protocol.
@@ -269,13 +272,18 @@ impl IterState {
         src: &FileSource,
         at: (usize, usize),
         entry: &Entry,
-    ) -> Result<Outgoing, Unsent> {
+    ) -> Result<Outgoing<'_>, Unsent> {
         if src.scenario.protocol != Protocol::Http1 {
             return self.h2_request(src, at, entry);
         }
         let head_only = &*entry.method == "HEAD";
-        let wire = self.wire(src, at, entry).ok_or(Unsent::Capture)?;
-        Ok(Outgoing::Http1 { wire, head_only })
+        self.wire(src, at, entry).ok_or(Unsent::Capture)?;
+        if self.shared {
+            // The split shares the buffer's allocation; once the ring drops it, the next
+            // `clear` and write take the whole buffer back (no allocation per request).
+            return Ok(Outgoing::Http1Shared { wire: self.wire.split().freeze(), head_only });
+        }
+        Ok(Outgoing::Http1 { wire: &self.wire, head_only })
     }
 
     /// Checks an answer to request `i` of flow `flow` (`entry`) in the file's protocol.
@@ -372,28 +380,50 @@ mod tests {
         .unwrap();
         assert_eq!(src.names, ["POST /todos", "GET "]);
         let t = target("http://127.0.0.1:9/api/");
-        let mut st = IterState::new(&src, &t, true, 0);
+        let mut st = IterState::new(&src, &t, true, Io::Epoll, 0);
         let f = st.begin(&src, 0);
         let flow = &src.scenario.flows[f].hurl;
         let wire = st.wire(&src, (f, 0), &flow.entries[0]).unwrap();
-        let text = std::str::from_utf8(&wire).unwrap();
+        let text = std::str::from_utf8(wire).unwrap();
         assert!(text.starts_with("POST /api/todos HTTP/1.1\r\nHost: 127.0.0.1:9\r\n"), "{text}");
         assert!(text.contains("\r\nAuthorization: Bearer abc\r\n"), "{text}");
         assert!(
             text.contains("\r\nContent-Type: application/json\r\nContent-Length: 12\r\n\r\n{\"t\": \"abc\"}")
         );
-        drop(wire);
-        let mut st = IterState::new(&src, &t, false, 0);
+        let mut st = IterState::new(&src, &t, false, Io::Epoll, 0);
         st.begin(&src, 0);
         let wire = st.wire(&src, (f, 1), &flow.entries[1]).unwrap();
         assert!(wire.starts_with(b"GET /api HTTP/1.1\r\n"), "{wire:?}");
         assert!(wire.ends_with(b"Connection: close\r\n\r\n"));
         let t = target("http://127.0.0.1:9");
-        let mut st = IterState::new(&src, &t, true, 0);
+        let mut st = IterState::new(&src, &t, true, Io::Epoll, 0);
         st.begin(&src, 0);
         let wire = st.wire(&src, (f, 1), &flow.entries[1]).unwrap();
         assert!(wire.starts_with(b"GET / HTTP/1.1\r\n"), "{wire:?}");
         assert!(st.programs[f].iter().all(Option::is_some), "both compiled");
+    }
+
+    #[test]
+    fn a_request_is_lent_on_epoll_and_shared_on_io_uring() {
+        let src = source("POST {{base_url}}/x\n{\"id\": \"{{newUuid}}\"}\nHTTP 200\n").unwrap();
+        let t = target("http://127.0.0.1:9");
+        let (mut lent, mut shared) =
+            (IterState::new(&src, &t, true, Io::Epoll, 7), IterState::new(&src, &t, true, Io::Uring, 7));
+        let entry = &src.scenario.flows[0].hurl.entries[0];
+        for n in 0..3 {
+            lent.begin(&src, n);
+            shared.begin(&src, n);
+            let Ok(Outgoing::Http1 { wire, head_only: false }) = lent.outgoing(&src, (0, 0), entry) else {
+                panic!("epoll: a lent request")
+            };
+            let size = wire.len() as u64;
+            let Ok(out @ Outgoing::Http1Shared { .. }) = shared.outgoing(&src, (0, 0), entry) else {
+                panic!("io_uring: a shared request")
+            };
+            let Outgoing::Http1Shared { wire: bytes, .. } = &out else { unreachable!() };
+            assert_eq!(&bytes[..], wire, "the same bytes from the same random source");
+            assert_eq!(out.size(), size);
+        }
     }
 
     #[test]
@@ -409,7 +439,7 @@ mod tests {
         )
         .unwrap();
         let t = target("http://127.0.0.1:9");
-        let mut st = IterState::new(&src, &t, true, 0);
+        let mut st = IterState::new(&src, &t, true, Io::Epoll, 0);
         st.begin(&src, 0);
         let entry = &src.scenario.flows[0].hurl.entries[0];
         let answer = |status, head: &'static [u8], body: &'static [u8]| Answer {

@@ -16,15 +16,13 @@ use std::net::SocketAddr;
 use std::os::fd::AsRawFd as _;
 use std::rc::Rc;
 
-use bytes::Bytes;
 use stackbench_record::ErrorKind;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
 
 use crate::budget::Claim;
-use crate::uring::{self, Held, Receiver, Ring};
-use crate::wire::Answer;
-use crate::wire::HeaderAt;
+use crate::uring::{self, Receiver, Ring};
+use crate::wire::{Answer, HeaderAt, Wire};
 
 const READ_CHUNK: usize = 16 * 1024;
 const MAX_HEADERS: usize = 64;
@@ -164,16 +162,16 @@ impl Http1Conn {
         self.connect().await
     }
 
-    /// Sends `wire` (a whole request) and reads the answer. `head_only`: the
-    /// request was HEAD, so the answer has no body whatever its headers say.
     /// Whether the answers to come say where their headers lie ([`Answer::headers`]).
     pub fn keep_headers(&mut self, on: bool) {
         self.keep_headers = on;
     }
 
+    /// Sends `wire` (a whole request) and reads the answer. `head_only`: the
+    /// request was HEAD, so the answer has no body whatever its headers say.
     pub async fn send(
         &mut self,
-        wire: &Bytes,
+        wire: Wire<'_>,
         head_only: bool,
         keepalive: bool,
     ) -> Result<Answer<'_>, ErrorKind> {
@@ -214,19 +212,19 @@ impl Http1Conn {
         })
     }
 
-    async fn exchange(&mut self, wire: &Bytes, head_only: bool) -> Result<Head, Failure> {
+    async fn exchange(&mut self, wire: Wire<'_>, head_only: bool) -> Result<Head, Failure> {
         let setup = |kind| Failure { kind, answer_started: false };
         if self.stream.is_none() {
             self.stream = Some(Stream::open(self.addr).await.map_err(setup)?);
         }
         let mut sending = match self.stream.as_mut().expect("connected above") {
             Stream::Epoll(tcp) => {
-                tcp.write_all(wire).await.map_err(|e| setup(io_kind(&e)))?;
+                tcp.write_all(wire.bytes()).await.map_err(|e| setup(io_kind(&e)))?;
                 return self.read_answer_in(head_only).await;
             }
             // io_uring: the send goes to the kernel with the other connections' entries, and
             // the answer comes through the connection's receive, which is always armed.
-            Stream::Uring { sock, ring, .. } => ring.send(sock.as_raw_fd(), Held::Bytes(wire.clone())),
+            Stream::Uring { sock, ring, .. } => ring.send(sock.as_raw_fd(), wire.held()),
         };
         let result = self.read_answer_in(head_only).await;
         // The send's completion came before its answer's (the server read it all), so it is

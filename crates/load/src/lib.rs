@@ -72,6 +72,7 @@ pub use options::limits;
 pub use shard::apply as apply_shard;
 pub use summary::step_line;
 pub use uring::available as io_uring_available;
+pub use wire::Wire;
 pub use wire::http1_request;
 
 /// Runs the load `spec` describes until its end or until `stop` is set: one

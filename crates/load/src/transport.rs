@@ -20,7 +20,7 @@ use tokio::time::Sleep;
 use crate::h2c::{self, H2Lane, Slot};
 use crate::http1::Http1Conn;
 use crate::spec::{LoadSpec, RequestSource, Transport};
-use crate::wire::{Answer, Outgoing, Prepared, http1_request};
+use crate::wire::{Answer, Outgoing, Prepared, Wire, http1_request};
 
 /// What one exchange on a lane sends.
 #[derive(Clone, Copy)]
@@ -28,7 +28,7 @@ enum Payload<'r> {
     /// A request of the pool, with the spec's transport.
     Prepared(&'r Prepared, Transport),
     /// A scenario file's request, written for this exchange.
-    File(&'r Outgoing),
+    File(&'r Outgoing<'r>),
 }
 
 /// Builds the request pool of a spec: the fixed request, or none (a scenario's requests
@@ -118,7 +118,7 @@ impl Lane {
     /// is the file's protocol, so it does not happen).
     pub async fn send_file(
         &mut self,
-        out: &Outgoing,
+        out: &Outgoing<'_>,
         keepalive: bool,
         deadline: Instant,
     ) -> Result<Answer<'_>, ErrorKind> {
@@ -150,12 +150,16 @@ impl Lane {
         let mut exchange = std::pin::pin!(async move {
             match (via, payload) {
                 (Via::Http1(c), Payload::Prepared(req, _)) => {
-                    c.send(&req.wire, req.method == http::Method::HEAD, keepalive).await
+                    c.send(Wire::Shared(&req.wire), req.method == http::Method::HEAD, keepalive).await
                 }
                 (Via::Http1(c), Payload::File(Outgoing::Http1 { wire, head_only })) => {
                     // A scenario file's checks look its headers up.
                     c.keep_headers(true);
-                    c.send(wire, *head_only, keepalive).await
+                    c.send(Wire::Lent(wire), *head_only, keepalive).await
+                }
+                (Via::Http1(c), Payload::File(Outgoing::Http1Shared { wire, head_only })) => {
+                    c.keep_headers(true);
+                    c.send(Wire::Shared(wire), *head_only, keepalive).await
                 }
                 (Via::H2(l), Payload::Prepared(req, transport)) => {
                     l.send(req, transport == Transport::Grpc, keepalive).await
@@ -164,7 +168,9 @@ impl Lane {
                     l.send_parts(head, body, *grpc, keepalive, true).await
                 }
                 (Via::Http1(_), Payload::File(Outgoing::H2 { .. }))
-                | (Via::H2(_), Payload::File(Outgoing::Http1 { .. })) => Err(ErrorKind::Protocol),
+                | (Via::H2(_), Payload::File(Outgoing::Http1 { .. } | Outgoing::Http1Shared { .. })) => {
+                    Err(ErrorKind::Protocol)
+                }
             }
         });
         // The exchange first, so an answer that is ready when the deadline is too still counts.

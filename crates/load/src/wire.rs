@@ -22,20 +22,51 @@ pub struct Prepared {
 
 /// A scenario file's request, written for one exchange (`crate::flow`).
 #[derive(Debug, Clone)]
-pub enum Outgoing {
-    /// The whole HTTP/1.1 request; `head_only` for a HEAD.
-    Http1 { wire: Bytes, head_only: bool },
+pub enum Outgoing<'a> {
+    /// The whole HTTP/1.1 request, lent by the iteration's buffer until the exchange ends
+    /// (epoll writes it from there); `head_only` for a HEAD.
+    Http1 { wire: &'a [u8], head_only: bool },
+    /// The same, split off the buffer as shared bytes: io_uring holds a request until the
+    /// kernel has sent it, even past an exchange dropped at its deadline.
+    Http1Shared { wire: Bytes, head_only: bool },
     /// An h2c request: its HPACK header block and its body (gRPC: framed), and the octets
     /// their frames take (`h2c::wire_size`). The answer's head is kept for the file's
     /// `header` queries.
     H2 { head: Bytes, body: Bytes, grpc: bool, size: u64 },
 }
 
-impl Outgoing {
+/// A whole HTTP/1.1 request, as [`crate::Http1Conn::send`] takes it.
+#[derive(Debug, Clone, Copy)]
+pub enum Wire<'a> {
+    /// Lent for the exchange; on io_uring, which must own what it sends, it goes as a copy.
+    Lent(&'a [u8]),
+    /// Shared; io_uring holds another reference to it.
+    Shared(&'a Bytes),
+}
+
+impl Wire<'_> {
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            Wire::Lent(b) => b,
+            Wire::Shared(b) => b,
+        }
+    }
+
+    /// What io_uring holds until the kernel has sent it.
+    pub fn held(&self) -> crate::uring::Held {
+        match self {
+            Wire::Lent(b) => crate::uring::Held::Vec(b.to_vec()),
+            Wire::Shared(b) => crate::uring::Held::Bytes(Bytes::clone(b)),
+        }
+    }
+}
+
+impl Outgoing<'_> {
     /// Octets it puts on the wire.
     pub fn size(&self) -> u64 {
         match self {
             Outgoing::Http1 { wire, .. } => wire.len() as u64,
+            Outgoing::Http1Shared { wire, .. } => wire.len() as u64,
             Outgoing::H2 { size, .. } => *size,
         }
     }

@@ -136,7 +136,7 @@ impl Local {
     fn iter_state(&self, stream: usize) -> Option<IterState> {
         let src = self.cx.spec.requests.file()?;
         let global = (stream * self.cx.spec.threads + self.cx.index) as u64;
-        Some(IterState::new(src, &self.cx.spec.target, self.cx.spec.keepalive, global))
+        Some(IterState::new(src, &self.cx.spec.target, self.cx.spec.keepalive, self.cx.spec.io, global))
     }
 
     /// One request (or, for a scenario file, one iteration) due at `intended`, sent at
@@ -187,6 +187,9 @@ impl Local {
                 }
             };
             let outcome = lane.send_file(&out, spec.keepalive, at + spec.timeout).await;
+            // The request may be lent by `st`, which judges the answer.
+            let sent_size = out.size();
+            drop(out);
             let now = Instant::now();
             ended = Some(now);
             let mut recorder = self.recorder.borrow_mut();
@@ -200,7 +203,7 @@ impl Local {
             };
             recorder.record_step(&Step {
                 name,
-                sent_size: out.size(),
+                sent_size,
                 times: (due, at, now),
                 received,
                 result: verdict.result,

@@ -238,7 +238,7 @@ async fn read_http1(stream: tokio::net::TcpStream, wire: Vec<u8>, head: bool) ->
     let addr = stream.peer_addr().map_err(other)?;
     let mut conn = stackbench_load::Http1Conn::with_stream(addr, stream);
     let answer = conn
-        .send(&bytes::Bytes::from(wire), head, false)
+        .send(stackbench_load::Wire::Lent(&wire), head, false)
         .await
         .map_err(|kind| ProbeError::Other(answer_error(kind)))?;
     let (status, content_type, body) =

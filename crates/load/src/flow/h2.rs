@@ -72,7 +72,7 @@ impl IterState {
         src: &FileSource,
         (flow, i): (usize, usize),
         entry: &Entry,
-    ) -> Result<Outgoing, Unsent> {
+    ) -> Result<Outgoing<'static>, Unsent> {
         entry.render(&mut self.vars, &mut self.req).map_err(|_| Unsent::Capture)?;
         let grpc = src.scenario.protocol == Protocol::Grpc;
         let body = match src.calls.as_ref().filter(|_| grpc) {

@@ -59,7 +59,7 @@ fn an_h2c_request_goes_under_the_targets_path_without_connection_fields() {
     );
     assert_eq!(src.scenario.protocol, Protocol::H2c);
     let t = crate::parse_target("http://127.0.0.1:9/api").unwrap();
-    let mut st = IterState::new(&src, &t, true, 0);
+    let mut st = IterState::new(&src, &t, true, crate::spec::Io::Epoll, 0);
     let flow = st.begin(&src, 0);
     let entry = &src.scenario.flows[flow].hurl.entries[0];
     let Ok(Outgoing::H2 { head, body, grpc: false, .. }) = st.outgoing(&src, (flow, 0), entry) else {
@@ -83,7 +83,7 @@ fn a_grpc_call_is_its_message_encoded_and_framed() {
     assert_eq!(src.scenario.protocol, Protocol::Grpc);
     assert_eq!(src.names, ["sort.v1.SortService/BubbleSort"]);
     let t = crate::parse_target("http://127.0.0.1:9").unwrap();
-    let mut st = IterState::new(&src, &t, true, 0);
+    let mut st = IterState::new(&src, &t, true, crate::spec::Io::Epoll, 0);
     st.begin(&src, 0);
     let entry = &src.scenario.flows[0].hurl.entries[0];
     let Ok(Outgoing::H2 { head, body, grpc: true, .. }) = st.outgoing(&src, (0, 0), entry) else {
@@ -102,7 +102,7 @@ fn a_grpc_call_is_its_message_encoded_and_framed() {
 fn grpc_answers_are_judged_by_their_status_then_their_checks() {
     let src = grpc_source("judge", "");
     let t = crate::parse_target("http://127.0.0.1:9").unwrap();
-    let mut st = IterState::new(&src, &t, true, 0);
+    let mut st = IterState::new(&src, &t, true, crate::spec::Io::Epoll, 0);
     st.begin(&src, 0);
     let entry = &src.scenario.flows[0].hurl.entries[0];
     let head = b"HTTP/2 200\r\ncontent-type:application/grpc\r\ngrpc-status:0\r\n";
@@ -129,7 +129,7 @@ fn a_calls_asserts_read_its_reply_as_json_and_its_status_as_a_header() {
     let c = src.calls.as_mut().unwrap();
     c.flows = vec![vec![0], vec![0]];
     let t = crate::parse_target("http://127.0.0.1:9").unwrap();
-    let mut st = IterState::new(&src, &t, true, 0);
+    let mut st = IterState::new(&src, &t, true, crate::spec::Io::Epoll, 0);
     st.begin(&src, 0);
     let head = b"HTTP/2 200\r\ngrpc-status:0\r\n";
     let sorted = st.verdict(
