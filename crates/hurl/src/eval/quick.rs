@@ -149,7 +149,14 @@ impl Quick {
         }
         // Most entries read one or two paths: a short array is cheaper to set up and drop.
         match plan.paths() {
-            0..=2 => self.run(r, plan, answer, vars, scratch, asserts, &mut [const { Leaf::Nothing }; 2]),
+            0..=2 => {
+                let mut found = [const { Leaf::Nothing }; 2];
+                let ok = self.run(r, plan, answer, vars, scratch, asserts, &mut found);
+                // Dropped as `Leaf::put` drops: no call for leaves that own nothing.
+                Leaf::clear(&mut found);
+                std::mem::forget(found);
+                ok
+            }
             _ => self.run(r, plan, answer, vars, scratch, asserts, &mut [const { Leaf::Nothing }; MAX]),
         }
     }
@@ -243,6 +250,7 @@ fn leaf<'a>(l: &'a Leaf<'a>) -> Val<'a> {
     match l {
         Leaf::Nothing => Val::Nothing,
         Leaf::Str(s) => Val::JsonStr(s),
+        Leaf::Int(n) => Val::Int(*n),
         Leaf::Value(v) => Val::Json(v),
     }
 }

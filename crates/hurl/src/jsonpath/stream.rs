@@ -32,7 +32,31 @@ pub enum Leaf<'a> {
     Nothing,
     /// A JSON string without escapes, borrowed from the answer.
     Str(&'a str),
+    /// An integer that fits an `i64` (`serde_json` keeps it as the same number).
+    Int(i64),
     Value(Value),
+}
+
+impl Leaf<'_> {
+    /// Puts `new` in `slot`. The old leaf is dropped only when it owns memory: most own
+    /// none, and the drop's call costs more than this test on every answer read.
+    #[inline]
+    pub fn put(slot: &mut Self, new: Self) {
+        let old = std::mem::replace(slot, new);
+        if matches!(old, Leaf::Value(Value::String(_) | Value::Array(_) | Value::Object(_))) {
+            drop(old);
+        } else {
+            std::mem::forget(old);
+        }
+    }
+
+    /// Empties every leaf of `leaves` (see [`Leaf::put`]).
+    #[inline]
+    pub fn clear(leaves: &mut [Self]) {
+        for l in leaves {
+            Leaf::put(l, Leaf::Nothing);
+        }
+    }
 }
 
 impl JsonPath {
@@ -139,11 +163,11 @@ impl Plan {
             self.slots[..self.captures].iter().max().map_or(0, |&m| usize::from(m) + 1)
         };
         let alive = (1u32 << len) - 1;
-        out[..len].iter_mut().for_each(|o| *o = Leaf::Nothing);
+        Leaf::clear(&mut out[..len]);
         if plain::find(self, body, alive, out).is_some() {
             return Ok(());
         }
-        out[..len].iter_mut().for_each(|o| *o = Leaf::Nothing);
+        Leaf::clear(&mut out[..len]);
         let mut de = serde_json::Deserializer::from_slice(body);
         Walk { plan: self, out, depth: 0, alive }.deserialize(&mut de)?;
         de.end()
@@ -214,7 +238,7 @@ impl<'a> Walk<'_, 'a> {
     fn child(&mut self, alive: u32) -> Walk<'_, 'a> {
         for i in bits(alive) {
             // A repeated name: only its last value counts.
-            self.out[i] = Leaf::Nothing;
+            Leaf::put(&mut self.out[i], Leaf::Nothing);
         }
         Walk { plan: self.plan, out: self.out, depth: self.depth + 1, alive }
     }
@@ -241,12 +265,12 @@ impl<'a> Visitor<'a> for Walk<'_, 'a> {
     }
 
     fn visit_i64<E: de::Error>(self, n: i64) -> Result<(), E> {
-        self.scalar(|| Leaf::Value(Value::Number(n.into())));
+        self.scalar(|| Leaf::Int(n));
         Ok(())
     }
 
     fn visit_u64<E: de::Error>(self, n: u64) -> Result<(), E> {
-        self.scalar(|| Leaf::Value(Value::Number(n.into())));
+        self.scalar(|| i64::try_from(n).map_or_else(|_| Leaf::Value(Value::Number(n.into())), Leaf::Int));
         Ok(())
     }
 

@@ -84,7 +84,7 @@ impl<'a> Scan<'_, 'a> {
         };
         if ends.is_power_of_two() {
             // One path ends here (the usual case): the leaf moves in.
-            self.out[ends.trailing_zeros() as usize] = leaf;
+            Leaf::put(&mut self.out[ends.trailing_zeros() as usize], leaf);
         } else {
             for i in bits(ends) {
                 self.out[i] = leaf.clone();
@@ -124,14 +124,13 @@ impl<'a> Scan<'_, 'a> {
             .iter()
             .try_fold(0u64, |n, d| n.checked_mul(10)?.checked_add(u64::from(d - b'0')))?;
         self.i = end;
-        let v = if !negative {
-            Value::from(n)
+        Some(if !negative {
+            i64::try_from(n).map_or_else(|_| Leaf::Value(Value::from(n)), Leaf::Int)
         } else if n == 0 || n > 1 << 63 {
             return None;
         } else {
-            Value::from((n as i64).wrapping_neg())
-        };
-        Some(Leaf::Value(v))
+            Leaf::Int((n as i64).wrapping_neg())
+        })
     }
 
     fn object(&mut self, depth: usize, alive: u32) -> Option<()> {
@@ -150,7 +149,7 @@ impl<'a> Scan<'_, 'a> {
             let next = self.plan.named(alive, depth, key);
             for i in bits(next) {
                 // A repeated name: only its last value counts.
-                self.out[i] = Leaf::Nothing;
+                Leaf::put(&mut self.out[i], Leaf::Nothing);
             }
             self.value(depth + 1, next)?;
             self.ws();

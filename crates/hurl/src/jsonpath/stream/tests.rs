@@ -31,6 +31,7 @@ fn streamed(body: &[u8], paths: &[JsonPath]) -> Option<Vec<Option<Value>>> {
             .map(|k| match &out[plan.slot(k).unwrap()] {
                 Leaf::Nothing => None,
                 Leaf::Str(s) => Some(Value::String((*s).to_owned())),
+                Leaf::Int(n) => Some(Value::from(*n)),
                 Leaf::Value(v) => Some(v.clone()),
             })
             .collect(),
@@ -115,9 +116,9 @@ fn without_asserts_only_the_captures_paths_are_followed() {
     let plan = Plan::new(&p[..1], &p[1..]).unwrap();
     let mut out = [const { Leaf::Nothing }; MAX];
     plan.find(br#"{"a": 1, "b": 2}"#, false, &mut out).unwrap();
-    assert_eq!(out[..2], [Leaf::Value(json!(2)), Leaf::Nothing]);
+    assert_eq!(out[..2], [Leaf::Int(2), Leaf::Nothing]);
     plan.find(br#"{"a": 1, "b": 2}"#, true, &mut out).unwrap();
-    assert_eq!(out[..2], [Leaf::Value(json!(2)), Leaf::Value(json!(1))]);
+    assert_eq!(out[..2], [Leaf::Int(2), Leaf::Int(1)]);
     assert_eq!((plan.slot(0), plan.slot(1), plan.slot(2)), (Some(0), Some(1), Some(0)));
 }
 
@@ -182,7 +183,13 @@ fn plain_documents_are_read_without_serde_json() {
     let mut out = [const { Leaf::Nothing }; MAX];
     let body = b" {\"count\": 1, \"a\": [true, -5, {\"x\": null}], \"s\": \"x y\"}\r\n";
     assert!(plain::find(&plan, body, 0b111, &mut out).is_some());
-    assert_eq!(out[..3], [Leaf::Value(json!(1)), Leaf::Value(json!(-5)), Leaf::Str("x y")]);
+    assert_eq!(out[..3], [Leaf::Int(1), Leaf::Int(-5), Leaf::Str("x y")]);
+    // An integer past `i64` stays a number of its own; `i64::MIN` is an `i64`.
+    let p = paths(&["$.big", "$.least"]);
+    let plan = Plan::new(&p, []).unwrap();
+    let body = b"{\"big\": 18446744073709551615, \"least\": -9223372036854775808}";
+    assert!(plain::find(&plan, body, 0b11, &mut out).is_some());
+    assert_eq!(out[..2], [Leaf::Value(json!(u64::MAX)), Leaf::Int(i64::MIN)]);
     // Anything else is left to serde_json, which decides.
     let others = [
         r#"{"count": 1.0}"#,
