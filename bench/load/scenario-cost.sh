@@ -6,7 +6,9 @@
 # the engine's floor: the same POST as a fixed request (-m/-H/-b), its status only. Against
 # nginx (`return 200 '{"count":1}'`, core 0); the generator on core 1, 10 connections, one
 # thread. Each is run SHORT and LONG seconds; (Ir_long - Ir_short) / (requests_long -
-# requests_short) takes start-up and exit out.
+# requests_short) takes start-up and exit out. Then each runs LONG seconds outside valgrind:
+# requests per CPU-second (user + system) of the generator, a figure the machine's noise moves
+# by a few percent where the instruction counts move by tenths of one.
 #
 # Usage: cargo build --release && bench/load/scenario-cost.sh [SHORT LONG] (default 2 5)
 # SB=path/to/stackbench to measure another build.
@@ -47,13 +49,34 @@ per_request() {
     "$ir1" "$n1" "$ir2" "$n2" "$e1" "$e2"
 }
 
+# per_cpu_second NAME ARGS...: requests per generator CPU-second of one LONG run, natively.
+per_cpu_second() {
+  local name=$1 out="$dir/$1.native"
+  shift
+  taskset -c 1 "$sb" load "http://127.0.0.1:$port" -c 10 --threads 1 -d "${long}s" -q \
+    --json "$out.json" "$@" >/dev/null 2>"$out.err"
+  python3 - "$out.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+g = r["generator"]
+print(round(r["summary"]["requests"] / (g["cpu_user_s"] + g["cpu_system_s"])))
+PY
+}
+
 event='{"type":"page_view","source":"web","value":1.5,"timestamp":1764460800000}'
-read -r fixed xn1 xn2 xerr < <(per_request fixed -m POST -H 'Content-Type: application/json' -b "$event")
-read -r dummy dn1 dn2 derr < <(per_request dummy --scenario dummy --check-every 1)
-read -r file fn1 fn2 ferr < <(per_request file --scenario-file "$here/dummy-like.hurl" --check-every 1)
+fixed_args=(-m POST -H 'Content-Type: application/json' -b "$event")
+dummy_args=(--scenario dummy --check-every 1)
+file_args=(--scenario-file "$here/dummy-like.hurl" --check-every 1)
+read -r fixed xn1 xn2 xerr < <(per_request fixed "${fixed_args[@]}")
+read -r dummy dn1 dn2 derr < <(per_request dummy "${dummy_args[@]}")
+read -r file fn1 fn2 ferr < <(per_request file "${file_args[@]}")
 echo "instructions per request (requests in the ${short}s and ${long}s runs; errors)"
 echo "  fixed request        $fixed   ($xn1, $xn2; $xerr errors)"
 echo "  dummy (built-in)     $dummy   ($dn1, $dn2; $derr errors)"
 echo "  dummy-like.hurl      $file   ($fn1, $fn2; $ferr errors)"
 python3 -c "import sys; print(f'  built-in / fixed     {int(sys.argv[2]) / int(sys.argv[1]):.2f}')" "$fixed" "$dummy"
 python3 -c "import sys; print(f'  .hurl / fixed        {int(sys.argv[2]) / int(sys.argv[1]):.2f}')" "$fixed" "$file"
+echo "requests per generator CPU-second (${long}s, natively)"
+echo "  fixed request        $(per_cpu_second fixed "${fixed_args[@]}")"
+echo "  dummy (built-in)     $(per_cpu_second dummy "${dummy_args[@]}")"
+echo "  dummy-like.hurl      $(per_cpu_second file "${file_args[@]}")"
