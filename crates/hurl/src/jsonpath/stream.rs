@@ -5,9 +5,10 @@
 //! calls that building a [`Value`] makes (every string decoded and validated,
 //! every number parsed, the same depth limit, trailing bytes refused), so a body
 //! is JSON here exactly when `serde_json::from_slice::<Value>` accepts it. It
-//! keeps only what the paths reach: a scalar as a [`Value`] (no allocation but a
-//! string with escapes), a string without escapes borrowed from the answer, an
-//! object or array a path ends on built as a [`Value`]. A repeated member name
+//! keeps only what the paths reach: an integer that fits an `i64` as itself,
+//! another scalar as a [`Value`] (no allocation but a string with escapes), a
+//! string without escapes borrowed from the answer, an object or array a path
+//! ends on built as a [`Value`]. A repeated member name
 //! keeps its last value, as `serde_json`'s map does. Paths with an index from
 //! the end (`[-1]`) or a collection (`*`, `..`) are left to [`JsonPath::eval`].
 //! The property tests (`tests.rs`) hold it equal to [`JsonPath::eval`] on the
