@@ -187,10 +187,10 @@ impl Local {
                 }
             };
             let outcome = lane.send_file(&out, spec.keepalive, at + spec.timeout).await;
+            let now = Instant::now();
             // The request may be lent by `st`, which judges the answer.
             let sent_size = out.size();
             drop(out);
-            let now = Instant::now();
             ended = Some(now);
             let mut recorder = self.recorder.borrow_mut();
             let (received, verdict, checked) = match &outcome {
