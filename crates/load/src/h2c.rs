@@ -142,7 +142,7 @@ impl H2Lane {
     /// HTTP/1.1 text (`HTTP/2 200`, then `name:value` lines), for `header` queries.
     pub async fn send_parts(
         &mut self,
-        head: &Bytes,
+        head: &[u8],
         body: &Bytes,
         grpc: bool,
         keepalive: bool,
@@ -210,8 +210,13 @@ pub fn grpc_message(body: &[u8]) -> Result<&[u8], ErrorKind> {
 /// The 5-byte gRPC frame around a message.
 pub fn grpc_frame(message: &[u8]) -> Bytes {
     let mut framed = Vec::with_capacity(5 + message.len());
-    framed.push(0);
-    framed.extend_from_slice(&(message.len() as u32).to_be_bytes());
-    framed.extend_from_slice(message);
+    put_grpc_frame(&mut framed, message);
     Bytes::from(framed)
+}
+
+/// [`grpc_frame`], appended to `out` (a buffer kept between requests).
+pub fn put_grpc_frame(out: &mut impl bytes::BufMut, message: &[u8]) {
+    out.put_u8(0);
+    out.put_u32(message.len() as u32);
+    out.put_slice(message);
 }

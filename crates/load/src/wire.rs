@@ -29,10 +29,10 @@ pub enum Outgoing<'a> {
     /// The same, split off the buffer as shared bytes: io_uring holds a request until the
     /// kernel has sent it, even past an exchange dropped at its deadline.
     Http1Shared { wire: Bytes, head_only: bool },
-    /// An h2c request: its HPACK header block and its body (gRPC: framed), and the octets
-    /// their frames take (`h2c::wire_size`). The answer's head is kept for the file's
-    /// `header` queries.
-    H2 { head: Bytes, body: Bytes, grpc: bool, size: u64 },
+    /// An h2c request: its HPACK header block (lent, as `Http1`'s bytes) and its body
+    /// (gRPC: framed), and the octets their frames take (`h2c::wire_size`). The answer's
+    /// head is kept for the file's `header` queries.
+    H2 { head: &'a [u8], body: Bytes, grpc: bool, size: u64 },
 }
 
 /// A whole HTTP/1.1 request, as [`crate::Http1Conn::send`] takes it.

@@ -16,13 +16,13 @@
 //!   decoded to proto3 JSON as the body (decoded only when one of them reads
 //!   the body).
 
-use bytes::Bytes;
+use bytes::{BufMut as _, BytesMut};
 use stackbench_hurl::Entry;
 use stackbench_hurl::scenario::Protocol;
 use stackbench_record::ErrorKind;
 
 use super::{Answered, Calls, FileSource, IterState, Verdict};
-use crate::h2c::{grpc_frame, hpack};
+use crate::h2c::{hpack, put_grpc_frame};
 use crate::wire::{Answer, Outgoing};
 
 /// Buffers an h2c or gRPC user keeps between iterations.
@@ -30,8 +30,14 @@ use crate::wire::{Answer, Outgoing};
 pub(super) struct Buffers {
     /// The reply decoded to JSON.
     json: Vec<u8>,
-    /// Lower-cased header names.
-    names: String,
+    /// A header's name in lower case.
+    name: String,
+    /// The request's header block, lent to the exchange.
+    head: Vec<u8>,
+    /// The request's body (gRPC: framed) is split off here as shared bytes, which the
+    /// connection holds until its flow control lets the body go; once it has, the next
+    /// request takes the buffer back (no allocation per request).
+    body: BytesMut,
 }
 
 /// Why a request of an iteration was not sent.
@@ -72,36 +78,37 @@ impl IterState {
         src: &FileSource,
         (flow, i): (usize, usize),
         entry: &Entry,
-    ) -> Result<Outgoing<'static>, Unsent> {
+    ) -> Result<Outgoing<'_>, Unsent> {
         entry.render(&mut self.vars, &mut self.req).map_err(|_| Unsent::Capture)?;
         let grpc = src.scenario.protocol == Protocol::Grpc;
-        let body = match src.calls.as_ref().filter(|_| grpc) {
+        let body = &mut self.h2.body;
+        body.clear();
+        match src.calls.as_ref().filter(|_| grpc) {
             Some(c) => {
                 let m = c.flows[flow][i];
-                grpc_frame(&c.encode(m, &self.req.body).map_err(|_| Unsent::Message)?)
+                let message = c.encode(m, &self.req.body).map_err(|_| Unsent::Message)?;
+                put_grpc_frame(body, &message);
             }
-            None => Bytes::copy_from_slice(&self.req.body),
-        };
+            None => body.put_slice(&self.req.body),
+        }
+        let body = body.split().freeze();
         let path = std::str::from_utf8(self.req.url.get(self.origin..).unwrap_or_default()).unwrap_or("/");
         let path = if path.is_empty() { "/" } else { path };
-        // Names lower-cased into one buffer, then the fields borrow from it.
-        let names = &mut self.h2.names;
-        names.clear();
-        let mut spans = Vec::new();
-        for_each_field(&self.req.headers, grpc, |name, value| {
-            let start = names.len();
-            names.extend(name.chars().map(|c| c.to_ascii_lowercase()));
-            spans.push((start..names.len(), value));
-        });
         let agent = concat!("stackbench/", env!("CARGO_PKG_VERSION"));
-        let mut fields: Vec<(&str, &[u8])> = vec![("user-agent", agent.as_bytes())];
-        if grpc {
-            fields.push(("content-type", b"application/grpc"));
-            fields.push(("te", b"trailers"));
-        }
-        fields.extend(spans.into_iter().map(|(r, v)| (&names[r], v)));
-        let head = Bytes::from(hpack::encode_request(&entry.method, &self.authority, path, &fields));
-        let size = crate::h2c::wire_size(&head, &body);
+        let own: [(&str, &[u8]); 3] =
+            [("user-agent", agent.as_bytes()), ("content-type", b"application/grpc"), ("te", b"trailers")];
+        let own = &own[..if grpc { 3 } else { 1 }];
+        let head = &mut self.h2.head;
+        head.clear();
+        hpack::encode_request_into(head, &entry.method, &self.authority, path, own);
+        // Each field of the file's, its name lower-cased (into one buffer kept between requests).
+        let name = &mut self.h2.name;
+        for_each_field(&self.req.headers, grpc, |n, value| {
+            name.clear();
+            name.extend(n.chars().map(|c| c.to_ascii_lowercase()));
+            hpack::put_literal(head, name.as_bytes(), value);
+        });
+        let size = crate::h2c::wire_size(head, &body);
         Ok(Outgoing::H2 { head, body, grpc, size })
     }
 

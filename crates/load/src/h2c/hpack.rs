@@ -458,8 +458,9 @@ fn put_raw(out: &mut Vec<u8>, s: &[u8]) {
     out.extend_from_slice(s);
 }
 
-/// Writes a literal without indexing: by static name index when there is one.
-fn put_literal(out: &mut Vec<u8>, name: &[u8], value: &[u8]) {
+/// Writes a literal without indexing: by static name index when there is one. A request's
+/// fields after [`encode_request_into`]'s are written so (names in lower case).
+pub fn put_literal(out: &mut Vec<u8>, name: &[u8], value: &[u8]) {
     if let Some(i) = STATIC.iter().position(|(n, _)| n.as_bytes() == name) {
         put_integer(out, 0, 4, i + 1);
     } else {
@@ -475,22 +476,33 @@ fn put_literal(out: &mut Vec<u8>, name: &[u8], value: &[u8]) {
 /// literals without indexing for the rest, so it is valid on any connection.
 pub fn encode_request(method: &str, authority: &str, path: &str, headers: &[(&str, &[u8])]) -> Vec<u8> {
     let mut out = Vec::with_capacity(64);
+    encode_request_into(&mut out, method, authority, path, headers);
+    out
+}
+
+/// [`encode_request`], appended to `out` (a buffer kept between requests).
+pub fn encode_request_into(
+    out: &mut Vec<u8>,
+    method: &str,
+    authority: &str,
+    path: &str,
+    headers: &[(&str, &[u8])],
+) {
     match method {
         "GET" => out.push(0x82),
         "POST" => out.push(0x83),
-        m => put_literal(&mut out, b":method", m.as_bytes()),
+        m => put_literal(out, b":method", m.as_bytes()),
     }
     out.push(0x86); // :scheme http
     if path == "/" {
         out.push(0x84);
     } else {
-        put_literal(&mut out, b":path", path.as_bytes());
+        put_literal(out, b":path", path.as_bytes());
     }
-    put_literal(&mut out, b":authority", authority.as_bytes());
+    put_literal(out, b":authority", authority.as_bytes());
     for (name, value) in headers {
-        put_literal(&mut out, name.as_bytes(), value);
+        put_literal(out, name.as_bytes(), value);
     }
-    out
 }
 
 /// A header block of literals without indexing (a test server's answers).

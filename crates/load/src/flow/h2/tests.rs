@@ -66,7 +66,7 @@ fn an_h2c_request_goes_under_the_targets_path_without_connection_fields() {
         panic!("an h2c request")
     };
     assert_eq!(&body[..], br#"{"a": 1}"#);
-    let f = fields(&head);
+    let f = fields(head);
     let get = |n: &str| f.iter().find(|(k, _)| k == n).map(|(_, v)| v.as_str());
     assert_eq!(
         (get(":method"), get(":path"), get(":authority")),
@@ -90,7 +90,7 @@ fn a_grpc_call_is_its_message_encoded_and_framed() {
         panic!("a gRPC call")
     };
     assert_eq!(&body[..], [0, 0, 0, 0, 4, 0x0a, 2, 2, 1]);
-    let f = fields(&head);
+    let f = fields(head);
     let values = |n: &str| f.iter().filter(|(k, _)| k == n).map(|(_, v)| v.as_str()).collect::<Vec<_>>();
     assert_eq!(values(":path"), ["/sort.v1.SortService/BubbleSort"]);
     // The JSON body's default content type is not sent: the call's own is.
