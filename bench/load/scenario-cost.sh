@@ -6,9 +6,12 @@
 # the engine's floor: the same POST as a fixed request (-m/-H/-b), its status only. Against
 # nginx (`return 200 '{"count":1}'`, core 0); the generator on core 1, 10 connections, one
 # thread. Each is run SHORT and LONG seconds; (Ir_long - Ir_short) / (requests_long -
-# requests_short) takes start-up and exit out. Then each runs LONG seconds outside valgrind:
-# requests per CPU-second (user + system) of the generator, a figure the machine's noise moves
-# by a few percent where the instruction counts move by tenths of one.
+# requests_short) takes start-up and exit out. Then:
+# - each runs LONG seconds outside valgrind: requests per CPU-second (user + system) of the
+#   generator, a figure the machine's noise moves by a few percent where the instruction counts
+#   move by tenths of one;
+# - the two files, and dummy-like.hurl as an h2c file (nginx's h2c port), under memcheck: heap
+#   allocations per request, LONG minus SHORT as above.
 #
 # Usage: cargo build --release && bench/load/scenario-cost.sh [SHORT LONG] (default 2 5)
 # SB=path/to/stackbench to measure another build.
@@ -19,34 +22,43 @@ sb=${SB:-$here/../../target/release/stackbench}
 short=${1:-2}
 long=${2:-5}
 port=${PORT:-18493}
+h2=$((port + 1))
 dir=$(mktemp -d)
-start_nginx "$dir" "$port"
+start_nginx "$dir" "$port" "$h2"
 trap 'kill "$(cat "$dir/nginx.pid")" 2>/dev/null || true; rm -rf "$dir"' EXIT
+printf 'protocol = "h2c"\n[[flow]]\nfile = "%s"\n' "$here/dummy-like.hurl" >"$dir/h2c.toml"
 
-# run NAME SECONDS ARGS...: prints "instructions requests errors" of one run under callgrind.
+# run TOOL NAME PORT SECONDS ARGS...: prints "count requests errors" of one run under valgrind's
+# TOOL: callgrind counts instructions, memcheck heap allocations.
 run() {
-  local name=$1 secs=$2 out
-  shift 2
-  out="$dir/$name.$secs"
-  taskset -c 1 valgrind --tool=callgrind --callgrind-out-file="$out.cg" \
-    "$sb" load "http://127.0.0.1:$port" -c 10 --threads 1 -d "${secs}s" -q \
+  local tool=$1 name=$2 at=$3 secs=$4 out count
+  shift 4
+  out="$dir/$name.$tool.$secs"
+  local opts=(--tool="$tool")
+  [ "$tool" = callgrind ] && opts+=(--callgrind-out-file="$out.cg")
+  taskset -c 1 valgrind "${opts[@]}" \
+    "$sb" load "http://127.0.0.1:$at" -c 10 --threads 1 -d "${secs}s" -q \
     --json "$out.json" "$@" >/dev/null 2>"$out.err"
-  local ir
-  ir=$(awk '/^(summary|totals):/ {print $2; exit}' "$out.cg")
-  python3 - "$out.json" "$ir" <<'PY'
+  if [ "$tool" = callgrind ]; then
+    count=$(awk '/^(summary|totals):/ {print $2; exit}' "$out.cg")
+  else
+    count=$(grep -o 'total heap usage: [0-9,]* allocs' "$out.err" | tr -d , | awk '{print $4}')
+  fi
+  python3 - "$out.json" "$count" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 print(sys.argv[2], r["summary"]["requests"], r["summary"]["errors"])
 PY
 }
 
+# per_request TOOL NAME PORT ARGS...: "count-per-request requests_short requests_long errors".
 per_request() {
-  local name=$1
-  shift
-  read -r ir1 n1 e1 < <(run "$name" "$short" "$@")
-  read -r ir2 n2 e2 < <(run "$name" "$long" "$@")
-  python3 -c "import sys; a=list(map(int, sys.argv[1:])); print(round((a[2]-a[0])/(a[3]-a[1])), a[1], a[3], a[4]+a[5])" \
-    "$ir1" "$n1" "$ir2" "$n2" "$e1" "$e2"
+  local tool=$1 name=$2 at=$3
+  shift 3
+  read -r c1 n1 e1 < <(run "$tool" "$name" "$at" "$short" "$@")
+  read -r c2 n2 e2 < <(run "$tool" "$name" "$at" "$long" "$@")
+  python3 -c "import sys; a=list(map(int, sys.argv[1:])); x=(a[2]-a[0])/(a[3]-a[1]); print(round(x) if x >= 10 else f'{x:.4f}', a[1], a[3], a[4]+a[5])" \
+    "$c1" "$n1" "$c2" "$n2" "$e1" "$e2"
 }
 
 # per_cpu_second NAME ARGS...: requests per generator CPU-second of one LONG run, natively.
@@ -67,9 +79,9 @@ event='{"type":"page_view","source":"web","value":1.5,"timestamp":1764460800000}
 fixed_args=(-m POST -H 'Content-Type: application/json' -b "$event")
 dummy_args=(--scenario dummy --check-every 1)
 file_args=(--scenario-file "$here/dummy-like.hurl" --check-every 1)
-read -r fixed xn1 xn2 xerr < <(per_request fixed "${fixed_args[@]}")
-read -r dummy dn1 dn2 derr < <(per_request dummy "${dummy_args[@]}")
-read -r file fn1 fn2 ferr < <(per_request file "${file_args[@]}")
+read -r fixed xn1 xn2 xerr < <(per_request callgrind fixed "$port" "${fixed_args[@]}")
+read -r dummy dn1 dn2 derr < <(per_request callgrind dummy "$port" "${dummy_args[@]}")
+read -r file fn1 fn2 ferr < <(per_request callgrind file "$port" "${file_args[@]}")
 echo "instructions per request (requests in the ${short}s and ${long}s runs; errors)"
 echo "  fixed request        $fixed   ($xn1, $xn2; $xerr errors)"
 echo "  dummy (built-in)     $dummy   ($dn1, $dn2; $derr errors)"
@@ -80,3 +92,10 @@ echo "requests per generator CPU-second (${long}s, natively)"
 echo "  fixed request        $(per_cpu_second fixed "${fixed_args[@]}")"
 echo "  dummy (built-in)     $(per_cpu_second dummy "${dummy_args[@]}")"
 echo "  dummy-like.hurl      $(per_cpu_second file "${file_args[@]}")"
+echo "heap allocations per request (memcheck; errors)"
+read -r a _ _ e < <(per_request memcheck dummy "$port" "${dummy_args[@]}")
+echo "  dummy (built-in)         $a   ($e errors)"
+read -r a _ _ e < <(per_request memcheck file "$port" "${file_args[@]}")
+echo "  dummy-like.hurl          $a   ($e errors)"
+read -r a _ _ e < <(per_request memcheck h2c "$h2" --scenario-file "$dir/h2c.toml" --check-every 1)
+echo "  dummy-like.hurl on h2c   $a   ($e errors)"
