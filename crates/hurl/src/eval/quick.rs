@@ -110,22 +110,12 @@ impl Quick {
                 PredicateFunc::Equal(Expected::Float(f)) => Test::EqNum(*f),
                 PredicateFunc::Equal(Expected::Str(t)) => Test::EqText(t.as_literal()?.into()),
                 PredicateFunc::Contains(t) => Test::Contains(t.as_literal()?.into()),
-                PredicateFunc::Equal(_)
-                | PredicateFunc::NotEqual(_)
-                | PredicateFunc::Greater(_)
-                | PredicateFunc::GreaterOrEqual(_)
-                | PredicateFunc::Less(_)
-                | PredicateFunc::LessOrEqual(_)
-                | PredicateFunc::Includes(_)
-                | PredicateFunc::StartsWith(_)
-                | PredicateFunc::EndsWith(_) => literal.then_some(Test::General)?,
                 PredicateFunc::Matches(re) => match regex::bytes::Regex::new(re.as_str()) {
                     Ok(re) if source == Source::Header => Test::Matches(re),
                     _ => Test::General,
                 },
-                PredicateFunc::IsEmpty | PredicateFunc::IsFloat | PredicateFunc::IsCollection => {
-                    Test::General
-                }
+                // Any other: the general `holds`, when its operand (if it has one) is literal.
+                _ => literal.then_some(Test::General)?,
             };
             asserts.push(Check { index, source, test, not: a.predicate.not });
         }
