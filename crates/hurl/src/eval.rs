@@ -14,9 +14,9 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use crate::error::Pos;
-use crate::jsonpath::Found;
 use crate::jsonpath::JsonPath;
 use crate::jsonpath::stream::{self, Leaf, Plan};
+use crate::jsonpath::{Budget, Found, TooMuch};
 use crate::model::{BodyKind, Entry, Expected, Filter, PredicateFunc, Query, Response};
 use crate::template::{Kind, RenderError, Template, Vars};
 
@@ -80,6 +80,8 @@ pub enum FailureKind {
     },
     /// A jsonpath query met a body that is not JSON.
     NotJson,
+    /// A jsonpath query went past the bound of one evaluation.
+    TooMuch(TooMuch),
     /// A template of the check names a variable without a value.
     Render(RenderError),
 }
@@ -92,6 +94,7 @@ impl fmt::Display for Failure {
             FailureKind::Assert { actual } => write!(f, "actual value is {actual}"),
             FailureKind::Capture { name } => write!(f, "capture `{name}` found no value"),
             FailureKind::NotJson => write!(f, "the answer's body is not JSON"),
+            FailureKind::TooMuch(e) => write!(f, "{e}"),
             FailureKind::Render(e) => write!(f, "{e}"),
         }
     }
@@ -219,8 +222,8 @@ impl Entry {
         for c in &r.captures {
             let source = || format!("{}: ...", c.name);
             let v = match query(&c.query, &c.filters, answer, &json, &mut k) {
-                Err(()) => {
-                    failures.push(Failure { pos: c.pos, source: source(), kind: FailureKind::NotJson });
+                Err(kind) => {
+                    failures.push(Failure { pos: c.pos, source: source(), kind });
                     continue;
                 }
                 Ok(Val::Nothing) => {
@@ -237,9 +240,12 @@ impl Entry {
         }
         for a in checked {
             let fail = |kind| Failure { pos: a.pos, source: a.source.to_string(), kind };
-            let Ok(v) = query(&a.query, &a.filters, answer, &json, &mut k) else {
-                failures.push(fail(FailureKind::NotJson));
-                continue;
+            let v = match query(&a.query, &a.filters, answer, &json, &mut k) {
+                Ok(v) => v,
+                Err(kind) => {
+                    failures.push(fail(kind));
+                    continue;
+                }
             };
             match holds(&a.predicate.func, &v, vars, scratch) {
                 Ok(ok) if ok != a.predicate.not => {}
@@ -293,15 +299,15 @@ impl<'a, 'p> Json<'a, 'p> {
     }
 }
 
-/// `Err` when a jsonpath query meets a body that is not JSON. `k` counts the jsonpath
-/// queries asked so far, in the order [`Json::of`] was given them.
+/// `Err` when a jsonpath query meets a body that is not JSON, or goes past its bound.
+/// `k` counts the jsonpath queries asked so far, in the order [`Json::of`] was given them.
 fn query<'a>(
     q: &Query,
     filters: &[Filter],
     answer: &'a impl Answer,
     json: &'a Json<'a, '_>,
     k: &mut usize,
-) -> Result<Val<'a>, ()> {
+) -> Result<Val<'a>, FailureKind> {
     let mut v = match q {
         Query::Status => Val::Int(i64::from(answer.status())),
         Query::Header(name) => match answer.header_first(name) {
@@ -312,11 +318,12 @@ fn query<'a>(
         Query::JsonPath(p) => {
             *k += 1;
             match json {
-                Json::Not => return Err(()),
-                Json::Whole(doc) => match p.eval(doc) {
-                    Found::Nothing => Val::Nothing,
-                    Found::One(v) => Val::Json(v),
-                    Found::Many(v) => Val::Many(v),
+                Json::Not => return Err(FailureKind::NotJson),
+                Json::Whole(doc) => match p.eval(doc, &mut Budget::for_answer(answer.body().len())) {
+                    Ok(Found::Nothing) => Val::Nothing,
+                    Ok(Found::One(v)) => Val::Json(v),
+                    Ok(Found::Many(v)) => Val::Many(v),
+                    Err(e) => return Err(FailureKind::TooMuch(e)),
                 },
                 Json::Found(plan, found) => match plan.slot(*k - 1).map(|i| &found[i]) {
                     Some(Leaf::Value(v)) => Val::Json(v),

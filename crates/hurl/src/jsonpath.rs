@@ -8,6 +8,14 @@
 //! any other yields a collection (possibly empty), as Hurl does. Filter
 //! expressions (`[?(...)]`), slices and unions are refused when the file is
 //! loaded.
+//!
+//! One evaluation is bounded ([`Budget`]): each value it visits or keeps costs
+//! one unit, and it may spend two per byte of the answer, or [`MIN_BUDGET`] when
+//! that is more. A path visits each value of a document once per step at most,
+//! unless its descendant steps overlap (`$..a..a..a` on `{"a":{"a":...}}` 120
+//! deep visits the same values again and again, billions of times): such an
+//! evaluation stops at the bound with [`TooMuch`] instead of taking the machine's
+//! memory.
 
 use serde_json::Value;
 
@@ -29,6 +37,54 @@ pub enum Step {
 pub struct JsonPath {
     steps: Vec<Step>,
     singular: bool,
+}
+
+/// The least units an evaluation may spend, however small the answer.
+pub const MIN_BUDGET: usize = 1_000_000;
+
+/// Units an evaluation may spend per byte of the answer.
+pub const BUDGET_PER_BYTE: usize = 2;
+
+/// What one evaluation may still spend: a unit per value visited or kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    left: usize,
+    limit: usize,
+}
+
+impl Budget {
+    /// The budget of an evaluation over an answer of `len` bytes.
+    pub fn for_answer(len: usize) -> Budget {
+        Budget::new(len.saturating_mul(BUDGET_PER_BYTE).max(MIN_BUDGET))
+    }
+
+    /// A budget of `limit` units.
+    pub fn new(limit: usize) -> Budget {
+        Budget { left: limit, limit }
+    }
+
+    /// Spends `n` units; `Err` past the limit.
+    #[inline]
+    pub fn spend(&mut self, n: usize) -> Result<(), TooMuch> {
+        match self.left.checked_sub(n) {
+            Some(left) => {
+                self.left = left;
+                Ok(())
+            }
+            None => Err(TooMuch { limit: self.limit }),
+        }
+    }
+}
+
+/// An evaluation went past its [`Budget`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the jsonpath visited or kept more than {limit} values and was stopped (one evaluation may visit \
+     or keep {BUDGET_PER_BYTE} values per byte of the answer, at least {MIN_BUDGET}): its `..` steps \
+     overlap on this answer"
+)]
+pub struct TooMuch {
+    pub limit: usize,
 }
 
 /// What a path found.
@@ -100,15 +156,17 @@ impl JsonPath {
         self.singular
     }
 
-    /// Evaluates the path on `root`; a singular path does not allocate.
-    pub fn eval<'a>(&self, root: &'a Value) -> Found<'a> {
+    /// Evaluates the path on `root`, spending from `budget` for each value visited or kept
+    /// (see the module's notes); a singular path does not allocate and spends nothing.
+    pub fn eval<'a>(&self, root: &'a Value, budget: &mut Budget) -> Result<Found<'a>, TooMuch> {
         if self.singular {
-            return self.walk(root, 0).map_or(Found::Nothing, Found::One);
+            return Ok(self.walk(root, 0).map_or(Found::Nothing, Found::One));
         }
         let mut cur = vec![root];
         let mut next = Vec::new();
         for s in &self.steps {
             for v in cur.drain(..) {
+                let before = next.len();
                 match s {
                     Step::Name(_) | Step::Index(_) => next.extend(child(v, s)),
                     Step::Wildcard => match v {
@@ -116,13 +174,14 @@ impl JsonPath {
                         Value::Object(o) => next.extend(o.values()),
                         _ => {}
                     },
-                    Step::Descendant(name) => descend(v, Some(name), &mut next),
-                    Step::DescendantAll => descend(v, None, &mut next),
+                    Step::Descendant(name) => descend(v, Some(name), &mut next, budget)?,
+                    Step::DescendantAll => descend(v, None, &mut next, budget)?,
                 }
+                budget.spend(next.len() - before)?;
             }
             std::mem::swap(&mut cur, &mut next);
         }
-        Found::Many(cur)
+        Ok(Found::Many(cur))
     }
 }
 
@@ -144,8 +203,16 @@ fn child<'a>(v: &'a Value, s: &Step) -> Option<&'a Value> {
     }
 }
 
-/// The members named `name` at any depth below `v` (every value below it without a name).
-fn descend<'a>(v: &'a Value, name: Option<&str>, out: &mut Vec<&'a Value>) {
+/// The members named `name` at any depth below `v` (every value below it without a name),
+/// spending a unit from `budget` per value visited. The depth is the document's, which
+/// `serde_json` bounds (128).
+fn descend<'a>(
+    v: &'a Value,
+    name: Option<&str>,
+    out: &mut Vec<&'a Value>,
+    budget: &mut Budget,
+) -> Result<(), TooMuch> {
+    budget.spend(1)?;
     match v {
         Value::Object(o) => {
             match name {
@@ -153,7 +220,7 @@ fn descend<'a>(v: &'a Value, name: Option<&str>, out: &mut Vec<&'a Value>) {
                 None => out.extend(o.values()),
             }
             for c in o.values() {
-                descend(c, name, out);
+                descend(c, name, out, budget)?;
             }
         }
         Value::Array(a) => {
@@ -161,11 +228,12 @@ fn descend<'a>(v: &'a Value, name: Option<&str>, out: &mut Vec<&'a Value>) {
                 out.extend(a.iter());
             }
             for c in a {
-                descend(c, name, out);
+                descend(c, name, out, budget)?;
             }
         }
         _ => {}
     }
+    Ok(())
 }
 
 /// A member name after `.` or `..`: letters, digits, `_`, `-` and non-ASCII.
@@ -195,7 +263,7 @@ pub(crate) mod tests {
 
     fn eval(path: &str, v: &Value) -> Found<'static> {
         let v: &'static Value = Box::leak(Box::new(v.clone()));
-        JsonPath::parse(path).unwrap().eval(v)
+        JsonPath::parse(path).unwrap().eval(v, &mut Budget::new(MIN_BUDGET)).unwrap()
     }
 
     #[test]
@@ -229,6 +297,28 @@ pub(crate) mod tests {
         assert_eq!(JsonPath::parse("$.a[0").unwrap_err().0, 3);
         assert_eq!(JsonPath::parse("$.").unwrap_err().0, 2);
         assert_eq!(JsonPath::parse("$x").unwrap_err().0, 1);
+    }
+
+    /// `{"a": {"a": ... 1 ...}}`, `depth` objects deep.
+    pub(crate) fn nested(depth: usize) -> String {
+        format!("{}1{}", "{\"a\": ".repeat(depth), "}".repeat(depth))
+    }
+
+    #[test]
+    fn overlapping_descendants_stop_at_the_bound() {
+        // Issue 45 #8: six `..a` steps on a 120-deep chain would keep C(120, 6), about 3.6e9,
+        // values (15 GB); the evaluation stops once it has spent its budget.
+        let text = nested(120);
+        let doc: Value = serde_json::from_str(&text).unwrap();
+        let path = JsonPath::parse("$..a..a..a..a..a..a").unwrap();
+        let mut budget = Budget::for_answer(text.len());
+        assert_eq!(path.eval(&doc, &mut budget), Err(TooMuch { limit: MIN_BUDGET }));
+        // Two steps stay within it: C(120, 2) = 7140 values kept.
+        let path = JsonPath::parse("$..a..a").unwrap();
+        let Ok(Found::Many(found)) = path.eval(&doc, &mut Budget::for_answer(text.len())) else { panic!() };
+        assert_eq!(found.len(), 120 * 119 / 2);
+        // A large answer has a larger budget: two units per byte.
+        assert_eq!(Budget::for_answer(10 << 20), Budget::new(20 << 20));
     }
 
     pub(crate) fn arb_json() -> impl Strategy<Value = Value> {
@@ -270,7 +360,7 @@ pub(crate) mod tests {
             }
             let jp = JsonPath::parse(&path).unwrap();
             prop_assert!(jp.is_singular());
-            prop_assert_eq!(jp.eval(&v), Found::One(at));
+            prop_assert_eq!(jp.eval(&v, &mut Budget::new(0)), Ok(Found::One(at)));
         }
 
         /// `[*]` and `..name` agree with a direct walk.
@@ -281,7 +371,7 @@ pub(crate) mod tests {
                 Value::Object(o) => o.values().collect(),
                 _ => vec![],
             };
-            prop_assert_eq!(JsonPath::parse("$[*]").unwrap().eval(&v), Found::Many(expected));
+            prop_assert_eq!(JsonPath::parse("$[*]").unwrap().eval(&v, &mut Budget::new(MIN_BUDGET)), Ok(Found::Many(expected)));
         }
 
         /// No input makes the parser panic.

@@ -2,12 +2,14 @@
 //! plain TCP listener on 127.0.0.1 that answers every request with bytes the
 //! test chooses (malformed framing, endless bodies, endless heads), one
 //! thread per connection. Dropping the server stops it: the listener closes
-//! and every connection thread ends at its next write.
+//! and every connection thread ends at its next write. It keeps what it was
+//! sent ([`Hostile::received`], its first MiB), so a test can tell what a
+//! client put on the wire.
 
 use std::io::{Read as _, Write as _};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// What the server sends for each request.
@@ -23,7 +25,11 @@ pub enum Answer {
 pub struct Hostile {
     pub addr: SocketAddr,
     stop: Arc<AtomicBool>,
+    received: Arc<Mutex<Vec<u8>>>,
 }
+
+/// How much of what clients send the server keeps.
+const KEPT: usize = 1 << 20;
 
 impl Hostile {
     pub fn start(answer: Answer) -> Hostile {
@@ -31,23 +37,29 @@ impl Hostile {
         let addr = listener.local_addr().expect("local addr");
         listener.set_nonblocking(true).expect("nonblocking listener");
         let stop = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&stop);
+        let received = Arc::new(Mutex::new(Vec::new()));
+        let (flag, kept) = (Arc::clone(&stop), Arc::clone(&received));
         std::thread::spawn(move || {
             while !flag.load(Ordering::Relaxed) {
                 match listener.accept() {
                     Ok((conn, _)) => {
-                        let (answer, flag) = (answer.clone(), Arc::clone(&flag));
-                        std::thread::spawn(move || serve(conn, &answer, &flag));
+                        let (answer, flag, kept) = (answer.clone(), Arc::clone(&flag), Arc::clone(&kept));
+                        std::thread::spawn(move || serve(conn, &answer, &flag, &kept));
                     }
                     Err(_) => std::thread::sleep(Duration::from_millis(5)),
                 }
             }
         });
-        Hostile { addr, stop }
+        Hostile { addr, stop, received }
     }
 
     pub fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.addr)
+    }
+
+    /// The bytes clients have sent so far (the first MiB of them), as text.
+    pub fn received(&self) -> String {
+        String::from_utf8_lossy(&self.received.lock().expect("not poisoned")).into_owned()
     }
 }
 
@@ -57,7 +69,7 @@ impl Drop for Hostile {
     }
 }
 
-fn serve(mut conn: TcpStream, answer: &Answer, stop: &AtomicBool) {
+fn serve(mut conn: TcpStream, answer: &Answer, stop: &AtomicBool, kept: &Mutex<Vec<u8>>) {
     let _ = conn.set_nonblocking(false);
     let _ = conn.set_read_timeout(Some(Duration::from_millis(200)));
     let mut pending = Vec::new();
@@ -67,7 +79,12 @@ fn serve(mut conn: TcpStream, answer: &Answer, stop: &AtomicBool) {
         while !pending.windows(4).any(|w| w == b"\r\n\r\n") {
             match conn.read(&mut buf) {
                 Ok(0) => return,
-                Ok(n) => pending.extend_from_slice(&buf[..n]),
+                Ok(n) => {
+                    pending.extend_from_slice(&buf[..n]);
+                    let mut kept = kept.lock().expect("not poisoned");
+                    let room = KEPT.saturating_sub(kept.len()).min(n);
+                    kept.extend_from_slice(&buf[..room]);
+                }
                 Err(e)
                     if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) =>
                 {

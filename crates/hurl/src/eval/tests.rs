@@ -114,6 +114,25 @@ fn missing_capture_and_non_json_body() {
     );
 }
 
+/// Issue 45 #8: overlapping descendant steps on a 721-byte answer (`{"a":` 120 deep) took
+/// 15 GB in a minute; the check now fails at the bound of one evaluation, and a path that
+/// stays within it is still judged on the same answer.
+#[test]
+fn a_jsonpath_past_its_bound_fails_its_check() {
+    let text = "GET http://h/a\nHTTP 200\n[Asserts]\njsonpath \"$..a..a..a..a..a..a\" count > 0\njsonpath \"$..a..a\" count == 7140\n";
+    let f = parse("t.hurl", text).unwrap();
+    let (mut vars, mut scratch, mut failures) = (Vars::new(1), Vec::new(), Vec::new());
+    let body = crate::jsonpath::tests::nested(120);
+    f.entries[0].check(&fake(200, &body), &mut vars, &mut scratch, &mut failures);
+    let limit = crate::jsonpath::MIN_BUDGET;
+    assert_eq!(
+        failures.iter().map(|f| (f.pos.line, &f.kind)).collect::<Vec<_>>(),
+        [(4, &FailureKind::TooMuch(crate::jsonpath::TooMuch { limit }))]
+    );
+    let said = failures[0].to_string();
+    assert!(said.contains("more than 1000000 values") && said.contains("per byte of the answer"), "{said}");
+}
+
 /// Each assert line holds on `pass` and fails on `fail`.
 fn predicate_case(assert: &str, pass: &str, fail: Option<&str>) {
     let text = format!("GET http://h\nHTTP *\n[Captures]\nk: jsonpath \"$.k\"\n[Asserts]\n{assert}\n");

@@ -13,8 +13,8 @@ fn reference(body: &[u8], paths: &[JsonPath]) -> Option<Vec<Option<Value>>> {
     Some(
         paths
             .iter()
-            .map(|p| match p.eval(&doc) {
-                crate::jsonpath::Found::One(v) => Some(v.clone()),
+            .map(|p| match p.eval(&doc, &mut crate::jsonpath::Budget::for_answer(body.len())) {
+                Ok(crate::jsonpath::Found::One(v)) => Some(v.clone()),
                 _ => None,
             })
             .collect(),
