@@ -7,4 +7,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-cargo test --release -q -p stackbench-load --test accuracy -- --ignored --nocapture strict 2>&1 | grep -E "model:|test result|panicked"
+cargo test --release -q -p stackbench-load --test integration -- --ignored --nocapture accuracy::strict 2>&1 | grep -E "model:|test result|panicked"

@@ -6,11 +6,9 @@
 //! `bench/load/accuracy.sh`; these tests use margins that hold on a busy
 //! 2-core machine.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{Behavior, start};
+use crate::common::{Behavior, start};
 use stackbench_load::{Dur, LoadOptions, Stop, run};
 
 #[test]

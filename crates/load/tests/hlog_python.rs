@@ -4,12 +4,10 @@
 //! named by `STACKBENCH_TEST_HDRH_PYTHON` (`.ci/run` makes a venv for it);
 //! without it the test skips visibly, and under `CI=true` it fails.
 
-mod common;
-
 use std::process::Command;
 use std::time::Duration;
 
-use common::{Behavior, start};
+use crate::common::{Behavior, start};
 use stackbench_load::{Dur, LoadOptions, Stop, run};
 use stackbench_testkit::{in_ci, skip};
 

@@ -6,13 +6,11 @@
 //! (`scenarios/builtin/bubble-sort.toml`): every call answered, recorded
 //! under the method's name; a non-zero `grpc-status` is an error of its code.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use common::{Behavior, start};
+use crate::common::{Behavior, start};
 use stackbench_load::{Dur, LoadOptions, RunRecord, Stop, run};
 
 fn bubble_toml() -> PathBuf {

@@ -1,12 +1,10 @@
 //! The engine against real servers on port 0, over every transport: what it
 //! sends, what it counts, and that failures are data and never abort a run.
 
-mod common;
-
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use common::{Behavior, Shape, start, start_hangup};
+use crate::common::{Behavior, Shape, start, start_hangup};
 use stackbench_load::{Dur, Io, LoadOptions, RunRecord, Stop, WarmupArg, run};
 
 thread_local! {

@@ -3,11 +3,9 @@
 //! figures are kept, and a server still warming at `--max-warmup` is measured then, marked
 //! never steady.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{Behavior, start};
+use crate::common::{Behavior, start};
 use stackbench_load::{Dur, LoadOptions, RunRecord, Stop, WarmupArg, run};
 
 fn load(o: &LoadOptions, url: &str) -> RunRecord {

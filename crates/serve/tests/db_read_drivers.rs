@@ -4,11 +4,9 @@
 //! MariaDB tests use their own database (`stackbench_dbread`), Redis its own
 //! database number, SQLite a temp file.
 
-mod db_read_common;
-
 use std::sync::Arc;
 
-use db_read_common::{
+use crate::db_read_common::{
     REDIS_DB, check_driver, get, mysql_database, mysql_database_named, postgres_database,
     postgres_database_named, with_path,
 };

@@ -7,12 +7,10 @@
 //! stopped. The contestants in other languages have the same test in
 //! `crates/cli/tests/db_read_outage_contestants.rs`.
 
-mod db_read_common;
-
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use db_read_common::{check_driver, get};
+use crate::db_read_common::{check_driver, get};
 use stackbench_scenarios::check::Expect;
 use stackbench_serve::db_read::seed::{Store, seed};
 use stackbench_serve::db_read::{Config, Drivers, connect};

@@ -3,14 +3,12 @@
 //! serves all eight drivers; bad flags and unreachable or unseeded databases
 //! are clear errors; SIGTERM is a clean stop.
 
-mod db_read_common;
-
 use std::net::SocketAddr;
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use db_read_common::{REDIS_DB, mysql_database, postgres_database, with_path};
+use crate::db_read_common::{REDIS_DB, mysql_database, postgres_database, with_path};
 use stackbench_scenarios::check::{Expect, ResponseView, check};
 use stackbench_testkit::process::Server;
 use stackbench_testkit::{MYSQL, POSTGRES, REDIS, database_url, http};

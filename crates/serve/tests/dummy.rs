@@ -1,9 +1,7 @@
 //! `sb-dummy` on each stack as a process: the contract over a real socket
 //! (validation, 404/405/413) and a clean stop on SIGTERM.
 
-mod event_log_support;
-
-use event_log_support::{count_of, error_of, start};
+use crate::event_log_support::{count_of, error_of, start};
 use stackbench_testkit::http;
 
 const BIN: &str = env!("CARGO_BIN_EXE_sb-dummy");

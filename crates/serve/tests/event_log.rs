@@ -4,9 +4,9 @@
 //! empties, both count modes, and nothing acknowledged is lost to SIGKILL
 //! (embedded, PostgreSQL, MariaDB).
 
-mod event_log_support;
-
-use event_log_support::{Server, count_of, error_of, sigkill_loses_nothing, start, temp_dir, try_start};
+use crate::event_log_support::{
+    Server, count_of, error_of, sigkill_loses_nothing, start, temp_dir, try_start,
+};
 use stackbench_testkit::{INFLUXDB, MYSQL, POSTGRES, REDIS, database_url, http};
 
 const BIN: &str = env!("CARGO_BIN_EXE_sb-event-log");

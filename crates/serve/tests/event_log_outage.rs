@@ -6,15 +6,13 @@
 //! its own AOF) and crashes that one; the shared databases are never touched.
 //! Without the server binaries a test skips visibly (fails under CI=true).
 
-mod event_log_support;
-
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use event_log_support::{Load, error_of, start, temp_dir, wait_for_acks};
+use crate::event_log_support::{Load, error_of, start, temp_dir, wait_for_acks};
 use stackbench_testkit::{in_ci, skip};
 
 const BIN: &str = env!("CARGO_BIN_EXE_sb-event-log");

@@ -18,6 +18,8 @@
 //!   SIGTERM and a bounded wait for its exit.
 //! - [`todo`]: a small todo service for the tests of scenario files, right or
 //!   with one fault.
+//! - [`assert_every_test_file_declared`]: each crate links one integration-test
+//!   binary (`tests/tests.rs`); this holds every file of `tests/` to being one of its modules.
 
 pub mod contestants;
 pub mod frames;
@@ -63,4 +65,24 @@ pub fn database_url(var: &str) -> Option<String> {
 pub fn skip(why: &str) {
     let name = std::thread::current().name().unwrap_or("test").to_owned();
     let _ = writeln!(std::io::stderr().lock(), "SKIPPED {name}: {why}");
+}
+
+/// Fails when a file or module directory of a crate's `tests/` is not declared as a module
+/// in its `tests/tests.rs` (`tests_rs`, that file's text): each crate links one
+/// integration-test binary, so an undeclared file would silently never run.
+pub fn assert_every_test_file_declared(manifest_dir: &str, tests_rs: &str) {
+    let dir = std::path::Path::new(manifest_dir).join("tests");
+    for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let path = entry.expect("a directory entry").path();
+        let name = match path.extension() {
+            Some(e) if e == "rs" => path.file_stem(),
+            None if path.join("mod.rs").exists() => path.file_name(),
+            _ => continue,
+        };
+        let name = name.expect("a file name").to_string_lossy();
+        assert!(
+            name == "tests" || tests_rs.contains(&format!("\nmod {name};")),
+            "tests/{name} is not declared in tests/tests.rs: it would never run"
+        );
+    }
 }

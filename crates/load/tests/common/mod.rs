@@ -4,8 +4,6 @@
 //! They count connections and requests so tests can check what the engine
 //! really sent. (The load crate must not depend on stackbench-serve.)
 
-#![allow(dead_code)] // each test binary uses a different part
-
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::net::SocketAddr;

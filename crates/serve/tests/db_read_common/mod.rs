@@ -2,8 +2,6 @@
 //! (so no other test's tables or keys are touched), requests through the
 //! real router, and the id pairs every driver is checked with.
 
-#![allow(dead_code)] // each test file uses a part
-
 use std::sync::Arc;
 
 use axum::body::Body;

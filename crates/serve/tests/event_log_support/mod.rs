@@ -3,8 +3,6 @@
 //! it (SIGTERM or SIGKILL), and drive load from a few client threads while
 //! counting the answers by status.
 
-#![allow(dead_code)] // each test binary uses a different part
-
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::Command;

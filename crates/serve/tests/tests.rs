@@ -1,0 +1,21 @@
+//! The crate's integration tests, one test binary (one link) for all of them, as
+//! ripgrep lays out its `tests/`: each file is a module. A new file here must be
+//! declared below; `every_test_file_is_a_module` fails otherwise.
+
+mod bubble_process;
+mod bubble_service;
+mod databases;
+mod db_read_common;
+mod db_read_drivers;
+mod db_read_outage;
+mod db_read_process;
+mod dummy;
+mod event_log;
+mod event_log_outage;
+mod event_log_support;
+mod shipped_plans;
+
+#[test]
+fn every_test_file_is_a_module() {
+    stackbench_testkit::assert_every_test_file_declared(env!("CARGO_MANIFEST_DIR"), include_str!("tests.rs"));
+}
