@@ -8,6 +8,7 @@ mod contestants;
 mod db_read_outage_contestants;
 mod go_gin_event_log_faults;
 mod h2_scenario_files;
+mod hostile_files;
 mod hostile_load;
 mod hostile_memory;
 mod load_cli;
