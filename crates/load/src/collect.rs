@@ -11,8 +11,9 @@ use std::time::Duration;
 use hdrhistogram::Histogram;
 use stackbench_record::{ErrorKind, Second, encode_histogram, new_histogram};
 
+use crate::dial::Opened;
 use crate::hlog::HlogWriter;
-use crate::recorder::{Interval, Tally};
+use crate::recorder::{FirstTally, Interval, Tally};
 
 /// Totals of a run, merged from every worker.
 #[derive(Debug)]
@@ -36,6 +37,9 @@ pub struct Totals {
     /// Scenario files: the requests of each name (by index), and the iterations.
     pub named: Vec<Tally>,
     pub iterations: Option<Tally>,
+    /// Measured requests that opened their connection, and what every connection cost.
+    pub first: Option<FirstTally>,
+    pub opened: Option<Opened>,
 }
 
 /// Merges intervals as they arrive.
@@ -88,6 +92,8 @@ impl Collector {
                 interrupted: false,
                 named: Vec::new(),
                 iterations: None,
+                first: None,
+                opened: None,
             },
             hlog,
             hlog_error: None,
@@ -119,6 +125,18 @@ impl Collector {
             match &mut self.totals.iterations {
                 Some(m) => m.merge(&t),
                 None => self.totals.iterations = Some(t),
+            }
+        }
+        if let Some(f) = iv.first.take() {
+            match &mut self.totals.first {
+                Some(m) => m.merge(&f),
+                None => self.totals.first = Some(f),
+            }
+        }
+        if let Some(o) = iv.opened.take() {
+            match &mut self.totals.opened {
+                Some(m) => m.merge(o),
+                None => self.totals.opened = Some(o),
             }
         }
         self.reported[w] = (Some(iv.second), iv.last);

@@ -5,7 +5,7 @@
 //! may end it early under `--warmup auto`), measures the generator's own CPU
 //! time over the measured phase, and builds the record.
 
-use std::net::{SocketAddr, TcpStream, ToSocketAddrs as _};
+use std::net::{SocketAddr, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex};
@@ -74,6 +74,8 @@ pub enum LoadError {
     FileLimit { connections: usize, need: u64, soft: u64, hard: u64 },
     #[error("cannot write the interval log {path}: {why}")]
     Hlog { path: String, why: String },
+    #[error("TLS with {url} ({addr}) failed before any load: {why}")]
+    Tls { url: String, addr: SocketAddr, why: String },
 }
 
 /// One measured run of the load `spec` describes, until its end or until
@@ -83,10 +85,10 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
     check_cpus(spec)?;
     check_file_limit(spec)?;
     let addr = resolve(spec)?;
-    probe(spec, addr)?;
+    let agreed = probe(spec, addr)?;
     fault::install_hook();
     let fault = Arc::new(Fault::default());
-    let spec = Arc::new(spec.clone());
+    let spec = Arc::new(crate::tls_probe::settle(spec, agreed, addr)?);
     let requests = transport::prepare(&spec);
     let threads = spec.threads.max(1);
     let (tx, rx) = channel();
@@ -448,22 +450,26 @@ fn check_file_limit(spec: &LoadSpec) -> Result<(), LoadError> {
     }
 }
 
+/// The address the connections go to: where the URL's host resolves, or where `--resolve`
+/// and `--connect-to` send them.
 fn resolve(spec: &LoadSpec) -> Result<SocketAddr, LoadError> {
     let t = &spec.target;
-    let resolve_err = |why: String| LoadError::Resolve { host: t.host.clone(), why };
-    (t.host.as_str(), t.port)
-        .to_socket_addrs()
-        .map_err(|e| resolve_err(e.to_string()))?
-        .next()
-        .ok_or_else(|| resolve_err("no address".into()))
+    spec.route.address(&t.host, t.port).map_err(|why| LoadError::Resolve { host: t.host.clone(), why })
 }
 
 /// One connection before anything starts: a target that is not there is a
-/// setup error (one clear line), not a run full of connect errors.
-fn probe(spec: &LoadSpec, addr: SocketAddr) -> Result<(), LoadError> {
-    TcpStream::connect_timeout(&addr, spec.timeout.min(Duration::from_secs(5)))
-        .map(drop)
-        .map_err(|e| LoadError::Unreachable { url: spec.target.url.clone(), addr, why: e.to_string() })
+/// setup error (one clear line), not a run full of connect errors; over TLS, its
+/// handshake too (a certificate that does not verify is said once, with the reason), and
+/// what it agreed decides what the run speaks ([`crate::tls_probe::settle`]).
+fn probe(spec: &LoadSpec, addr: SocketAddr) -> Result<Option<crate::tls::Negotiated>, LoadError> {
+    let tcp = TcpStream::connect_timeout(&addr, spec.timeout.min(Duration::from_secs(5)))
+        .map_err(|e| LoadError::Unreachable { url: spec.target.url.clone(), addr, why: e.to_string() })?;
+    match &spec.tls {
+        None => Ok(None),
+        Some(tls) => crate::tls_probe::handshake(tls, tcp, spec.timeout.min(Duration::from_secs(10)))
+            .map(Some)
+            .map_err(|why| LoadError::Tls { url: spec.target.url.clone(), addr, why }),
+    }
 }
 
 type CpuPair = ((Duration, Duration), (Duration, Duration));
@@ -535,6 +541,7 @@ fn record(spec: &LoadSpec, t: &Totals, started_at_ms: u64, cpu: CpuPair, stopped
         per_request,
         iterations,
         warmup: None,
+        connections: crate::dial::record(t.opened.as_ref(), t.first.as_ref(), spec.tls.as_deref()),
     }
 }
 

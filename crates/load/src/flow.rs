@@ -130,6 +130,19 @@ impl FileSource {
     }
 }
 
+impl FileSource {
+    /// The same HTTP/1.1 file sent over HTTP/2 (a Hurl file to an `https://` server that
+    /// picked `h2` by ALPN, as curl would).
+    pub fn over_h2(&self) -> Result<FileSource, String> {
+        let mut scenario = self.scenario.clone();
+        scenario.protocol = Protocol::H2c;
+        let mut f = FileSource::new(scenario, self.defined.clone(), self.seed)?;
+        f.base_url.clone_from(&self.base_url);
+        f.builtin = self.builtin;
+        Ok(f)
+    }
+}
+
 /// The length of `url`'s `scheme://host:port`, before its path.
 fn origin_len(url: &str) -> usize {
     let start = url.find("://").map_or(0, |s| s + 3);

@@ -26,14 +26,15 @@ mod huffman;
 #[cfg(test)]
 mod tests;
 
-use std::cell::RefCell;
-use std::net::SocketAddr;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
+use std::time::Duration;
 
 use bytes::Bytes;
 use stackbench_record::ErrorKind;
 
 use self::conn::{Conn, Link, Windows};
+use crate::dial::Dial;
 use crate::wire::{Answer, Prepared};
 
 const WINDOWS: Windows = Windows { stream: 16 * 1024 * 1024, connection: 64 * 1024 * 1024 };
@@ -47,19 +48,37 @@ pub fn wire_size(head: &[u8], body: &[u8]) -> u64 {
 /// One shared h2c connection of a worker thread.
 #[derive(Debug)]
 pub struct Slot {
-    addr: SocketAddr,
+    dial: Rc<Dial>,
     windows: Windows,
     live: RefCell<Option<Link>>,
     connecting: tokio::sync::Mutex<()>,
+    /// A TLS handshake of this slot's connection is under way (still set: given up).
+    shaking: Cell<bool>,
+    /// How long opening the live connection took, until a lane that waited for it takes it.
+    opened: Cell<Option<Duration>>,
 }
 
 impl Slot {
-    pub fn new(addr: SocketAddr) -> Rc<Slot> {
-        Slot::with_windows(addr, WINDOWS)
+    /// A slot connecting in cleartext to `addr` (the tests').
+    #[cfg(test)]
+    pub fn new(addr: std::net::SocketAddr) -> Rc<Slot> {
+        Slot::with_dial(Dial::new(addr, None))
     }
 
-    fn with_windows(addr: SocketAddr, windows: Windows) -> Rc<Slot> {
-        Rc::new(Slot { addr, windows, live: RefCell::new(None), connecting: tokio::sync::Mutex::new(()) })
+    /// A slot opening its connections with the worker's `dial`.
+    pub fn with_dial(dial: Rc<Dial>) -> Rc<Slot> {
+        Slot::with_windows(dial, WINDOWS)
+    }
+
+    fn with_windows(dial: Rc<Dial>, windows: Windows) -> Rc<Slot> {
+        Rc::new(Slot {
+            dial,
+            windows,
+            live: RefCell::new(None),
+            connecting: tokio::sync::Mutex::new(()),
+            shaking: Cell::new(false),
+            opened: Cell::new(None),
+        })
     }
 
     fn usable(&self) -> Option<Link> {
@@ -76,8 +95,9 @@ impl Slot {
             return Ok(c);
         }
         *self.live.borrow_mut() = None;
-        let c = Conn::open(self.addr, self.windows).await?;
+        let (c, took) = Conn::open(&self.dial, self.windows, &self.shaking).await?;
         *self.live.borrow_mut() = Some(c.clone());
+        self.opened.set(Some(took));
         Ok(c)
     }
 }
@@ -88,6 +108,10 @@ pub struct H2Lane {
     slot: Rc<Slot>,
     /// Without keep-alive: the connection of the next request, opened by [`H2Lane::open_own`].
     own: Option<Link>,
+    /// How long opening its connection took, when the request under way opened one.
+    opened: Option<Duration>,
+    /// A TLS handshake of this lane's own connection is under way (still set: given up).
+    shaking: Cell<bool>,
     body: Vec<u8>,
     content_type: Vec<u8>,
     /// The last answer's head, when its request asked for it ([`H2Lane::send_parts`]).
@@ -101,6 +125,8 @@ impl H2Lane {
         H2Lane {
             slot,
             own: None,
+            opened: None,
+            shaking: Cell::new(false),
             body: Vec::new(),
             content_type: Vec::new(),
             head: Vec::new(),
@@ -113,18 +139,41 @@ impl H2Lane {
         self.slot = slot;
     }
 
-    /// Connects the slot now (used before the clock starts).
-    pub async fn connect(&self) -> Result<(), ErrorKind> {
-        self.slot.get().await.map(drop)
+    /// Connects the slot now (used before the clock starts, and by each request with
+    /// keep-alive: the one that finds the connection gone opens it again).
+    pub async fn connect(&mut self) -> Result<(), ErrorKind> {
+        self.slot.get().await?;
+        if let Some(took) = self.slot.opened.take() {
+            self.opened = Some(took);
+        }
+        Ok(())
     }
 
     /// Without keep-alive: opens the next request's connection of its own now (so that its
     /// caller can bound the connect apart from the exchange).
     pub async fn open_own(&mut self) -> Result<(), ErrorKind> {
         if self.own.is_none() {
-            self.own = Some(Conn::open(self.slot.addr, self.slot.windows).await?);
+            let (link, took) = Conn::open(&self.slot.dial, self.slot.windows, &self.shaking).await?;
+            self.own = Some(link);
+            self.opened = Some(took);
         }
         Ok(())
+    }
+
+    /// How long opening its connection took, when the last request opened it (taken once).
+    pub fn take_opened(&mut self) -> Option<Duration> {
+        self.opened.take()
+    }
+
+    /// Whether a TLS handshake this lane waited on was given up in the middle; the flag is
+    /// cleared (and the attempt counted once).
+    pub fn gave_up_handshake(&self) -> bool {
+        let own = self.shaking.replace(false);
+        let shared = self.slot.shaking.replace(false);
+        if own || shared {
+            self.slot.dial.stalled();
+        }
+        own || shared
     }
 
     /// Sends one request; `keepalive == false` uses a connection of its own.
@@ -152,11 +201,17 @@ impl H2Lane {
         let done = loop {
             // A connection of its own ends when the exchange drops the last handle.
             let conn = if keepalive {
-                self.slot.get().await?
+                let link = self.slot.get().await?;
+                if let Some(took) = self.slot.opened.take() {
+                    self.opened = Some(took);
+                }
+                link
             } else if let Some(own) = self.own.take() {
                 own
             } else {
-                Conn::open(self.slot.addr, self.slot.windows).await?
+                let (link, took) = Conn::open(&self.slot.dial, self.slot.windows, &self.shaking).await?;
+                self.opened = Some(took);
+                link
             };
             let answer_head = keep_head.then_some(&mut self.head);
             match conn.exchange(head, body, &mut self.body, &mut self.content_type, answer_head).await {

@@ -11,16 +11,20 @@
 //! retried once on a new connection (what browsers and hyper do for a
 //! connection found closed), so an idle-close is not counted as an error.
 
+use std::cell::Cell;
 use std::io;
 use std::net::SocketAddr;
 use std::os::fd::AsRawFd as _;
 use std::rc::Rc;
+use std::time::Duration;
 
 use stackbench_record::ErrorKind;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
 
 use crate::budget::Claim;
+use crate::dial::{Dial, Socket};
+use crate::tls::TlsStream;
 use crate::uring::{self, Receiver, Ring};
 use crate::wire::{Answer, HeaderAt, Wire};
 
@@ -38,32 +42,36 @@ const KEEP_BUFFER: usize = 1024 * 1024;
 /// A connection's socket: on tokio's readiness reactor (epoll), or on the
 /// worker's io_uring ([`crate::uring`]), where a request is one send entry,
 /// its answer comes through the connection's standing receive, and neither
-/// costs a syscall of its own.
+/// costs a syscall of its own; or TLS (on epoll), through rustls.
 #[derive(Debug)]
 enum Stream {
     Epoll(TcpStream),
     Uring { sock: std::net::TcpStream, ring: Rc<Ring>, recv: Receiver },
+    Tls(Box<TlsStream>),
 }
 
 impl Stream {
-    /// A connected socket, on the thread's ring when it has one.
-    async fn open(addr: SocketAddr) -> Result<Stream, ErrorKind> {
-        let tcp = connect(addr).await?;
-        Ok(match uring::current() {
-            Some(ring) => {
+    /// A connected socket (with its TLS handshake made, for `https://`), on the thread's ring
+    /// when it has one; and how long opening it took.
+    async fn open(dial: &Dial, shaking: &Cell<bool>) -> Result<(Stream, Duration), ErrorKind> {
+        let (socket, took) = dial.open(shaking).await?;
+        let stream = match (socket, uring::current()) {
+            (Socket::Tcp(tcp), Some(ring)) => {
                 let sock = tcp.into_std().map_err(|_| ErrorKind::Connect)?;
                 let recv = Receiver::new(&ring, sock.as_raw_fd());
                 Stream::Uring { sock, ring, recv }
             }
-            None => Stream::Epoll(tcp),
-        })
+            (Socket::Tcp(tcp), None) => Stream::Epoll(tcp),
+            (Socket::Tls(tls), _) => Stream::Tls(tls),
+        };
+        Ok((stream, took))
     }
 }
 
 /// One HTTP/1.1 connection (connected lazily, reconnected after a failure).
 #[derive(Debug)]
 pub struct Http1Conn {
-    addr: SocketAddr,
+    dial: Rc<Dial>,
     stream: Option<Stream>,
     /// Bytes read from the socket: the current answer (head and body; a
     /// chunked body decoded in place).
@@ -86,6 +94,10 @@ pub struct Http1Conn {
     retry: bool,
     /// The length of the last answer's head in `buf` (for [`Http1Conn::headers`]).
     head_len: usize,
+    /// How long opening the connection took, when the request under way opened it.
+    opened: Option<Duration>,
+    /// A TLS handshake is under way (still set: it was given up in the middle).
+    shaking: Cell<bool>,
 }
 
 /// How the body of the answer being read is framed.
@@ -107,9 +119,9 @@ struct Head {
 }
 
 impl Http1Conn {
-    pub fn new(addr: SocketAddr) -> Http1Conn {
+    pub fn new(dial: Rc<Dial>) -> Http1Conn {
         Http1Conn {
-            addr,
+            dial,
             stream: None,
             buf: Vec::with_capacity(READ_CHUNK),
             content_type: Vec::new(),
@@ -120,16 +132,37 @@ impl Http1Conn {
             claim: Claim::default(),
             retry: true,
             head_len: 0,
+            opened: None,
+            shaking: Cell::new(false),
         }
     }
 
-    /// A connection on a socket already connected, for one request outside a load (`verify`,
-    /// the readiness probe): the same writer, reader and caps as the load, no retry.
-    pub fn with_stream(addr: SocketAddr, tcp: TcpStream) -> Http1Conn {
-        let mut conn = Http1Conn::new(addr);
-        conn.stream = Some(Stream::Epoll(tcp));
+    /// A connection on a socket already connected (and its TLS handshake made), for one
+    /// request outside a load (`verify`, the readiness probe): the same writer, reader and
+    /// caps as the load, no retry.
+    pub fn with_socket(addr: SocketAddr, socket: Socket) -> Http1Conn {
+        let mut conn = Http1Conn::new(Dial::new(addr, None));
+        conn.stream = Some(match socket {
+            Socket::Tcp(tcp) => Stream::Epoll(tcp),
+            Socket::Tls(tls) => Stream::Tls(tls),
+        });
         conn.retry = false;
         conn
+    }
+
+    /// How long opening its connection took, when the last request opened it (taken once).
+    pub fn take_opened(&mut self) -> Option<Duration> {
+        self.opened.take()
+    }
+
+    /// Whether a TLS handshake was given up in the middle (a deadline passed while the
+    /// connection was being opened); the flag is cleared and the attempt counted.
+    pub fn gave_up_handshake(&self) -> bool {
+        let stalled = self.shaking.replace(false);
+        if stalled {
+            self.dial.stalled();
+        }
+        stalled
     }
 
     /// The headers of the last answer read (names lower-cased, in order); empty before any.
@@ -147,7 +180,9 @@ impl Http1Conn {
     /// Opens the connection now (used before the clock starts).
     pub async fn connect(&mut self) -> Result<(), ErrorKind> {
         if self.stream.is_none() {
-            self.stream = Some(Stream::open(self.addr).await?);
+            let (stream, took) = Stream::open(&self.dial, &self.shaking).await?;
+            self.stream = Some(stream);
+            self.opened = Some(took);
         }
         Ok(())
     }
@@ -215,11 +250,18 @@ impl Http1Conn {
     async fn exchange(&mut self, wire: Wire<'_>, head_only: bool) -> Result<Head, Failure> {
         let setup = |kind| Failure { kind, answer_started: false };
         if self.stream.is_none() {
-            self.stream = Some(Stream::open(self.addr).await.map_err(setup)?);
+            let (stream, took) = Stream::open(&self.dial, &self.shaking).await.map_err(setup)?;
+            self.stream = Some(stream);
+            self.opened = Some(took);
         }
         let mut sending = match self.stream.as_mut().expect("connected above") {
             Stream::Epoll(tcp) => {
                 tcp.write_all(wire.bytes()).await.map_err(|e| setup(io_kind(&e)))?;
+                return self.read_answer_in(head_only).await;
+            }
+            Stream::Tls(tls) => {
+                tls.write_all(wire.bytes()).await.map_err(|e| setup(io_kind(&e)))?;
+                tls.flush().await.map_err(|e| setup(io_kind(&e)))?;
                 return self.read_answer_in(head_only).await;
             }
             // io_uring: the send goes to the kernel with the other connections' entries, and
@@ -479,6 +521,7 @@ impl Http1Conn {
         let n = match self.stream.as_mut().expect("reading a connected stream") {
             Stream::Epoll(tcp) => tcp.read_buf(&mut self.buf).await?,
             Stream::Uring { recv, .. } => recv.recv(&mut self.buf).await?,
+            Stream::Tls(tls) => tls.read_buf(&mut self.buf).await?,
         };
         self.received += n as u64;
         Ok(n)
@@ -489,13 +532,6 @@ struct Failure {
     kind: ErrorKind,
     /// Some bytes of the answer had arrived (so a retry could repeat a processed request).
     answer_started: bool,
-}
-
-/// Connects with `TCP_NODELAY`; any failure is an error of kind `connect`.
-pub async fn connect(addr: SocketAddr) -> Result<TcpStream, ErrorKind> {
-    let s = TcpStream::connect(addr).await.map_err(|_| ErrorKind::Connect)?;
-    s.set_nodelay(true).map_err(|_| ErrorKind::Connect)?;
-    Ok(s)
 }
 
 /// The error kind of an I/O failure on an established connection.

@@ -25,6 +25,7 @@
 
 mod budget;
 mod collect;
+mod dial;
 mod engine;
 mod fault;
 mod findmax;
@@ -39,6 +40,7 @@ pub mod merge;
 mod options;
 mod parse;
 mod recorder;
+mod route;
 mod schedule;
 mod shard;
 mod spec;
@@ -47,6 +49,8 @@ mod summary;
 mod sys;
 mod target;
 mod threshold;
+mod tls;
+mod tls_probe;
 mod transport;
 mod uring;
 mod warmup;
@@ -63,14 +67,17 @@ pub use threshold::Threshold;
 
 // What the orchestrator, the CLI and the probes use beyond a plain run; the
 // modules themselves stay private to the crate.
+pub use dial::{OpenError, Socket, open_once};
 pub use fault::describe as describe_panic;
 pub use findmax::{run as find_max, sentence as search_sentence};
 pub use flow::{Calls as GrpcCalls, for_each_field as h2_fields};
 pub use h2c::{grpc_frame, grpc_message};
 pub use http1::Http1Conn;
 pub use options::limits;
+pub use route::Route;
 pub use shard::apply as apply_shard;
 pub use summary::step_line;
+pub use tls::{Alpn, Connector as TlsConnector, TlsFlags, TlsSpec};
 pub use uring::available as io_uring_available;
 pub use wire::Wire;
 pub use wire::http1_request;

@@ -188,6 +188,7 @@ pub fn merge(mut inputs: Vec<Input>, thresholds: &[Threshold]) -> Result<Merged,
         iterations,
         // The shards' warm-ups stay in their own records.
         warmup: None,
+        connections: None,
     };
     Ok(Merged { record, warnings, start_skew_ms })
 }

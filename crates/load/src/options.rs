@@ -123,6 +123,39 @@ pub struct LoadOptions {
     /// A new connection for every request (HTTP/1.1 sends `Connection: close`).
     #[arg(long, help_heading = "Transport")]
     pub no_keepalive: bool,
+    /// Connect to ADDR for HOST:PORT (curl's syntax; repeatable): Host, SNI and the
+    /// certificate's name stay the URL's.
+    #[arg(long, value_name = "HOST:PORT:ADDR", help_heading = "Transport")]
+    pub resolve: Vec<String>,
+    /// Connect to HOST2:PORT2 for HOST1:PORT1 (curl's syntax, any part may be empty;
+    /// repeatable): Host, SNI and the certificate's name stay the URL's.
+    #[arg(long, value_name = "HOST1:PORT1:HOST2:PORT2", help_heading = "Transport")]
+    pub connect_to: Vec<String>,
+
+    /// https: trust the certificates of this PEM file instead of the system's roots.
+    #[arg(long, value_name = "FILE", help_heading = "TLS")]
+    pub cacert: Option<std::path::PathBuf>,
+    /// https: do not check the server's certificate (its name, issuer and dates); the
+    /// handshake's signatures are still verified.
+    #[arg(short = 'k', long, help_heading = "TLS")]
+    pub insecure: bool,
+    /// https: a client certificate (PEM) for mutual TLS, with --key.
+    #[arg(long, value_name = "FILE", help_heading = "TLS")]
+    pub cert: Option<std::path::PathBuf>,
+    /// https: the private key of --cert (PEM: PKCS#8, PKCS#1 or SEC1).
+    #[arg(long, value_name = "FILE", help_heading = "TLS")]
+    pub key: Option<std::path::PathBuf>,
+    /// https: offer no session resumption; every new connection makes a full handshake.
+    #[arg(long, help_heading = "TLS")]
+    pub no_resume: bool,
+    /// https: the key-exchange groups to offer, in order of preference, e.g. X25519 or
+    /// X25519MLKEM768,X25519 (also secp256r1, secp384r1, SECP256R1MLKEM768, MLKEM768,
+    /// MLKEM1024). [default: rustls's, X25519MLKEM768, secp384r1, X25519, secp256r1]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', help_heading = "TLS")]
+    pub tls_groups: Vec<String>,
+    /// https: offer only this TLS version, 1.2 or 1.3. [default: both]
+    #[arg(long, value_name = "1.2|1.3", help_heading = "TLS")]
+    pub tls_version: Option<String>,
 
     /// HTTP method. [default: GET, or POST with a body]
     #[arg(short = 'm', long, value_name = "METHOD", help_heading = "Request")]
@@ -353,6 +386,7 @@ impl LoadOptions {
     #[allow(clippy::too_many_lines)] // one check after another, in flag order
     fn plain_spec(&self, url: &str) -> Result<LoadSpec, SpecError> {
         let mut target = parse_target(url)?;
+        let route = crate::route::Route::new(&self.resolve, &self.connect_to)?;
         let call = self.dynamic_call(&target)?;
         if let Some(call) = &call {
             target.path.clone_from(&call.path);
@@ -367,6 +401,7 @@ impl LoadOptions {
         };
         // A scenario says its protocol (its file's; `--http2` may carry a built-in's HTTP/1.1).
         let transport = file.as_ref().map_or(transport, |f| file::transport(f));
+        let tls = self.tls(&target, transport)?;
         if transport == Transport::Grpc && file.is_none() && call.is_none() {
             return Err(invalid(
                 "--grpc",
@@ -639,7 +674,21 @@ impl LoadOptions {
             search: None,
             shard: None,
             start_at: self.start_at.map(|t| t.0),
-            io: check_io(self.io.unwrap_or_default())?,
+            io: match check_io(self.io.unwrap_or_default())? {
+                // TLS runs on epoll (docs/design.md, "TLS in the load engine").
+                crate::spec::Io::Uring if tls.is_some() && self.io == Some(crate::spec::Io::Auto) => {
+                    crate::spec::Io::Epoll
+                }
+                crate::spec::Io::Uring if tls.is_some() => {
+                    return Err(invalid(
+                        "--io",
+                        "io_uring does not carry TLS: https:// runs on epoll (--io epoll or auto; docs/design.md, \"TLS in the load engine\")",
+                    ));
+                }
+                io => io,
+            },
+            route,
+            tls,
             timer_slack: self.timer_slack()?,
         })
         .and_then(|spec| match self.shard {
@@ -650,6 +699,53 @@ impl LoadOptions {
 }
 
 impl LoadOptions {
+    /// The TLS configuration of an `https://` target (`None` for `http://`, where a TLS flag
+    /// is refused). ALPN offers `h2` for HTTP/2 and gRPC, `http/1.1` for HTTP/1.1 requests,
+    /// and both for a Hurl file, which then speaks what the server picks (as curl does).
+    fn tls(
+        &self,
+        target: &Target,
+        transport: Transport,
+    ) -> Result<Option<std::sync::Arc<crate::tls::TlsSpec>>, SpecError> {
+        let given = [
+            ("--cacert", self.cacert.is_some()),
+            ("--insecure", self.insecure),
+            ("--cert", self.cert.is_some()),
+            ("--key", self.key.is_some()),
+            ("--no-resume", self.no_resume),
+            ("--tls-groups", !self.tls_groups.is_empty()),
+            ("--tls-version", self.tls_version.is_some()),
+        ];
+        if !target.tls {
+            return match given.iter().find(|(_, set)| *set) {
+                Some((flag, _)) => {
+                    Err(invalid(flag, format!("applies to https:// URLs, and {} is http://", target.url)))
+                }
+                None => Ok(None),
+            };
+        }
+        let hurl = self.scenario_file.as_ref().is_some_and(|p| p.extension().is_some_and(|e| e == "hurl"));
+        let alpn = match transport {
+            Transport::H2c | Transport::Grpc => crate::tls::Alpn::H2,
+            Transport::Http1 if hurl => crate::tls::Alpn::Either,
+            Transport::Http1 => crate::tls::Alpn::Http1,
+        };
+        Ok(Some(std::sync::Arc::new(crate::tls::TlsSpec::new(&target.host, &self.tls_flags(), alpn)?)))
+    }
+
+    /// The TLS flags, gathered.
+    pub fn tls_flags(&self) -> crate::tls::TlsFlags {
+        crate::tls::TlsFlags {
+            cacert: self.cacert.clone(),
+            insecure: self.insecure,
+            cert: self.cert.clone(),
+            key: self.key.clone(),
+            no_resume: self.no_resume,
+            groups: self.tls_groups.clone(),
+            version: self.tls_version.clone(),
+        }
+    }
+
     /// `--warmup` and `--max-warmup`: the (longest) warm-up, and whether it ends at steady
     /// state. An automatic warm-up cannot go with `--stages` (timed from the start, they would
     /// be cut at a second nobody chose) or `--shard` (the shards would start their measured

@@ -55,6 +55,27 @@ pub struct Interval {
     pub named: Vec<Tally>,
     /// Last interval, scenario files: the whole run's iterations.
     pub iterations: Option<Tally>,
+    /// Last interval: the measured requests that opened their connection.
+    pub first: Option<FirstTally>,
+    /// Last interval: what the worker's connections cost (`crate::dial`), set by the worker.
+    pub opened: Option<crate::dial::Opened>,
+}
+
+/// Measured requests that opened the connection they went on: their latency with the
+/// connect and handshake (as the headline counts it) and without.
+#[derive(Debug)]
+pub struct FirstTally {
+    pub requests: u64,
+    pub with: Histogram<u64>,
+    pub without: Histogram<u64>,
+}
+
+impl FirstTally {
+    pub fn merge(&mut self, other: &FirstTally) {
+        self.requests += other.requests;
+        self.with.add(&other.with).expect("same bounds");
+        self.without.add(&other.without).expect("same bounds");
+    }
 }
 
 /// A scenario file's requests of one name, or its iterations, over the whole run (kept
@@ -164,6 +185,8 @@ pub struct Recorder {
     /// keeps only what an iteration has beyond its request (the latency of a request
     /// without an answer, an iteration that sent none).
     one_request: bool,
+    /// Measured requests that opened their connection (made at the first).
+    first: Option<FirstTally>,
     /// The file's requests have one name: its tally is the measured seconds' requests but
     /// those counted under no name ([`Recorder::late`], [`Recorder::unsent`]), added up as
     /// each second is cut instead of recorded a second time per request. Then `Some`: the
@@ -206,6 +229,7 @@ impl Recorder {
             named: (0..names).map(|_| Tally::new()).collect(),
             iterations: (names > 0).then(Tally::new),
             one_request,
+            first: None,
             unnamed: (names == 1).then(Vec::new),
         }
     }
@@ -232,6 +256,8 @@ impl Recorder {
             interrupted: false,
             named: Vec::new(),
             iterations: None,
+            first: None,
+            opened: None,
         }
     }
 
@@ -267,6 +293,23 @@ impl Recorder {
         };
         let received = outcome.as_ref().ok().map(|a| a.received);
         self.tally(req.sent_size, (intended, sent, now), measured, received, result);
+    }
+
+    /// A request due at `intended` and ended at `now` opened its connection, which took
+    /// `setup` (the connect and the TLS handshake): a measured one is kept with and without it.
+    pub fn opened(&mut self, intended: Instant, now: Instant, setup: Duration) {
+        if !self.measured(intended) {
+            return;
+        }
+        let with = now.saturating_duration_since(intended);
+        let f = self.first.get_or_insert_with(|| FirstTally {
+            requests: 0,
+            with: stackbench_record::new_histogram(),
+            without: stackbench_record::new_histogram(),
+        });
+        f.requests += 1;
+        f.with.saturating_record(micros(with));
+        f.without.saturating_record(micros(with.saturating_sub(setup)));
     }
 
     /// Records a scenario file's request (`step`, judged by the caller: [`Recorder::check_turn`])
@@ -342,12 +385,14 @@ impl Recorder {
         received: Option<u64>,
         result: Result<(), ErrorKind>,
     ) -> Option<u64> {
-        let answered = !matches!(result, Err(ErrorKind::Timeout | ErrorKind::Connect));
+        let unsent =
+            matches!(result, Err(ErrorKind::Connect | ErrorKind::TlsHandshake | ErrorKind::TlsCertificate));
+        let answered = !unsent && result != Err(ErrorKind::Timeout);
         let latency = answered.then(|| micros(now.saturating_duration_since(intended)));
         let c = if measured { &mut self.current } else { self.warm.as_mut()? };
         c.completed += 1;
-        // A request that found no connection was never sent.
-        if !matches!(result, Err(ErrorKind::Connect)) {
+        // A request that found no connection (none made, or no handshake) was never sent.
+        if !unsent {
             c.bytes_sent += sent_size;
         }
         c.bytes_received += received.unwrap_or(0);
@@ -471,6 +516,7 @@ impl Recorder {
             }
             done.named = std::mem::take(&mut self.named);
             done.iterations = self.iterations.take();
+            done.first = self.first.take();
         }
         self.second += 1;
         done

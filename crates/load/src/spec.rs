@@ -54,6 +54,10 @@ pub struct LoadSpec {
     /// `--timer-slack`: open model, how late a due request may start so that one
     /// wake-up starts all requests due in the same window (zero: each on time).
     pub timer_slack: Duration,
+    /// `--resolve`, `--connect-to`: where the connections go, when not where the URL says.
+    pub route: crate::route::Route,
+    /// TLS, for an `https://` target.
+    pub tls: Option<std::sync::Arc<crate::tls::TlsSpec>>,
 }
 
 /// The slice of a sharded load this generator runs.
@@ -87,9 +91,9 @@ pub struct SearchSpec {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Transport {
     Http1,
-    /// HTTP/2 over cleartext TCP with prior knowledge.
+    /// HTTP/2: over cleartext TCP with prior knowledge (h2c), or over TLS agreed by ALPN.
     H2c,
-    /// gRPC unary calls over h2c.
+    /// gRPC unary calls over HTTP/2.
     Grpc,
 }
 

@@ -8,7 +8,7 @@ pub enum SpecError {
     #[error("malformed URL {url:?}: {why}")]
     Url { url: String, why: String },
     #[error(
-        "unsupported scheme {scheme:?} in {url:?}: stackbench load speaks cleartext http:// (HTTP/1.1, or h2c with --http2, or gRPC with --grpc)"
+        "unsupported scheme {scheme:?} in {url:?}: stackbench load speaks http:// and https:// (HTTP/1.1, or HTTP/2 with --http2, or gRPC with --grpc)"
     )]
     Scheme { url: String, scheme: String },
     #[error("{flag}: {why}")]

@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 
 use stackbench_record::fmt::{self, Paint};
-use stackbench_record::{Latency, Model, RunRecord, Warmup};
+use stackbench_record::{Connections, Latency, Model, RunRecord, Warmup};
 
 fn fmt_bytes_per_s(b: f64) -> String {
     format!("{}/s", fmt::bytes(b))
@@ -60,6 +60,56 @@ pub fn warmup_line(w: &Warmup, p: &Paint) -> String {
     )
 }
 
+/// What the connections cost: TLS as agreed, the handshakes (full and resumed), the
+/// connects, and the requests that opened their connection with and without that setup.
+fn connection_lines(out: &mut String, c: &Connections, p: &Paint) {
+    let pct =
+        |l: &Latency| format!("p50 {}, p99 {}", fmt::micros(l.p50_us as f64), fmt::micros(l.p99_us as f64));
+    if let Some(t) = &c.tls {
+        let alpn = t.alpn.as_deref().map(|a| format!(", ALPN {a}")).unwrap_or_default();
+        let checked = if t.verified_by.contains("--insecure") {
+            p.yellow("certificate not checked (--insecure)")
+        } else {
+            format!("certificate checked against {}", t.verified_by)
+        };
+        let _ = writeln!(out, "  {:<13} {}{alpn}; {checked}", "tls", t.parameters());
+        for other in &t.others {
+            let _ = writeln!(
+                out,
+                "  {:<13} {}",
+                "",
+                p.yellow(&format!("also agreed by some connections: {other}"))
+            );
+        }
+        let failed = if t.failed > 0 {
+            format!(", {}", p.red(&format!("{} failed", t.failed)))
+        } else {
+            String::new()
+        };
+        let resumption = if t.resumption { "" } else { " (--no-resume)" };
+        let _ = writeln!(
+            out,
+            "  {:<13} {} full, {} resumed{resumption}{failed}; {}",
+            "handshakes",
+            t.full,
+            t.resumed,
+            pct(&t.handshake)
+        );
+    }
+    let _ = writeln!(out, "  {:<13} {} opened; connect {}", "connections", c.opened, pct(&c.connect));
+    if let Some(f) = &c.first_requests {
+        let setup = if c.tls.is_some() { "connect and handshake" } else { "connect" };
+        let _ = writeln!(
+            out,
+            "  {:<13} {} requests opened their connection: {} with the {setup} (as counted above), {} without",
+            "new conn.",
+            f.requests,
+            pct(&f.with_setup),
+            pct(&f.without_setup)
+        );
+    }
+}
+
 /// The terminal summary of a run (`color`: ANSI colours for a terminal).
 #[allow(clippy::too_many_lines)] // one line of output after another
 pub fn summary_text(r: &RunRecord, color: bool) -> String {
@@ -106,11 +156,15 @@ pub fn summary_text(r: &RunRecord, color: bool) -> String {
         Some(shard) => format!("shard {shard}, its share: {model}"),
         None => model,
     };
-    let transport = match r.params.transport.as_str() {
-        "http1" => "HTTP/1.1",
-        "h2c" => "h2c",
-        "grpc" => "gRPC (h2c)",
-        other => other,
+    let tls = r.params.url.trim_start().to_ascii_lowercase().starts_with("https://");
+    let transport = match (r.params.transport.as_str(), tls) {
+        ("http1", false) => "HTTP/1.1",
+        ("http1", true) => "HTTP/1.1 over TLS",
+        ("h2c", false) => "h2c",
+        ("h2c", true) => "HTTP/2 over TLS",
+        ("grpc", false) => "gRPC (h2c)",
+        ("grpc", true) => "gRPC (HTTP/2 over TLS)",
+        (other, _) => other,
     };
     let scenario = r.params.scenario.as_deref().map(|s| format!(", scenario {s}")).unwrap_or_default();
     let _ = writeln!(out, "{}", p.bold(&format!("stackbench load {}", r.params.url)));
@@ -166,6 +220,9 @@ pub fn summary_text(r: &RunRecord, color: bool) -> String {
     }
     if let Some(sl) = s.service_latency.as_ref().filter(|l| l.count > 0) {
         latency_lines(&mut out, "service time", sl);
+    }
+    if let Some(c) = &r.connections {
+        connection_lines(&mut out, c, &p);
     }
     // Requests still under way when the run ended (cut off at --timeout, or by a stop) are in
     // no count above; say how many rather than let them vanish.
@@ -439,6 +496,7 @@ pub(crate) mod tests {
             per_request: Vec::new(),
             iterations: None,
             warmup: None,
+            connections: None,
         }
     }
 

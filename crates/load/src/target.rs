@@ -1,5 +1,5 @@
 //! Where the requests go: a [`Target`] from a URL checked by [`parse_target`]
-//! (cleartext `http://`, a host, a port in 1–65535).
+//! (`http://` or `https://`, a host, a port in 1–65535).
 
 use crate::spec_error::SpecError;
 
@@ -14,6 +14,8 @@ pub struct Target {
     pub authority: String,
     /// Path and query of the URL (`/` when it has none).
     pub path: String,
+    /// `https://`: the connections speak TLS.
+    pub tls: bool,
 }
 
 /// Parses and checks the target URL.
@@ -25,9 +27,11 @@ pub fn parse_target(url: &str) -> Result<Target, SpecError> {
     }
     let uri: http::Uri = trimmed.parse().map_err(|e: http::uri::InvalidUri| bad(&e.to_string()))?;
     let scheme = uri.scheme_str().unwrap_or_default().to_ascii_lowercase();
-    if scheme != "http" {
-        return Err(SpecError::Scheme { url: url.to_owned(), scheme });
-    }
+    let (tls, default_port) = match scheme.as_str() {
+        "http" => (false, 80),
+        "https" => (true, 443),
+        _ => return Err(SpecError::Scheme { url: url.to_owned(), scheme }),
+    };
     let authority = uri.authority().ok_or_else(|| bad("it has no host"))?;
     if authority.as_str().contains('@') {
         return Err(bad("user information (user@host) is not supported"));
@@ -40,7 +44,7 @@ pub fn parse_target(url: &str) -> Result<Target, SpecError> {
     // (`Authority::port` is `None` for a port that does not parse, so the text is read here.)
     let written = authority.as_str().rsplit_once(':').map(|(_, p)| p).filter(|p| !p.contains(']'));
     let port = match written {
-        None => 80,
+        None => default_port,
         Some(p) => match p.parse::<u16>() {
             Ok(0) => return Err(bad("port 0 is not a port to connect to")),
             Ok(n) => n,
@@ -49,7 +53,10 @@ pub fn parse_target(url: &str) -> Result<Target, SpecError> {
     };
     let path = uri.path_and_query().map_or("/", http::uri::PathAndQuery::as_str);
     let path = if path.is_empty() { "/" } else { path }.to_owned();
-    let authority =
-        if written.is_some() { authority.as_str().to_owned() } else { format!("{}:80", authority.host()) };
-    Ok(Target { url: trimmed.to_owned(), host, port, authority, path })
+    let authority = if written.is_some() {
+        authority.as_str().to_owned()
+    } else {
+        format!("{}:{default_port}", authority.host())
+    };
+    Ok(Target { url: trimmed.to_owned(), host, port, authority, path, tls })
 }

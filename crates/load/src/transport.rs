@@ -6,17 +6,17 @@
 
 use std::cell::{Cell, RefCell};
 use std::future::{Future as _, poll_fn};
-use std::net::SocketAddr;
 use std::pin::Pin;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::task::Poll;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use stackbench_record::ErrorKind;
 use tokio::time::Sleep;
 
+use crate::dial::Dial;
 use crate::h2c::{self, H2Lane, Slot};
 use crate::http1::Http1Conn;
 use crate::spec::{LoadSpec, RequestSource, Transport};
@@ -96,6 +96,17 @@ impl Lane {
             Via::Http1(c) => c.connect().await,
             Via::H2(l) => l.connect().await,
         };
+        // Opened before any request: no request's time includes it.
+        self.take_opened();
+    }
+
+    /// How long opening its connection took, when the last exchange opened it (taken once):
+    /// the connect and, over TLS, the handshake, which that exchange's time includes.
+    pub fn take_opened(&mut self) -> Option<Duration> {
+        match &mut self.via {
+            Via::Http1(c) => c.take_opened(),
+            Via::H2(l) => l.take_opened(),
+        }
     }
 
     /// Sends one request and waits for its answer until `deadline`, after which it is given up
@@ -133,7 +144,7 @@ impl Lane {
     ) -> Result<Answer<'_>, ErrorKind> {
         let Lane { via, timer } = self;
         timer.as_mut().reset(deadline.into());
-        {
+        let opened = {
             let mut opening = std::pin::pin!(async {
                 match &mut *via {
                     Via::Http1(c) => c.ready().await,
@@ -145,7 +156,16 @@ impl Lane {
                 Poll::Ready(r) => Poll::Ready(r),
                 Poll::Pending => timer.as_mut().poll(cx).map(|()| Err(ErrorKind::Connect)),
             })
-            .await?;
+            .await
+        };
+        if let Err(kind) = opened {
+            // Given up while the TLS handshake was under way: the server stalled in it.
+            let stalled = kind == ErrorKind::Connect
+                && match &*via {
+                    Via::Http1(c) => c.gave_up_handshake(),
+                    Via::H2(l) => l.gave_up_handshake(),
+                };
+            return Err(if stalled { ErrorKind::TlsHandshake } else { kind });
         }
         let mut exchange = std::pin::pin!(async move {
             match (via, payload) {
@@ -187,17 +207,18 @@ impl Lane {
 pub enum Pool {
     /// HTTP/1.1: idle lanes are idle connections (the open model takes and returns them; it
     /// opens a new one when none is idle).
-    Http1 { addr: SocketAddr, idle: RefCell<Vec<Lane>> },
+    Http1 { dial: Rc<Dial>, idle: RefCell<Vec<Lane>> },
     /// Shared h2c connections; each lane taken is put on the next one, round-robin.
     H2 { slots: Vec<Rc<Slot>>, next: Cell<usize>, idle: RefCell<Vec<Lane>> },
 }
 
 impl Pool {
-    pub fn new(addr: SocketAddr, transport: Transport, connections: usize) -> Pool {
+    /// The pool of a worker that opens its connections with `dial`.
+    pub fn new(dial: &Rc<Dial>, transport: Transport, connections: usize) -> Pool {
         match transport {
-            Transport::Http1 => Pool::Http1 { addr, idle: RefCell::new(Vec::new()) },
+            Transport::Http1 => Pool::Http1 { dial: Rc::clone(dial), idle: RefCell::new(Vec::new()) },
             Transport::H2c | Transport::Grpc => Pool::H2 {
-                slots: (0..connections.max(1)).map(|_| Slot::new(addr)).collect(),
+                slots: (0..connections.max(1)).map(|_| Slot::with_dial(Rc::clone(dial))).collect(),
                 next: Cell::new(0),
                 idle: RefCell::new(Vec::new()),
             },
@@ -208,9 +229,10 @@ impl Pool {
     /// Must be called inside the worker's runtime.
     pub fn take(&self) -> Lane {
         match self {
-            Pool::Http1 { addr, idle } => {
-                idle.borrow_mut().pop().unwrap_or_else(|| Lane::new(Via::Http1(Http1Conn::new(*addr))))
-            }
+            Pool::Http1 { dial, idle } => idle
+                .borrow_mut()
+                .pop()
+                .unwrap_or_else(|| Lane::new(Via::Http1(Http1Conn::new(Rc::clone(dial))))),
             Pool::H2 { slots, next, idle } => {
                 let i = next.get();
                 next.set((i + 1) % slots.len());

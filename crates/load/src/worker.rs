@@ -76,6 +76,8 @@ struct Local {
     active: Cell<usize>,
     cursor: Cell<usize>,
     pool: Pool,
+    /// How the worker opens its connections, and what they cost so far.
+    dial: Rc<crate::dial::Dial>,
     /// Open model: requests due and not yet taken by a runner, oldest first.
     queue: RefCell<VecDeque<Instant>>,
     /// Open model: the wakers of idle runners (the last to go idle is woken first).
@@ -211,6 +213,9 @@ impl Local {
                 whole: single,
             });
             recorded = single;
+            if let Some(setup) = lane.take_opened() {
+                recorder.opened(due, now, setup);
+            }
             drop(recorder);
             result = result.and(verdict.result);
             if let Some(left) = &self.failpoint {
@@ -235,7 +240,12 @@ impl Local {
         self.in_flight.set(self.in_flight.get() + 1);
         let outcome = lane.send(req, spec.transport, spec.keepalive, sent + spec.timeout).await;
         let now = Instant::now();
-        self.recorder.borrow_mut().record(req, intended, sent, now, &outcome);
+        let mut recorder = self.recorder.borrow_mut();
+        recorder.record(req, intended, sent, now, &outcome);
+        if let Some(setup) = lane.take_opened() {
+            recorder.opened(intended, now, setup);
+        }
+        drop(recorder);
         self.in_flight.set(self.in_flight.get() - 1);
         if let Some(left) = &self.failpoint {
             left.set(left.get().saturating_sub(1));
@@ -270,7 +280,8 @@ pub async fn run(cx: WorkerCx, share: u64, wait_start: impl FnOnce() -> Option<I
         }
     };
     let _ring = start_ring(&cx);
-    let pool = Pool::new(cx.addr, spec.transport, connections);
+    let dial = crate::dial::Dial::new(cx.addr, spec.tls.as_ref().map(|t| t.connector()));
+    let pool = Pool::new(&dial, spec.transport, connections);
     // The open model's runners: one per HTTP/1.1 connection this worker may open (its share of
     // the cap), or one per request it may have in flight on its shared h2c connections.
     let max_runners = match (&spec.model, &pool) {
@@ -329,6 +340,7 @@ pub async fn run(cx: WorkerCx, share: u64, wait_start: impl FnOnce() -> Option<I
         ending: Cell::new(false),
         active: Cell::new(0),
         pool,
+        dial,
         queue: RefCell::new(VecDeque::new()),
         idle: RefCell::new(Vec::new()),
         runners: Cell::new(0),
@@ -450,6 +462,7 @@ async fn finish(local: &Local, interrupted: bool) {
     // Ended during the warm-up (a stop, or every task done): its last second goes first.
     send_warm(local, true);
     let mut iv = local.recorder.borrow_mut().cut(local.in_flight.get(), true);
+    iv.opened = Some(local.dial.take());
     iv.elapsed = Instant::now().saturating_duration_since(local.measure_from());
     iv.interrupted = interrupted;
     let _ = local.cx.intervals.send(iv);

@@ -19,6 +19,7 @@
 //! terminal ([`fmt::Paint`]) live here too, so that the load engine's summary
 //! and the reports say `1.23 ms` the same way.
 
+pub mod connections;
 pub mod env;
 pub mod fmt;
 pub mod histogram;
@@ -32,6 +33,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+pub use connections::{Connections, FirstRequests, TlsRecord};
 pub use env::Environment;
 pub use histogram::{HistogramError, Latency, decode_histogram, encode_histogram, new_histogram};
 pub use quantiles::Quantiles;
@@ -94,6 +96,11 @@ pub struct RunRecord {
     /// Absent when there was no warm-up, and in records written before warm-ups were kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warmup: Option<Warmup>,
+    /// What opening connections cost: TCP connects, TLS handshakes and what they agreed,
+    /// and the requests that opened their connection with and without that setup.
+    /// Absent in records written before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connections: Option<Connections>,
 }
 
 /// The load before the measured window (`--warmup`), kept apart from it: what it did second by
@@ -454,6 +461,11 @@ pub enum ErrorKind {
     Late,
     /// Anything else the transport reported (malformed response, protocol error).
     Protocol,
+    /// The TLS handshake failed: the server answered with an alert or with something that is
+    /// not TLS (a cleartext server), or stalled in the middle of it past `--timeout`.
+    TlsHandshake,
+    /// The server's certificate did not verify (expired, for another name, an unknown issuer).
+    TlsCertificate,
 }
 
 impl ErrorKind {
@@ -468,6 +480,8 @@ impl ErrorKind {
             ErrorKind::Check => "check".into(),
             ErrorKind::Late => "late".into(),
             ErrorKind::Protocol => "protocol".into(),
+            ErrorKind::TlsHandshake => "tls_handshake".into(),
+            ErrorKind::TlsCertificate => "tls_certificate".into(),
         }
     }
 
@@ -480,6 +494,8 @@ impl ErrorKind {
             "check" => ErrorKind::Check,
             "late" => ErrorKind::Late,
             "protocol" => ErrorKind::Protocol,
+            "tls_handshake" => ErrorKind::TlsHandshake,
+            "tls_certificate" => ErrorKind::TlsCertificate,
             _ => {
                 if let Some(code) = key.strip_prefix("http_") {
                     ErrorKind::Http(code.parse().ok()?)
@@ -655,6 +671,7 @@ mod tests {
             per_request: Vec::new(),
             iterations: None,
             warmup: None,
+            connections: None,
         }
     }
 

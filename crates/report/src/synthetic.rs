@@ -181,6 +181,7 @@ pub fn run_record(spec: &RunSpec) -> RunRecord {
         per_request: Vec::new(),
         iterations: None,
         warmup: None,
+        connections: None,
     }
 }
 

@@ -77,6 +77,14 @@ pub trait Prober: Send + Sync {
     }
 }
 
+/// How a probe reaches an `https://` target, and where connections go (`--resolve`,
+/// `--connect-to`): the load's own TLS flags and routes.
+#[derive(Debug, Clone, Default)]
+pub struct Reach {
+    pub tls: stackbench_load::TlsFlags,
+    pub route: stackbench_load::Route,
+}
+
 /// The real prober, on one current-thread runtime. A request's connection
 /// is driven inside the request's own future, not spawned, so it is closed
 /// the moment the answer is read: a server's graceful shutdown never waits
@@ -84,11 +92,24 @@ pub trait Prober: Send + Sync {
 #[derive(Debug)]
 pub struct HyperProber {
     rt: tokio::runtime::Runtime,
+    reach: std::sync::Mutex<Reach>,
 }
 
 impl HyperProber {
     pub fn new() -> std::io::Result<HyperProber> {
-        Ok(HyperProber { rt: tokio::runtime::Builder::new_current_thread().enable_all().build()? })
+        HyperProber::with_reach(Reach::default())
+    }
+
+    /// A prober that reaches `https://` targets and routes connections as `reach` says.
+    pub fn with_reach(reach: Reach) -> std::io::Result<HyperProber> {
+        Ok(HyperProber {
+            rt: tokio::runtime::Builder::new_current_thread().enable_all().build()?,
+            reach: std::sync::Mutex::new(reach),
+        })
+    }
+
+    fn reach(&self) -> Reach {
+        self.reach.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 }
 
@@ -118,7 +139,8 @@ impl Prober for HyperProber {
             }
             let wire =
                 stackbench_load::http1_request(&method, &authority, &target.path, None, &extra, body, false);
-            read_http1(connect(&target).await?, wire, method == http::Method::HEAD).await
+            let (socket, addr) = connect(&target, &self.reach(), stackbench_load::Alpn::Http1).await?;
+            read_http1(socket, addr, wire, method == http::Method::HEAD).await
         })
     }
 
@@ -143,8 +165,15 @@ impl Prober for HyperProber {
             }
             let body =
                 if grpc { stackbench_load::grpc_frame(body) } else { bytes::Bytes::copy_from_slice(body) };
-            let stream = connect(&target).await?;
-            send_h2(&target, method, fields, body, grpc, &scope, stream).await
+            let (socket, _) = connect(&target, &self.reach(), stackbench_load::Alpn::H2).await?;
+            match socket {
+                stackbench_load::Socket::Tcp(tcp) => {
+                    send_h2(&target, method, fields, body, grpc, &scope, tcp).await
+                }
+                stackbench_load::Socket::Tls(tls) => {
+                    send_h2(&target, method, fields, body, grpc, &scope, *tls).await
+                }
+            }
         })
     }
 }
@@ -222,21 +251,29 @@ fn other(e: impl std::fmt::Display) -> ProbeError {
     ProbeError::Other(e.to_string())
 }
 
-/// A fresh connection to the target, refused told apart from other failures.
-async fn connect(target: &stackbench_load::Target) -> Result<tokio::net::TcpStream, ProbeError> {
-    let stream = tokio::net::TcpStream::connect((target.host.as_str(), target.port)).await.map_err(|e| {
-        if e.kind() == std::io::ErrorKind::ConnectionRefused { ProbeError::Refused } else { other(e) }
-    })?;
-    let _ = stream.set_nodelay(true);
-    Ok(stream)
+/// A fresh connection to the target (where `reach` routes it; its TLS handshake made for
+/// `https://`, offering `alpn`), refused told apart from other failures.
+async fn connect(
+    target: &stackbench_load::Target,
+    reach: &Reach,
+    alpn: stackbench_load::Alpn,
+) -> Result<(stackbench_load::Socket, std::net::SocketAddr), ProbeError> {
+    stackbench_load::open_once(target, &reach.route, &reach.tls, alpn).await.map_err(|e| match e {
+        stackbench_load::OpenError::Refused => ProbeError::Refused,
+        stackbench_load::OpenError::Other(why) => ProbeError::Other(why),
+    })
 }
 
 /// HTTP/1.1 through the load engine's own answer reader: the request `wire`
-/// (written by the engine's request writer, origin form) on `stream`, and the
+/// (written by the engine's request writer, origin form) on `socket`, and the
 /// engine's caps on what an answer may hold (64 MiB, its head 64 KiB).
-async fn read_http1(stream: tokio::net::TcpStream, wire: Vec<u8>, head: bool) -> Result<Reply, ProbeError> {
-    let addr = stream.peer_addr().map_err(other)?;
-    let mut conn = stackbench_load::Http1Conn::with_stream(addr, stream);
+async fn read_http1(
+    socket: stackbench_load::Socket,
+    addr: std::net::SocketAddr,
+    wire: Vec<u8>,
+    head: bool,
+) -> Result<Reply, ProbeError> {
+    let mut conn = stackbench_load::Http1Conn::with_socket(addr, socket);
     let answer = conn
         .send(stackbench_load::Wire::Lent(&wire), head, false)
         .await
@@ -262,16 +299,20 @@ const MAX_H2_ANSWER: usize = 64 * 1024 * 1024;
 
 /// HTTP/2 prior knowledge through hyper, the answer capped like an HTTP/1.1 one; its
 /// trailers follow its headers. With `grpc` the answer's body is the message, unframed.
-async fn send_h2(
+async fn send_h2<S>(
     target: &stackbench_load::Target,
     method: http::Method,
     headers: http::HeaderMap,
     body: bytes::Bytes,
     grpc: bool,
     scope: &Scope,
-    stream: tokio::net::TcpStream,
-) -> Result<Reply, ProbeError> {
-    let uri: http::Uri = format!("http://{}{}", target.authority, target.path).parse().map_err(other)?;
+    stream: S,
+) -> Result<Reply, ProbeError>
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let scheme = if target.tls { "https" } else { "http" };
+    let uri: http::Uri = format!("{scheme}://{}{}", target.authority, target.path).parse().map_err(other)?;
     let io = TokioIo::new(stream);
     let mut request =
         http::Request::builder().method(method).uri(uri).body(Full::new(body)).map_err(other)?;

@@ -20,13 +20,13 @@
 //! protocol violation by the server is a connection error: GOAWAY, and every
 //! open stream fails with kind `protocol`.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
 use std::future::poll_fn;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::net::SocketAddr;
 use std::rc::Rc;
 use std::task::{Poll, Waker};
+use std::time::Duration;
 
 use bytes::Bytes;
 use stackbench_record::ErrorKind;
@@ -36,7 +36,7 @@ pub use self::driver::Link;
 use self::driver::drive;
 use super::frame::{self, Head};
 use super::hpack::Decoder;
-use crate::http1::connect;
+use crate::dial::{Dial, Socket};
 
 mod claim;
 mod driver;
@@ -179,10 +179,16 @@ pub struct Conn {
 }
 
 impl Conn {
-    /// Connects, sends the preface and SETTINGS, and starts the driver on the
-    /// current local task set. The server's SETTINGS are not waited for.
-    pub async fn open(addr: SocketAddr, windows: Windows) -> Result<Link, ErrorKind> {
-        let tcp = connect(addr).await?;
+    /// Connects (and makes the TLS handshake, over TLS; `shaking` is set while it lasts),
+    /// sends the preface and SETTINGS, and starts the driver on the current local task set.
+    /// The server's SETTINGS are not waited for. Returns the connection and how long
+    /// opening it took.
+    pub async fn open(
+        dial: &Dial,
+        windows: Windows,
+        shaking: &Cell<bool>,
+    ) -> Result<(Link, Duration), ErrorKind> {
+        let (socket, took) = dial.open(shaking).await?;
         let mut wbuf = Vec::with_capacity(16 * 1024);
         wbuf.extend_from_slice(frame::PREFACE);
         frame::put_settings(
@@ -194,15 +200,22 @@ impl Conn {
             frame::put_window_update(&mut wbuf, 0, extra as u32);
         }
         let conn = Rc::new(Conn { st: RefCell::new(State::new(windows, wbuf)) });
-        if let Some(ring) = crate::uring::current() {
-            let sock = tcp.into_std().map_err(|_| ErrorKind::Connect)?;
-            tokio::task::spawn_local(driver::drive_uring(Rc::clone(&conn), sock, ring));
-        } else {
-            let (reader, writer) = tcp.into_split();
-            conn.st.borrow_mut().writer = Some(writer);
-            tokio::task::spawn_local(drive(Rc::clone(&conn), reader));
+        match (socket, crate::uring::current()) {
+            (Socket::Tcp(tcp), Some(ring)) => {
+                let sock = tcp.into_std().map_err(|_| ErrorKind::Connect)?;
+                tokio::task::spawn_local(driver::drive_uring(Rc::clone(&conn), sock, ring));
+            }
+            (Socket::Tcp(tcp), None) => {
+                let (reader, writer) = tcp.into_split();
+                conn.st.borrow_mut().writer = Some(writer);
+                tokio::task::spawn_local(drive(Rc::clone(&conn), reader));
+            }
+            // The driver owns the stream and writes for every lane.
+            (Socket::Tls(tls), _) => {
+                tokio::task::spawn_local(driver::drive_tls(Rc::clone(&conn), tls));
+            }
         }
-        Ok(Link::new(conn))
+        Ok((Link::new(conn), took))
     }
 
     /// Whether a new stream may be opened (not closed, no GOAWAY, ids left).

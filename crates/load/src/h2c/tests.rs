@@ -518,7 +518,10 @@ fn tiny_windows_both_ways_are_honoured_without_stalling() {
         let peak = Rc::new(Cell::new(0));
         h2_server(l, 1 << 20, Rc::clone(&peak));
         // Our windows small too, so the 1 MiB answers need our WINDOW_UPDATEs.
-        let slot = Slot::with_windows(addr, Windows { stream: 65_535, connection: 65_535 });
+        let slot = Slot::with_windows(
+            crate::dial::Dial::new(addr, None),
+            Windows { stream: 65_535, connection: 65_535 },
+        );
         let mut lanes: Vec<H2Lane> = (0..4).map(|_| H2Lane::new(Rc::clone(&slot))).collect();
         lanes[0].connect().await.unwrap();
         tokio::time::sleep(Duration::from_millis(50)).await; // the server's SETTINGS arrive

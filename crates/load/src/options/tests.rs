@@ -28,8 +28,7 @@ fn defaults() {
 #[test]
 fn bad_urls_say_what_is_wrong() {
     assert!(err(&opts(), "127.0.0.1:8080").contains("no scheme"));
-    assert!(err(&opts(), "https://127.0.0.1/").contains("unsupported scheme \"https\""));
-    assert!(err(&opts(), "ftp://x/").contains("unsupported scheme"));
+    assert!(err(&opts(), "ftp://x/").contains("unsupported scheme \"ftp\""));
     assert!(err(&opts(), "http://").contains("malformed URL"));
     assert!(err(&opts(), "http://a b/").contains("malformed URL"));
     assert!(err(&opts(), "http://127.0.0.1:0/").contains("port 0"));
@@ -347,4 +346,42 @@ fn a_builtin_is_sent_from_its_file_at_the_servers_root() {
     let e = builtin("dummy", LoadOptions { threshold: named("p99{GET /x}<5ms"), ..opts() }, "http://h/")
         .unwrap_err();
     assert!(e.contains("no request named \"GET /x\"; its names are \"POST /events\""), "{e}");
+}
+
+#[test]
+fn https_targets_take_tls_and_port_443() {
+    let s = LoadOptions { insecure: true, ..opts() }.to_spec("https://localhost/x").unwrap();
+    assert!(s.target.tls);
+    assert_eq!((s.target.port, s.target.authority.as_str()), (443, "localhost:443"));
+    let tls = s.tls.expect("an https target has TLS");
+    assert_eq!(tls.alpn, crate::tls::Alpn::Http1);
+    assert!(tls.resume);
+    let s = LoadOptions { http2: true, no_resume: true, insecure: true, ..opts() }
+        .to_spec("https://127.0.0.1:8443/")
+        .unwrap();
+    let tls = s.tls.unwrap();
+    assert_eq!(tls.alpn, crate::tls::Alpn::H2);
+    assert!(!tls.resume);
+    assert!(opts().to_spec("http://127.0.0.1/").unwrap().tls.is_none());
+}
+
+#[test]
+fn tls_flags_are_checked_before_anything_starts() {
+    let o = LoadOptions { insecure: true, ..opts() };
+    assert!(err(&o, "http://h/").contains("--insecure: applies to https:// URLs"), "{}", err(&o, "http://h/"));
+    let o = LoadOptions { tls_groups: vec!["X448".into()], insecure: true, ..opts() };
+    let e = err(&o, "https://h/");
+    assert!(e.contains("--tls-groups") && e.contains("X25519MLKEM768"), "{e}");
+    let o = LoadOptions { tls_version: Some("1.1".into()), insecure: true, ..opts() };
+    assert!(err(&o, "https://h/").contains("--tls-version"));
+    let o = LoadOptions { cacert: Some("/nonexistent/ca.pem".into()), ..opts() };
+    assert!(err(&o, "https://h/").contains("--cacert: cannot read /nonexistent/ca.pem"));
+    let o = LoadOptions { cacert: Some("/nonexistent/ca.pem".into()), insecure: true, ..opts() };
+    assert!(err(&o, "https://h/").contains("--insecure and --cacert"));
+    let o = LoadOptions { cert: Some("/nonexistent/c.pem".into()), insecure: true, ..opts() };
+    assert!(err(&o, "https://h/").contains("--cert: needs --key"));
+    let o = LoadOptions { io: Some(crate::spec::Io::Auto), insecure: true, ..opts() };
+    assert_eq!(o.to_spec("https://h/").unwrap().io, crate::spec::Io::Epoll, "auto picks epoll for TLS");
+    let o = LoadOptions { resolve: vec!["h:443".into()], ..opts() };
+    assert!(err(&o, "http://h/").contains("--resolve"));
 }

@@ -240,6 +240,7 @@ fn record(url: &str, interrupted: bool) -> RunRecord {
         per_request: Vec::new(),
         iterations: None,
         warmup: None,
+        connections: None,
     }
 }
 

@@ -12,6 +12,10 @@
 //! On io_uring ([`drive_uring`]) the same, with one multishot receive armed
 //! for the life of the connection and one send of everything queued while the
 //! last was on its way.
+//!
+//! Over TLS ([`drive_tls`]) the driver owns the stream and is the only writer (a lane
+//! wakes it), reading and writing through rustls: the same loop, built for the TLS
+//! stream ([`Pipe`]), so a cleartext connection's is unchanged.
 
 use std::future::poll_fn;
 use std::ops::Deref;
@@ -21,10 +25,11 @@ use std::task::{Context, Poll};
 
 use stackbench_record::ErrorKind;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::tcp::OwnedReadHalf;
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 
 use super::{Conn, ConnError, State, frame};
 use crate::http1::io_kind;
+use crate::tls::TlsStream;
 use crate::uring::{Held, OpFuture, Receiver, Ring};
 
 /// Larger than any frame we accept (16 KiB), so a partial frame always fits.
@@ -77,6 +82,59 @@ impl State {
     }
 }
 
+/// What the driver reads from and writes to: a TCP socket's read half (the write half is
+/// the state's, which a lane may write to itself), or a TLS stream, both ways.
+pub(super) trait Pipe {
+    fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>>;
+    fn poll_write(
+        &mut self,
+        writer: &mut Option<OwnedWriteHalf>,
+        cx: &mut Context<'_>,
+        data: &[u8],
+    ) -> Poll<std::io::Result<usize>>;
+    /// Pushes out what the pipe still holds of what was written (TLS records).
+    fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<std::io::Result<()>>;
+}
+
+impl Pipe for OwnedReadHalf {
+    fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(self).poll_read(cx, buf)
+    }
+
+    fn poll_write(
+        &mut self,
+        writer: &mut Option<OwnedWriteHalf>,
+        cx: &mut Context<'_>,
+        data: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        let writer = writer.as_mut().expect("a driver on epoll has the write half");
+        Pin::new(writer).poll_write(cx, data)
+    }
+
+    fn poll_flush(&mut self, _: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl Pipe for TlsStream {
+    fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(self).poll_read(cx, buf)
+    }
+
+    fn poll_write(
+        &mut self,
+        _: &mut Option<OwnedWriteHalf>,
+        cx: &mut Context<'_>,
+        data: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(self).poll_write(cx, data)
+    }
+
+    fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(self).poll_flush(cx)
+    }
+}
+
 /// The driver: reads the socket until the connection ends.
 pub(super) async fn drive(conn: Rc<Conn>, mut tcp: OwnedReadHalf) {
     let mut rbuf = vec![0u8; READ_BUF];
@@ -84,9 +142,17 @@ pub(super) async fn drive(conn: Rc<Conn>, mut tcp: OwnedReadHalf) {
     poll_fn(|cx| poll_drive(&conn, &mut tcp, &mut rbuf, &mut filled, cx)).await;
 }
 
+/// The driver of a connection over TLS: the one reader and writer of its stream.
+pub(super) async fn drive_tls(conn: Rc<Conn>, tls: Box<TlsStream>) {
+    let mut tls = tls;
+    let mut rbuf = vec![0u8; READ_BUF];
+    let mut filled = 0;
+    poll_fn(|cx| poll_drive(&conn, &mut *tls, &mut rbuf, &mut filled, cx)).await;
+}
+
 fn poll_drive(
     conn: &Rc<Conn>,
-    tcp: &mut OwnedReadHalf,
+    pipe: &mut impl Pipe,
     rbuf: &mut [u8],
     filled: &mut usize,
     cx: &mut Context<'_>,
@@ -94,7 +160,7 @@ fn poll_drive(
     let mut st = conn.st.borrow_mut();
     loop {
         let mut buf = ReadBuf::new(&mut rbuf[*filled..]);
-        match Pin::new(&mut *tcp).poll_read(cx, &mut buf) {
+        match pipe.poll_read(cx, &mut buf) {
             Poll::Ready(Ok(())) => {
                 let n = buf.filled().len();
                 if n == 0 {
@@ -112,9 +178,8 @@ fn poll_drive(
                         let last = st.next_id.saturating_sub(2);
                         let mut out = Vec::new();
                         frame::put_goaway(&mut out, last, code);
-                        if let Some(w) = st.writer.as_mut() {
-                            let _ = Pin::new(w).poll_write(cx, &out);
-                        }
+                        let _ = pipe.poll_write(&mut st.writer, cx, &out);
+                        let _ = pipe.poll_flush(cx);
                         st.close(ErrorKind::Protocol);
                         return Poll::Ready(());
                     }
@@ -129,8 +194,7 @@ fn poll_drive(
     }
     while st.wpos < st.wbuf.len() {
         let State { wbuf, wpos, writer, .. } = &mut *st;
-        let writer = writer.as_mut().expect("a driver on epoll has the write half");
-        match Pin::new(writer).poll_write(cx, &wbuf[*wpos..]) {
+        match pipe.poll_write(writer, cx, &wbuf[*wpos..]) {
             Poll::Ready(Ok(n)) => {
                 *wpos += n;
                 if *wpos == wbuf.len() {
@@ -144,6 +208,10 @@ fn poll_drive(
             }
             Poll::Pending => break,
         }
+    }
+    if let Poll::Ready(Err(e)) = pipe.poll_flush(cx) {
+        st.close(io_kind(&e));
+        return Poll::Ready(());
     }
     // Done: drained after a GOAWAY, or no lane and no slot holds the connection
     // (a connection per request, or one a slot replaced).
