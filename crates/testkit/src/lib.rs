@@ -27,6 +27,7 @@ pub mod hostile;
 pub mod http;
 pub mod instances;
 pub mod process;
+pub mod tls;
 pub mod todo;
 
 use std::io::Write as _;

@@ -368,7 +368,11 @@ fn https_targets_take_tls_and_port_443() {
 #[test]
 fn tls_flags_are_checked_before_anything_starts() {
     let o = LoadOptions { insecure: true, ..opts() };
-    assert!(err(&o, "http://h/").contains("--insecure: applies to https:// URLs"), "{}", err(&o, "http://h/"));
+    assert!(
+        err(&o, "http://h/").contains("--insecure: applies to https:// URLs"),
+        "{}",
+        err(&o, "http://h/")
+    );
     let o = LoadOptions { tls_groups: vec!["X448".into()], insecure: true, ..opts() };
     let e = err(&o, "https://h/");
     assert!(e.contains("--tls-groups") && e.contains("X25519MLKEM768"), "{e}");
