@@ -8,6 +8,7 @@ mod findmax;
 mod hlog_python;
 mod scenario_file;
 mod scenario_file_h2;
+mod tls;
 mod transports;
 mod warmup;
 
