@@ -92,9 +92,10 @@ fn bad_input_is_one_line_and_exit_code_1_or_2() {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let unreachable = format!("http://127.0.0.1:{port}/");
     // 2: the command line does not parse (clap's usage error); 1: it parses, but does not hold.
-    let cases: [(&[&str], &str, i32); 12] = [
+    let cases: [(&[&str], &str, i32); 13] = [
         (&["127.0.0.1:8080"], "no scheme", 1),
-        (&["https://127.0.0.1/"], "unsupported scheme", 1),
+        (&["ftp://127.0.0.1/"], "unsupported scheme", 1),
+        (&["http://127.0.0.1:1/", "--insecure"], "applies to https:// URLs", 1),
         (&["http://127.0.0.1:1/", "-d", "ten"], "not a duration", 2),
         (&["http://127.0.0.1:1/", "--rate", "0"], "--rate", 1),
         (&["http://127.0.0.1:1/", "-d", "1s", "-n", "5"], "cannot be used together", 1),
