@@ -68,6 +68,9 @@ pub enum Command {
     /// Print the Kubernetes manifests that run a load beyond one machine.
     #[command(subcommand)]
     K8s(crate::k8s::K8sCommand),
+    /// Run a load as shards on a Docker swarm (or print the commands that do), then merge them.
+    #[command(subcommand)]
+    Swarm(crate::swarm::SwarmCommand),
     /// Compare two result directories; exit code 4 when a contestant regressed beyond --max-regression.
     #[command(after_help = exit::after_help("compare", "Examples:\n  \
         stackbench compare results/main results/branch\n  \

@@ -58,18 +58,18 @@ pub const TABLE: &[Meaning] = &[
     },
     Meaning {
         code: TOOL_FAILURE,
-        what: "stackbench itself failed (a panic, a stalled load worker): the numbers are not a result",
-        commands: &["load", "run", "bench", "merge"],
+        what: "stackbench itself failed (a panic, a stalled load worker), or a shard of `swarm load --run` failed or never reported: the numbers are not a result",
+        commands: &["load", "run", "bench", "merge", "swarm load"],
     },
     Meaning {
         code: THRESHOLD,
-        what: "`load`, `merge`: a `--threshold` failed, or `--find-max` found no rate that met its objectives",
-        commands: &["load", "merge"],
+        what: "`load`, `merge`, `swarm load`: a `--threshold` failed, or `--find-max` found no rate that met its objectives",
+        commands: &["load", "merge", "swarm load"],
     },
     Meaning {
         code: INTERRUPTED,
         what: "interrupted by Ctrl-C or SIGTERM; what ran is saved",
-        commands: &["load", "run", "bench", "merge"],
+        commands: &["load", "run", "bench", "merge", "swarm load"],
     },
 ];
 
@@ -112,7 +112,7 @@ mod tests {
     fn help_lists_only_the_codes_a_command_can_end_with() {
         let load = after_help("load", "Examples: x");
         assert!(load.starts_with("Examples: x\n\nExit codes:\n  0    done"));
-        assert!(load.contains("\n  99   load, merge: a --threshold failed"));
+        assert!(load.contains("\n  99   load, merge, swarm load: a --threshold failed"));
         assert!(!load.contains("\n  4 "), "{load}");
         let compare = after_help("compare", "");
         assert!(compare.contains("\n  4    compare: a contestant regressed"));

@@ -12,7 +12,9 @@ use std::time::SystemTime;
 
 use anyhow::bail;
 use clap::{Args, Subcommand};
-use stackbench_load::{Dur, LoadOptions, Shard};
+use stackbench_load::{Dur, LoadOptions};
+
+use crate::deploy::{self, sh_word};
 
 #[derive(Debug, Subcommand)]
 pub enum K8sCommand {
@@ -60,44 +62,10 @@ pub struct K8sLoadArgs {
     pub spread: String,
 }
 
-/// The flags of this command that are not `stackbench load`'s (each takes a value).
-const OWN_FLAGS: [&str; 8] =
-    ["--shards", "--image", "--namespace", "--name", "--pod-cpus", "--pod-memory", "--start-in", "--spread"];
-
 pub fn run(cmd: &K8sCommand, argv: &[String]) -> anyhow::Result<()> {
     let K8sCommand::Load(args) = cmd;
-    // The load flags exactly as given, after `k8s load`.
-    let at = argv.windows(2).position(|w| w[0] == "k8s" && w[1] == "load").map_or(argv.len(), |i| i + 2);
-    print!("{}", manifest(args, &argv[at..], SystemTime::now())?);
+    print!("{}", manifest(args, deploy::after(argv, &["k8s", "load"]), SystemTime::now())?);
     Ok(())
-}
-
-/// The arguments of `stackbench load` in the pods, and the thresholds (which
-/// the merge judges on the whole, not each shard on its slice).
-fn split_args(given: &[String]) -> (Vec<String>, Vec<String>) {
-    let (mut load, mut thresholds) = (Vec::new(), Vec::new());
-    let mut it = given.iter();
-    while let Some(a) = it.next() {
-        let name = a.split('=').next().unwrap_or(a);
-        let inline = a.contains('=') && a.starts_with("--");
-        if OWN_FLAGS.contains(&name) {
-            if !inline {
-                it.next();
-            }
-        } else if name == "--threshold" {
-            let value = if inline { a.split_once('=').map(|x| x.1.to_owned()) } else { it.next().cloned() };
-            thresholds.extend(value);
-        } else {
-            load.push(a.clone());
-        }
-    }
-    (load, thresholds)
-}
-
-/// A word for `sh -c`: bare when it is plainly safe, single-quoted otherwise.
-fn sh_word(w: &str) -> String {
-    let safe = !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:=@%,+".contains(c));
-    if safe { w.to_owned() } else { format!("'{}'", w.replace('\'', r"'\''")) }
 }
 
 /// A YAML scalar that means exactly `s` (a JSON string is a YAML double-quoted one).
@@ -115,13 +83,6 @@ fn dns_label(s: &str) -> bool {
 
 /// The manifest, with the kubectl lines in its header.
 pub fn manifest(args: &K8sLoadArgs, given: &[String], now: SystemTime) -> anyhow::Result<String> {
-    let o = &args.options;
-    if o.shard.is_some() || o.start_at.is_some() {
-        bail!("--shard and --start-at: stackbench k8s sets them for each pod; leave them out");
-    }
-    if o.cpus.is_some() {
-        bail!("--cpus pins threads on one machine; in Kubernetes each pod gets its CPUs from --pod-cpus");
-    }
     for (flag, value) in [("--name", &args.name), ("--namespace", &args.namespace)] {
         if !dns_label(value) {
             bail!(
@@ -129,17 +90,14 @@ pub fn manifest(args: &K8sLoadArgs, given: &[String], now: SystemTime) -> anyhow
             );
         }
     }
-    // Every shard must be a load: the same checks `stackbench load --shard` makes in the pods.
-    let whole = o.to_spec(&args.url)?;
-    for index in 1..=args.shards {
-        stackbench_load::apply_shard(whole.clone(), Shard { index, count: args.shards })?;
-    }
-    let (mut load, thresholds) = split_args(given);
+    let o = &args.options;
+    let whole = deploy::check_shards(o, &args.url, args.shards, "--pod-cpus")?;
+    let deploy::Given { mut load, thresholds, .. } =
+        deploy::sort_words(&deploy::command_at(&["k8s", "load"]), given, None);
     if o.threads.is_none() {
         load.extend(["--threads".to_owned(), args.pod_cpus.to_string()]);
     }
-    let start_at = now + args.start_in.0;
-    let start_text = humantime::format_rfc3339_millis(start_at).to_string();
+    let (_, start_text) = deploy::start_at(now, args.start_in.0);
     let n = args.shards;
     let mut command = String::from("exec stackbench load");
     for w in &load {
@@ -152,8 +110,7 @@ pub fn manifest(args: &K8sLoadArgs, given: &[String], now: SystemTime) -> anyhow
     );
 
     // Bounded: the Job ends by itself at the latest this long after it is applied.
-    let run_s =
-        whole.duration().map(|d| (args.start_in.0 + whole.warmup + d + whole.timeout).as_secs() + 120);
+    let run_s = deploy::longest(&whole, args.start_in.0).map(|d| d.as_secs());
     let wait = run_s.map_or_else(|| "1h".to_owned(), |s| format!("{s}s"));
     let merge = std::iter::once("stackbench merge".to_owned())
         .chain(thresholds.iter().map(|t| format!("--threshold {}", sh_word(t))))
@@ -297,21 +254,5 @@ mod tests {
             let e = manifest(&args, &given, SystemTime::now()).unwrap_err().to_string();
             assert!(e.contains(want), "{line}: {e}");
         }
-    }
-
-    #[test]
-    fn words_are_quoted_for_the_shell() {
-        assert_eq!(sh_word("http://a:1/x"), "http://a:1/x");
-        assert_eq!(sh_word("p99<20ms"), "'p99<20ms'");
-        assert_eq!(sh_word("it's"), r"'it'\''s'");
-        assert_eq!(sh_word(""), "''");
-        let (load, th) = split_args(&[
-            "-c".into(),
-            "10".into(),
-            "--shards=3".into(),
-            "--threshold".into(),
-            "rps>5".into(),
-        ]);
-        assert_eq!((load, th), (vec!["-c".to_owned(), "10".to_owned()], vec!["rps>5".to_owned()]));
     }
 }

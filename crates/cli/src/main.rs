@@ -3,6 +3,7 @@
 //! 2 usage). Nothing here is worth testing in isolation.
 
 mod cli;
+mod deploy;
 mod exit;
 mod k8s;
 mod load;
@@ -10,6 +11,7 @@ mod merge;
 mod report;
 mod run;
 mod scenario_file;
+mod swarm;
 
 use std::process::ExitCode;
 
@@ -30,6 +32,7 @@ fn main() -> ExitCode {
         cli::Command::Compare(args) => report::compare(&args).map(|c| code = c),
         cli::Command::Merge(args) => merge::run(&args).map(|c| code = c),
         cli::Command::K8s(cmd) => k8s::run(&cmd, &std::env::args().collect::<Vec<_>>()),
+        cli::Command::Swarm(cmd) => swarm::run(&cmd, &std::env::args().collect::<Vec<_>>()).map(|c| code = c),
     };
     match result {
         Ok(()) => code,

@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::Args;
 use stackbench_load::Threshold;
-use stackbench_load::merge::{self, Input};
+use stackbench_load::merge::{self, Input, Merged};
 use stackbench_load::timeline_csv;
 
 use crate::load::{create, exit_code, print_summary, write_to};
@@ -30,6 +30,13 @@ pub struct MergeArgs {
     /// one makes the exit code 99.
     #[arg(long = "threshold", value_name = "EXPR")]
     pub thresholds: Vec<Threshold>,
+    #[command(flatten)]
+    pub out: MergedOutputs,
+}
+
+/// Where a merged record goes (`stackbench merge`, `stackbench swarm load --run`).
+#[derive(Debug, Args, Default)]
+pub struct MergedOutputs {
     /// Write the merged RunRecord as JSON to this file (`-`: stdout, one line).
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub json: Option<PathBuf>,
@@ -41,11 +48,28 @@ pub struct MergeArgs {
     pub hlog: Option<PathBuf>,
 }
 
-pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
-    let json_to_stdout = args.json.as_deref() == Some(Path::new("-"));
-    let json = args.json.as_deref().filter(|_| !json_to_stdout).map(create).transpose()?;
-    let csv = args.csv.as_deref().map(create).transpose()?;
+/// The output files, created before the long part so that an unwritable one is refused first.
+pub struct Opened {
+    json: Option<(std::fs::File, PathBuf)>,
+    csv: Option<(std::fs::File, PathBuf)>,
+}
 
+impl MergedOutputs {
+    pub fn is_empty(&self) -> bool {
+        self.json.is_none() && self.csv.is_none() && self.hlog.is_none()
+    }
+
+    pub fn open(&self) -> anyhow::Result<Opened> {
+        let to_stdout = self.json.as_deref() == Some(Path::new("-"));
+        Ok(Opened {
+            json: self.json.as_deref().filter(|_| !to_stdout).map(create).transpose()?,
+            csv: self.csv.as_deref().map(create).transpose()?,
+        })
+    }
+}
+
+pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
+    let opened = args.out.open()?;
     let mut inputs: Vec<Input> = Vec::new();
     let mut skipped = 0;
     let sources: Vec<&Path> = if args.records.is_empty() {
@@ -69,10 +93,23 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
     }
     let count = inputs.len();
     let merged = merge::merge(inputs, &args.thresholds)?;
+    report(&merged, count, skipped, &args.out, opened)
+}
+
+/// Shows the merge (warnings, summary, how many records) and writes the outputs;
+/// `stackbench load`'s exit code for the merged record.
+pub fn report(
+    merged: &Merged,
+    count: usize,
+    skipped: usize,
+    out: &MergedOutputs,
+    opened: Opened,
+) -> anyhow::Result<ExitCode> {
+    let json_to_stdout = out.json.as_deref() == Some(Path::new("-"));
     for w in &merged.warnings {
         eprintln!("warning: {w}");
     }
-    if let Some(path) = &args.hlog {
+    if let Some(path) = &out.hlog {
         merge::write_hlog(&merged.record, path)?;
     }
     print_summary(&merged.record, json_to_stdout);
@@ -88,10 +125,10 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
     } else {
         println!("{line}");
     }
-    if let Some((file, path)) = json {
+    if let Some((file, path)) = opened.json {
         write_to(file, &path, serde_json::to_string_pretty(&merged.record)?.as_bytes())?;
     }
-    if let Some((file, path)) = csv {
+    if let Some((file, path)) = opened.csv {
         write_to(file, &path, timeline_csv(&merged.record).as_bytes())?;
     }
     Ok(exit_code(&merged.record))

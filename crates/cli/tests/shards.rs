@@ -9,14 +9,17 @@
 //! - the Kubernetes manifest of `stackbench k8s load` is valid against the API
 //!   schemas (`kubernetes-validate`, PyPI), and its pods' command line, run
 //!   here for each completion index, makes shards whose logs merge;
-//! - the binary runs as the image runs it: in a container that Debian's
-//!   docker.io starts from a minimal root filesystem (the binary and what
-//!   `ldd` names), with `--network host` only.
+//! - shards on a real engine, Docker in swarm mode, from the image
+//!   `image/build.sh` makes (`swarm`).
 //!
 //! Each needs something a plain user may lack (root and `ip`; the validator
 //! named by `STACKBENCH_TEST_K8S_VALIDATE` and the Python of
-//! `STACKBENCH_TEST_HDRH_PYTHON`; a running `dockerd`): without it the test
-//! skips visibly, and under `CI=true` (where `.ci/run` provides all three) it fails.
+//! `STACKBENCH_TEST_HDRH_PYTHON`; a running `dockerd` that manages a swarm):
+//! without it the test skips visibly, and under `CI=true` (where `.ci/run`
+//! provides all of them) it fails.
+
+#[path = "shards/swarm.rs"]
+mod swarm;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -43,6 +46,13 @@ fn tool(var: &str, what: &str) -> Option<String> {
             None
         }
     }
+}
+
+/// One load of these tests at a time: each checks rates and starts that a second load on the
+/// same cores would disturb.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LOADS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOADS.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 fn run_ok(cmd: &mut Command) -> Output {
@@ -161,6 +171,7 @@ fn three_shards_on_three_hosts_merge_exactly() {
         return;
     };
     let Some(mut lab) = Lab::new() else { return };
+    let _alone = one_at_a_time();
     let target = lab.host("198.18.0.1");
     let generators: Vec<String> = (1..=3).map(|i| lab.host(&format!("198.18.0.1{i}"))).collect();
     let server = Server::start(
@@ -270,6 +281,7 @@ fn the_k8s_manifest_is_valid_and_its_pods_command_makes_shards_that_merge() {
     else {
         return;
     };
+    let _alone = one_at_a_time();
     let server = Server::start(Command::new(sb_dummy()).args(["--port", "0"]));
     let url = format!("http://{}/events", server.addr);
     let dir = scratch("k8s");
@@ -335,62 +347,6 @@ fn the_k8s_manifest_is_valid_and_its_pods_command_makes_shards_that_merge() {
     let m: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(m["params"]["model"]["connections"], 6, "{}", m["params"]);
     assert_eq!(m["thresholds"][0]["passed"], true);
-    drop(server);
-    std::fs::remove_dir_all(&dir).unwrap();
-}
-
-/// The files a minimal root filesystem needs to run `binary`: itself and what `ldd` names.
-fn rootfs(binary: &Path, root: &Path) {
-    let out = run_ok(Command::new("ldd").arg(binary));
-    let mut files = vec![binary.to_owned()];
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
-        let path = line.split("=>").last().unwrap_or(line).split_whitespace().next().unwrap_or("");
-        if path.starts_with('/') {
-            files.push(PathBuf::from(path));
-        }
-    }
-    for f in files {
-        let to = if f == binary { root.join("stackbench") } else { root.join(f.strip_prefix("/").unwrap()) };
-        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-        std::fs::copy(&f, &to).unwrap_or_else(|e| panic!("copy {}: {e}", f.display()));
-    }
-    std::fs::create_dir_all(root.join("tmp")).unwrap();
-}
-
-#[test]
-fn the_binary_runs_in_a_container_with_host_networking() {
-    let docker_up = Command::new("docker").arg("info").output().is_ok_and(|o| o.status.success());
-    if !docker_up {
-        assert!(!in_ci(), "CI=true and no docker daemon answers: .ci/services starts dockerd");
-        skip("no docker daemon (start dockerd --bridge=none --iptables=false)");
-        return;
-    }
-    let dir = scratch("docker");
-    let root = dir.join("root");
-    rootfs(Path::new(STACKBENCH), &root);
-    let tar = dir.join("root.tar");
-    run_ok(Command::new("tar").arg("-C").arg(&root).arg("-cf").arg(&tar).arg("."));
-    let image = format!("stackbench-test:{}", std::process::id());
-    run_ok(
-        Command::new("docker")
-            .args(["import", "--change", "ENTRYPOINT [\"/stackbench\"]"])
-            .arg(&tar)
-            .arg(&image),
-    );
-
-    let server = Server::start(Command::new(sb_dummy()).args(["--port", "0"]));
-    let url = format!("http://{}/events", server.addr);
-    let out = Command::new("docker")
-        .args(["run", "--rm", "--network", "host", &image])
-        .args(["load", &url, "--scenario", "dummy", "-c", "4", "-d", "1s", "--json", "-", "--quiet"])
-        .output()
-        .unwrap();
-    let _ = Command::new("docker").args(["rmi", "-f", &image]).output();
-    assert!(out.status.success(), "docker run: {}", String::from_utf8_lossy(&out.stderr));
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(r["summary"]["ok"].as_u64().unwrap() > 100, "{}", r["summary"]);
-    assert_eq!(r["summary"]["errors"], 0);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("stackbench load"), "the summary goes to stderr");
     drop(server);
     std::fs::remove_dir_all(&dir).unwrap();
 }

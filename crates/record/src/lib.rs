@@ -289,7 +289,8 @@ impl RunRecord {
 /// Why a run's numbers are not a result.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Invalid {
-    /// [`Invalid::TOOL_FAILURE`], [`Invalid::NO_PROGRESS`], [`Invalid::STALLED_HOST`] or [`Invalid::STARVED`].
+    /// [`Invalid::TOOL_FAILURE`], [`Invalid::NO_PROGRESS`], [`Invalid::STALLED_HOST`], [`Invalid::STARVED`]
+    /// or [`Invalid::MISSING_SHARD`].
     pub kind: String,
     /// One sentence: what happened.
     pub reason: String,
@@ -304,6 +305,9 @@ impl Invalid {
     pub const STALLED_HOST: &'static str = "stalled_host";
     /// Every user waited on the contestant while it stayed nearly idle (< 10% of a core).
     pub const STARVED: &'static str = "starved";
+    /// A merge of a load's shards from which a shard is missing: it failed or never reported
+    /// (`stackbench swarm load --run` knows every shard it started).
+    pub const MISSING_SHARD: &'static str = "missing_shard";
     /// The record read back contradicts itself (a summary whose counts or rates disagree, a
     /// file whose name disagrees with its label): edited or damaged after it was written.
     pub const INCONSISTENT: &'static str = "inconsistent";
