@@ -7,10 +7,10 @@
 #   image/build.sh [--binary PATH] [TAG]
 #
 # TAG defaults to stackbench:VERSION (the workspace's version). --binary takes a stackbench
-# binary already built (the tests give theirs) instead of `cargo build --release`. The image runs
-# on machines with the same C library as this one or a newer one (it is this machine's). It ends
-# by printing the tag and the image's size. docs/beyond-one-machine.md says how the image
-# reaches every node of a swarm or a cluster.
+# binary already built (the tests give theirs) instead of `cargo build --release`. The image
+# carries its own C library, so it runs on any Linux node of this machine's architecture. It ends
+# by printing the tag and the image's size in bytes. docs/beyond-one-machine.md says how the
+# image reaches every node of a swarm or a cluster.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

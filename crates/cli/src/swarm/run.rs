@@ -219,6 +219,7 @@ fn create_and_wait(
                 if records.len() == 1 { "" } else { "s" },
                 records.iter().filter_map(shard_of).collect::<Vec<_>>().join(", ")
             ),
+            Err(merge::MergeError::NoRecord { .. }) => "its log holds no record".to_owned(),
             Err(e) => format!("{e}"),
         };
         missing.push(format!(
