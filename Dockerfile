@@ -1,4 +1,5 @@
-# The stackbench image, what `stackbench k8s load --image` runs:
+# The stackbench image, what `stackbench k8s load` and `swarm load` run (image/build.sh makes the
+# same image without pulling anything: docs/beyond-one-machine.md):
 #   docker build -t stackbench:0.1 .
 #   docker run --rm --network host stackbench:0.1 load http://127.0.0.1:8080/ -d 10s
 # Two stages: the build (Rust toolchain, the whole workspace) and a slim

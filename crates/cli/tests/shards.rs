@@ -18,7 +18,6 @@
 //! without it the test skips visibly, and under `CI=true` (where `.ci/run`
 //! provides all of them) it fails.
 
-#[path = "shards/swarm.rs"]
 mod swarm;
 
 use std::path::{Path, PathBuf};
