@@ -151,13 +151,14 @@ fn shards_run_on_a_docker_swarm_and_merge() {
     }
     let validate =
         tool("STACKBENCH_TEST_K8S_VALIDATE", "the kubernetes-validate of `pip install kubernetes-validate`");
+    // Held until the lab is cleared away too.
+    let _alone = one_at_a_time();
     let lab = Lab::new();
     let server = Server::start(Command::new(sb_dummy()).args(["--port", "0"]));
     let url = format!("http://{}/events", server.addr);
     image_runs_as_nobody_on_the_hosts_network(&lab, &url);
 
     let open: &[&str] = &["--rate", "300", "-d", "3s", "--threshold", "p99<2s"];
-    let _alone = one_at_a_time();
     // Alone, since it checks the rate; then the others together.
     let open2 = swarm_load(&lab, "open2", &url, open, 2, None);
     let (closed3, killed, script) = thread::scope(|s| {
