@@ -183,18 +183,17 @@ mod tests {
 
     #[test]
     fn files_are_made_absolute_and_listed() {
-        let cmd = command_at(&["k8s", "load"]);
-        let given =
-            words("http://a/ --scenario-file s/x.hurl -b @body.json --proto=/p/a.proto -b plain --data {}");
-        let g = sort_words(&cmd, &given, Some(std::path::Path::new("/home/u")));
-        assert_eq!(
-            g.load,
-            words(
-                "http://a/ --scenario-file /home/u/s/x.hurl -b @/home/u/body.json --proto=/p/a.proto -b plain --data {}"
-            )
+        let cmd = command_at(&["swarm", "load"]);
+        let given = words(
+            "http://a/ --scenario-file s/x.hurl -b @body.json --proto=/p/a.proto -b plain --data {} --cacert ca.pem",
         );
+        let g = sort_words(&cmd, &given, Some(std::path::Path::new("/home/u")));
+        let want = "http://a/ --scenario-file /home/u/s/x.hurl -b @/home/u/body.json --proto=/p/a.proto -b plain \
+                    --data {} --cacert /home/u/ca.pem";
+        assert_eq!(g.load, words(want));
+        // Every option typed as a path names a file, --cacert too: none is listed by name here.
         let files: Vec<String> = g.files.iter().map(|f| f.display().to_string()).collect();
-        assert_eq!(files, ["/home/u/s/x.hurl", "/home/u/body.json", "/p/a.proto"]);
+        assert_eq!(files, ["/home/u/s/x.hurl", "/home/u/body.json", "/p/a.proto", "/home/u/ca.pem"]);
     }
 
     #[test]
