@@ -169,8 +169,7 @@ fn three_shards_on_three_hosts_merge_exactly() {
     let Some(python) = tool("STACKBENCH_TEST_HDRH_PYTHON", "a python with `pip install hdrhistogram`") else {
         return;
     };
-    let Some(mut lab) = Lab::new() else { return };
-    let _alone = one_at_a_time();
+    let (_alone, Some(mut lab)) = (one_at_a_time(), Lab::new()) else { return };
     let target = lab.host("198.18.0.1");
     let generators: Vec<String> = (1..=3).map(|i| lab.host(&format!("198.18.0.1{i}"))).collect();
     let server = Server::start(
