@@ -145,7 +145,7 @@ fn shards_run_on_a_docker_swarm_and_merge() {
     if !swarm_manager() {
         assert!(!in_ci(), "CI=true and no swarm manager answers: .ci/services starts dockerd and a swarm");
         skip(
-            "no swarm (dockerd --bridge=none --iptables=false; docker swarm init --advertise-addr 127.0.0.1)",
+            "no swarm (dockerd --bridge=none --iptables=false; docker swarm init --advertise-addr 127.0.0.1 --listen-addr 127.0.0.1:2377)",
         );
         return;
     }
