@@ -4,6 +4,9 @@
 #   path with `return 200 '{"count":1}'` (application/json) on 127.0.0.1:PORT, and over
 #   h2c on H2C_PORT when given; its config, pid and log in DIR. Waits until it answers.
 #   Stop it with: kill "$(cat DIR/nginx.pid)".
+# start_nginx_tls DIR PORT: the same nginx over TLS 1.3 on 127.0.0.1:PORT (HTTP/1.1 and HTTP/2
+#   by ALPN), with a self-signed ECDSA P-256 certificate for 127.0.0.1 and localhost made now
+#   (DIR/cert.pem, DIR/key.pem); session tickets on, as nginx ships.
 # cpu_of FILE CMD...: runs CMD (stdout to FILE.stdout, stderr to FILE.stderr) and
 #   writes its "user system" CPU seconds to FILE.
 
@@ -42,4 +45,34 @@ cpu_of() {
   local out=$1; shift
   local TIMEFORMAT='%U %S'
   { time "$@" >"$out.stdout" 2>"$out.stderr"; } 2>"$out"
+}
+
+start_nginx_tls() {
+  local dir=$1 port=$2
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=localhost \
+    -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" -addext "basicConstraints=critical,CA:FALSE" \
+    -keyout "$dir/key.pem" -out "$dir/cert.pem" 2>/dev/null
+  cat >"$dir/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+pid $dir/nginx.pid;
+error_log $dir/error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  keepalive_requests 100000000;
+  keepalive_timeout 300s;
+  server {
+    listen 127.0.0.1:$port ssl http2;
+    ssl_certificate $dir/cert.pem;
+    ssl_certificate_key $dir/key.pem;
+    ssl_protocols TLSv1.3;
+    location / { default_type application/json; return 200 '{"count":1}'; }
+  }
+}
+CONF
+  taskset -c 0 nginx -c "$dir/nginx.conf" -e "$dir/error.log" &
+  for _ in $(seq 50); do curl -s -o /dev/null --cacert "$dir/cert.pem" "https://127.0.0.1:$port/" && return 0; sleep 0.1; done
+  echo "nginx did not answer on https://127.0.0.1:$port; see $dir/error.log" >&2
+  return 1
 }

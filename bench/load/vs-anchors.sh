@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# stackbench load vs wrk (HTTP/1.1) and vs h2load (h2c), side by side in one run.
+# stackbench load vs wrk (HTTP/1.1), h2load (HTTP/2) and oha, side by side in one run.
 #
 # The server is nginx (Debian nginx-light), one worker pinned to core 0, answering
 # `return 200 '{"count":1}'` (application/json). Each load generator is pinned to
@@ -10,72 +10,114 @@
 # HdrHistogram while doing so. Each round runs the anchor and stackbench back to
 # back; the script prints every round and the median ratio with its spread.
 #
-# Usage: bench/load/vs-anchors.sh [ROUNDS] [DURATION]      (defaults: 5 rounds, 10s)
-# Needs: nginx-light, wrk, nghttp2-client (h2load), and a release build:
+# MODE=cleartext (the default): HTTP/1.1 vs wrk, h2c vs h2load.
+# MODE=tls: nginx with TLS 1.3 and a self-signed ECDSA P-256 certificate made at the start,
+#   each row twice for stackbench: as it offers by default (X25519MLKEM768 first; nginx on
+#   OpenSSL 3.0 takes X25519, so only the ClientHello's extra key share differs) and with
+#   --tls-groups X25519 (the anchors' offer):
+#   https1      keep-alive HTTP/1.1: wrk vs stackbench
+#   h2tls       HTTP/2 over TLS: h2load vs stackbench --http2
+#   oha         keep-alive HTTP/1.1: oha vs stackbench
+#   https1-new  a new connection and a full handshake per request: wrk -H 'Connection: close'
+#               vs stackbench --no-keepalive --no-resume
+#   oha-new     the same: oha --disable-keepalive vs stackbench --no-keepalive --no-resume
+#
+# Usage: [MODE=tls] bench/load/vs-anchors.sh [ROUNDS] [DURATION]   (defaults: 5 rounds, 10s)
+# Needs: nginx-light, wrk, nghttp2-client (h2load), openssl, oha for MODE=tls
+# (`cargo install oha --locked`, outside this repository; OHA=path overrides), and a
+# release build:
 #   apt-get install -y nginx-light wrk nghttp2-client && cargo build --release
-# STACKBENCH=path/to/stackbench overrides the binary; SB_IO=io_uring runs it with --io io_uring.
+# STACKBENCH=path/to/stackbench overrides the binary; SB_IO=io_uring runs it with --io io_uring
+# (cleartext only: TLS runs on epoll).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . bench/load/common.sh
 rounds=${1:-5}
 duration=${2:-10s}
 secs=${duration%s}
+mode=${MODE:-cleartext}
 sb=${STACKBENCH:-${CARGO_TARGET_DIR:-target}/release/stackbench}
+oha=${OHA:-oha}
 io=${SB_IO:-epoll}
 for tool in nginx wrk h2load taskset python3; do
   command -v "$tool" >/dev/null || { echo "missing $tool: apt-get install -y nginx-light wrk nghttp2-client" >&2; exit 1; }
 done
+if [ "$mode" = tls ]; then
+  command -v openssl >/dev/null || { echo "missing openssl" >&2; exit 1; }
+  command -v "$oha" >/dev/null || { echo "missing oha: cargo install oha --locked (or set OHA)" >&2; exit 1; }
+fi
 [ -x "$sb" ] || { echo "no stackbench binary at $sb: cargo build --release (or set STACKBENCH)" >&2; exit 1; }
 
 work=$(mktemp -d)
 trap 'kill "$(cat "$work/nginx.pid" 2>/dev/null)" 2>/dev/null || true; rm -rf "$work"' EXIT
 h1=18380
 h2=18381
-start_nginx "$work" "$h1" "$h2"
+tls=18382
+if [ "$mode" = tls ]; then
+  start_nginx_tls "$work" "$tls"
+else
+  start_nginx "$work" "$h1" "$h2"
+fi
 
+# requests FILE KIND: the requests a generator completed, from its output.
+requests() {
+  case $2 in
+    wrk) grep -oE '^ *[0-9]+ requests in' "$1.stdout" | grep -oE '[0-9]+' ;;
+    h2load) grep -oE '^requests: [0-9]+ total, [0-9]+ started, [0-9]+ done' "$1.stdout" | grep -oE '[0-9]+ done' | grep -oE '[0-9]+' ;;
+    oha) python3 -c 'import json,sys; print(sum(json.load(open(sys.argv[1]))["statusCodeDistribution"].values()))' "$1.stdout" ;;
+    sb) python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["requests"])' "$1.json" ;;
+  esac
+}
+
+# ratio ANCHOR_FILE ANCHOR_KIND SB_FILE: "anchor_req anchor_req/cpu sb_req sb_req/cpu ratio".
+ratio() {
+  python3 - "$1" "$(requests "$1" "$2")" "$3" "$(requests "$3" sb)" <<'PY'
+import sys
+def cpu(p): u, s = open(p).read().split(); return float(u) + float(s)
+a, b = int(sys.argv[2]) / cpu(sys.argv[1]), int(sys.argv[4]) / cpu(sys.argv[3])
+print(f"{sys.argv[2]} {a:.0f} {sys.argv[4]} {b:.0f} {b / a:.3f}")
+PY
+}
+
+declare -A results
+# row NAME ANCHOR_KIND SB_ARGS -- ANCHOR_CMD...: one round of one comparison.
+row() {
+  local name=$1 kind=$2 sb_args=$3
+  shift 4
+  cpu_of "$work/a" taskset -c 1 "$@"
+  # shellcheck disable=SC2086
+  cpu_of "$work/s" taskset -c 1 "$sb" load $sb_args -d "$duration" --threads 1 -q --json "$work/s.json"
+  read -r ar arc br brc r <<<"$(ratio "$work/a" "$kind" "$work/s")"
+  printf '%-22s %-5s %14s %14s %14s %14s %8s\n' "$name" "$round" "$ar" "$arc" "$br" "$brc" "$r"
+  results[$name]="${results[$name]:-} $r"
+}
 
 echo "# $(date -u +%FT%TZ) $(uname -r), $(nproc) cores, load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# nginx $(nginx -v 2>&1 | cut -d/ -f2) on core 0 (1 worker); generators on core 1, 1 thread, -c 100, $duration, stackbench --io $io"
-printf '%-6s %-5s %14s %14s %14s %14s %8s\n' proto round anchor_req anchor_req/cpu sb_req sb_req/cpu ratio
-declare -a r1 r2
+echo "# nginx $(nginx -v 2>&1 | cut -d/ -f2) on core 0 (1 worker); generators on core 1, 1 thread, -c 100, $duration, mode $mode"
+printf '%-22s %-5s %14s %14s %14s %14s %8s\n' row round anchor_req anchor_req/cpu sb_req sb_req/cpu ratio
 for round in $(seq "$rounds"); do
-  # HTTP/1.1: wrk vs stackbench
-  cpu_of "$work/wrk" taskset -c 1 wrk -t1 -c100 -d"$duration" "http://127.0.0.1:$h1/"
-  wrk_req=$(grep -oE '^ *[0-9]+ requests in' "$work/wrk.stdout" | grep -oE '[0-9]+')
-  cpu_of "$work/sb1" taskset -c 1 "$sb" load "http://127.0.0.1:$h1/" --io "$io" -c 100 -d "$duration" --threads 1 -q --json "$work/sb1.json"
-  sb_req=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["requests"])' "$work/sb1.json")
-  line=$(python3 - "$work/wrk" "$wrk_req" "$work/sb1" "$sb_req" <<'PY'
-import sys
-def cpu(p): u, s = open(p).read().split(); return float(u) + float(s)
-a, b = int(sys.argv[2]) / cpu(sys.argv[1]), int(sys.argv[4]) / cpu(sys.argv[3])
-print(f"{sys.argv[2]} {a:.0f} {sys.argv[4]} {b:.0f} {b / a:.3f}")
-PY
-)
-  read -r ar arc br brc ratio <<<"$line"
-  printf '%-6s %-5s %14s %14s %14s %14s %8s\n' http1 "$round" "$ar" "$arc" "$br" "$brc" "$ratio"
-  r1+=("$ratio")
-
-  # h2c: h2load vs stackbench --http2
-  cpu_of "$work/h2l" taskset -c 1 h2load -t1 -c100 -m1 -D "$secs" "http://127.0.0.1:$h2/"
-  h2_req=$(grep -oE '^requests: [0-9]+ total, [0-9]+ started, [0-9]+ done' "$work/h2l.stdout" | grep -oE '[0-9]+ done' | grep -oE '[0-9]+')
-  cpu_of "$work/sb2" taskset -c 1 "$sb" load "http://127.0.0.1:$h2/" --http2 --io "$io" -c 100 -d "$duration" --threads 1 -q --json "$work/sb2.json"
-  sb_req=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["requests"])' "$work/sb2.json")
-  line=$(python3 - "$work/h2l" "$h2_req" "$work/sb2" "$sb_req" <<'PY'
-import sys
-def cpu(p): u, s = open(p).read().split(); return float(u) + float(s)
-a, b = int(sys.argv[2]) / cpu(sys.argv[1]), int(sys.argv[4]) / cpu(sys.argv[3])
-print(f"{sys.argv[2]} {a:.0f} {sys.argv[4]} {b:.0f} {b / a:.3f}")
-PY
-)
-  read -r ar arc br brc ratio <<<"$line"
-  printf '%-6s %-5s %14s %14s %14s %14s %8s\n' h2c "$round" "$ar" "$arc" "$br" "$brc" "$ratio"
-  r2+=("$ratio")
+  if [ "$mode" = tls ]; then
+    url="https://127.0.0.1:$tls/"
+    trust="--cacert $work/cert.pem"
+    for groups in "" "--tls-groups X25519"; do
+      tag=${groups:+ x25519}
+      row "https1 vs wrk$tag" wrk "$url $trust $groups -c 100" -- wrk -t1 -c100 -d"$duration" "$url"
+      row "h2tls vs h2load$tag" h2load "$url $trust $groups --http2 -c 100" -- h2load -t1 -c100 -m1 -D "$secs" "$url"
+      row "https1 vs oha$tag" oha "$url $trust $groups -c 100" -- "$oha" -z "$duration" -c 100 --worker-threads 1 --insecure --no-tui --output-format json "$url"
+      row "new-conn vs wrk$tag" wrk "$url $trust $groups -c 100 --no-keepalive --no-resume" -- wrk -t1 -c100 -d"$duration" -H 'Connection: close' "$url"
+      row "new-conn vs oha$tag" oha "$url $trust $groups -c 100 --no-keepalive --no-resume" -- "$oha" -z "$duration" -c 100 --worker-threads 1 --insecure --disable-keepalive --no-tui --output-format json "$url"
+    done
+  else
+    row "http1 vs wrk" wrk "http://127.0.0.1:$h1/ --io $io -c 100" -- wrk -t1 -c100 -d"$duration" "http://127.0.0.1:$h1/"
+    row "h2c vs h2load" h2load "http://127.0.0.1:$h2/ --http2 --io $io -c 100" -- h2load -t1 -c100 -m1 -D "$secs" "http://127.0.0.1:$h2/"
+  fi
 done
-python3 - "${r1[*]}" "${r2[*]}" <<'PY'
+for name in "${!results[@]}"; do echo "$name|${results[$name]}"; done | sort | python3 -c '
 import statistics, sys
-for name, anchor, xs in (("http1", "wrk", sys.argv[1]), ("h2c", "h2load", sys.argv[2])):
+for line in sys.stdin:
+    name, xs = line.rstrip("\n").split("|")
     v = sorted(float(x) for x in xs.split())
-    print(f"{name}: stackbench requests per generator CPU-second / {anchor}'s = median {statistics.median(v):.2f} "
+    print(f"{name}: stackbench requests per generator CPU-second / the anchor'"'"'s = median {statistics.median(v):.2f} "
           f"(min {v[0]:.2f}, max {v[-1]:.2f}, {len(v)} rounds)")
-PY
+'
 echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

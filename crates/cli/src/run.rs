@@ -100,6 +100,51 @@ pub struct VerifyArgs {
     /// bubble-sort: check the Connect JSON form (POST with {"data": [...]}) instead of gRPC.
     #[arg(long)]
     pub connect_json: bool,
+    /// https: trust the certificates of this PEM file instead of the system's roots.
+    #[arg(long, value_name = "FILE", help_heading = "TLS")]
+    pub cacert: Option<PathBuf>,
+    /// https: do not check the server's certificate (its name, issuer and dates).
+    #[arg(short = 'k', long, help_heading = "TLS")]
+    pub insecure: bool,
+    /// https: a client certificate (PEM) for mutual TLS, with --key.
+    #[arg(long, value_name = "FILE", help_heading = "TLS", requires = "key")]
+    pub cert: Option<PathBuf>,
+    /// https: the private key of --cert (PEM).
+    #[arg(long, value_name = "FILE", help_heading = "TLS", requires = "cert")]
+    pub key: Option<PathBuf>,
+    /// Connect to ADDR for HOST:PORT (curl's syntax; repeatable).
+    #[arg(long, value_name = "HOST:PORT:ADDR")]
+    pub resolve: Vec<String>,
+    /// Connect to HOST2:PORT2 for HOST1:PORT1 (curl's syntax; repeatable).
+    #[arg(long, value_name = "HOST1:PORT1:HOST2:PORT2")]
+    pub connect_to: Vec<String>,
+}
+
+impl VerifyArgs {
+    /// How the probes reach the server: TLS as the flags say, connections routed.
+    pub fn reach(&self) -> anyhow::Result<stackbench_run::client::Reach> {
+        let https = self.url.trim_start().to_ascii_lowercase().starts_with("https://");
+        if !https {
+            let tls = [
+                ("--cacert", self.cacert.is_some()),
+                ("--insecure", self.insecure),
+                ("--cert", self.cert.is_some()),
+            ];
+            if let Some((flag, _)) = tls.iter().find(|(_, set)| *set) {
+                anyhow::bail!("{flag}: applies to https:// URLs, and {} is http://", self.url);
+            }
+        }
+        Ok(stackbench_run::client::Reach {
+            tls: stackbench_load::TlsFlags {
+                cacert: self.cacert.clone(),
+                insecure: self.insecure,
+                cert: self.cert.clone(),
+                key: self.key.clone(),
+                ..stackbench_load::TlsFlags::default()
+            },
+            route: stackbench_load::Route::new(&self.resolve, &self.connect_to)?,
+        })
+    }
 }
 
 /// The CPUs this process may use: its affinity mask (what `taskset` or a
@@ -339,12 +384,12 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let (base, path) = split_url(&args.url)?;
     let Some(scenario) = args.scenario else {
         let file = args.scenario_file.as_deref().context("--scenario or --scenario-file is needed")?;
-        return crate::scenario_file::verify(&args.url, file, &args.variables, args.clean);
+        return crate::scenario_file::verify(&args.url, file, &args.variables, args.clean, args.reach()?);
     };
     if args.connect_json && !scenario.has_connect_json() {
         anyhow::bail!("--connect-json: {scenario} has no Connect JSON form (bubble-sort has); drop the flag");
     }
-    let prober = HyperProber::new().context("cannot start the prober's runtime")?;
+    let prober = HyperProber::with_reach(args.reach()?).context("cannot start the prober's runtime")?;
     let opts = VerifyOptions { base_path: path, clean_store: args.clean, connect_json: args.connect_json };
     let v = stackbench_run::verify::verify(&prober, &base, scenario, &opts, &mut || None)?;
     let mut out = std::io::stdout().lock();
@@ -393,15 +438,15 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// `http://host:port/path` → (`http://host:port`, `/path`).
+/// `http://host:port/path` (or `https://`) → (`http://host:port`, `/path`).
 fn split_url(url: &str) -> anyhow::Result<(String, String)> {
     let Some((base, path)) = stackbench_run::url::split(url) else {
         bail!("{url:?} is not a URL; write it like http://127.0.0.1:8080");
     };
-    if !base.starts_with("http://") {
-        bail!("{url:?}: stackbench verifies cleartext http:// servers (HTTP/1.1, or gRPC over h2c)");
+    if !base.starts_with("http://") && !base.starts_with("https://") {
+        bail!("{url:?}: stackbench verifies http:// and https:// servers (HTTP/1.1, or gRPC over HTTP/2)");
     }
-    if base == "http://" {
+    if base == "http://" || base == "https://" {
         bail!("{url:?} has no host");
     }
     // The load engine's check of the rest: a port outside 1–65535 is refused, never taken as 80.

@@ -16,7 +16,13 @@ use stackbench_run::verify::file;
 
 use crate::exit;
 
-pub fn verify(url: &str, path: &Path, variables: &[String], clean: bool) -> anyhow::Result<ExitCode> {
+pub fn verify(
+    url: &str,
+    path: &Path,
+    variables: &[String],
+    clean: bool,
+    reach: stackbench_run::client::Reach,
+) -> anyhow::Result<ExitCode> {
     let defined: Vec<(&str, &str)> = variables
         .iter()
         .map(|v| v.split_once('=').ok_or_else(|| anyhow!("--variable {v:?}: write NAME=VALUE")))
@@ -24,7 +30,7 @@ pub fn verify(url: &str, path: &Path, variables: &[String], clean: bool) -> anyh
     let names: Vec<&str> = defined.iter().map(|(k, _)| *k).collect();
     let scenario = Scenario::load(path, &names)?;
     file::check(&scenario, &defined).map_err(|why| anyhow!(why))?;
-    let prober = HyperProber::new()?;
+    let prober = HyperProber::with_reach(reach)?;
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let mut reset = |argv: &[String]| -> Result<(), String> {
         let status = std::process::Command::new(&argv[0])

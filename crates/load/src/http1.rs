@@ -54,7 +54,9 @@ impl Stream {
     /// A connected socket (with its TLS handshake made, for `https://`), on the thread's ring
     /// when it has one; and how long opening it took.
     async fn open(dial: &Dial, shaking: &Cell<bool>) -> Result<(Stream, Duration), ErrorKind> {
-        let (socket, took) = dial.open(shaking).await?;
+        // Boxed: a TLS handshake's state is large, and kept inline it would grow every
+        // request's future (moved and laid out per request) for what happens once per connection.
+        let (socket, took) = Box::pin(dial.open(shaking)).await?;
         let stream = match (socket, uring::current()) {
             (Socket::Tcp(tcp), Some(ring)) => {
                 let sock = tcp.into_std().map_err(|_| ErrorKind::Connect)?;

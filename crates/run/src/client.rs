@@ -75,6 +75,13 @@ pub trait Prober: Send + Sync {
         let _ = (url, method, headers, body, grpc, timeout);
         Err(ProbeError::Other("this prober does not speak HTTP/2".into()))
     }
+
+    /// How the requests to come reach their server: TLS (whose certificates are trusted,
+    /// a client certificate) and routes (`--resolve`). A prober that speaks cleartext only
+    /// (the lifecycle's tests') ignores it.
+    fn reach(&self, reach: Reach) {
+        let _ = reach;
+    }
 }
 
 /// How a probe reaches an `https://` target, and where connections go (`--resolve`,
@@ -108,12 +115,16 @@ impl HyperProber {
         })
     }
 
-    fn reach(&self) -> Reach {
+    fn current(&self) -> Reach {
         self.reach.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 }
 
 impl Prober for HyperProber {
+    fn reach(&self, reach: Reach) {
+        *self.reach.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = reach;
+    }
+
     /// Through the load engine's request writer and answer reader.
     fn send_http1(
         &self,
@@ -139,7 +150,7 @@ impl Prober for HyperProber {
             }
             let wire =
                 stackbench_load::http1_request(&method, &authority, &target.path, None, &extra, body, false);
-            let (socket, addr) = connect(&target, &self.reach(), stackbench_load::Alpn::Http1).await?;
+            let (socket, addr) = connect(&target, &self.current(), stackbench_load::Alpn::Http1).await?;
             read_http1(socket, addr, wire, method == http::Method::HEAD).await
         })
     }
@@ -165,7 +176,7 @@ impl Prober for HyperProber {
             }
             let body =
                 if grpc { stackbench_load::grpc_frame(body) } else { bytes::Bytes::copy_from_slice(body) };
-            let (socket, _) = connect(&target, &self.reach(), stackbench_load::Alpn::H2).await?;
+            let (socket, _) = connect(&target, &self.current(), stackbench_load::Alpn::H2).await?;
             match socket {
                 stackbench_load::Socket::Tcp(tcp) => {
                     send_h2(&target, method, fields, body, grpc, &scope, tcp).await

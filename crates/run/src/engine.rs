@@ -84,7 +84,11 @@ pub fn estimated_runs(
 }
 
 fn spec(job: &LoadJob) -> Result<LoadSpec, String> {
-    let mut spec = options(&job.scenario, &job.profile)?.to_spec(&job.url).map_err(|e| e.to_string())?;
+    let mut options = options(&job.scenario, &job.profile)?;
+    if options.cacert.is_none() && !options.insecure {
+        options.cacert.clone_from(&job.cacert);
+    }
+    let mut spec = options.to_spec(&job.url).map_err(|e| e.to_string())?;
     spec.progress = false;
     if let Some(search) = spec.search.as_mut() {
         search.bracket = job.bracket;
@@ -124,6 +128,7 @@ mod tests {
             profile: toml::from_str(profile).unwrap(),
             cpus: Some(vec![1]),
             bracket: None,
+            cacert: None,
         }
     }
 

@@ -99,12 +99,18 @@ pub fn run_plan(
     progress: &mut dyn FnMut(&str),
 ) -> Result<Outcome, RunError> {
     for c in &plan.contestants {
+        let scheme = match &c.launch {
+            Launch::Command { tls: true, .. } => "https",
+            Launch::External { url } if url.starts_with("https://") => "https",
+            _ => "http",
+        };
         let probe = LoadJob {
-            url: format!("http://127.0.0.1:9{}", path_of(c)),
+            url: format!("{scheme}://127.0.0.1:9{}", path_of(c)),
             scenario: c.scenario.clone(),
             profile: c.profile.clone(),
             cpus: None,
             bracket: None,
+            cacert: None,
         };
         deps.load.check(&probe).map_err(|e| {
             let span = crate::plan::profile::Profile { spans: c.profile_spans.clone(), ..Default::default() }
@@ -378,7 +384,23 @@ impl Orchestrator<'_, '_> {
         if let Some(p) = port {
             v.insert("{port}", p.to_string());
         }
+        if tls::serves_tls(c) {
+            let made = tls::paths(&self.scratch.join(stackbench_record::store::file_safe(&c.name)));
+            v.insert("{tls_cert}", made.cert.display().to_string());
+            v.insert("{tls_key}", made.key.display().to_string());
+        }
         v
+    }
+
+    /// The certificate made for contestant `c` (`tls = true`), when it has one.
+    fn made_tls(&self, c: &Contestant) -> Option<tls::Made> {
+        tls::serves_tls(c)
+            .then(|| tls::paths(&self.scratch.join(stackbench_record::store::file_safe(&c.name))))
+    }
+
+    /// Points the prober at contestant `c`: its TLS flags and routes, its certificate trusted.
+    fn reach(&self, c: &Contestant) {
+        self.deps.prober.reach(tls::reach(c, self.made_tls(c).as_ref()));
     }
 
     fn cwd(&self, c: &Contestant, vars: &BTreeMap<&'static str, String>) -> Option<PathBuf> {
@@ -412,8 +434,17 @@ impl Orchestrator<'_, '_> {
     /// Build (unless `built` ran it already), artifact, cold starts, verification.
     fn setup(&mut self, i: usize, built: Option<builds::Built>) -> Result<(), RunError> {
         let c = &self.plan.contestants[i];
-        let _ = std::fs::create_dir_all(self.scratch.join(stackbench_record::store::file_safe(&c.name)));
+        let scratch = self.scratch.join(stackbench_record::store::file_safe(&c.name));
+        let _ = std::fs::create_dir_all(&scratch);
         self.say(&format!("{} ({}):", c.name, c.scenario.described()));
+        if tls::serves_tls(c)
+            && let Err(why) = tls::make(&scratch)
+        {
+            self.incident(i, "start", "failed_to_start", why.clone(), None)?;
+            return self.leave_out(i, why);
+        }
+        let c = &self.plan.contestants[i];
+        self.reach(c);
         if let Err(why) = self.live[i].limits.clone() {
             self.incident(
                 i,
@@ -638,7 +669,9 @@ impl Orchestrator<'_, '_> {
                 return Ok(None);
             }
         };
-        let base = format!("http://127.0.0.1:{port}");
+        let scheme = if tls::serves_tls(c) { "https" } else { "http" };
+        let base = format!("{scheme}://127.0.0.1:{port}");
+        self.reach(c);
         let interrupt = self.opts.interrupt.clone();
         let mut alive = || process.try_exit().is_none() && !interrupt.is_cancelled();
         let ready = self.wait(c, &base, t0, &mut alive)?;
@@ -752,3 +785,4 @@ mod rounds;
 mod sources;
 #[cfg(test)]
 mod tests;
+mod tls;

@@ -20,6 +20,9 @@ pub struct LoadJob {
     /// A capacity search's bracket from an earlier repetition of the same
     /// contestant: the search bisects it at once instead of starting afresh.
     pub bracket: Option<[f64; 2]>,
+    /// The certificate stackbench made for a contestant with `tls = true`, trusted unless
+    /// the profile says how to check certificates (`cacert`, `insecure`).
+    pub cacert: Option<std::path::PathBuf>,
 }
 
 /// Drives load. `run` blocks until the run ends or `cancel` fires, and

@@ -103,6 +103,10 @@ pub struct ContestantFile {
     pub command: Option<Vec<String>>,
     #[serde(default)]
     pub url: Option<String>,
+    /// Started contestants: it serves HTTPS with a certificate stackbench makes for the run
+    /// (`{tls_cert}`, `{tls_key}`), and is loaded and verified over TLS trusting it.
+    #[serde(default)]
+    pub tls: bool,
     #[serde(default)]
     pub env: BTreeMap<String, String>,
     #[serde(default)]
@@ -187,8 +191,15 @@ pub enum BuildsMode {
 /// How a contestant is reached.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Launch {
-    /// stackbench starts it.
-    Command { argv: Vec<String>, env: BTreeMap<String, String>, cwd: Option<PathBuf>, port: Option<u16> },
+    /// stackbench starts it; with `tls`, it serves HTTPS with the certificate stackbench
+    /// makes for it (`{tls_cert}`, `{tls_key}`).
+    Command {
+        argv: Vec<String>,
+        env: BTreeMap<String, String>,
+        cwd: Option<PathBuf>,
+        port: Option<u16>,
+        tls: bool,
+    },
     /// A server stackbench does not start: no cold start, no sampling, no reset.
     External { url: String },
 }
@@ -276,7 +287,8 @@ const DEFAULT_STOP_GRACE: Duration = Duration::from_secs(5);
 const DEFAULT_SAMPLE_INTERVAL: Duration = Duration::from_millis(250);
 
 /// The placeholders allowed in strings, substituted when a contestant starts.
-pub const PLACEHOLDERS: [&str; 5] = ["{port}", "{stackbench}", "{bin_dir}", "{scratch}", "{plan_dir}"];
+pub const PLACEHOLDERS: [&str; 7] =
+    ["{port}", "{stackbench}", "{bin_dir}", "{scratch}", "{plan_dir}", "{tls_cert}", "{tls_key}"];
 
 impl Plan {
     /// Reads and validates a plan file.
@@ -674,23 +686,29 @@ fn launch_of(c: &ContestantFile) -> Result<Launch, String> {
             }
             for s in argv.iter().chain(c.env.values()) {
                 check_placeholders(s)?;
+                if !c.tls && (s.contains("{tls_cert}") || s.contains("{tls_key}")) {
+                    return Err(format!(
+                        "{s:?} uses {{tls_cert}}/{{tls_key}}, which stand for the certificate stackbench makes \
+                         when the contestant has `tls = true`; add it"
+                    ));
+                }
             }
             Launch::Command {
                 argv: argv.clone(),
                 env: c.env.clone(),
                 cwd: c.cwd.as_ref().map(PathBuf::from),
                 port: c.port.as_ref().map(|p| *p.get_ref()),
+                tls: c.tls,
             }
         }
         (None, Some(url)) => {
             if !(url.starts_with("http://") || url.starts_with("https://")) {
-                return Err(format!("`url` must start with http://, got {url:?}"));
+                return Err(format!("`url` must start with http:// or https://, got {url:?}"));
             }
             // The load engine's own check: a port outside 1–65535 is refused, never taken as 80.
-            if url.starts_with("http://") {
-                stackbench_load::parse_target(url).map_err(|e| format!("`url`: {e}"))?;
-            }
+            stackbench_load::parse_target(url).map_err(|e| format!("`url`: {e}"))?;
             for (key, present) in [
+                ("tls", c.tls),
                 ("env", !c.env.is_empty()),
                 ("cwd", c.cwd.is_some()),
                 ("port", c.port.is_some()),
@@ -702,7 +720,8 @@ fn launch_of(c: &ContestantFile) -> Result<Launch, String> {
             ] {
                 if present {
                     return Err(format!(
-                        "`{key}` needs a server stackbench starts (`command`); with `url` stackbench cannot apply it"
+                        "`{key}` needs a server stackbench starts (`command`); with `url` stackbench cannot apply it{}",
+                        if key == "tls" { " (an https:// URL is loaded over TLS by itself)" } else { "" }
                     ));
                 }
             }

@@ -188,7 +188,9 @@ impl Conn {
         windows: Windows,
         shaking: &Cell<bool>,
     ) -> Result<(Link, Duration), ErrorKind> {
-        let (socket, took) = dial.open(shaking).await?;
+        // Boxed, as `http1::Stream::open` does: the handshake's state stays out of the
+        // request futures that may open a connection.
+        let (socket, took) = Box::pin(dial.open(shaking)).await?;
         let mut wbuf = Vec::with_capacity(16 * 1024);
         wbuf.extend_from_slice(frame::PREFACE);
         frame::put_settings(

@@ -37,6 +37,7 @@ impl Orchestrator<'_, '_> {
             profile: c.profile.clone(),
             cpus: load_cpus,
             bracket,
+            cacert: self.made_tls(c).map(|m| m.cert),
         };
         self.say(&format!("[{nth}/{total}] {name} repetition {rep}: load on {}", job.url));
         let interval = self.plan.sample_interval;
