@@ -19,6 +19,7 @@ HTTP/1.1 with keep-alive, a thread per connection. The port comes from
 """
 
 import argparse
+import ssl
 import json
 import os
 import signal
@@ -129,11 +130,19 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8080")))
     parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--cert", help="serve HTTPS with this certificate (PEM), with --key")
+    parser.add_argument("--key", help="the private key of --cert (PEM)")
     args = parser.parse_args()
     server = ThreadingHTTPServer((args.host, args.port), Handler)
     server.daemon_threads = True
+    scheme = "http"
+    if args.cert:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(args.cert, args.key)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+        scheme = "https"
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    print(f"todo server on http://{args.host}:{args.port}", flush=True)
+    print(f"todo server on {scheme}://{args.host}:{args.port}", flush=True)
     try:
         server.serve_forever()
     except (KeyboardInterrupt, SystemExit):

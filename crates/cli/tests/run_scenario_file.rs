@@ -93,6 +93,29 @@ fn the_example_server_passes_and_its_requests_are_recorded_by_name() {
     assert!(said.contains("verified: 2 contract cases passed"), "{said}");
 }
 
+/// `tls = true`: stackbench makes the certificate, the example server serves HTTPS with it
+/// (`{tls_cert}`, `{tls_key}`), and the verification and the load go over TLS trusting it.
+#[test]
+fn a_contestant_with_tls_is_verified_and_loaded_over_https() {
+    let s = Scratch::new("tls");
+    let server = examples().join("todo_server.py");
+    let command = format!(
+        "[\"python3\", \"{}\", \"--port\", \"{{port}}\", \"--cert\", \"{{tls_cert}}\", \"--key\", \"{{tls_key}}\"]\ntls = true",
+        server.display()
+    );
+    let (code, said, set) = run(&s, &contestant("py-tls", &command));
+    assert_eq!(code, Some(0), "{said}");
+    let c = &set.contestants[0];
+    assert!(c.verification.as_ref().is_some_and(|v| v.passed), "{:?}", c.verification);
+    assert_eq!(set.runs.len(), 1, "{said}");
+    let r = &set.runs[0];
+    assert!(r.params.url.starts_with("https://127.0.0.1:"), "{}", r.params.url);
+    assert!(r.summary.ok > 0 && r.summary.errors == 0, "{:?} {:?}", r.summary, r.errors);
+    let tls = r.connections.as_ref().and_then(|c| c.tls.as_ref()).expect("the record says what TLS agreed");
+    assert!(tls.version.starts_with("TLSv1."), "{tls:?}");
+    assert!(tls.verified_by.starts_with("--cacert ") && tls.verified_by.ends_with("cert.pem"), "{tls:?}");
+}
+
 /// A todo server with one thing wrong: a new todo is answered as done.
 const WRONG: &str = r#"
 import json, os

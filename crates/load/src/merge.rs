@@ -116,6 +116,24 @@ fn model_name(m: &Model) -> &'static str {
     }
 }
 
+/// The shards' connections added up: counts summed, connect and handshake times and the
+/// requests that opened their connection added bucket by bucket.
+fn connections(inputs: &[Input]) -> Result<Option<stackbench_record::Connections>, MergeError> {
+    let mut merged: Option<stackbench_record::Connections> = None;
+    for i in inputs {
+        let Some(c) = &i.record.connections else { continue };
+        match &mut merged {
+            None => merged = Some(c.clone()),
+            Some(m) => m.merge(c).map_err(|source| MergeError::Histogram {
+                name: i.name.clone(),
+                which: "connections",
+                source,
+            })?,
+        }
+    }
+    Ok(merged)
+}
+
 fn decode(name: &str, which: &'static str, text: &str) -> Result<Histogram<u64>, MergeError> {
     decode_histogram(text).map_err(|source| MergeError::Histogram { name: name.to_owned(), which, source })
 }
@@ -188,7 +206,7 @@ pub fn merge(mut inputs: Vec<Input>, thresholds: &[Threshold]) -> Result<Merged,
         iterations,
         // The shards' warm-ups stay in their own records.
         warmup: None,
-        connections: None,
+        connections: connections(&inputs)?,
     };
     Ok(Merged { record, warnings, start_skew_ms })
 }

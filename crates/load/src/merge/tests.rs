@@ -219,3 +219,43 @@ proptest! {
         prop_assert_eq!(per_second, all.len() as u64);
     }
 }
+
+/// The shards' connections add up: counts summed, handshake times added bucket by bucket.
+#[test]
+fn connections_and_handshakes_add_up() {
+    let conns = |opened: u64, shakes: &[u64]| {
+        let mut h = new_histogram();
+        for &v in shakes {
+            h.record(v).unwrap();
+        }
+        stackbench_record::Connections {
+            opened,
+            connect: Latency::from_histogram(&h),
+            connect_histogram: encode_histogram(&h),
+            tls: Some(stackbench_record::TlsRecord {
+                version: "TLSv1.3".into(),
+                cipher_suite: "TLS13_AES_128_GCM_SHA256".into(),
+                key_exchange_group: Some("X25519".into()),
+                alpn: Some("http/1.1".into()),
+                others: Vec::new(),
+                verified_by: "system roots".into(),
+                resumption: true,
+                full: opened,
+                resumed: 0,
+                failed: 0,
+                handshake: Latency::from_histogram(&h),
+                handshake_histogram: encode_histogram(&h),
+            }),
+            first_requests: None,
+        }
+    };
+    let mut a = shard(1, 2, 1_000, &values(1, 30));
+    a.record.connections = Some(conns(2, &[1000, 2000]));
+    let mut b = shard(2, 2, 1_000, &values(2, 30));
+    b.record.connections = Some(conns(3, &[3000, 4000, 5000]));
+    let merged = merge(vec![a, b], &[]).unwrap().record.connections.unwrap();
+    assert_eq!(merged.opened, 5);
+    let tls = merged.tls.unwrap();
+    assert_eq!((tls.full, tls.handshake.count), (5, 5));
+    assert!(tls.handshake.max_us >= 5000 && tls.handshake.min_us <= 1000, "{:?}", tls.handshake);
+}

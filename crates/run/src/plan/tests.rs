@@ -170,3 +170,21 @@ fn every_refused_value_is_refused_at_its_place() {
     let e = parse(&format!("{tail}cold_starts = 9999\n")).unwrap_err();
     assert_eq!(e.location, "p.toml:5:15", "{e}");
 }
+
+#[test]
+fn tls_is_for_started_contestants_and_its_placeholders_need_it() {
+    let ctx = PlanContext { cpus: vec![0, 1], variant: None };
+    let plan = |c: &str| {
+        Plan::parse(&format!("[[contestant]]\nname = \"a\"\nscenario = \"dummy\"\n{c}"), None, &ctx)
+    };
+    let ok = plan("command = [\"./s\", \"--cert\", \"{tls_cert}\", \"--key\", \"{tls_key}\"]\ntls = true")
+        .unwrap();
+    assert!(matches!(ok.contestants[0].launch, Launch::Command { tls: true, .. }));
+    let e = plan("command = [\"./s\", \"--cert\", \"{tls_cert}\"]").unwrap_err().to_string();
+    assert!(e.contains("tls = true"), "{e}");
+    let e = plan("url = \"https://127.0.0.1:8443\"\ntls = true").unwrap_err().to_string();
+    assert!(e.contains("`tls` needs a server stackbench starts"), "{e}");
+    assert!(plan("url = \"https://127.0.0.1:8443/\"").is_ok());
+    let e = plan("url = \"https://127.0.0.1:0/\"").unwrap_err().to_string();
+    assert!(e.contains("port 0"), "{e}");
+}
