@@ -99,13 +99,8 @@ pub fn run_plan(
     progress: &mut dyn FnMut(&str),
 ) -> Result<Outcome, RunError> {
     for c in &plan.contestants {
-        let scheme = match &c.launch {
-            Launch::Command { tls: true, .. } => "https",
-            Launch::External { url } if url.starts_with("https://") => "https",
-            _ => "http",
-        };
         let probe = LoadJob {
-            url: format!("{scheme}://127.0.0.1:9{}", path_of(c)),
+            url: format!("{}://127.0.0.1:9{}", tls::scheme(c), path_of(c)),
             scenario: c.scenario.clone(),
             profile: c.profile.clone(),
             cpus: None,
@@ -398,6 +393,12 @@ impl Orchestrator<'_, '_> {
             .then(|| tls::paths(&self.scratch.join(stackbench_record::store::file_safe(&c.name))))
     }
 
+    /// Where started contestant `c` answers on `port`, the prober pointed at it.
+    fn base(&self, c: &Contestant, port: u16) -> String {
+        self.reach(c);
+        format!("{}://127.0.0.1:{port}", tls::scheme(c))
+    }
+
     /// Points the prober at contestant `c`: its TLS flags and routes, its certificate trusted.
     fn reach(&self, c: &Contestant) {
         self.deps.prober.reach(tls::reach(c, self.made_tls(c).as_ref()));
@@ -669,9 +670,7 @@ impl Orchestrator<'_, '_> {
                 return Ok(None);
             }
         };
-        let scheme = if tls::serves_tls(c) { "https" } else { "http" };
-        let base = format!("{scheme}://127.0.0.1:{port}");
-        self.reach(c);
+        let base = self.base(c, port);
         let interrupt = self.opts.interrupt.clone();
         let mut alive = || process.try_exit().is_none() && !interrupt.is_cancelled();
         let ready = self.wait(c, &base, t0, &mut alive)?;

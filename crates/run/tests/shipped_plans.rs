@@ -46,8 +46,11 @@ fn shipped_plans_parse_and_their_profiles_are_valid() {
             for c in &plan.contestants {
                 let path_part = match &c.launch {
                     Launch::External { url } => url.clone(),
-                    Launch::Command { .. } if c.path == "/" => "http://127.0.0.1:9".into(),
-                    Launch::Command { .. } => format!("http://127.0.0.1:9{}", c.path),
+                    Launch::Command { tls, .. } => {
+                        let scheme = if *tls { "https" } else { "http" };
+                        let path = if c.path == "/" { "" } else { c.path.as_str() };
+                        format!("{scheme}://127.0.0.1:9{path}")
+                    }
                 };
                 let job = LoadJob {
                     url: path_part,
@@ -55,6 +58,7 @@ fn shipped_plans_parse_and_their_profiles_are_valid() {
                     profile: c.profile.clone(),
                     cpus: None,
                     bracket: None,
+                    cacert: None,
                 };
                 EngineDriver.check(&job).unwrap_or_else(|e| {
                     panic!("{} ({variant:?}) contestant {}: {e}", path.display(), c.name)

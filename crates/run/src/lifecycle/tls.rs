@@ -48,6 +48,15 @@ fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     f.write_all(bytes)
 }
 
+/// How `c` is spoken to: `https` with `tls = true` or an `https://` URL, else `http`.
+pub fn scheme(c: &Contestant) -> &'static str {
+    match &c.launch {
+        Launch::Command { tls: true, .. } => "https",
+        Launch::External { url } if url.starts_with("https://") => "https",
+        Launch::Command { .. } | Launch::External { .. } => "http",
+    }
+}
+
 /// Whether stackbench makes a certificate for `c`.
 pub fn serves_tls(c: &Contestant) -> bool {
     matches!(c.launch, Launch::Command { tls: true, .. })
@@ -72,13 +81,13 @@ mod tests {
 
     #[test]
     fn the_certificate_is_p256_for_the_loopback_names() {
+        use std::os::unix::fs::PermissionsExt as _;
         let dir = std::env::temp_dir().join(format!("sb-made-tls-{}", std::process::id()));
         let made = make(&dir).unwrap();
         let pem = std::fs::read_to_string(&made.cert).unwrap();
         assert!(pem.starts_with("-----BEGIN CERTIFICATE-----"), "{pem}");
         let key = std::fs::read_to_string(&made.key).unwrap();
         assert!(key.contains("PRIVATE KEY"), "{key}");
-        use std::os::unix::fs::PermissionsExt as _;
         assert_eq!(std::fs::metadata(&made.key).unwrap().permissions().mode() & 0o777, 0o600);
         // Made again (a plan run after another), it is replaced.
         assert_eq!(make(&dir).unwrap(), made);
