@@ -2,12 +2,13 @@
 # What one open connection costs the generator in memory, cleartext and over TLS: the
 # engine's resident set size with -c SMALL and with -c LARGE keep-alive connections to
 # nginx (one worker on core 0; TLS 1.3, a self-signed ECDSA P-256 certificate made now),
-# the load on core 1, read once every connection is open and the run has gone on for a few
-# seconds; (RSS_large - RSS_small) / (LARGE - SMALL) is the cost of one connection.
+# the load on core 1, its peak over the run (every connection is open before the measured
+# 10 s); (RSS_large - RSS_small) / (LARGE - SMALL) is the cost of one connection.
 #
 # Usage: bench/load/connections-memory.sh [LARGE] [SMALL]     (defaults: 10000, 1000)
 # Needs: nginx-light, openssl, curl, and a release build (STACKBENCH overrides the binary);
-# the open-file limit is raised to LARGE + 1000 for the generator and for nginx.
+# the open-file limit is raised to its hard limit, which must hold 2 × LARGE + 1000 (nginx and the
+# generator share it).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . bench/load/common.sh
@@ -15,7 +16,7 @@ large=${1:-10000}
 small=${2:-1000}
 sb=${STACKBENCH:-${CARGO_TARGET_DIR:-target}/release/stackbench}
 [ -x "$sb" ] || { echo "no stackbench binary at $sb: cargo build --release (or set STACKBENCH)" >&2; exit 1; }
-ulimit -n $((large * 2 + 1000))
+ulimit -n "$(ulimit -Hn)"
 work=$(mktemp -d)
 trap 'kill "$(cat "$work/nginx.pid" 2>/dev/null)" 2>/dev/null || true; rm -rf "$work"' EXIT
 plain=18383
@@ -28,15 +29,24 @@ sed -i "s|^  server {|  server { listen 127.0.0.1:$plain; location / { return 20
 taskset -c 0 nginx -c "$work/nginx.conf" -e "$work/error.log" &
 for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$plain/" && break; sleep 0.1; done
 
-# rss URL C [FLAGS...]: the generator's RSS (kB) 8 s into a 10 s closed-model run of C connections.
+# rss URL C [FLAGS...]: the generator's peak RSS (kB) over a 10 s closed-model run of C connections.
 rss() {
   local url=$1 c=$2; shift 2
   taskset -c 1 "$sb" load "$url" -c "$c" -d 10s --threads 1 --timeout 30s -q --json "$work/r.json" "$@" >/dev/null &
-  local pid=$! kb
-  sleep 8
-  kb=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
+  local pid=$! kb=0 now
+  # The peak: every connection is open (TLS: every handshake made) before the measured 10 s.
+  while kill -0 "$pid" 2>/dev/null; do
+    now=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0)
+    [ "${now:-0}" -gt "$kb" ] && kb=$now
+    sleep 0.5
+  done
   wait "$pid"
-  python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); c=r.get("connections") or {}; print(f"  {sys.argv[2]} connections: {r[\"summary\"][\"requests\"]} requests, {r[\"summary\"][\"errors\"]} errors, {c.get(\"opened\", 0)} opened", file=sys.stderr)' "$work/r.json" "$c"
+  python3 - "$work/r.json" "$c" >&2 <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+s, c = r["summary"], r.get("connections") or {}
+print(f"  {sys.argv[2]} connections: {s['requests']} requests, {s['errors']} errors, {c.get('opened', 0)} opened")
+PY
   echo "$kb"
 }
 
@@ -45,6 +55,6 @@ for kind in cleartext tls; do
   if [ "$kind" = tls ]; then url="https://127.0.0.1:$tls/"; flags=(--cacert "$work/cert.pem"); else url="http://127.0.0.1:$plain/"; flags=(); fi
   a=$(rss "$url" "$small" "${flags[@]}")
   b=$(rss "$url" "$large" "${flags[@]}")
-  python3 -c "import sys; a, b, s, l = map(int, sys.argv[1:]); print(f'{sys.argv[5]}: RSS {a / 1024:.0f} MiB with {s} connections, {b / 1024:.0f} MiB with {l}: {(b - a) * 1024 / (l - s) / 1024:.1f} KiB per connection')" "$a" "$b" "$small" "$large" "$kind"
+  python3 -c "import sys; a, b, s, l = map(int, sys.argv[1:5]); print(f'{sys.argv[5]}: RSS {a / 1024:.0f} MiB with {s} connections, {b / 1024:.0f} MiB with {l}: {(b - a) * 1024 / (l - s) / 1024:.1f} KiB per connection')" "$a" "$b" "$small" "$large" "$kind"
 done
 echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

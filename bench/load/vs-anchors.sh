@@ -18,9 +18,12 @@
 #   https1      keep-alive HTTP/1.1: wrk vs stackbench
 #   h2tls       HTTP/2 over TLS: h2load vs stackbench --http2
 #   oha         keep-alive HTTP/1.1: oha vs stackbench
-#   https1-new  a new connection and a full handshake per request: wrk -H 'Connection: close'
-#               vs stackbench --no-keepalive --no-resume
-#   oha-new     the same: oha --disable-keepalive vs stackbench --no-keepalive --no-resume
+#   new-conn    a new connection and a TLS handshake per request: wrk -H 'Connection: close'
+#               and oha --disable-keepalive vs stackbench --no-keepalive. All three resume the
+#               session (nginx's $ssl_session_reused says `r` for every handshake after each
+#               connection's first), so each is a resumed TLS 1.3 handshake (PSK with a fresh
+#               key exchange): the same work on both sides.
+# ROWS=REGEX runs only the rows whose name matches.
 #
 # Usage: [MODE=tls] bench/load/vs-anchors.sh [ROUNDS] [DURATION]   (defaults: 5 rounds, 10s)
 # Needs: nginx-light, wrk, nghttp2-client (h2load), openssl, oha for MODE=tls
@@ -84,6 +87,7 @@ declare -A results
 row() {
   local name=$1 kind=$2 sb_args=$3
   shift 4
+  [[ $name =~ ${ROWS:-.} ]] || return 0
   cpu_of "$work/a" taskset -c 1 "$@"
   # shellcheck disable=SC2086
   cpu_of "$work/s" taskset -c 1 "$sb" load $sb_args -d "$duration" --threads 1 -q --json "$work/s.json"
@@ -104,8 +108,8 @@ for round in $(seq "$rounds"); do
       row "https1 vs wrk$tag" wrk "$url $trust $groups -c 100" -- wrk -t1 -c100 -d"$duration" "$url"
       row "h2tls vs h2load$tag" h2load "$url $trust $groups --http2 -c 100" -- h2load -t1 -c100 -m1 -D "$secs" "$url"
       row "https1 vs oha$tag" oha "$url $trust $groups -c 100" -- "$oha" -z "$duration" -c 100 --worker-threads 1 --insecure --no-tui --output-format json "$url"
-      row "new-conn vs wrk$tag" wrk "$url $trust $groups -c 100 --no-keepalive --no-resume" -- wrk -t1 -c100 -d"$duration" -H 'Connection: close' "$url"
-      row "new-conn vs oha$tag" oha "$url $trust $groups -c 100 --no-keepalive --no-resume" -- "$oha" -z "$duration" -c 100 --worker-threads 1 --insecure --disable-keepalive --no-tui --output-format json "$url"
+      row "new-conn vs wrk$tag" wrk "$url $trust $groups -c 100 --no-keepalive" -- wrk -t1 -c100 -d"$duration" -H 'Connection: close' "$url"
+      row "new-conn vs oha$tag" oha "$url $trust $groups -c 100 --no-keepalive" -- "$oha" -z "$duration" -c 100 --worker-threads 1 --insecure --disable-keepalive --no-tui --output-format json "$url"
     done
   else
     row "http1 vs wrk" wrk "http://127.0.0.1:$h1/ --io $io -c 100" -- wrk -t1 -c100 -d"$duration" "http://127.0.0.1:$h1/"
