@@ -1,5 +1,6 @@
 //! The engine against real TLS servers: the Rust test server (tokio-rustls and hyper,
-//! `stackbench_testkit::tls`) with certificates made at test time. What each run agreed
+//! `stackbench_testkit::tls`) and Debian's nginx (OpenSSL 3.0), with certificates made at
+//! test time. What each run agreed
 //! (version, group, ALPN) and how many handshakes it made, full and resumed, are checked
 //! against what the server saw; every bad certificate or hostile server is one clear error
 //! before the load, or counted by kind under it, within the run'srv time.
@@ -179,5 +180,81 @@ fn tls_refuses_io_uring_and_auto_picks_epoll() {
     }
     let opt = LoadOptions { io: Some(stackbench_load::Io::Auto), ..opts(&pem) };
     assert_eq!(opt.to_spec("https://localhost:1/").unwrap().io, stackbench_load::Io::Epoll);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// nginx from Debian (OpenSSL 3.0) over TLS 1.3, one process: started for a test, killed by
+/// its pid when dropped.
+struct Nginx {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl Nginx {
+    /// `None` (with a line on the terminal) where nginx is not installed; under CI a missing
+    /// nginx fails the test instead (.ci/run installs nginx-light).
+    fn start(pem: &Certs, dir: &std::path::Path) -> Option<Nginx> {
+        if std::process::Command::new("nginx").arg("-v").output().is_err() {
+            assert!(!stackbench_testkit::in_ci(), "nginx is missing: apt-get install nginx-light");
+            eprintln!("skipped: no nginx on PATH (apt-get install nginx-light)");
+            return None;
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let conf = dir.join("nginx.conf");
+        std::fs::write(
+            &conf,
+            format!(
+                "daemon off;\nmaster_process off;\npid {dir}/nginx.pid;\nerror_log {dir}/error.log;\n\
+                 events {{ worker_connections 256; }}\nhttp {{\n  access_log off;\n  client_body_temp_path {dir};\n  \
+                 server {{\n    listen 127.0.0.1:{port} ssl http2;\n    ssl_certificate {cert};\n    \
+                 ssl_certificate_key {key};\n    ssl_protocols TLSv1.3;\n    \
+                 location / {{ default_type application/json; return 200 '{{\"count\":1}}'; }}\n  }}\n}}\n",
+                dir = dir.display(),
+                cert = pem.cert.display(),
+                key = pem.key.display(),
+            ),
+        )
+        .unwrap();
+        let child = std::process::Command::new("nginx")
+            .args(["-c", conf.to_str().unwrap(), "-e", dir.join("error.log").to_str().unwrap()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let began = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(began.elapsed() < Duration::from_secs(10), "nginx did not listen on {port}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Some(Nginx { child, port })
+    }
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn nginx_on_openssl_agrees_x25519_and_resumes() {
+    let (pem, dir) = certs("nginx", Leaf::Valid);
+    let Some(nginx) = Nginx::start(&pem, &dir) else { return };
+    let url = format!("https://localhost:{}/", nginx.port);
+    let rec = run(&opts(&pem).to_spec(&url).unwrap(), &Stop::new()).unwrap();
+    assert!(rec.summary.ok > 0 && rec.summary.errors == 0, "{:?}", rec.errors);
+    let tls = rec.connections.unwrap().tls.unwrap();
+    // OpenSSL 3.0 has no ML-KEM: the hybrid offered first is passed over for X25519.
+    assert_eq!((tls.version.as_str(), tls.key_exchange_group.as_deref()), ("TLSv1.3", Some("X25519")));
+    assert_eq!(tls.alpn.as_deref(), Some("http/1.1"));
+
+    let opt = LoadOptions { http2: true, no_keepalive: true, ..opts(&pem) };
+    let rec = run(&opt.to_spec(&url).unwrap(), &Stop::new()).unwrap();
+    assert!(rec.summary.ok > 0 && rec.summary.errors == 0, "{:?}", rec.errors);
+    let tls = rec.connections.unwrap().tls.unwrap();
+    assert_eq!(tls.alpn.as_deref(), Some("h2"));
+    assert!(tls.resumed > 0, "nginx's session tickets resume: {tls:?}");
+    drop(nginx);
     std::fs::remove_dir_all(dir).unwrap();
 }
