@@ -34,6 +34,18 @@ impl<'a> Files<'a> {
         }
     }
 
+    /// The bytes of `name`.
+    pub fn read_bytes(&self, name: &str) -> std::io::Result<Vec<u8>> {
+        match self {
+            Files::Dir(d) => std::fs::read(d.join(name)),
+            Files::Embedded { files, .. } => {
+                files.iter().find(|(n, _)| *n == name).map(|(_, t)| t.as_bytes().to_vec()).ok_or_else(|| {
+                    std::io::Error::new(std::io::ErrorKind::NotFound, "not among the embedded files")
+                })
+            }
+        }
+    }
+
     /// The text of `name`, and its path for messages.
     pub fn read(&self, name: &str) -> std::io::Result<(String, String)> {
         let path = self.dir().join(name);

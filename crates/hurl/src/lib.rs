@@ -64,8 +64,9 @@ pub fn fuzz_scenario(data: &[u8]) {
 
 /// Checks that every `{{name}}` of `file` has a value when it is used: a
 /// generator, a variable `defined` outside the file (`base_url`, the TOML's
-/// variables, `--variable`), or a capture of an earlier entry (an entry's
-/// asserts may also use its own captures).
+/// variables, `--variable`), a `variable` option of this entry or one before,
+/// or a capture of an earlier entry (an entry's asserts may also use its own
+/// captures).
 pub fn check_variables(file: &HurlFile, defined: impl Fn(&str) -> bool) -> Result<(), ParseError> {
     let mut taken: Vec<&str> = Vec::new();
     for (i, entry) in file.entries.iter().enumerate() {
@@ -87,17 +88,23 @@ pub fn check_variables(file: &HurlFile, defined: impl Fn(&str) -> bool) -> Resul
             }
             Ok(())
         };
-        check(&entry.url, &taken)?;
-        for h in &entry.headers {
-            check(&h.name, &taken)?;
-            check(&h.value, &taken)?;
+        for o in &entry.options {
+            if let model::OptionValue::Variable { name, text, .. } = &o.value {
+                check(text, &taken)?;
+                taken.push(name);
+            }
         }
-        if let Some(b) = &entry.body {
-            check(&b.template, &taken)?;
+        for t in entry.request_templates() {
+            check(t, &taken)?;
         }
         let Some(r) = &entry.response else { continue };
-        taken.extend(r.captures.iter().map(|c| &*c.name));
-        for t in r.asserts.iter().filter_map(|a| a.predicate.func.template()) {
+        for c in &r.captures {
+            for t in c.templates() {
+                check(t, &taken)?;
+            }
+            taken.push(&c.name);
+        }
+        for t in r.asserts.iter().flat_map(model::Assert::templates) {
             check(t, &taken)?;
         }
     }

@@ -1,17 +1,25 @@
-//! The typed model of a Hurl file, as far as the engine runs it: entries of
-//! a request, the expected status, captures and asserts. Everything here was
-//! checked when the file was loaded (jsonpaths compiled, regexes built,
-//! unsupported features refused), so evaluating it cannot meet a syntax error.
+//! The typed model of a Hurl file: entries of a request (its headers, its
+//! sections and its body), the expected version and status, captures, asserts
+//! and an implicit body assert. Everything here was checked when the file was
+//! loaded (jsonpaths compiled, regexes built, files read), so evaluating it
+//! cannot meet a syntax error; a query, filter or predicate whose argument is
+//! a template is compiled when it is evaluated.
 
 use std::sync::OnceLock;
 
-use regex::Regex;
-
 use crate::error::Pos;
 use crate::eval::Quick;
-use crate::jsonpath::JsonPath;
 use crate::jsonpath::stream::Plan;
 use crate::template::Template;
+
+mod check;
+pub mod options;
+
+pub use check::{
+    Assert, AssertKind, Capture, CertField, CookieAttr, Expected, Filter, FilterKind, IntArg, Predicate,
+    PredicateFunc, Query, RegexArg,
+};
+pub use options::{EntryOption, OptionValue};
 
 /// A parsed `.hurl` file.
 #[derive(Debug, Clone)]
@@ -29,39 +37,108 @@ pub struct Entry {
     pub method: Box<str>,
     pub url: Template,
     pub headers: Vec<Header>,
+    /// `[Query]` (`[QueryStringParams]`): appended to the URL, each value encoded as curl does.
+    pub query: Vec<Param>,
+    /// `[Form]` (`[FormParams]`): the body, `application/x-www-form-urlencoded`.
+    pub form: Vec<Param>,
+    /// `[Multipart]` (`[MultipartFormData]`): the body, `multipart/form-data`.
+    pub multipart: Vec<MultipartParam>,
+    /// `[Cookies]`: one `Cookie` header.
+    pub cookies: Vec<Param>,
+    /// `[BasicAuth]`: an `Authorization: Basic` header.
+    pub basic_auth: Option<Param>,
+    /// `[Options]`, in order.
+    pub options: Vec<EntryOption>,
     pub body: Option<Body>,
     pub response: Option<Response>,
 }
 
-/// A request header.
+/// A request header. `Name;` and `Name:` both send the header with an empty value.
 #[derive(Debug, Clone)]
 pub struct Header {
     pub name: Template,
     pub value: Template,
 }
 
-/// A request body.
+/// `name: value` in a request section.
+#[derive(Debug, Clone)]
+pub struct Param {
+    pub pos: Pos,
+    pub name: Template,
+    pub value: Template,
+}
+
+/// A field of `[Multipart]`: a value, or a file (read when the file was loaded).
+#[derive(Debug, Clone)]
+pub enum MultipartParam {
+    Field(Param),
+    File {
+        pos: Pos,
+        name: Template,
+        /// The file's name as written (sent as the part's `filename`).
+        filename: Box<str>,
+        /// As written after `;`, else from the file's extension, as Hurl does.
+        content_type: Template,
+        data: Box<[u8]>,
+    },
+}
+
+/// A request body (or the text of an implicit body assert).
 #[derive(Debug, Clone)]
 pub struct Body {
     pub kind: BodyKind,
     pub template: Template,
 }
 
-/// What a request body was written as (a JSON body gets `Content-Type:
-/// application/json` when the entry sets none, as Hurl does).
+/// What a body was written as; it decides the `Content-Type` the request gets when the
+/// entry sets none, as Hurl does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BodyKind {
+    /// JSON (of any value), or a ```` ```json ```` string: `application/json`.
     Json,
+    /// An XML document, or a ```` ```xml ```` string: `application/xml`.
+    Xml,
+    /// A ```` ```graphql ```` string, sent as Hurl sends it: `{"query": ..., "variables": ...}`.
+    GraphQl,
+    /// A one-line or multiline string (text as written): no `Content-Type`.
     Raw,
+    /// `hex,`, `base64,` or `file,`: bytes as they are, no `Content-Type`.
+    Bytes,
+}
+
+/// An HTTP version in the status line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Version {
+    /// `HTTP`: any version.
+    Any,
+    Http10,
+    Http11,
+    Http2,
+    Http3,
+}
+
+impl Version {
+    /// As the `version` query gives it (`1.1`, `2`); `None` for [`Version::Any`].
+    pub fn number(self) -> Option<&'static str> {
+        match self {
+            Version::Any => None,
+            Version::Http10 => Some("1.0"),
+            Version::Http11 => Some("1.1"),
+            Version::Http2 => Some("2"),
+            Version::Http3 => Some("3"),
+        }
+    }
 }
 
 /// The `HTTP <status>` line and the sections below it.
 #[derive(Debug, Clone)]
 pub struct Response {
     pub pos: Pos,
+    pub version: Version,
     /// `None` for `HTTP *`.
     pub status: Option<u16>,
     pub captures: Vec<Capture>,
+    /// Header lines, the implicit body and `[Asserts]`, in the order Hurl checks them.
     pub asserts: Vec<Assert>,
     /// Its jsonpath queries as one pass over an answer follows them (`None` when it
     /// cannot), worked out at the first check.
@@ -71,133 +148,64 @@ pub struct Response {
     pub quick: OnceLock<Option<Quick>>,
 }
 
-/// `name: query filters`.
-#[derive(Debug, Clone)]
-pub struct Capture {
-    pub pos: Pos,
-    pub name: Box<str>,
-    pub query: Query,
-    pub filters: Vec<Filter>,
-}
-
-/// `query filters predicate`, or a header line under `HTTP <status>`.
-#[derive(Debug, Clone)]
-pub struct Assert {
-    pub pos: Pos,
-    /// The line as written, for failure messages.
-    pub source: Box<str>,
-    pub query: Query,
-    pub filters: Vec<Filter>,
-    pub predicate: Predicate,
-}
-
-/// What part of the answer a capture or an assert looks at.
-#[derive(Debug, Clone)]
-pub enum Query {
-    Status,
-    Header(Box<str>),
-    JsonPath(JsonPath),
-    /// The first group of the regex (the whole match without groups), on the body.
-    Regex(Regex),
-    Body,
-}
-
-/// A transformation of a query's value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Filter {
-    /// The length of a collection.
-    Count,
-}
-
-/// `not`? and a predicate.
-#[derive(Debug, Clone)]
-pub struct Predicate {
-    pub not: bool,
-    pub func: PredicateFunc,
-}
-
-/// The predicates the engine evaluates.
-#[derive(Debug, Clone)]
-pub enum PredicateFunc {
-    Equal(Expected),
-    NotEqual(Expected),
-    Greater(Expected),
-    GreaterOrEqual(Expected),
-    Less(Expected),
-    LessOrEqual(Expected),
-    StartsWith(Template),
-    EndsWith(Template),
-    Contains(Template),
-    Includes(Expected),
-    Matches(Regex),
-    Exists,
-    IsEmpty,
-    IsInteger,
-    IsFloat,
-    IsBoolean,
-    IsString,
-    IsCollection,
-}
-
-/// A predicate's operand.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Expected {
-    Null,
-    Bool(bool),
-    Int(i64),
-    Float(f64),
-    /// A quoted string (templates allowed): compared as text.
-    Str(Template),
-    /// A bare `{{name}}`: compared as the variable's kind.
-    Var(Template),
-}
-
-impl PredicateFunc {
-    /// The template of the predicate's operand, if it has one (a quoted string, a bare
-    /// `{{name}}`, or the text of `startsWith`, `endsWith` and `contains`).
-    pub fn template(&self) -> Option<&Template> {
-        match self {
-            PredicateFunc::Equal(e)
-            | PredicateFunc::NotEqual(e)
-            | PredicateFunc::Greater(e)
-            | PredicateFunc::GreaterOrEqual(e)
-            | PredicateFunc::Less(e)
-            | PredicateFunc::LessOrEqual(e)
-            | PredicateFunc::Includes(e) => match e {
-                Expected::Str(t) | Expected::Var(t) => Some(t),
-                _ => None,
-            },
-            PredicateFunc::StartsWith(t) | PredicateFunc::EndsWith(t) | PredicateFunc::Contains(t) => Some(t),
-            _ => None,
-        }
-    }
-
-    /// [`PredicateFunc::template`], to change in place.
-    fn template_mut(&mut self) -> Option<&mut Template> {
-        match self {
-            PredicateFunc::Equal(e)
-            | PredicateFunc::NotEqual(e)
-            | PredicateFunc::Greater(e)
-            | PredicateFunc::GreaterOrEqual(e)
-            | PredicateFunc::Less(e)
-            | PredicateFunc::LessOrEqual(e)
-            | PredicateFunc::Includes(e) => match e {
-                Expected::Str(t) | Expected::Var(t) => Some(t),
-                _ => None,
-            },
-            PredicateFunc::StartsWith(t) | PredicateFunc::EndsWith(t) | PredicateFunc::Contains(t) => Some(t),
-            _ => None,
-        }
-    }
-}
-
 impl Entry {
+    /// An entry of a request line alone (a method and a URL), at `pos`.
+    pub fn new(pos: Pos, method: &str, url: Template) -> Entry {
+        Entry {
+            pos,
+            method: method.into(),
+            url,
+            headers: Vec::new(),
+            query: Vec::new(),
+            form: Vec::new(),
+            multipart: Vec::new(),
+            cookies: Vec::new(),
+            basic_auth: None,
+            options: Vec::new(),
+            body: None,
+            response: None,
+        }
+    }
+
     /// The request's name: method and URL template without a leading
     /// `{{base_url}}` (`GET /todos/{{todo_id}}`).
     pub fn name(&self) -> String {
         let url = self.url.source();
         let path = url.strip_prefix("{{base_url}}").unwrap_or(&url);
         format!("{} {path}", self.method)
+    }
+
+    /// Whether its request is its request line, headers and body alone (no section that
+    /// adds to the URL, the headers or the body): what the load engine compiles.
+    pub fn is_plain(&self) -> bool {
+        self.query.is_empty()
+            && self.form.is_empty()
+            && self.multipart.is_empty()
+            && self.cookies.is_empty()
+            && self.basic_auth.is_none()
+            && self.body.as_ref().is_none_or(|b| b.kind != BodyKind::GraphQl)
+    }
+
+    /// Every template of the request, in the order it is written.
+    pub fn request_templates(&self) -> Vec<&Template> {
+        let mut t = vec![&self.url];
+        for h in &self.headers {
+            t.push(&h.name);
+            t.push(&h.value);
+        }
+        for p in self.query.iter().chain(&self.form).chain(&self.cookies).chain(&self.basic_auth) {
+            t.push(&p.name);
+            t.push(&p.value);
+        }
+        for m in &self.multipart {
+            match m {
+                MultipartParam::Field(p) => t.extend([&p.name, &p.value]),
+                MultipartParam::File { name, content_type, .. } => t.extend([name, content_type]),
+            }
+        }
+        t.extend(self.options.iter().flat_map(EntryOption::templates));
+        t.extend(self.body.as_ref().map(|b| &b.template));
+        t
     }
 }
 
@@ -212,15 +220,39 @@ impl HurlFile {
                 templates.push(&mut h.name);
                 templates.push(&mut h.value);
             }
+            for p in e.query.iter_mut().chain(&mut e.form).chain(&mut e.cookies).chain(&mut e.basic_auth) {
+                p.pos = f(p.pos);
+                templates.push(&mut p.name);
+                templates.push(&mut p.value);
+            }
+            for m in &mut e.multipart {
+                match m {
+                    MultipartParam::Field(p) => {
+                        p.pos = f(p.pos);
+                        templates.push(&mut p.name);
+                        templates.push(&mut p.value);
+                    }
+                    MultipartParam::File { pos, name, content_type, .. } => {
+                        *pos = f(*pos);
+                        templates.push(name);
+                        templates.push(content_type);
+                    }
+                }
+            }
+            for o in &mut e.options {
+                o.pos = f(o.pos);
+                templates.extend(o.templates_mut());
+            }
             templates.extend(e.body.as_mut().map(|b| &mut b.template));
             if let Some(r) = &mut e.response {
                 r.pos = f(r.pos);
                 for c in &mut r.captures {
                     c.pos = f(c.pos);
+                    templates.extend(c.templates_mut());
                 }
                 for a in &mut r.asserts {
                     a.pos = f(a.pos);
-                    templates.extend(a.predicate.func.template_mut());
+                    templates.extend(a.templates_mut());
                 }
             }
             for t in templates {
@@ -229,7 +261,7 @@ impl HurlFile {
         }
     }
 
-    /// Every variable the file refers to, with where (request templates and asserts).
+    /// Every capture of the file, in order.
     pub fn captures(&self) -> impl Iterator<Item = &Capture> {
         self.entries.iter().filter_map(|e| e.response.as_ref()).flat_map(|r| r.captures.iter())
     }

@@ -2,82 +2,28 @@
 //! in Orange-OpenSource/hurl), written from the published grammar; see
 //! docs/design.md for why not the `hurl_core` crate.
 //!
-//! The grammar is line-oriented: a request line, headers, sections, a body;
-//! then an optional `HTTP <status>` line with its own headers and sections.
-//! The parser walks the file line by line (a JSON body or a multiline string
-//! may span lines) and builds the typed model of `model.rs`. A feature of the
-//! grammar the engine does not run (an `[Options]` section, an xpath query, a
-//! filter other than `count`, ...) is refused with its name and position,
-//! never skipped: a load test that silently checks less than its author wrote
-//! would measure a different contract.
+//! The grammar is line-oriented: a request line, headers, request sections, a
+//! body; then an optional `HTTP <status>` line with its own headers, sections
+//! and body. The parser walks the file line by line (a JSON or XML body or a
+//! multiline string may span lines) and builds the typed model of `model.rs`.
+//! Every construct of Hurl 8's grammar is read into the model; what the engine
+//! cannot do with one (an `[Options]` entry that needs a proxy, say) is refused
+//! where the scenario is loaded, with its name and position, never skipped.
+//!
+//! One file per concern: [`body`] (request and response bodies), [`request`]
+//! (request sections and `[Options]`), [`response`] (the status line and its
+//! sections), [`query`] (queries, filters, predicates and their values).
 
 use crate::error::{ErrorKind, ParseError, Pos};
 use crate::model::{Entry, Header, HurlFile};
-use crate::template::{Escape, Template};
+use crate::template::{Escape, Expr, ExprStart, Part, Template};
+
+mod body;
+mod query;
+mod request;
+mod response;
 
 type Res<T> = Result<T, ParseError>;
-
-/// Request sections of Hurl's grammar (with their newer short names), all refused.
-const REQUEST_SECTIONS: [&str; 9] = [
-    "QueryStringParams",
-    "Query",
-    "FormParams",
-    "Form",
-    "MultipartFormData",
-    "Multipart",
-    "Cookies",
-    "BasicAuth",
-    "Options",
-];
-/// Queries of Hurl's grammar that the engine does not evaluate.
-const OTHER_QUERIES: [&str; 12] = [
-    "url",
-    "cookie",
-    "xpath",
-    "variable",
-    "duration",
-    "bytes",
-    "sha256",
-    "md5",
-    "certificate",
-    "ip",
-    "version",
-    "redirects",
-];
-/// Filters of Hurl's grammar other than `count`.
-const OTHER_FILTERS: [&str; 28] = [
-    "daysAfterNow",
-    "daysBeforeNow",
-    "decode",
-    "format",
-    "dateFormat",
-    "htmlEscape",
-    "htmlUnescape",
-    "jsonpath",
-    "nth",
-    "regex",
-    "replace",
-    "replaceRegex",
-    "split",
-    "toDate",
-    "toInt",
-    "toFloat",
-    "toString",
-    "toHex",
-    "urlDecode",
-    "urlEncode",
-    "urlQueryParam",
-    "xpath",
-    "base64Decode",
-    "base64Encode",
-    "base64UrlSafeDecode",
-    "base64UrlSafeEncode",
-    "first",
-    "last",
-];
-/// Predicates of Hurl's grammar that the engine does not evaluate.
-const OTHER_PREDICATES: [&str; 9] =
-    ["isDate", "isIsoDate", "isNumber", "isList", "isObject", "isIpv4", "isIpv6", "isUuid", "containsAll"];
 
 /// Parses the text of a `.hurl` file; `file` names it in errors. A `file,name;`
 /// body is refused: see [`parse_in`].
@@ -214,11 +160,8 @@ impl<'a> Parser<'a> {
         self.skip_sp(&mut c);
         let s = self.rest(c);
         let word = s.find(|ch: char| !ch.is_ascii_alphabetic()).map_or(s, |n| &s[..n]);
-        let kind = if let Some(name) =
-            s.strip_prefix('[').and_then(|r| r.strip_prefix(word_at(r))).and_then(|r| {
-                let w = word_at(&s[1..]);
-                (r.starts_with(']') && !w.is_empty() && !matches!(w, "true" | "false" | "null")).then_some(w)
-            }) {
+        let key = key_len(s);
+        let kind = if let Some(name) = section_name(s) {
             Kind::Section(name)
         } else if word == "HTTP" && matches!(s.as_bytes().get(4), Some(b' ' | b'\t' | b'/')) {
             Kind::Http
@@ -226,10 +169,16 @@ impl<'a> Parser<'a> {
             || s.starts_with("base64,")
             || s.starts_with("hex,")
             || s.starts_with("file,")
+            || is_json_scalar(s)
         {
             Kind::Body
         } else if s.starts_with("{{")
-            || s[key_len(s)..].trim_start_matches([' ', '\t']).starts_with(':') && key_len(s) > 0
+            || key > 0 && s[key..].trim_start_matches([' ', '\t']).starts_with(':')
+            || key > 0
+                && s[key..]
+                    .trim_end()
+                    .strip_prefix(';')
+                    .is_some_and(|r| r.trim().is_empty() || r.trim_start().starts_with('#'))
         {
             Kind::KeyValue
         } else if !word.is_empty()
@@ -255,7 +204,7 @@ impl<'a> Parser<'a> {
         }
         let pos = self.pos(c.i);
         let m = self.rest(c).find([' ', '\t']).unwrap_or(0);
-        let method: Box<str> = self.rest(c)[..m].into();
+        let method = &self.rest(c)[..m];
         c.i += m;
         self.skip_sp(&mut c);
         let at = c.i;
@@ -264,7 +213,8 @@ impl<'a> Parser<'a> {
             return Err(self.syntax(at, "the request line has no URL"));
         }
         self.line += 1;
-        let mut entry = Entry { pos, method, url, headers: Vec::new(), body: None, response: None };
+        let mut entry = Entry::new(pos, method, url);
+        let mut sections: Vec<&str> = Vec::new();
         loop {
             self.skip_blank();
             if self.eof() {
@@ -272,21 +222,26 @@ impl<'a> Parser<'a> {
             }
             let (kind, mut c) = self.kind();
             match kind {
-                Kind::KeyValue if entry.body.is_none() => {
-                    let name = self.key_string(&mut c)?;
-                    self.colon(&mut c)?;
-                    let value = self.value_string(&mut c)?;
-                    entry.headers.push(Header { name, value });
+                Kind::KeyValue if entry.body.is_none() && sections.is_empty() => {
+                    entry.headers.push(self.header(&mut c)?);
                     self.line += 1;
                 }
                 Kind::Section(name) if entry.body.is_none() => {
-                    return Err(if REQUEST_SECTIONS.contains(&name) {
-                        self.unsupported(c.i, format!("the [{name}] section"))
-                    } else if matches!(name, "Captures" | "Asserts") {
-                        self.syntax(c.i, format!("[{name}] must follow the `HTTP <status>` line"))
-                    } else {
-                        self.syntax(c.i, format!("unknown section [{name}]"))
-                    });
+                    if matches!(name, "Captures" | "Asserts") {
+                        return Err(
+                            self.syntax(c.i, format!("[{name}] must follow the `HTTP <status>` line"))
+                        );
+                    }
+                    let canonical = request::canonical(name)
+                        .ok_or_else(|| self.syntax(c.i, format!("unknown section [{name}]")))?;
+                    if sections.contains(&canonical) {
+                        return Err(self.syntax(c.i, format!("a second [{name}] section")));
+                    }
+                    sections.push(canonical);
+                    c.i += name.len() + 2;
+                    self.end_of_line(c)?;
+                    self.line += 1;
+                    self.request_section(canonical, &mut entry)?;
                 }
                 Kind::Body if entry.body.is_none() => entry.body = Some(self.body(c)?),
                 Kind::Http => {
@@ -295,12 +250,29 @@ impl<'a> Parser<'a> {
                 }
                 Kind::Method => return Ok(entry),
                 _ => {
-                    return Err(
-                        self.syntax(c.i, "expected a header, a body, `HTTP <status>` or the next request")
-                    );
+                    return Err(self.syntax(
+                        c.i,
+                        "expected a header, a section, a body, `HTTP <status>` or the next request",
+                    ));
                 }
             }
         }
+    }
+
+    /// `name: value` or `name;` (an empty value) at `c`.
+    fn header(&self, c: &mut Cur) -> Res<Header> {
+        let name = self.key_string(c)?;
+        let mut d = *c;
+        self.skip_sp(&mut d);
+        if self.peek(d) == Some(b';') {
+            d.i += 1;
+            self.end_of_line(d)?;
+            *c = Cur { i: d.end, end: d.end };
+            return Ok(Header { name, value: Template::default() });
+        }
+        self.colon(c)?;
+        let value = self.value_string(c)?;
+        Ok(Header { name, value })
     }
 
     fn colon(&self, c: &mut Cur) -> Res<()> {
@@ -313,11 +285,13 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// `{{ name }}` at `c` (which is at `{{`), appended to `t`.
+    /// `{{ expr }}` at `c` (which is at `{{`), appended to `t`: a variable or `newUuid` /
+    /// `newDate` alone, or an expression (a function, or filters after the name).
     fn template_expr(&self, c: &mut Cur, t: &mut Template, escape: Escape) -> Res<()> {
         let at = c.i;
         c.i += 2;
         self.skip_sp(c);
+        let start = c.i;
         let s = self.rest(*c);
         let n = s.find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_' || ch == '-')).unwrap_or(s.len());
         let name = &s[..n];
@@ -325,15 +299,35 @@ impl<'a> Parser<'a> {
             return Err(self.syntax(c.i, "expected a variable name after `{{`"));
         }
         c.i += n;
+        let env = if name == "getEnv" {
+            if self.skip_sp(c) == 0 {
+                return Err(self.syntax(c.i, "`getEnv` takes the variable's name: `{{getEnv \"HOME\"}}`"));
+            }
+            let q = self.quoted_string(c)?;
+            let v = q.as_literal().ok_or_else(|| self.unsupported(c.i, "a template in `getEnv`'s name"))?;
+            Some(v.to_owned())
+        } else {
+            None
+        };
+        let filters = self.filters(c)?;
         self.skip_sp(c);
         if !self.rest(*c).starts_with("}}") {
-            if self.peek(*c).is_some_and(|b| b.is_ascii_alphabetic()) {
-                return Err(self.unsupported(c.i, "a filter in a template (`{{name filter}}`)"));
-            }
             return Err(self.syntax(c.i, "expected `}}`"));
         }
+        let source = self.text[start..c.i].trim_end().into();
         c.i += 2;
-        t.push_var(name, escape, self.pos(at));
+        let pos = self.pos(at);
+        if env.is_none() && filters.is_empty() {
+            t.push_var(name, escape, pos);
+            return Ok(());
+        }
+        let start = match (name, env) {
+            (_, Some(v)) => ExprStart::Env(v.into()),
+            ("newUuid", _) => ExprStart::NewUuid,
+            ("newDate", _) => ExprStart::NewDate,
+            _ => ExprStart::Var(name.into()),
+        };
+        t.parts.push(Part::Expr { expr: Box::new(Expr { start, filters, source }), escape, pos });
         Ok(())
     }
 
@@ -379,7 +373,7 @@ impl<'a> Parser<'a> {
         let at = c.i;
         let t = self.string_until(
             c,
-            |b| !(b.is_ascii_alphanumeric() || b"_-.[]@$\\".contains(&b)),
+            |b| !(b.is_ascii_alphanumeric() || b"_-.[]@$\\".contains(&b) || b >= 0x80),
             b"#:",
             |s| s,
         )?;
@@ -414,7 +408,7 @@ impl<'a> Parser<'a> {
     ) -> Res<Template> {
         let mut t = Template::default();
         let mut lit = String::new();
-        let unquoted = !escapes.contains(&b'"');
+        let unquoted = !escapes.contains(&b'"') && !escapes.contains(&b'`');
         while let Some(b) = self.peek(*c) {
             if self.rest(*c).starts_with("{{") {
                 t.push_str(&lit);
@@ -436,8 +430,20 @@ impl<'a> Parser<'a> {
     }
 }
 
-mod body;
-mod response;
+/// `[Name]` at the start of `s`: a section's name (letters and digits, as Hurl reads one).
+fn section_name(s: &str) -> Option<&str> {
+    let r = s.strip_prefix('[')?;
+    let w = word_at(r);
+    (r[w.len()..].starts_with(']') && !w.is_empty() && !matches!(w, "true" | "false" | "null")).then_some(w)
+}
+
+/// A line that is a JSON scalar alone: a number, `true`, `false` or `null` (a body).
+fn is_json_scalar(s: &str) -> bool {
+    let token = s.split([' ', '\t', '#']).next().unwrap_or("");
+    matches!(token, "true" | "false" | "null")
+        || token.starts_with(|c: char| c.is_ascii_digit() || c == '-')
+            && serde_json::from_str::<serde_json::Value>(token).is_ok()
+}
 
 fn word_at(s: &str) -> &str {
     let n = s.find(|ch: char| !ch.is_ascii_alphanumeric()).unwrap_or(s.len());
@@ -451,7 +457,7 @@ fn key_len(s: &str) -> usize {
     while i < b.len() {
         match b[i] {
             b'\\' if i + 1 < b.len() && b[i + 1].is_ascii() => i += 2,
-            c if c.is_ascii_alphanumeric() || b"_-.[]@$".contains(&c) => i += 1,
+            c if c.is_ascii_alphanumeric() || b"_-.[]@$".contains(&c) || c >= 0x80 => i += 1,
             _ => break,
         }
     }

@@ -50,31 +50,71 @@ fn run_flow_explained<A: Answer>(
     vars.unset(hurl.captures().map(|c| &*c.name));
     let (mut req, mut scratch) = (Request::default(), Vec::new());
     let mut steps = Vec::with_capacity(hurl.entries.len());
-    for (i, e) in hurl.entries.iter().enumerate() {
+    'entries: for (i, e) in hurl.entries.iter().enumerate() {
         let name = names.get(i).cloned().unwrap_or_else(|| e.name());
-        if let Err(err) = e.render(vars, &mut req) {
-            let because = why(&err.name, vars).unwrap_or_else(|| "the capture that sets it failed".into());
-            let why = format!("{}:{}: variable `{}` has no value ({because})", hurl.file, err.pos, err.name);
-            steps.push(Step { name, failures: Vec::new(), error: Some(why) });
-            break;
-        }
-        let answer = match send(e, &req) {
-            Ok(a) => a,
-            Err(why) => {
-                steps.push(Step { name, failures: Vec::new(), error: Some(why) });
+        let no_value = |err: &crate::template::RenderError, vars: &Vars| match &err.why {
+            Some(w) => format!("{}:{}: {w}", hurl.file, err.pos),
+            None => {
+                let because =
+                    why(&err.name, vars).unwrap_or_else(|| "the capture that sets it failed".into());
+                format!("{}:{}: variable `{}` has no value ({because})", hurl.file, err.pos, err.name)
+            }
+        };
+        let options = match e.run_options(vars) {
+            Ok(o) => o,
+            Err(err) => {
+                steps.push(Step { name, failures: Vec::new(), error: Some(no_value(&err, vars)) });
                 break;
             }
         };
-        let mut failures = Vec::new();
-        e.check(&answer, vars, &mut scratch, &mut failures);
-        // A check that names an expression without value: say why it has none.
-        let error = failures.iter().find_map(|f| match &f.kind {
-            FailureKind::Render(r) => {
-                why(&r.name, vars).map(|w| format!("variable `{}` has no value ({w})", r.name))
-            }
-            _ => None,
-        });
-        steps.push(Step { name, failures, error });
+        if options.skip {
+            continue;
+        }
+        let (Some(repeat), Some(retry)) = (options.repeat, options.retry) else {
+            let why = format!(
+                "{}:{}: `repeat` and `retry` without end (-1) cannot be verified: give a count",
+                hurl.file, e.pos
+            );
+            steps.push(Step { name, failures: Vec::new(), error: Some(why) });
+            break;
+        };
+        for _ in 0..repeat {
+            let mut tries = 0;
+            let step = loop {
+                std::thread::sleep(options.delay);
+                if let Err(err) = e.render(vars, &mut req) {
+                    steps.push(Step {
+                        name: name.clone(),
+                        failures: Vec::new(),
+                        error: Some(no_value(&err, vars)),
+                    });
+                    break 'entries;
+                }
+                let answer = match send(e, &req) {
+                    Ok(a) => a,
+                    Err(why) => {
+                        steps.push(Step { name: name.clone(), failures: Vec::new(), error: Some(why) });
+                        break 'entries;
+                    }
+                };
+                let mut failures = Vec::new();
+                e.check(&answer, vars, &mut scratch, &mut failures);
+                if !failures.is_empty() && tries < retry {
+                    tries += 1;
+                    std::thread::sleep(options.retry_interval);
+                    continue;
+                }
+                // A check that names an expression without value: say why it has none.
+                let error = failures.iter().find_map(|f| match &f.kind {
+                    FailureKind::Render(r) if r.why.is_none() => {
+                        why(&r.name, vars).map(|w| format!("variable `{}` has no value ({w})", r.name))
+                    }
+                    _ => None,
+                });
+                break Step { name: name.clone(), failures, error };
+            };
+            steps.push(step);
+        }
     }
     steps
 }
@@ -164,7 +204,8 @@ pub fn verify<A: Answer>(
         let mut vars = Vars::new(seed.wrapping_add(n as u64));
         vars.set("base_url", base_url, Kind::String);
         for (k, v) in defined {
-            vars.set(k, v, Kind::String);
+            let (v, kind) = crate::template::cli_value(v);
+            vars.set(k, v, kind);
         }
         for (k, v) in &carried {
             vars.set(k, &v.text, v.kind);

@@ -35,13 +35,62 @@ pub enum Escape {
 }
 
 /// One piece of a template.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub enum Part {
     Lit(Box<str>),
-    Var { name: Box<str>, escape: Escape, pos: Pos },
+    Var {
+        name: Box<str>,
+        escape: Escape,
+        pos: Pos,
+    },
+    /// Bytes written as they are: a `hex,`, `base64,` or `file,` body, a multipart file.
+    Bytes(Box<[u8]>),
+    /// A placeholder with filters or a function (`{{id urlEncode}}`, `{{getEnv "HOME"}}`),
+    /// evaluated as Hurl evaluates an expression.
+    Expr {
+        expr: Box<Expr>,
+        escape: Escape,
+        pos: Pos,
+    },
 }
 
-/// A parsed template: literal text and variable references.
+impl PartialEq for Part {
+    /// Placeholders with filters compare by their source (filters hold regexes).
+    fn eq(&self, other: &Part) -> bool {
+        match (self, other) {
+            (Part::Lit(a), Part::Lit(b)) => a == b,
+            (Part::Var { name: a, escape: x, pos: p }, Part::Var { name: b, escape: y, pos: q }) => {
+                a == b && x == y && p == q
+            }
+            (Part::Bytes(a), Part::Bytes(b)) => a == b,
+            (Part::Expr { expr: a, escape: x, pos: p }, Part::Expr { expr: b, escape: y, pos: q }) => {
+                a.source == b.source && x == y && p == q
+            }
+            _ => false,
+        }
+    }
+}
+
+/// What a placeholder with filters or a function starts from, then its filters.
+#[derive(Debug, Clone)]
+pub struct Expr {
+    pub start: ExprStart,
+    pub filters: Vec<crate::model::Filter>,
+    /// The placeholder's text between the braces, for names and messages.
+    pub source: Box<str>,
+}
+
+/// The value an expression starts from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExprStart {
+    Var(Box<str>),
+    NewUuid,
+    NewDate,
+    /// `getEnv "NAME"`: the environment variable, read when the file is loaded.
+    Env(Box<str>),
+}
+
+/// A parsed template: literal text, variable references, bytes and expressions.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Template {
     pub parts: Vec<Part>,
@@ -78,21 +127,39 @@ impl Template {
         self.parts.push(Part::Var { name: name.into(), escape, pos });
     }
 
+    /// Appends bytes written as they are.
+    pub fn push_bytes(&mut self, b: &[u8]) {
+        self.parts.push(Part::Bytes(b.into()));
+    }
+
     /// Moves the positions of its variables through `f`.
     pub fn map_positions(&mut self, f: impl Fn(Pos) -> Pos) {
         for p in &mut self.parts {
-            if let Part::Var { pos, .. } = p {
+            if let Part::Var { pos, .. } | Part::Expr { pos, .. } = p {
                 *pos = f(*pos);
             }
         }
     }
 
-    /// The variables it refers to, in order, with their positions.
-    pub fn vars(&self) -> impl Iterator<Item = (&str, Pos)> {
-        self.parts.iter().filter_map(|p| match p {
-            Part::Var { name, pos, .. } => Some((&**name, *pos)),
-            Part::Lit(_) => None,
-        })
+    /// The variables it refers to, in order, with their positions (a placeholder's, and
+    /// those of its filters' arguments).
+    pub fn vars(&self) -> Vec<(&str, Pos)> {
+        let mut out = Vec::new();
+        for p in &self.parts {
+            match p {
+                Part::Var { name, pos, .. } => out.push((&**name, *pos)),
+                Part::Expr { expr, pos, .. } => {
+                    if let ExprStart::Var(name) = &expr.start {
+                        out.push((&**name, *pos));
+                    }
+                    for f in &expr.filters {
+                        out.extend(f.kind.templates().into_iter().flat_map(Template::vars));
+                    }
+                }
+                Part::Lit(_) | Part::Bytes(_) => {}
+            }
+        }
+        out
     }
 
     /// The text of a template without variables.
@@ -115,6 +182,12 @@ impl Template {
                     s.push_str(name);
                     s.push_str("}}");
                 }
+                Part::Expr { expr, .. } => {
+                    s.push_str("{{");
+                    s.push_str(&expr.source);
+                    s.push_str("}}");
+                }
+                Part::Bytes(b) => s.push_str(&format!("<{} bytes>", b.len())),
             }
         }
         s
@@ -127,19 +200,30 @@ impl Template {
                 Part::Lit(l) => out.extend_from_slice(l.as_bytes()),
                 Part::Var { name, escape, pos } => vars
                     .write(name, *escape, out)
-                    .map_err(|()| RenderError { name: name.to_string(), pos: *pos })?,
+                    .map_err(|()| RenderError { name: name.to_string(), pos: *pos, why: None })?,
+                Part::Bytes(b) => out.extend_from_slice(b),
+                Part::Expr { expr, escape, pos } => crate::eval::render_expr(expr, *escape, *pos, vars, out)?,
             }
         }
         Ok(())
     }
+
+    /// The template rendered as text (its bytes read as UTF-8, lossily).
+    pub fn render_string(&self, vars: &mut Vars) -> Result<String, RenderError> {
+        let mut out = Vec::new();
+        self.render(vars, &mut out)?;
+        Ok(String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+    }
 }
 
-/// A template referred to a variable that has no value in this iteration.
+/// A template referred to a variable that has no value in this iteration, or a
+/// placeholder's expression could not be evaluated (`why`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{pos}: variable `{name}` has no value")]
+#[error("{pos}: {}", why.as_deref().map_or_else(|| format!("variable `{name}` has no value"), str::to_owned))]
 pub struct RenderError {
     pub name: String,
     pub pos: Pos,
+    pub why: Option<Box<str>>,
 }
 
 /// What a variable's text stands for (it decides quoting in JSON and comparisons).
@@ -152,6 +236,36 @@ pub enum Kind {
     Null,
     /// An array or object, kept as its JSON text.
     Json,
+    /// Bytes, kept as lower-case hex.
+    Bytes,
+    /// A date, kept as Hurl writes one (`2026-01-31T12:00:00.000000Z`).
+    Date,
+}
+
+impl Kind {
+    /// The kind Hurl gives a value written on its command line or in a variables file:
+    /// `true`/`false`, `null`, an integer (of any size), a float, else a string.
+    pub fn infer(text: &str) -> Kind {
+        match text {
+            "true" | "false" => Kind::Bool,
+            "null" => Kind::Null,
+            _ if text.parse::<i64>().is_ok() => Kind::Integer,
+            _ if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => Kind::Integer,
+            _ if text.parse::<f64>().is_ok_and(f64::is_finite) && !text.contains(char::is_alphabetic) => {
+                Kind::Float
+            }
+            _ => Kind::String,
+        }
+    }
+}
+
+/// A value given on the command line or in a variables file (`--variable n=3`), as Hurl
+/// reads it: its text and kind inferred ([`Kind::infer`]), a value in double quotes a string.
+pub fn cli_value(text: &str) -> (&str, Kind) {
+    match text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+        Some(inner) => (inner, Kind::String),
+        None => (text, Kind::infer(text)),
+    }
 }
 
 /// A variable's value: its text and what the text stands for.
@@ -167,11 +281,29 @@ pub struct Value {
 pub struct Vars {
     slots: Vec<(Box<str>, Value, bool)>,
     pub rng: SplitMix64,
+    /// Values never shown: `--secret`s and `redact` captures.
+    secrets: Vec<Box<str>>,
 }
 
 impl Vars {
     pub fn new(seed: u64) -> Vars {
-        Vars { slots: Vec::new(), rng: SplitMix64(seed) }
+        Vars { slots: Vec::new(), rng: SplitMix64(seed), secrets: Vec::new() }
+    }
+
+    /// Keeps `value` from being shown in any message ([`Vars::redact`]).
+    pub fn add_secret(&mut self, value: &str) {
+        if !value.is_empty() && !self.secrets.iter().any(|s| **s == *value) {
+            self.secrets.push(value.into());
+        }
+    }
+
+    /// `text` with every secret value replaced by `***`.
+    pub fn redact(&self, text: &str) -> String {
+        let mut out = text.to_owned();
+        for s in &self.secrets {
+            out = out.replace(&**s, "***");
+        }
+        out
     }
 
     /// Sets `name`, reusing its previous text buffer.
@@ -290,7 +422,7 @@ impl Vars {
                 out.put_slice(v.text.as_bytes());
             }
             (Escape::JsonString, _) => json_escape(&v.text, out),
-            (Escape::JsonValue, Kind::String) => {
+            (Escape::JsonValue, Kind::String | Kind::Bytes | Kind::Date) => {
                 out.put_u8(b'"');
                 json_escape(&v.text, out);
                 out.put_u8(b'"');
@@ -468,7 +600,7 @@ mod tests {
         let mut t = Template::literal("/x/");
         t.push_var("id", Escape::Plain, Pos { line: 3, col: 9 });
         let err = t.render(&mut Vars::new(1), &mut Vec::new()).unwrap_err();
-        assert_eq!(err, RenderError { name: "id".into(), pos: Pos { line: 3, col: 9 } });
+        assert_eq!(err, RenderError { name: "id".into(), pos: Pos { line: 3, col: 9 }, why: None });
     }
 
     #[test]

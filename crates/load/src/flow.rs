@@ -53,6 +53,69 @@ pub struct FileSource {
     pub(crate) base_url: Option<String>,
     /// Whether this is a built-in scenario, not a user's file.
     pub builtin: bool,
+    /// What the load does not do of what the file asks (its `[Options]` without effect
+    /// under load), to say once.
+    pub notes: Vec<String>,
+}
+
+/// The flows' `[Options]` under load: a `skip: true` entry is left out and a `repeat: N` one
+/// sent N times; an option the engine cannot do is refused (its `file:line:col`), and one
+/// without effect on a measured load is named in the notes returned.
+fn entry_options(scenario: &mut Scenario) -> Result<Vec<String>, String> {
+    use stackbench_hurl::model::OptionValue;
+    use stackbench_hurl::model::options::{Arg, Effect};
+    let mut quiet: Vec<&'static str> = Vec::new();
+    for flow in &mut scenario.flows {
+        let file = flow.hurl.file.clone();
+        let mut entries = Vec::with_capacity(flow.hurl.entries.len());
+        let mut names = Vec::with_capacity(flow.request_names.len());
+        for (i, e) in std::mem::take(&mut flow.hurl.entries).into_iter().enumerate() {
+            let mut times = 1;
+            for o in &e.options {
+                let at = |why: &str| format!("{file}:{}: the `{}` option: {why}", o.pos, o.name);
+                match (o.effect(), &o.value) {
+                    (Effect::Refused(why), _) => return Err(at(why)),
+                    (_, OptionValue::Bool(Arg::Var(_)) | OptionValue::Count(Arg::Var(_)))
+                        if matches!(o.name, "skip" | "repeat") =>
+                    {
+                        return Err(at(
+                            "under load it is read once, when the file loads: write its value, not a template",
+                        ));
+                    }
+                    (_, OptionValue::Bool(Arg::Literal(true))) if o.name == "skip" => times = 0,
+                    (_, OptionValue::Count(Arg::Literal(n))) if o.name == "repeat" => {
+                        times = usize::try_from(*n)
+                            .map_err(|_| at("under load an entry is sent a bounded number of times"))?;
+                    }
+                    (Effect::VerifyOnly | Effect::NoEffect, _) if !quiet.contains(&o.name) => {
+                        quiet.push(o.name)
+                    }
+                    _ => {}
+                }
+            }
+            let name = flow.request_names.get(i).cloned();
+            for _ in 0..times {
+                entries.push(e.clone());
+                names.extend(name.clone());
+            }
+        }
+        if entries.is_empty() {
+            return Err(format!("{file}: every request of the flow is skipped (`skip: true`)"));
+        }
+        flow.hurl.entries = entries;
+        if !flow.request_names.is_empty() {
+            flow.request_names = names;
+        }
+    }
+    Ok(if quiet.is_empty() {
+        Vec::new()
+    } else {
+        let list: Vec<String> = quiet.iter().map(|n| format!("`{n}`")).collect();
+        vec![format!(
+            "the file's [Options] {} have no effect on a measured load (verify honours `delay` and `retry`)",
+            list.join(", ")
+        )]
+    })
 }
 
 impl FileSource {
@@ -72,7 +135,12 @@ impl FileSource {
     }
 
     /// Checks that `scenario` can be sent by the load engine and names its requests.
-    pub fn new(scenario: Scenario, defined: Vec<(String, String)>, seed: u64) -> Result<FileSource, String> {
+    pub fn new(
+        mut scenario: Scenario,
+        defined: Vec<(String, String)>,
+        seed: u64,
+    ) -> Result<FileSource, String> {
+        let notes = entry_options(&mut scenario)?;
         let calls = match scenario.protocol {
             Protocol::Grpc => Some(Calls::new(&scenario, &defined)?),
             Protocol::Http1 | Protocol::H2c => None,
@@ -111,6 +179,7 @@ impl FileSource {
             fixed_base,
             base_url: None,
             builtin: false,
+            notes,
         })
     }
 
@@ -195,7 +264,8 @@ impl IterState {
         let base = src.base_url.as_deref().unwrap_or(&target.url).trim_end_matches('/');
         vars.set("base_url", base, Kind::String);
         for (k, v) in &src.defined {
-            vars.set(k, v, Kind::String);
+            let (v, kind) = stackbench_hurl::template::cli_value(v);
+            vars.set(k, v, kind);
         }
         let origin = origin_len(base);
         let authority = target.authority.clone();
@@ -324,7 +394,16 @@ impl IterState {
     fn judge(&mut self, entry: &Entry, answer: &impl stackbench_hurl::Answer, asserts: bool) -> Verdict {
         self.failures.clear();
         entry.check_some(answer, &mut self.vars, &mut self.scratch, &mut self.failures, asserts);
-        let capture_failed = self.failures.iter().any(|f| matches!(f.kind, FailureKind::Capture { .. }));
+        // As in Hurl, a wrong status or a failed capture ends the entry's checks before the
+        // captures after it: the requests that need them are not sent.
+        let captures = entry.response.as_ref().is_some_and(|r| !r.captures.is_empty());
+        let capture_failed = captures
+            && self.failures.iter().any(|f| {
+                matches!(
+                    f.kind,
+                    FailureKind::Capture { .. } | FailureKind::Status { .. } | FailureKind::Version { .. }
+                ) || f.source.ends_with(": ...")
+            });
         let result = match self.failures.first() {
             None => Ok(()),
             Some(Failure { kind: FailureKind::Status { expected, actual }, .. })

@@ -25,6 +25,8 @@ pub struct Reply {
     pub grpc_status: Option<u32>,
     /// The body; for gRPC the unframed message.
     pub body: Vec<u8>,
+    /// The server's address, as connected to.
+    pub peer: Option<std::net::SocketAddr>,
 }
 
 impl Reply {
@@ -146,7 +148,7 @@ impl Prober for HyperProber {
                     continue;
                 }
                 let name = http::HeaderName::from_bytes(k.as_bytes()).map_err(other)?;
-                extra.push((name, http::HeaderValue::from_str(v).map_err(other)?));
+                extra.push((name, http::HeaderValue::from_bytes(v.as_bytes()).map_err(other)?));
             }
             let wire =
                 stackbench_load::http1_request(&method, &authority, &target.path, None, &extra, body, false);
@@ -172,17 +174,17 @@ impl Prober for HyperProber {
             let mut fields = http::HeaderMap::new();
             for (k, v) in headers {
                 let name = http::HeaderName::from_bytes(k.as_bytes()).map_err(other)?;
-                fields.append(name, http::HeaderValue::from_str(v).map_err(other)?);
+                fields.append(name, http::HeaderValue::from_bytes(v.as_bytes()).map_err(other)?);
             }
             let body =
                 if grpc { stackbench_load::grpc_frame(body) } else { bytes::Bytes::copy_from_slice(body) };
-            let (socket, _) = connect(&target, &self.current(), stackbench_load::Alpn::H2).await?;
+            let (socket, peer) = connect(&target, &self.current(), stackbench_load::Alpn::H2).await?;
             match socket {
                 stackbench_load::Socket::Tcp(tcp) => {
-                    send_h2(&target, method, fields, body, grpc, &scope, tcp).await
+                    send_h2(&target, method, fields, body, grpc, &scope, tcp, peer).await
                 }
                 stackbench_load::Socket::Tls(tls) => {
-                    send_h2(&target, method, fields, body, grpc, &scope, *tls).await
+                    send_h2(&target, method, fields, body, grpc, &scope, *tls, peer).await
                 }
             }
         })
@@ -291,7 +293,7 @@ async fn read_http1(
         .map_err(|kind| ProbeError::Other(answer_error(kind)))?;
     let (status, content_type, body) =
         (answer.status, answer.content_type.map(<[u8]>::to_vec), answer.body.to_vec());
-    Ok(Reply { status, content_type, headers: conn.headers(), grpc_status: None, body })
+    Ok(Reply { status, content_type, headers: conn.headers(), grpc_status: None, body, peer: Some(addr) })
 }
 
 /// What an answer the engine's reader refused was, in words.
@@ -318,6 +320,7 @@ async fn send_h2<S>(
     grpc: bool,
     scope: &Scope,
     stream: S,
+    peer: std::net::SocketAddr,
 ) -> Result<Reply, ProbeError>
 where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
@@ -362,5 +365,6 @@ where
         headers,
         grpc_status: grpc_status.filter(|_| grpc),
         body,
+        peer: Some(peer),
     })
 }

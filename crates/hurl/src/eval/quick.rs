@@ -6,20 +6,25 @@
 //! assert's test in a form that needs no dispatch on the query (`isInteger`
 //! on a leaf, `==` a number, a header's text `contains` a literal or `matches`
 //! a regex, ...). A run checks the status, reads the body in one pass, takes
-//! the captures and runs every assert; it answers only "all of them hold". Anything else (a failed
-//! check, an answer it cannot judge this way, such as a repeated or non-ASCII
-//! header) sends the entry to the general evaluator, which judges it from the
-//! start and says what failed, so the failures and the captured variables are
-//! the general evaluator's in every case. The property tests (`tests.rs`) hold
-//! the two equal. Entries with filters, regex or body queries, templated
-//! operands or captures from a header or the status are left to the general
-//! evaluator.
+//! the captures and runs every assert; it answers only "all of them hold". Anything
+//! else (a failed check, an answer it cannot judge this way, such as a repeated or
+//! non-ASCII header, or a float that may be an integer beyond 64 bits) sends the
+//! entry to the general evaluator, which judges it from the start and says what
+//! failed, so the failures and the captured variables are the general
+//! evaluator's in every case. The property tests (`tests.rs`) hold the two equal.
+//! Entries with filters, a version in the status line, queries other than the
+//! status, a header or a singular jsonpath, templated operands or redacted
+//! captures are left to the general evaluator.
 
-use serde_json::Value;
+use std::borrow::Cow;
 
-use super::{Answer, Exp, Val, contains_short, equal, holds, set_var};
+use serde_json::Value as Json;
+
+use super::predicate::judge;
+use super::value::Value;
+use super::{Answer, contains_short};
 use crate::jsonpath::stream::{Leaf, MAX, Plan};
-use crate::model::{Expected, PredicateFunc, Query, Response};
+use crate::model::{AssertKind, Expected, Predicate, PredicateFunc, Query, Response, Version};
 use crate::template::Vars;
 
 /// An entry's checks compiled for an answer that passes them (see the module's notes).
@@ -46,7 +51,7 @@ struct Check {
 enum Source {
     Status,
     /// The header the assert's query names (read as bytes; ASCII only).
-    Header,
+    Header(Box<str>),
     /// A leaf of the plan.
     Json(usize),
 }
@@ -58,16 +63,16 @@ enum Test {
     IsString,
     IsBoolean,
     Exists,
-    /// `==` a number.
-    EqNum(f64),
+    EqInt(i64),
+    EqFloat(f64),
     /// `==` a quoted literal.
     EqText(Box<str>),
     /// `contains` a literal, on text.
     Contains(Box<str>),
     /// `matches`, on a header: its regex over bytes, the same on ASCII text (no UTF-8
-    /// check of the value per answer); on other values, the general [`holds`].
+    /// check of the value per answer); on other values, the general [`judge`].
     Matches(regex::bytes::Regex),
-    /// Any other predicate without variables: the general [`holds`].
+    /// Any other predicate without variables: the general [`judge`].
     General,
 }
 
@@ -75,6 +80,9 @@ impl Quick {
     /// The compiled checks of `r`, whose jsonpath queries `plan` reads (`None` when some
     /// check is left to the general evaluator).
     pub(super) fn new(r: &Response, plan: &Plan) -> Option<Quick> {
+        if r.version != Version::Any {
+            return None;
+        }
         // The `k`th jsonpath query, captures first, is the plan's `k`th path.
         let mut k = 0;
         let mut leaf = || {
@@ -84,20 +92,20 @@ impl Quick {
         let mut captures = Vec::with_capacity(r.captures.len());
         for c in &r.captures {
             match c.query {
-                Query::JsonPath(_) if c.filters.is_empty() => captures.push(leaf()?),
+                Query::JsonPath(_) if c.filters.is_empty() && !c.redact => captures.push(leaf()?),
                 _ => return None,
             }
         }
         let mut asserts = Vec::with_capacity(r.asserts.len());
         for (index, a) in r.asserts.iter().enumerate() {
-            if !a.filters.is_empty() {
+            if !a.filters.is_empty() || a.kind == AssertKind::Body {
                 return None;
             }
-            let source = match a.query {
+            let source = match &a.query {
                 Query::Status => Source::Status,
-                Query::Header(_) => Source::Header,
+                Query::Header(t) => Source::Header(t.as_literal()?.into()),
                 Query::JsonPath(_) => Source::Json(leaf()?),
-                Query::Regex(_) | Query::Body => return None,
+                _ => return None,
             };
             // A bare `{{name}}` is never literal: it has a variable part.
             let literal = a.predicate.func.template().is_none_or(|t| t.as_literal().is_some());
@@ -106,15 +114,22 @@ impl Quick {
                 PredicateFunc::IsString => Test::IsString,
                 PredicateFunc::IsBoolean => Test::IsBoolean,
                 PredicateFunc::Exists => Test::Exists,
-                PredicateFunc::Equal(Expected::Int(n)) => Test::EqNum(*n as f64),
-                PredicateFunc::Equal(Expected::Float(f)) => Test::EqNum(*f),
+                PredicateFunc::Equal(Expected::Int(n)) => Test::EqInt(*n),
+                PredicateFunc::Equal(Expected::Float(f)) => Test::EqFloat(*f),
                 PredicateFunc::Equal(Expected::Str(t)) => Test::EqText(t.as_literal()?.into()),
-                PredicateFunc::Contains(t) => Test::Contains(t.as_literal()?.into()),
-                PredicateFunc::Matches(re) => match regex::bytes::Regex::new(re.as_str()) {
-                    Ok(re) if source == Source::Header => Test::Matches(re),
-                    _ => Test::General,
-                },
-                // Any other: the general `holds`, when its operand (if it has one) is literal.
+                PredicateFunc::Contains(Expected::Str(t)) => Test::Contains(t.as_literal()?.into()),
+                PredicateFunc::Matches(e) => {
+                    let src = match e {
+                        Expected::Regex(r) => r.as_str(),
+                        Expected::Str(t) => t.as_literal()?,
+                        _ => return None,
+                    };
+                    match regex::bytes::Regex::new(src) {
+                        Ok(re) if matches!(source, Source::Header(_)) => Test::Matches(re),
+                        _ => Test::General,
+                    }
+                }
+                // Any other: the general `judge`, when its operand (if it has one) is literal.
                 _ => literal.then_some(Test::General)?,
             };
             asserts.push(Check { index, source, test, not: a.predicate.not });
@@ -169,78 +184,82 @@ impl Quick {
         }
         for (c, &i) in r.captures.iter().zip(&self.captures) {
             match leaf(&found[i]) {
-                Val::Nothing => return false,
-                v => set_var(vars, &c.name, &v),
+                Some(Some(v)) => v.set(vars, &c.name),
+                _ => return false,
             }
         }
         if !asserts {
             return true;
         }
         self.asserts.iter().all(|c| {
-            let a = &r.asserts[c.index];
-            let v = match c.source {
-                Source::Status => Val::Int(i64::from(answer.status())),
-                Source::Json(i) => leaf(&found[i]),
-                Source::Header => {
-                    let Query::Header(name) = &a.query else { return false };
-                    match answer.header_bytes(name) {
-                        (None, _) => Val::Nothing,
-                        // Text as the general evaluator reads it (ASCII is UTF-8), one header.
-                        (Some(one), false) if one.is_ascii() => {
-                            return c.text(one, vars, scratch, &a.predicate.func);
-                        }
-                        (Some(_), _) => return false,
-                    }
-                }
+            let p = &r.asserts[c.index].predicate;
+            let v = match &c.source {
+                Source::Status => Some(Value::Int(i64::from(answer.status()))),
+                Source::Json(i) => match leaf(&found[*i]) {
+                    Some(v) => v,
+                    None => return false,
+                },
+                Source::Header(name) => match answer.header_bytes(name) {
+                    (None, _) => None,
+                    // Text as the general evaluator reads it (ASCII is UTF-8), one header.
+                    (Some(one), false) if one.is_ascii() => return c.text(one, vars, scratch, p),
+                    (Some(_), _) => return false,
+                },
             };
-            c.holds(&v, vars, scratch, &a.predicate.func)
+            c.holds(v.as_ref(), vars, scratch, p)
         })
     }
 }
 
 impl Check {
-    /// Whether the assert holds of `v`.
-    fn holds(&self, v: &Val<'_>, vars: &mut Vars, scratch: &mut Vec<u8>, p: &PredicateFunc) -> bool {
+    /// Whether the assert holds of `v` (`None`: nothing found).
+    fn holds(&self, v: Option<&Value<'_>>, vars: &mut Vars, scratch: &mut Vec<u8>, p: &Predicate) -> bool {
+        let Some(v) = v else {
+            return judge(p, None, vars, scratch).is_ok();
+        };
         let ok = match &self.test {
-            Test::IsInteger => {
-                matches!(v, Val::Int(_)) || matches!(v, Val::Json(Value::Number(n)) if !n.is_f64())
+            Test::IsInteger => matches!(v, Value::Int(_) | Value::BigInt(_)),
+            Test::IsString => matches!(v, Value::Str(_)),
+            Test::IsBoolean => matches!(v, Value::Bool(_)),
+            Test::Exists => !matches!(v, Value::Nodeset(0)),
+            Test::EqInt(n) => *v == Value::Int(*n),
+            Test::EqFloat(f) => *v == Value::Float(*f),
+            Test::EqText(t) => v.as_str() == Some(t),
+            Test::Contains(_) | Test::Matches(_) | Test::General => {
+                return judge(p, Some(v), vars, scratch).is_ok();
             }
-            Test::IsString => super::as_str(v).is_some(),
-            Test::IsBoolean => matches!(v, Val::Json(Value::Bool(_))),
-            Test::Exists => !matches!(v, Val::Nothing),
-            Test::EqNum(n) => equal(v, &Exp::Num(*n)),
-            Test::EqText(t) => equal(v, &Exp::Text(t)),
-            Test::Contains(_) | Test::Matches(_) | Test::General => match holds(p, v, vars, scratch) {
-                Ok(ok) => ok,
-                Err(_) => return false,
-            },
         };
         ok != self.not
     }
 
     /// Whether the assert holds of a single ASCII header value `text`.
-    fn text(&self, text: &[u8], vars: &mut Vars, scratch: &mut Vec<u8>, p: &PredicateFunc) -> bool {
+    fn text(&self, text: &[u8], vars: &mut Vars, scratch: &mut Vec<u8>, p: &Predicate) -> bool {
         let ok = match &self.test {
             Test::IsString | Test::Exists => true,
-            Test::IsInteger | Test::IsBoolean | Test::EqNum(_) => false,
+            Test::IsInteger | Test::IsBoolean | Test::EqInt(_) | Test::EqFloat(_) => false,
             Test::EqText(t) => text == t.as_bytes(),
             Test::Contains(t) if text.len() <= 64 => contains_short(text, t.as_bytes()),
             Test::Matches(re) => re.is_match(text),
             Test::Contains(_) | Test::General => {
                 let Ok(s) = std::str::from_utf8(text) else { return false };
-                return self.holds(&Val::Str(s), vars, scratch, p);
+                return self.holds(Some(&Value::Str(Cow::Borrowed(s))), vars, scratch, p);
             }
         };
         ok != self.not
     }
 }
 
-/// A leaf as a query's value, as the general evaluator reads it.
-fn leaf<'a>(l: &'a Leaf<'a>) -> Val<'a> {
-    match l {
-        Leaf::Nothing => Val::Nothing,
-        Leaf::Str(s) => Val::JsonStr(s),
-        Leaf::Int(n) => Val::Int(*n),
-        Leaf::Value(v) => Val::Json(v),
-    }
+/// A leaf as a query's value, as the general evaluator reads it: `Some(None)` for nothing
+/// found, `None` when it cannot tell (a float that may have been an integer beyond 64 bits,
+/// which the general evaluator keeps as an integer).
+fn leaf<'a>(l: &'a Leaf<'a>) -> Option<Option<Value<'a>>> {
+    Some(match l {
+        Leaf::Nothing => None,
+        Leaf::Str(s) => Some(Value::Str(Cow::Borrowed(s))),
+        Leaf::Int(n) => Some(Value::Int(*n)),
+        Leaf::Value(Json::Number(n)) if n.as_f64().is_some_and(|f| f.fract() == 0.0 && f.abs() >= 9.2e18) => {
+            return None;
+        }
+        Leaf::Value(v) => Some(Value::from_json(v)),
+    })
 }

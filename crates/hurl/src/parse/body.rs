@@ -1,8 +1,11 @@
-//! Request bodies: JSON (which may span lines, with templates as values or
-//! inside strings), multiline strings (```` ``` ````) and one-line strings
-//! (`` ` ``), and `file,name;` (a text file read when the scenario loads, from
-//! the directory of the file the Hurl is written in). Bodies of bytes
-//! (`base64,`, `hex,`), XML and GraphQL are refused.
+//! Bodies, of a request or of an implicit body assert: JSON of any value (which
+//! may span lines, with templates as values or inside strings), XML, multiline
+//! strings (```` ``` ````, ```` ```json ````, ```` ```xml ````, ```` ```graphql ````,
+//! ```` ```raw ````), one-line strings (`` ` ``), and bytes: `hex,`, `base64,` and
+//! `file,name;` (read when the scenario loads, from the directory of the file
+//! the Hurl is written in).
+
+use base64::Engine as _;
 
 use super::{Cur, Parser, Res};
 use crate::model::{Body, BodyKind};
@@ -12,82 +15,117 @@ impl Parser<'_> {
     /// The body starting at `c` on the current line; leaves the parser on the line after it.
     pub(super) fn body(&mut self, c: Cur) -> Res<Body> {
         let s = self.rest(c);
-        if s.starts_with('{') || s.starts_with('[') {
-            return self.json(c);
-        }
         if s.starts_with("```") {
             return self.multiline(c);
         }
         if s.starts_with('`') {
             let mut c = c;
-            c.i += 1;
-            let at = c.i - 1;
-            let t = self.string_until(&mut c, |b| b == b'`', b"`#", |s| s)?;
-            if self.peek(c) != Some(b'`') {
-                return Err(self.syntax(at, "a `` ` `` string without its closing `` ` ``"));
-            }
-            c.i += 1;
+            let t = self.backtick(&mut c)?;
             self.end_of_line(c)?;
             self.line += 1;
             return Ok(Body { kind: BodyKind::Raw, template: t });
         }
-        if s.starts_with("file,") {
-            return self.file_body(c);
+        if s.starts_with('<') {
+            return self.xml(c);
         }
-        let what = if s.starts_with('<') {
-            "an XML body".to_owned()
-        } else if s.starts_with('"') {
-            "a JSON string as the whole body".to_owned()
+        if s.starts_with("file,") || s.starts_with("hex,") || s.starts_with("base64,") {
+            let (kind, template, end) = self.bytes_value(c)?;
+            self.line = self.starts.partition_point(|&s| s < end) - 1;
+            self.end_of_line(Cur { i: end, end: self.cur().end })?;
+            self.line += 1;
+            return Ok(Body { kind, template });
+        }
+        self.json(c)
+    }
+
+    /// A `` `string` `` at `c` (escapes and templates as Hurl reads them); `c` moves past it.
+    pub(super) fn backtick(&self, c: &mut Cur) -> Res<Template> {
+        let at = c.i;
+        c.i += 1;
+        let t = self.string_until(c, |b| b == b'`', b"`#", |s| s)?;
+        if self.peek(*c) != Some(b'`') {
+            return Err(self.syntax(at, "a `` ` `` string without its closing `` ` ``"));
+        }
+        c.i += 1;
+        Ok(t)
+    }
+
+    /// `hex,...;`, `base64,...;` (which may span lines) or `file,name;` at `c`: the bytes
+    /// as a template (a `file,` of UTF-8 text stays text), and the offset past the `;`.
+    pub(super) fn bytes_value(&self, c: Cur) -> Res<(BodyKind, Template, usize)> {
+        let s = self.rest(c);
+        let (prefix, at) = if s.starts_with("hex,") {
+            ("hex", c.i + 4)
+        } else if s.starts_with("base64,") {
+            ("base64", c.i + 7)
         } else {
-            format!("a `{}` body", &s[..s.find(',').unwrap_or(s.len())])
+            ("file", c.i + 5)
         };
-        Err(self.unsupported(c.i, what))
+        let semi = self.text[at..]
+            .find(';')
+            .map(|n| at + n)
+            .filter(|&e| prefix == "base64" || e <= c.end)
+            .ok_or_else(|| self.syntax(c.i, format!("a `{prefix},` value ends with `;`")))?;
+        let inner = &self.text[at..semi];
+        let bytes = match prefix {
+            "hex" => {
+                let digits: String = inner.chars().filter(|ch| !ch.is_whitespace()).collect();
+                if digits.len() % 2 != 0 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+                    return Err(self.syntax(at, "`hex,` takes pairs of hex digits"));
+                }
+                (0..digits.len())
+                    .step_by(2)
+                    .map(|i| u8::from_str_radix(&digits[i..i + 2], 16).expect("hex"))
+                    .collect()
+            }
+            "base64" => {
+                let text: String = inner.chars().filter(|ch| !ch.is_whitespace()).collect();
+                base64::engine::general_purpose::STANDARD
+                    .decode(text)
+                    .map_err(|e| self.syntax(at, format!("`base64,` is not base64: {e}")))?
+            }
+            _ => {
+                let name = inner.trim_matches([' ', '\t']);
+                if name.contains("{{") {
+                    return Err(self.unsupported(at, "a template in a `file,` name"));
+                }
+                let bytes = self.read_file(at, name)?;
+                if let Ok(text) = String::from_utf8(bytes.clone()) {
+                    return Ok((BodyKind::Raw, Template::literal(&text), semi + 1));
+                }
+                bytes
+            }
+        };
+        let mut t = Template::default();
+        t.push_bytes(&bytes);
+        Ok((BodyKind::Bytes, t, semi + 1))
     }
 
-    /// `file,name;`: the file's text, read now, as a raw body (no templates in it or its
-    /// name; a `Content-Type` is the entry's to give).
-    fn file_body(&mut self, c: Cur) -> Res<Body> {
-        let Some(files) = self.files else {
-            return Err(self.unsupported(c.i, "a `file` body outside a scenario file"));
-        };
-        let at = c.i + "file,".len();
-        let rest = &self.text[at..c.end];
-        let Some(semi) = rest.find(';') else {
-            return Err(self.syntax(c.i, "a `file,` body ends with `;` (`file,data.json;`)"));
-        };
-        let name = rest[..semi].trim_matches([' ', '\t']);
-        if name.is_empty() {
-            return Err(self.syntax(at, "a `file,` body names a file (`file,data.json;`)"));
-        }
-        if name.contains("{{") {
-            return Err(self.unsupported(at, "a template in a `file` body's name"));
-        }
-        let (_, text) = files.read(name).map_err(|e| {
-            let why = if e.kind() == std::io::ErrorKind::InvalidData {
-                "it is not UTF-8 text".to_owned()
-            } else {
-                e.to_string()
-            };
-            let path = files.dir().join(name);
-            self.err(at, crate::error::ErrorKind::Io(format!("cannot read {}: {why}", path.display())))
-        })?;
-        self.end_of_line(Cur { i: at + semi + 1, end: c.end })?;
-        self.line += 1;
-        Ok(Body { kind: BodyKind::Raw, template: Template::literal(&text) })
-    }
-
-    /// A JSON value, scanned to its closing bracket: templates inside strings are
-    /// escaped as string content, others stand for a JSON value. The text is
-    /// checked as JSON (templates replaced by placeholders) so a typo is
-    /// refused at load time.
+    /// A JSON value (an object or array may span lines), scanned to its end: templates
+    /// inside strings are escaped as string content, others stand for a JSON value. The
+    /// text is checked as JSON (templates replaced by placeholders) so a typo is refused at
+    /// load time.
     fn json(&mut self, c: Cur) -> Res<Body> {
-        let start = c.i;
+        let (template, end) = self.json_at(c.i)?;
+        self.line = self.starts.partition_point(|&s| s < end) - 1;
+        let c = Cur { i: end, end: self.cur().end };
+        self.end_of_line(c)?;
+        self.line += 1;
+        Ok(Body { kind: BodyKind::Json, template })
+    }
+
+    /// The JSON value starting at byte `start`: its template and the offset past it.
+    pub(super) fn json_at(&mut self, start: usize) -> Res<(Template, usize)> {
         let b = self.text.as_bytes();
         let mut t = Template::default();
         let mut probe = String::new();
         let (mut depth, mut in_str, mut i, mut lit) = (0usize, false, start, start);
+        let scalar = !matches!(b.get(start), Some(b'{' | b'['));
         let end = loop {
-            if i >= b.len() {
+            if i >= b.len() || scalar && !in_str && b[i] == b'\n' {
+                if scalar {
+                    break i;
+                }
                 return Err(self.syntax(start, "a JSON body without its closing bracket"));
             }
             if b[i] == b'{' && b.get(i + 1) == Some(&b'{') {
@@ -104,14 +142,20 @@ impl Parser<'_> {
             }
             match (in_str, b[i]) {
                 (true, b'\\') => i += 1,
-                (_, b'"') => in_str = !in_str,
+                (_, b'"') => {
+                    in_str = !in_str;
+                    if scalar && !in_str {
+                        break i + 1;
+                    }
+                }
                 (false, b'{' | b'[') => depth += 1,
                 (false, b'}' | b']') => {
-                    depth -= 1;
+                    depth = depth.saturating_sub(1);
                     if depth == 0 {
                         break i + 1;
                     }
                 }
+                (false, b' ' | b'\t' | b'#' | b'\r') if scalar => break i,
                 _ => {}
             }
             i += 1;
@@ -126,75 +170,204 @@ impl Parser<'_> {
             let msg = msg.split(" at line").next().unwrap_or(&msg);
             return Err(self.syntax(at.min(self.text.len()), format!("invalid JSON body: {msg}")));
         }
-        self.line = self.starts.partition_point(|&s| s < end) - 1;
-        let c = Cur { i: end, end: self.cur().end };
-        self.end_of_line(c)?;
-        self.line += 1;
-        Ok(Body { kind: BodyKind::Json, template: t })
+        Ok((t, end))
     }
 
-    /// ```` ```type ```` ... ```` ``` ````: the lines between, as written (templates expanded as they are).
-    fn multiline(&mut self, mut c: Cur) -> Res<Body> {
+    /// An XML document, as written (no templates), to the end of its root element.
+    fn xml(&mut self, c: Cur) -> Res<Body> {
+        let end = xml_end(self.text, c.i)
+            .ok_or_else(|| self.syntax(c.i, "an XML body without the end of its root element"))?;
+        let template = Template::literal(&self.text[c.i..end]);
+        self.line = self.starts.partition_point(|&s| s < end) - 1;
+        self.end_of_line(Cur { i: end, end: self.cur().end })?;
+        self.line += 1;
+        Ok(Body { kind: BodyKind::Xml, template })
+    }
+
+    /// ```` ```type ```` ... ```` ``` ````: the text up to the next ```` ``` ```` (templates
+    /// expanded, but for `raw`), or ```` ```text``` ```` on one line.
+    pub(super) fn multiline(&mut self, c: Cur) -> Res<Body> {
         let at = c.i;
-        c.i += 3;
-        let rest = self.rest(c);
+        let rest = &self.text[c.i + 3..c.end];
         if let Some(close) = rest.find("```") {
             // One line: ```text```
-            let mut inner = Cur { i: c.i, end: c.i + close };
-            let t = self.raw_text(&mut inner)?;
-            c.i += close + 3;
-            self.end_of_line(c)?;
+            let mut inner = Cur { i: c.i + 3, end: c.i + 3 + close };
+            let t = self.raw_text(&mut inner, true)?;
+            self.end_of_line(Cur { i: c.i + 3 + close + 3, end: c.end })?;
             self.line += 1;
             return Ok(Body { kind: BodyKind::Raw, template: t });
         }
-        let ty = rest.trim_end();
-        let kind = match ty {
-            "" | "xml" => BodyKind::Raw,
+        let hint = rest.trim_end_matches([' ', '\t']);
+        let kind = match hint {
+            "" | "raw" => BodyKind::Raw,
             "json" => BodyKind::Json,
-            "graphql" | "hex" | "base64" => {
-                return Err(self.unsupported(c.i, format!("a multiline ```{ty} body")));
-            }
-            _ => return Err(self.syntax(c.i, format!("unknown multiline string type `{ty}`"))),
+            "xml" => BodyKind::Xml,
+            "graphql" | "graphql," => BodyKind::GraphQl,
+            _ => return Err(self.syntax(c.i + 3, format!("unknown multiline string type `{hint}`"))),
         };
+        let start = self.starts.get(self.line + 1).copied().unwrap_or(self.text.len());
+        let close = self.text[start..]
+            .find("```")
+            .map(|n| start + n)
+            .ok_or_else(|| self.syntax(at, "a multiline string without its closing ```"))?;
+        let mut inner = Cur { i: start, end: close };
+        let template = match kind {
+            BodyKind::GraphQl => self.graphql(start, close)?,
+            _ => self.raw_text(&mut inner, hint != "raw")?,
+        };
+        self.line = self.starts.partition_point(|&s| s <= close) - 1;
+        self.end_of_line(Cur { i: close + 3, end: self.cur().end })?;
         self.line += 1;
-        let mut t = Template::default();
-        loop {
-            if self.eof() {
-                return Err(self.syntax(at, "a multiline string without its closing ```"));
-            }
-            let mut line = self.cur();
-            let trimmed = self.rest(line).trim();
-            if trimmed == "```" {
-                self.line += 1;
-                return Ok(Body { kind, template: t });
-            }
-            let next = self.starts.get(self.line + 1).copied().unwrap_or(self.text.len());
-            line.end = next;
-            let piece = self.raw_text(&mut line)?;
-            for p in piece.parts {
-                match p {
-                    Part::Lit(l) => t.push_str(&l),
-                    v @ Part::Var { .. } => t.parts.push(v),
-                }
-            }
-            self.line += 1;
-        }
+        Ok(Body { kind, template })
     }
 
-    /// Text with templates and no escapes, up to `c.end`.
-    fn raw_text(&self, c: &mut Cur) -> Res<Template> {
+    /// A GraphQL query between `start` and `end` (with `variables {...}` last, maybe), as
+    /// Hurl sends it: `{"query":"...","variables":{...}}`, the query trimmed.
+    fn graphql(&mut self, start: usize, end: usize) -> Res<Template> {
+        let text = &self.text[start..end];
+        let mut query_end = end;
+        let mut variables = None;
+        let mut from = 0;
+        while let Some(n) = text[from..].find("\nvariables") {
+            let v = start + from + n + "\nvariables".len();
+            let open = v + self.text[v..end].len() - self.text[v..end].trim_start().len();
+            if self.text.as_bytes().get(open) == Some(&b'{') {
+                let (t, after) = self.json_at(open)?;
+                if self.text[after..end].trim().is_empty() {
+                    variables = Some(t);
+                    query_end = start + from + n + 1;
+                    break;
+                }
+            }
+            from += n + 1;
+        }
+        let raw = &self.text[start..query_end];
+        let lead = raw.len() - raw.trim_start().len();
+        let mut q = Cur { i: start + lead, end: start + raw.trim_end().len() };
+        let query = self.raw_text(&mut q, true)?;
+        let mut t = Template::literal("{\"query\":\"");
+        for p in query.parts {
+            match p {
+                Part::Lit(l) => {
+                    let quoted = serde_json::to_string(&*l).expect("a string");
+                    t.push_str(&quoted[1..quoted.len() - 1]);
+                }
+                Part::Var { name, pos, .. } => t.push_var(&name, Escape::JsonString, pos),
+                Part::Expr { expr, pos, .. } => {
+                    t.parts.push(Part::Expr { expr, escape: Escape::JsonString, pos })
+                }
+                Part::Bytes(b) => t.parts.push(Part::Bytes(b)),
+            }
+        }
+        t.push_str("\"");
+        if let Some(v) = variables {
+            t.push_str(",\"variables\":");
+            t.parts.extend(v.parts);
+        }
+        t.push_str("}");
+        Ok(t)
+    }
+
+    /// Text with templates (when `templates`) and no escapes, up to `c.end`.
+    pub(super) fn raw_text(&self, c: &mut Cur, templates: bool) -> Res<Template> {
         let mut t = Template::default();
         let mut lit = c.i;
         while c.i < c.end {
-            if self.rest(*c).starts_with("{{") {
+            if templates && self.text[c.i..c.end].starts_with("{{") {
                 t.push_str(&self.text[lit..c.i]);
-                self.template_expr(c, &mut t, Escape::Plain)?;
+                let line_end = self.text[c.i..c.end].find('\n').map_or(c.end, |n| c.i + n);
+                let mut inner = Cur { i: c.i, end: line_end };
+                self.template_expr(&mut inner, &mut t, Escape::Plain)?;
+                c.i = inner.i;
                 lit = c.i;
             } else {
-                c.i += self.rest(*c).chars().next().map_or(1, char::len_utf8);
+                c.i += self.text[c.i..].chars().next().map_or(1, char::len_utf8);
             }
         }
         t.push_str(&self.text[lit..c.end]);
         Ok(t)
+    }
+}
+
+/// The offset past the root element of the XML document starting at `start` (a prolog,
+/// comments and a doctype may come before it), or `None` when it does not end.
+fn xml_end(text: &str, start: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let (mut i, mut depth) = (start, 0usize);
+    let find = |from: usize, what: &str| text[from..].find(what).map(|n| from + n + what.len());
+    loop {
+        if depth == 0 {
+            while i < b.len() && b[i].is_ascii_whitespace() {
+                i += 1;
+            }
+        }
+        if i >= b.len() {
+            return None;
+        }
+        let rest = &text[i..];
+        i = if rest.starts_with("<?") {
+            find(i, "?>")?
+        } else if rest.starts_with("<!--") {
+            find(i, "-->")?
+        } else if rest.starts_with("<![CDATA[") {
+            find(i, "]]>")?
+        } else if rest.starts_with("<!") {
+            // A doctype, maybe with an internal subset in brackets.
+            let mut j = i + 2;
+            let mut brackets = 0i32;
+            while j < b.len() && !(b[j] == b'>' && brackets == 0) {
+                brackets += i32::from(b[j] == b'[') - i32::from(b[j] == b']');
+                j += 1;
+            }
+            (j < b.len()).then_some(j + 1)?
+        } else if rest.starts_with("</") {
+            let j = find(i, ">")?;
+            depth = depth.checked_sub(1)?;
+            if depth == 0 {
+                return Some(j);
+            }
+            j
+        } else if rest.starts_with('<') {
+            let mut j = i + 1;
+            let mut quote = None;
+            while j < b.len() {
+                match (quote, b[j]) {
+                    (None, b'"' | b'\'') => quote = Some(b[j]),
+                    (Some(q), c) if c == q => quote = None,
+                    (None, b'>') => break,
+                    _ => {}
+                }
+                j += 1;
+            }
+            if j >= b.len() {
+                return None;
+            }
+            if b[j - 1] == b'/' {
+                if depth == 0 {
+                    return Some(j + 1);
+                }
+            } else {
+                depth += 1;
+            }
+            j + 1
+        } else if depth == 0 {
+            return None;
+        } else {
+            i + rest.find('<')?
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::xml_end;
+
+    #[test]
+    fn xml_ends_with_its_root_element() {
+        let doc = "<?xml version=\"1.0\"?>\n<!DOCTYPE a [<!ENTITY x \"y\">]>\n<!-- c -->\n<a b=\"1>\"><c/><![CDATA[</a>]]>t</a>\nHTTP 200";
+        assert_eq!(&doc[..xml_end(doc, 0).unwrap()], &doc[..doc.find("\nHTTP").unwrap()]);
+        assert_eq!(xml_end("<a/> x", 0), Some(4));
+        assert_eq!(xml_end("<a><b></a>", 0), None);
+        assert_eq!(xml_end("<a>", 0), None);
     }
 }

@@ -195,7 +195,7 @@ fn hurl_errors_point_into_the_hurl() {
     // Inline: the TOML's position, counting from the line after `'''`.
     let e = refused(
         "inline",
-        "[[flow]]\nhurl = '''\nGET {{base_url}}/\nHTTP 200\n[Asserts]\njsonpath \"$.a[?(@.b)]\" exists\n'''\n",
+        "[[flow]]\nhurl = '''\nGET {{base_url}}/\nHTTP 200\n[Asserts]\njsonpath \"$.a[?(@.b]\" exists\n'''\n",
         &[],
     );
     assert_eq!((e.file.as_str(), e.pos.line), ("s.toml", 6), "{e}");
@@ -229,7 +229,7 @@ fn grpc_form() {
         Some(r#"{"values": [{{n}}, 3]}"#.to_owned())
     );
     // The message's variables are placed in the TOML.
-    assert_eq!(entry.body.as_ref().unwrap().template.vars().next().unwrap().1, Pos { line: 7, col: 24 });
+    assert_eq!(entry.body.as_ref().unwrap().template.vars()[0].1, Pos { line: 7, col: 24 });
     let g = s.grpc.unwrap().call.unwrap();
     assert_eq!(g.method, "sort.Sorter/Sort");
     let mut vars = Vars::new(1);

@@ -36,13 +36,18 @@ impl Compiled {
     }
 
     /// Appends `t`, its variables resolved to their slots in `vars` (made when missing).
-    pub fn push_template(&mut self, t: &Template, vars: &mut Vars) {
+    /// `None` when it has a placeholder with filters or a function, which only
+    /// [`Template::render`] evaluates.
+    pub fn push_template(&mut self, t: &Template, vars: &mut Vars) -> Option<()> {
         for p in &t.parts {
             match p {
                 Part::Lit(l) => self.push_bytes(l.as_bytes()),
+                Part::Bytes(b) => self.push_bytes(b),
                 Part::Var { name, escape, .. } => self.push_hole(vars.hole(name, *escape)),
+                Part::Expr { .. } => return None,
             }
         }
+        Some(())
     }
 
     /// Appends another compiled template.
@@ -132,7 +137,7 @@ mod tests {
             }
             let mut c = Compiled::default();
             c.push_bytes(&before);
-            c.push_template(&t, &mut vars);
+            c.push_template(&t, &mut vars).unwrap();
             let mut interpreted = before.clone();
             let (mut a, mut b) = (vars.clone(), vars.clone());
             let want = t.render(&mut a, &mut interpreted);
@@ -161,7 +166,7 @@ mod tests {
     fn a_literal_is_its_bytes() {
         let mut vars = Vars::new(1);
         let mut c = Compiled::default();
-        c.push_template(&Template::literal("/x"), &mut vars);
+        c.push_template(&Template::literal("/x"), &mut vars).unwrap();
         assert!(c.is_literal());
         assert_eq!(c.literal(), b"/x");
         assert_eq!(c.fixed_len(), Some(2));

@@ -64,7 +64,8 @@ impl Calls {
         let mut vars = Vars::new(1);
         vars.set("base_url", "http://127.0.0.1", Kind::String);
         for (k, v) in defined {
-            vars.set(k, v, Kind::String);
+            let (v, kind) = stackbench_hurl::template::cli_value(v);
+            vars.set(k, v, kind);
         }
         s.draw(0, &mut vars);
         let mut req = Request::default();
@@ -164,7 +165,7 @@ impl Calls {
     /// Whether `e`'s checks read the answer's body (a reply is decoded to JSON only for them).
     pub fn reads_body(e: &Entry) -> bool {
         e.response.as_ref().is_some_and(|r| {
-            let reads = |q: &Query| matches!(q, Query::JsonPath(_) | Query::Regex(_) | Query::Body);
+            let reads = Query::reads_body;
             r.captures.iter().any(|c| reads(&c.query)) || r.asserts.iter().any(|a| reads(&a.query))
         })
     }
@@ -172,7 +173,7 @@ impl Calls {
     /// Whether `e`'s checks look at `grpc-status` themselves (then a non-zero status is theirs to
     /// judge, not an error of kind `grpc_N`).
     pub fn checks_grpc_status(e: &Entry) -> bool {
-        let named = |q: &Query| matches!(q, Query::Header(h) if h.eq_ignore_ascii_case("grpc-status"));
+        let named = |q: &Query| matches!(q, Query::Header(h) if h.as_literal().is_none_or(|n| n.eq_ignore_ascii_case("grpc-status")));
         e.response.as_ref().is_some_and(|r| {
             r.captures.iter().any(|c| named(&c.query)) || r.asserts.iter().any(|a| named(&a.query))
         })

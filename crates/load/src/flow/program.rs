@@ -57,10 +57,14 @@ impl Program {
         // The path: the target's, then what follows `{{base_url}}` (checked at load).
         let mut path = Compiled::default();
         path.push_bytes(prefix);
+        if !entry.is_plain() {
+            return None;
+        }
         for p in entry.url.parts.get(1..)? {
             match p {
                 Part::Lit(l) => path.push_bytes(l.as_bytes()),
                 Part::Var { name, escape, .. } => path.push_hole(vars.hole(name, *escape)),
+                Part::Bytes(_) | Part::Expr { .. } => return None,
             }
         }
         if path.literal().is_empty() && !path.is_literal() {
@@ -80,13 +84,13 @@ impl Program {
             has_type |= name.eq_ignore_ascii_case("content-type");
             head.push_bytes(name.as_bytes());
             head.push_bytes(b": ");
-            head.push_template(&h.value, vars);
+            head.push_template(&h.value, vars)?;
             head.push_bytes(b"\r\n");
         }
         head.push_bytes(entry.implied_headers(has_type));
         let mut body = Compiled::default();
         if let Some(b) = &entry.body {
-            body.push_template(&b.template, vars);
+            body.push_template(&b.template, vars)?;
         }
         let body = match body.fixed_len() {
             Some(len) => {
@@ -185,19 +189,15 @@ mod tests {
                 match p {
                     Part::Lit(l) => url_t.push_str(l),
                     Part::Var { name, escape, pos } => url_t.push_var(name, *escape, *pos),
+                    p => url_t.parts.push(p.clone()),
                 }
             }
-            let entry = Entry {
-                pos: Pos::default(),
-                method: method.into(),
-                url: url_t,
-                headers: headers.iter().map(|(n, v)| Header { name: Template::literal(n), value: template(v, Escape::Plain) }).collect(),
-                body: body.as_ref().map(|(json, b)| Body {
-                    kind: if *json { BodyKind::Json } else { BodyKind::Raw },
-                    template: template(b, if *json { Escape::JsonValue } else { Escape::Plain }),
-                }),
-                response: None,
-            };
+            let mut entry = Entry::new(Pos::default(), method, url_t);
+            entry.headers = headers.iter().map(|(n, v)| Header { name: Template::literal(n), value: template(v, Escape::Plain) }).collect();
+            entry.body = body.as_ref().map(|(json, b)| Body {
+                kind: if *json { BodyKind::Json } else { BodyKind::Raw },
+                template: template(b, if *json { Escape::JsonValue } else { Escape::Plain }),
+            });
             let mut vars = Vars::new(seed);
             vars.set("base_url", &base, Kind::String);
             for (name, (text, kind)) in NAMES.iter().zip(&values) {

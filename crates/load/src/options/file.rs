@@ -34,7 +34,11 @@ pub fn from_options(o: &LoadOptions, target: &Target) -> Result<Option<Arc<FileS
                 return Err(conflict("--scenario-file", flag, why));
             }
         }
-        FileSource::load(path, &o.variable, seed).map_err(SpecError::ScenarioFile)?
+        let f = FileSource::load(path, &o.variable, seed).map_err(SpecError::ScenarioFile)?;
+        for note in &f.notes {
+            eprintln!("note: {note}");
+        }
+        f
     } else if let Some(name) = &o.scenario {
         let builtin: Builtin =
             name.parse().map_err(|e: UnknownBuiltin| SpecError::Scenario(e.to_string()))?;

@@ -22,19 +22,37 @@ use crate::client::{ProbeError, Prober, Reply};
 
 use super::CASE_TIMEOUT;
 
-/// An answer of the prober, as a scenario file's checks see it.
-struct Answered(Reply);
+/// An answer of the prober, as a scenario file's checks see it: with the request's URL, the
+/// HTTP version of the protocol it went over and how long it took.
+struct Answered {
+    reply: Reply,
+    url: String,
+    version: &'static str,
+    took: Duration,
+}
 
 impl Answer for Answered {
     fn status(&self) -> u16 {
-        self.0.status
+        self.reply.status
     }
     fn header(&self, name: &str, nth: usize) -> Option<&str> {
-        let mut values = self.0.headers.iter().filter(|(k, _)| k.eq_ignore_ascii_case(name));
+        let mut values = self.reply.headers.iter().filter(|(k, _)| k.eq_ignore_ascii_case(name));
         values.nth(nth).and_then(|(_, v)| std::str::from_utf8(v).ok())
     }
     fn body(&self) -> &[u8] {
-        &self.0.body
+        &self.reply.body
+    }
+    fn version(&self) -> Option<&str> {
+        Some(self.version)
+    }
+    fn url(&self) -> Option<&str> {
+        Some(&self.url)
+    }
+    fn ip(&self) -> Option<std::net::IpAddr> {
+        self.reply.peer.map(|p| p.ip())
+    }
+    fn duration(&self) -> Option<Duration> {
+        Some(self.took)
     }
 }
 
@@ -74,6 +92,13 @@ impl<'p> Sender<'p> {
         let wrong = |why: &str| Unread::Wrong(why.to_owned());
         let url = std::str::from_utf8(&req.url).map_err(|_| wrong("the URL is not UTF-8"))?;
         let text = std::str::from_utf8(&req.headers).map_err(|_| wrong("a header is not UTF-8"))?;
+        let started = std::time::Instant::now();
+        let answered = |reply: Reply, version: &'static str| Answered {
+            reply,
+            url: url.to_owned(),
+            version,
+            took: started.elapsed(),
+        };
         let reply = match (self.protocol, &self.calls) {
             (Protocol::Http1, _) | (Protocol::Grpc, None) => {
                 let headers: Vec<(&str, &str)> = text
@@ -88,14 +113,15 @@ impl<'p> Sender<'p> {
                 let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), *v)).collect();
                 self.prober.send_h2(url, &e.method, &headers, &req.body, false, self.timeout)
             }
-            (Protocol::Grpc, Some(calls)) => return self.call(calls, e, req, url),
+            (Protocol::Grpc, Some(calls)) => return self.call(calls, e, req, url).map(|r| answered(r, "2")),
         };
-        reply.map(Answered).map_err(Unread::Unanswered)
+        let version = if self.protocol == Protocol::Http1 { "1.1" } else { "2" };
+        reply.map(|r| answered(r, version)).map_err(Unread::Unanswered)
     }
 
     /// A gRPC call: the body encoded as the method's input; a `grpc-status` other than 0 is
     /// the call's failure unless the request's checks read it; the reply decoded to JSON.
-    fn call(&self, calls: &GrpcCalls, e: &Entry, req: &Request, url: &str) -> Result<Answered, Unread> {
+    fn call(&self, calls: &GrpcCalls, e: &Entry, req: &Request, url: &str) -> Result<Reply, Unread> {
         let m = calls
             .method_of(e)
             .ok_or_else(|| Unread::Wrong(format!("{}: not a call of the scenario's .proto", e.pos)))?;
@@ -129,7 +155,7 @@ impl<'p> Sender<'p> {
             calls.decode_json(m, &reply.body, &mut json).map_err(Unread::Wrong)?;
             reply.body = json;
         }
-        Ok(Answered(reply))
+        Ok(reply)
     }
 }
 
@@ -303,7 +329,8 @@ impl Readiness<'_> {
         let mut vars = Vars::new(1);
         vars.set("base_url", base_url.trim_end_matches('/'), Kind::String);
         for (k, v) in self.defined {
-            vars.set(k, v, Kind::String);
+            let (v, kind) = stackbench_hurl::template::cli_value(v);
+            vars.set(k, v, kind);
         }
         scenario.draw(0, &mut vars);
         let mut unanswered = None;
@@ -343,7 +370,8 @@ pub fn reset_requests(
     let mut vars = Vars::new(1);
     vars.set("base_url", base_url.trim_end_matches('/'), Kind::String);
     for (k, v) in defined {
-        vars.set(k, v, Kind::String);
+        let (v, kind) = stackbench_hurl::template::cli_value(v);
+        vars.set(k, v, kind);
     }
     scenario.draw(0, &mut vars);
     let sender = Sender::new(prober, scenario, defined)?;

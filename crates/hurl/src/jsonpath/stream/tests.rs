@@ -13,7 +13,7 @@ fn reference(body: &[u8], paths: &[JsonPath]) -> Option<Vec<Option<Value>>> {
     Some(
         paths
             .iter()
-            .map(|p| match p.eval(&doc, &mut crate::jsonpath::Budget::for_answer(body.len())) {
+            .map(|p| match p.eval(&doc, &mut crate::jsonpath::Budget::new(crate::jsonpath::MIN_BUDGET)) {
                 Ok(crate::jsonpath::Found::One(v)) => Some(v.clone()),
                 _ => None,
             })

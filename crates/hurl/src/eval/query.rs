@@ -1,0 +1,289 @@
+//! Queries, as Hurl evaluates them (`runner/query.rs` in Hurl), on one answer:
+//! its body decoded once per check by its `Content-Encoding` (gzip, deflate,
+//! br) and read as text in its charset, parsed as JSON once for every jsonpath
+//! query; `Set-Cookie` headers read for `cookie`. A jsonpath yields nothing, the
+//! one value it found, or the list of what it found, as in Hurl.
+
+use std::borrow::Cow;
+use std::cell::OnceCell;
+use std::io::Read as _;
+
+use chrono::{DateTime, NaiveDateTime, Utc};
+use regex::Regex;
+
+use super::predicate::render;
+use super::value::{Value, parse_json};
+use super::{Answer, FailureKind};
+use crate::jsonpath::{Budget, JsonPath};
+use crate::model::{CookieAttr, Query, RegexArg};
+use crate::template::Vars;
+
+/// The most a decompressed body may hold (the engine's answer cap).
+const MAX_DECODED: u64 = 64 << 20;
+
+/// The answer's body as the queries of one check read it, worked out on first use.
+pub(crate) struct Body<'a> {
+    raw: &'a [u8],
+    encoding: Option<&'a str>,
+    content_type: Option<&'a str>,
+    bytes: OnceCell<Result<Cow<'a, [u8]>, String>>,
+    text: OnceCell<Result<Cow<'a, str>, String>>,
+    json: OnceCell<Result<serde_json::Value, String>>,
+}
+
+impl<'a> Body<'a> {
+    pub(crate) fn of(answer: &'a impl Answer) -> Body<'a> {
+        Body {
+            raw: answer.body(),
+            encoding: answer.header("content-encoding", 0),
+            content_type: answer.header("content-type", 0),
+            bytes: OnceCell::new(),
+            text: OnceCell::new(),
+            json: OnceCell::new(),
+        }
+    }
+
+    /// The body decoded by its `Content-Encoding`.
+    pub(crate) fn bytes(&self) -> Result<&[u8], String> {
+        self.bytes.get_or_init(|| decode(self.raw, self.encoding)).as_deref().map_err(Clone::clone)
+    }
+
+    /// The decoded body as text, in its charset (UTF-8 without one).
+    pub(crate) fn text(&self) -> Result<&str, String> {
+        self.text
+            .get_or_init(|| {
+                let bytes = match self.bytes.get_or_init(|| decode(self.raw, self.encoding)) {
+                    Ok(Cow::Borrowed(b)) => Cow::Borrowed(*b),
+                    Ok(Cow::Owned(b)) => Cow::Owned(b.clone()),
+                    Err(e) => return Err(e.clone()),
+                };
+                let charset = self.content_type.and_then(charset);
+                let enc = match charset {
+                    None => encoding_rs::UTF_8,
+                    Some(c) => encoding_rs::Encoding::for_label(c.as_bytes())
+                        .ok_or_else(|| format!("the answer's charset {c:?} is unknown"))?,
+                };
+                if enc == encoding_rs::UTF_8 {
+                    return match bytes {
+                        Cow::Borrowed(b) => std::str::from_utf8(b).map(Cow::Borrowed),
+                        Cow::Owned(b) => String::from_utf8(b).map(Cow::Owned).map_err(|e| e.utf8_error()),
+                    }
+                    .map_err(|_| "the answer's body is not UTF-8 text".to_owned());
+                }
+                enc.decode_without_bom_handling_and_without_replacement(&bytes)
+                    .map(|s| Cow::Owned(s.into_owned()))
+                    .ok_or_else(|| format!("the answer's body is not {} text", enc.name()))
+            })
+            .as_deref()
+            .map_err(Clone::clone)
+    }
+
+    /// The body as a JSON document.
+    fn json(&self) -> Result<&serde_json::Value, String> {
+        self.json
+            .get_or_init(|| {
+                let text = self.text()?;
+                parse_json(text.as_bytes()).map_err(|_| "the answer's body is not JSON".to_owned())
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+}
+
+/// `raw` decoded by the encodings of `Content-Encoding` (in the order listed, as Hurl).
+fn decode<'a>(raw: &'a [u8], encoding: Option<&str>) -> Result<Cow<'a, [u8]>, String> {
+    let mut data = Cow::Borrowed(raw);
+    for e in encoding.into_iter().flat_map(|h| h.split(',')).map(str::trim) {
+        let mut out = Vec::new();
+        let read = match e.to_ascii_lowercase().as_str() {
+            "identity" | "" => continue,
+            "gzip" | "x-gzip" => {
+                flate2::read::MultiGzDecoder::new(&*data).take(MAX_DECODED).read_to_end(&mut out)
+            }
+            "deflate" => flate2::read::ZlibDecoder::new(&*data).take(MAX_DECODED).read_to_end(&mut out),
+            "br" => {
+                brotli_decompressor::Decompressor::new(&*data, 4096).take(MAX_DECODED).read_to_end(&mut out)
+            }
+            other => {
+                return Err(format!(
+                    "the answer's Content-Encoding {other:?} is not one Hurl decodes (gzip, deflate, br)"
+                ));
+            }
+        };
+        read.map_err(|err| format!("the answer's body is not valid {e}: {err}"))?;
+        data = Cow::Owned(out);
+    }
+    Ok(data)
+}
+
+/// The `charset` parameter of a `Content-Type`.
+fn charset(content_type: &str) -> Option<&str> {
+    content_type.split(';').skip(1).find_map(|p| {
+        let (k, v) = p.split_once('=')?;
+        k.trim().eq_ignore_ascii_case("charset").then(|| v.trim().trim_matches('"'))
+    })
+}
+
+/// What a query found: nothing, or a value; `Err` says why it could not be evaluated.
+pub(crate) fn query<'b>(
+    q: &Query,
+    answer: &'b impl Answer,
+    body: &'b Body<'b>,
+    vars: &mut Vars,
+    scratch: &mut Vec<u8>,
+) -> Result<Option<Value<'b>>, FailureKind> {
+    Ok(Some(match q {
+        Query::Status => Value::Int(i64::from(answer.status())),
+        Query::Version => Value::Str(Cow::Borrowed(answer.version().ok_or_else(|| unknown("version"))?)),
+        Query::Url => Value::Str(Cow::Borrowed(answer.url().ok_or_else(|| unknown("URL"))?)),
+        Query::Ip => Value::Str(Cow::Owned(answer.ip().ok_or_else(|| unknown("address"))?.to_string())),
+        Query::Duration => {
+            Value::Int(answer.duration().ok_or_else(|| unknown("duration"))?.as_millis() as i64)
+        }
+        Query::Redirects => Value::List(Vec::new()),
+        Query::Header(t) => {
+            let name = render(t, vars, scratch).map_err(|e| e.to_string())?;
+            let (first, more) = answer.header_first(name);
+            match (first, more) {
+                (None, _) => return Ok(None),
+                (Some(one), false) => Value::Str(Cow::Borrowed(one)),
+                (Some(_), true) => Value::List(
+                    (0..)
+                        .map_while(|i| answer.header(name, i))
+                        .map(|h| Value::Str(Cow::Borrowed(h)))
+                        .collect(),
+                ),
+            }
+        }
+        Query::Cookie { name, attr } => {
+            let name = render(name, vars, scratch).map_err(|e| e.to_string())?.to_owned();
+            return cookie(answer, &name, *attr);
+        }
+        Query::Body => Value::Str(Cow::Borrowed(body.text()?)),
+        Query::Bytes => Value::Bytes(Cow::Borrowed(body.bytes()?)),
+        Query::RawBytes => Value::Bytes(Cow::Borrowed(answer.body())),
+        Query::Sha256 => {
+            use sha2::Digest as _;
+            Value::Bytes(Cow::Owned(sha2::Sha256::digest(body.bytes()?).to_vec()))
+        }
+        Query::Md5 => {
+            use md5::Digest as _;
+            Value::Bytes(Cow::Owned(md5::Md5::digest(body.bytes()?).to_vec()))
+        }
+        Query::JsonPath(p) => return jsonpath(p, body),
+        Query::JsonPathTemplate(t) => {
+            let src = render(t, vars, scratch).map_err(|e| e.to_string())?;
+            let p = JsonPath::parse(src).map_err(|(_, m)| format!("jsonpath {src:?}: {m}"))?;
+            return jsonpath(&p, body);
+        }
+        Query::Regex(re) => {
+            let re = match re {
+                RegexArg::Literal(r) => Cow::Borrowed(r),
+                RegexArg::Template(t) => {
+                    let src = render(t, vars, scratch).map_err(|e| e.to_string())?;
+                    Cow::Owned(Regex::new(src).map_err(|e| format!("invalid regex: {e}"))?)
+                }
+            };
+            let text = body.text()?;
+            return Ok(re
+                .captures(text)
+                .and_then(|c| c.get(1))
+                .map(|m| Value::Str(Cow::Borrowed(m.as_str()))));
+        }
+        Query::Variable(t) => {
+            let name = render(t, vars, scratch).map_err(|e| e.to_string())?.to_owned();
+            return Ok(vars.get(&name).map(|v| Value::of_var(v).into_owned()));
+        }
+        Query::XPath(_) => return Err(FailureKind::Error("the xpath query is not evaluated".to_owned())),
+        Query::Certificate(_) => return Ok(None),
+    }))
+}
+
+/// The answer's `what` is not known to the transport that sent it.
+fn unknown(what: &str) -> FailureKind {
+    FailureKind::Error(format!("the answer's {what} is not known to the transport that sent the request"))
+}
+
+/// A jsonpath on the body, as Hurl gives its result.
+fn jsonpath<'b>(p: &JsonPath, body: &'b Body<'b>) -> Result<Option<Value<'b>>, FailureKind> {
+    let doc = match body.json() {
+        Ok(doc) => doc,
+        Err(e) if e.ends_with("is not JSON") => return Err(FailureKind::NotJson),
+        Err(e) => return Err(FailureKind::Error(e)),
+    };
+    let found = p.nodes(doc, doc, &mut Budget::for_answer(body.raw.len())).map_err(FailureKind::TooMuch)?;
+    Ok(unwrap(&found))
+}
+
+/// Hurl's result of a jsonpath: nothing, the one value found, or the list of them.
+pub(crate) fn unwrap(found: &[&serde_json::Value]) -> Option<Value<'static>> {
+    match found {
+        [] => None,
+        [one] => Some(Value::from_json(one)),
+        many => Some(Value::List(many.iter().map(|v| Value::from_json(v)).collect())),
+    }
+}
+
+/// The cookie named `name` of the answer's `Set-Cookie` headers, or one of its attributes.
+fn cookie<'b>(
+    answer: &'b impl Answer,
+    name: &str,
+    attr: CookieAttr,
+) -> Result<Option<Value<'b>>, FailureKind> {
+    let Some(header) = (0..)
+        .map_while(|i| answer.header("set-cookie", i))
+        .find(|h| h.split(';').next().and_then(|p| p.split_once('=')).is_some_and(|(n, _)| n.trim() == name))
+    else {
+        return Ok(None);
+    };
+    let mut parts = header.split(';');
+    let value = parts.next().and_then(|p| p.split_once('=')).map_or("", |(_, v)| v.trim());
+    let attrs: Vec<(&str, Option<&str>)> = parts
+        .map(|p| p.split_once('=').map_or((p.trim(), None), |(k, v)| (k.trim(), Some(v.trim()))))
+        .collect();
+    let get = |key: &str| attrs.iter().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| *v);
+    let text = |v: Option<&'b str>| v.map(|s| Value::Str(Cow::Borrowed(s)));
+    Ok(match attr {
+        CookieAttr::Value => Some(Value::Str(Cow::Borrowed(value))),
+        CookieAttr::Domain => text(get("domain").flatten()),
+        CookieAttr::Path => text(get("path").flatten()),
+        CookieAttr::SameSite => text(get("samesite").flatten()),
+        CookieAttr::MaxAge => get("max-age").flatten().and_then(|v| v.parse().ok()).map(Value::Int),
+        CookieAttr::Secure => get("secure").map(|_| Value::Unit),
+        CookieAttr::HttpOnly => get("httponly").map(|_| Value::Unit),
+        CookieAttr::Expires => match get("expires").flatten() {
+            None => None,
+            Some(s) => Some(Value::Date(
+                cookie_date(s).ok_or_else(|| format!("the cookie's Expires {s:?} is not a date"))?,
+            )),
+        },
+    })
+}
+
+/// A cookie's `Expires`: RFC 2822 (`Wed, 13 Jan 2021 22:23:01 GMT`) or with dashes.
+fn cookie_date(s: &str) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc2822(s)
+        .map(|d| d.with_timezone(&Utc))
+        .ok()
+        .or_else(|| NaiveDateTime::parse_from_str(s, "%a, %d-%b-%Y %H:%M:%S GMT").ok().map(|d| d.and_utc()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bodies_decode_by_their_encoding_and_charset() {
+        use std::io::Write as _;
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all("café".as_bytes()).unwrap();
+        let gz = gz.finish().unwrap();
+        assert_eq!(decode(&gz, Some("gzip")).unwrap().as_ref(), "café".as_bytes());
+        assert!(decode(b"plain", Some("zstd")).unwrap_err().contains("zstd"));
+        assert!(decode(b"not gzip", Some("gzip")).is_err());
+        assert_eq!(charset("text/plain; charset=ISO-8859-1"), Some("ISO-8859-1"));
+        assert_eq!(charset("text/plain"), None);
+        assert!(cookie_date("Wed, 13 Jan 2021 22:23:01 GMT").is_some());
+        assert!(cookie_date("Wed, 13-Jan-2021 22:23:01 GMT").is_some());
+    }
+}

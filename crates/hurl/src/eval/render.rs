@@ -1,0 +1,240 @@
+//! An entry's request rendered as Hurl sends it through curl: `[Query]`
+//! appended to the URL (each value escaped as `curl_easy_escape` does), the
+//! URL's credentials and `[BasicAuth]` as an `Authorization: Basic` header,
+//! `[Cookies]` as one `Cookie` header, `[Form]` as an urlencoded body and
+//! `[Multipart]` as curl's `multipart/form-data`, the `header`, `user` and
+//! `compressed` options, and the `Content-Type` a body implies when the entry
+//! sets none.
+
+use base64::Engine as _;
+
+use super::Request;
+use crate::model::{BodyKind, Entry, MultipartParam, OptionValue, Param};
+use crate::template::{RenderError, Vars};
+
+impl Entry {
+    /// Renders the request into `req` (cleared first).
+    pub fn render(&self, vars: &mut Vars, req: &mut Request) -> Result<(), RenderError> {
+        req.url.clear();
+        req.headers.clear();
+        req.body.clear();
+        self.url.render(vars, &mut req.url)?;
+        if !self.query.is_empty() {
+            let sep = match req.url.last() {
+                Some(b'?') => "",
+                _ if req.url.contains(&b'?') => "&",
+                _ => "?",
+            };
+            req.url.extend_from_slice(sep.as_bytes());
+            encode_params(&self.query, vars, &mut req.url)?;
+        }
+        let mut has = Has::default();
+        for h in &self.headers {
+            let start = req.headers.len();
+            h.name.render(vars, &mut req.headers)?;
+            has.see(&req.headers[start..]);
+            req.headers.extend_from_slice(b": ");
+            h.value.render(vars, &mut req.headers)?;
+            req.headers.extend_from_slice(b"\r\n");
+        }
+        self.option_headers(vars, req, &mut has)?;
+        if let Some(p) = &self.basic_auth
+            && !has.authorization
+        {
+            let mut user = p.name.render_string(vars)?;
+            user.push(':');
+            user.push_str(&p.value.render_string(vars)?);
+            basic(&user, &mut req.headers);
+            has.authorization = true;
+        }
+        if let Some(user) = take_credentials(&mut req.url)
+            && !has.authorization
+        {
+            basic(&user, &mut req.headers);
+        }
+        if !self.cookies.is_empty() {
+            req.headers.extend_from_slice(b"Cookie: ");
+            for (i, c) in self.cookies.iter().enumerate() {
+                if i > 0 {
+                    req.headers.extend_from_slice(b"; ");
+                }
+                c.name.render(vars, &mut req.headers)?;
+                req.headers.push(b'=');
+                c.value.render(vars, &mut req.headers)?;
+            }
+            req.headers.extend_from_slice(b"\r\n");
+        }
+        if !self.form.is_empty() {
+            encode_params(&self.form, vars, &mut req.body)?;
+            if !has.content_type {
+                req.headers.extend_from_slice(b"Content-Type: application/x-www-form-urlencoded\r\n");
+            }
+        } else if !self.multipart.is_empty() {
+            let boundary = format!("------------------------{:016x}", vars.rng.next_u64());
+            self.multipart(&boundary, vars, &mut req.body)?;
+            if !has.content_type {
+                req.headers.extend_from_slice(
+                    format!("Content-Type: multipart/form-data; boundary={boundary}\r\n").as_bytes(),
+                );
+            }
+        } else if let Some(body) = &self.body {
+            body.template.render(vars, &mut req.body)?;
+        }
+        req.headers.extend_from_slice(self.implied_headers(has.content_type));
+        Ok(())
+    }
+
+    /// The header lines the request gets beside its own (`has_type`: whether one of them
+    /// is `Content-Type`): a JSON or GraphQL body's `application/json`, an XML body's
+    /// `application/xml`, as in Hurl.
+    pub fn implied_headers(&self, has_type: bool) -> &'static [u8] {
+        if has_type || !self.form.is_empty() || !self.multipart.is_empty() {
+            return b"";
+        }
+        match self.body.as_ref().map(|b| b.kind) {
+            Some(BodyKind::Json | BodyKind::GraphQl) => b"Content-Type: application/json\r\n",
+            Some(BodyKind::Xml) => b"Content-Type: application/xml\r\n",
+            _ => b"",
+        }
+    }
+
+    /// The headers of its `header`, `user` and `compressed` options.
+    fn option_headers(&self, vars: &mut Vars, req: &mut Request, has: &mut Has) -> Result<(), RenderError> {
+        for o in &self.options {
+            match (o.name, &o.value) {
+                ("header", OptionValue::Text(t)) => {
+                    let start = req.headers.len();
+                    t.render(vars, &mut req.headers)?;
+                    let line = &req.headers[start..];
+                    let colon = line.iter().position(|&b| b == b':').unwrap_or(line.len());
+                    has.see(&req.headers[start..start + colon]);
+                    req.headers.extend_from_slice(b"\r\n");
+                }
+                ("user", OptionValue::Text(t)) if !has.authorization => {
+                    basic(&t.render_string(vars)?, &mut req.headers);
+                    has.authorization = true;
+                }
+                ("compressed", OptionValue::Bool(b)) if !has.accept_encoding => {
+                    if super::options::flag(b, vars)? {
+                        req.headers.extend_from_slice(b"Accept-Encoding: gzip, deflate, br\r\n");
+                        has.accept_encoding = true;
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The multipart body, each part as curl writes it.
+    fn multipart(&self, boundary: &str, vars: &mut Vars, out: &mut Vec<u8>) -> Result<(), RenderError> {
+        for m in &self.multipart {
+            out.extend_from_slice(
+                format!("--{boundary}\r\nContent-Disposition: form-data; name=\"").as_bytes(),
+            );
+            match m {
+                MultipartParam::Field(p) => {
+                    out.extend_from_slice(mime_escape(&p.name.render_string(vars)?).as_bytes());
+                    out.extend_from_slice(b"\"\r\n\r\n");
+                    p.value.render(vars, out)?;
+                }
+                MultipartParam::File { name, filename, content_type, data, .. } => {
+                    out.extend_from_slice(mime_escape(&name.render_string(vars)?).as_bytes());
+                    out.extend_from_slice(b"\"; filename=\"");
+                    let base = filename.rsplit('/').next().unwrap_or(filename);
+                    out.extend_from_slice(mime_escape(base).as_bytes());
+                    out.extend_from_slice(b"\"\r\nContent-Type: ");
+                    content_type.render(vars, out)?;
+                    out.extend_from_slice(b"\r\n\r\n");
+                    out.extend_from_slice(data);
+                }
+            }
+            out.extend_from_slice(b"\r\n");
+        }
+        out.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+        Ok(())
+    }
+}
+
+/// Which headers the entry sets itself.
+#[derive(Default)]
+struct Has {
+    content_type: bool,
+    authorization: bool,
+    accept_encoding: bool,
+}
+
+impl Has {
+    fn see(&mut self, name: &[u8]) {
+        let name = name.trim_ascii();
+        self.content_type |= name.eq_ignore_ascii_case(b"content-type");
+        self.authorization |= name.eq_ignore_ascii_case(b"authorization");
+        self.accept_encoding |= name.eq_ignore_ascii_case(b"accept-encoding");
+    }
+}
+
+/// `name=value&...`, each value escaped as `curl_easy_escape` does (names as written).
+fn encode_params(params: &[Param], vars: &mut Vars, out: &mut Vec<u8>) -> Result<(), RenderError> {
+    for (i, p) in params.iter().enumerate() {
+        if i > 0 {
+            out.push(b'&');
+        }
+        p.name.render(vars, out)?;
+        out.push(b'=');
+        let value = p.value.render_string(vars)?;
+        out.extend_from_slice(super::filter::url_encode(&value, false).as_bytes());
+    }
+    Ok(())
+}
+
+/// `Authorization: Basic` of `user:password`.
+fn basic(user: &str, out: &mut Vec<u8>) {
+    out.extend_from_slice(b"Authorization: Basic ");
+    out.extend_from_slice(base64::engine::general_purpose::STANDARD.encode(user).as_bytes());
+    out.extend_from_slice(b"\r\n");
+}
+
+/// Takes `user:password@` out of the URL's authority, as curl does, and gives it
+/// (percent-decoded).
+fn take_credentials(url: &mut Vec<u8>) -> Option<String> {
+    let scheme = url.windows(3).position(|w| w == b"://")? + 3;
+    let end =
+        url[scheme..].iter().position(|&b| matches!(b, b'/' | b'?' | b'#')).map_or(url.len(), |n| scheme + n);
+    let at = url[scheme..end].iter().rposition(|&b| b == b'@')? + scheme;
+    let user: Vec<u8> = url.drain(scheme..=at).collect();
+    let user = String::from_utf8_lossy(&user[..user.len() - 1]).into_owned();
+    let mut out = Vec::new();
+    let b = user.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%'
+            && let Some(x) = user.get(i + 1..i + 3).and_then(|h| u8::from_str_radix(h, 16).ok())
+        {
+            out.push(x);
+            i += 3;
+            continue;
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    Some(String::from_utf8_lossy(&out).into_owned())
+}
+
+/// A multipart name or filename as curl writes it: `"`, CR and LF percent-escaped.
+fn mime_escape(s: &str) -> String {
+    s.replace('"', "%22").replace('\r', "%0D").replace('\n', "%0A")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credentials_leave_the_url() {
+        let mut url = b"http://bob:s%40cret@h:1/p?a@b".to_vec();
+        assert_eq!(take_credentials(&mut url).as_deref(), Some("bob:s@cret"));
+        assert_eq!(url, b"http://h:1/p?a@b");
+        let mut url = b"http://h/p?x=a@b".to_vec();
+        assert_eq!(take_credentials(&mut url), None);
+    }
+}
