@@ -90,9 +90,18 @@ pub struct VerifyArgs {
     /// "Write your own scenario"). Runs its verification cases once.
     #[arg(long, value_name = "FILE")]
     pub scenario_file: Option<PathBuf>,
-    /// A variable of the scenario file, NAME=VALUE (repeatable).
+    /// A variable of the scenario file, NAME=VALUE (repeatable); a value is typed as Hurl
+    /// types it (`3` an integer, `true` a boolean, `"3"` a string).
     #[arg(long = "variable", value_name = "NAME=VALUE", requires = "scenario_file")]
     pub variables: Vec<String>,
+    /// A file of variables, one NAME=VALUE a line (repeatable), as Hurl's --variables-file.
+    /// HURL_VARIABLE_NAME environment variables are variables too.
+    #[arg(long = "variables-file", value_name = "FILE", requires = "scenario_file")]
+    pub variables_files: Vec<PathBuf>,
+    /// A variable whose value is never printed (`***`), NAME=VALUE (repeatable); so are
+    /// HURL_SECRET_NAME environment variables.
+    #[arg(long = "secret", value_name = "NAME=VALUE", requires = "scenario_file")]
+    pub secrets: Vec<String>,
     /// The store is known to be empty: the count must start at 0 (event-log; a scenario
     /// file with `[reset] by = "contestant"`: its `clean_values` are held).
     #[arg(long)]
@@ -384,7 +393,14 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let (base, path) = split_url(&args.url)?;
     let Some(scenario) = args.scenario else {
         let file = args.scenario_file.as_deref().context("--scenario or --scenario-file is needed")?;
-        return crate::scenario_file::verify(&args.url, file, &args.variables, args.clean, args.reach()?);
+        let defined = stackbench_hurl::defined::Defined::gather(
+            &args.variables,
+            &args.variables_files,
+            &args.secrets,
+            std::env::vars(),
+        )
+        .map_err(|e| anyhow::anyhow!(e))?;
+        return crate::scenario_file::verify(&args.url, file, &defined, args.clean, args.reach()?);
     };
     if args.connect_json && !scenario.has_connect_json() {
         anyhow::bail!("--connect-json: {scenario} has no Connect JSON form (bubble-sort has); drop the flag");

@@ -9,6 +9,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::anyhow;
+use stackbench_hurl::defined::Defined;
 use stackbench_hurl::run::Verification;
 use stackbench_hurl::scenario::{Level, Reset, Scenario};
 use stackbench_run::client::HyperProber;
@@ -19,14 +20,11 @@ use crate::exit;
 pub fn verify(
     url: &str,
     path: &Path,
-    variables: &[String],
+    given: &Defined,
     clean: bool,
     reach: stackbench_run::client::Reach,
 ) -> anyhow::Result<ExitCode> {
-    let defined: Vec<(&str, &str)> = variables
-        .iter()
-        .map(|v| v.split_once('=').ok_or_else(|| anyhow!("--variable {v:?}: write NAME=VALUE")))
-        .collect::<anyhow::Result<_>>()?;
+    let defined: Vec<(&str, &str)> = given.vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     let names: Vec<&str> = defined.iter().map(|(k, _)| *k).collect();
     let scenario = Scenario::load(path, &names)?;
     file::check(&scenario, &defined).map_err(|why| anyhow!(why))?;
@@ -41,7 +39,7 @@ pub fn verify(
         if status.success() { Ok(()) } else { Err(format!("{argv:?} exited with {status}")) }
     };
     let v = file::verify(&prober, &scenario, url, &defined, clean, &mut reset, &mut || None);
-    print(&v, url, &scenario.name)?;
+    print(&v, url, &scenario.name, given)?;
     if matches!(scenario.reset, Some(Reset::Contestant))
         && !clean
         && scenario.verify.iter().any(|c| c.clean_store)
@@ -55,7 +53,8 @@ pub fn verify(
     Ok(exit::code(if v.passed() { exit::OK } else { exit::ERROR }))
 }
 
-fn print(v: &Verification, url: &str, name: &str) -> std::io::Result<()> {
+/// Prints each case and its failures, the secrets' values redacted.
+fn print(v: &Verification, url: &str, name: &str, given: &Defined) -> std::io::Result<()> {
     let mut out = std::io::stdout().lock();
     for c in &v.cases {
         let level = match c.level {
@@ -63,8 +62,8 @@ fn print(v: &Verification, url: &str, name: &str) -> std::io::Result<()> {
             Level::Hardening => "hardening",
         };
         let result = if c.passed() { "ok    " } else { "FAILED" };
-        writeln!(out, "{result}  {level:<9}  {}", c.name)?;
-        write!(out, "{c}")?;
+        writeln!(out, "{result}  {level:<9}  {}", given.redact(&c.name))?;
+        write!(out, "{}", given.redact(&c.to_string()))?;
     }
     let failed = |level| v.cases.iter().filter(|c| c.level == level && !c.passed()).count();
     match (failed(Level::Core), failed(Level::Hardening)) {

@@ -389,23 +389,20 @@ pub(crate) fn render_expr(
 ) -> Result<(), RenderError> {
     let v = expr_value(e, pos, vars)?;
     let why = |why: String| RenderError { name: e.source.to_string(), pos, why: Some(why.into()) };
-    match (escape, &v) {
-        (Escape::JsonValue, Value::List(_) | Value::Object(_)) => {
-            out.extend_from_slice(v.to_json().to_string().as_bytes());
-            return Ok(());
-        }
-        _ => {}
+    if let (Escape::JsonValue, Value::List(_) | Value::Object(_)) = (escape, &v) {
+        out.extend_from_slice(v.to_json().to_string().as_bytes());
+        return Ok(());
     }
     let text = v.render().ok_or_else(|| why(format!("`{}` is {}, which has no text", e.source, v.kind())))?;
-    match (escape, &v) {
-        (Escape::Plain, _) => out.extend_from_slice(text.as_bytes()),
-        (Escape::JsonString, _) => crate::template::json_escape(&text, out),
-        (Escape::JsonValue, Value::Str(_) | Value::Date(_)) => {
+    let quoted = escape == Escape::JsonValue && matches!(v, Value::Str(_) | Value::Date(_));
+    match escape {
+        Escape::JsonString => crate::template::json_escape(&text, out),
+        _ if quoted => {
             out.push(b'"');
             crate::template::json_escape(&text, out);
             out.push(b'"');
         }
-        (Escape::JsonValue, _) => out.extend_from_slice(text.as_bytes()),
+        _ => out.extend_from_slice(text.as_bytes()),
     }
     Ok(())
 }

@@ -164,7 +164,7 @@ impl JsonPath {
                     )?,
                     Step::DescendantAll => descend(v, &mut children, &mut next, budget)?,
                     Step::Select { descendant: false, selectors } => {
-                        select(root, v, selectors, &mut next, budget)?
+                        select(root, v, selectors, &mut next, budget)?;
                     }
                     Step::Select { descendant: true, selectors } => {
                         let mut all = vec![v];

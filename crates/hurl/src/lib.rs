@@ -7,7 +7,13 @@
 //! buffers and checks the answer into typed failures. See
 //! docs/scenarios.md, "Write your own scenario".
 
+#![allow(
+    clippy::many_single_char_names,
+    reason = "the parser and the evaluator name a cursor, a byte, a text and a value by a letter each"
+)]
+
 pub mod builtin;
+pub mod defined;
 pub mod error;
 pub mod eval;
 pub mod expr;
@@ -106,6 +112,25 @@ pub fn check_variables(file: &HurlFile, defined: impl Fn(&str) -> bool) -> Resul
         }
         for t in r.asserts.iter().flat_map(model::Assert::templates) {
             check(t, &taken)?;
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a jsonpath written without templates that does not compile. `verify` runs it
+/// as Hurl does, failing the check it is in; the load engine refuses it here, with its
+/// `file:line:col`, rather than count every request it checks as failed.
+pub fn invalid_jsonpath(file: &HurlFile) -> Result<(), ParseError> {
+    for r in file.entries.iter().filter_map(|e| e.response.as_ref()) {
+        let captures = r.captures.iter().map(|c| (c.pos, &c.query));
+        for (pos, q) in captures.chain(r.asserts.iter().map(|a| (a.pos, &a.query))) {
+            if let model::Query::JsonPathTemplate(t) = q
+                && let Some(src) = t.as_literal()
+                && let Err((_, why)) = jsonpath::JsonPath::parse(src)
+            {
+                let kind = ErrorKind::JsonPath(format!("{src:?}: {why}"));
+                return Err(ParseError { file: file.file.clone(), pos, kind });
+            }
         }
     }
     Ok(())

@@ -161,7 +161,9 @@ impl<'a> Parser<'a> {
         let s = self.rest(c);
         let word = s.find(|ch: char| !ch.is_ascii_alphabetic()).map_or(s, |n| &s[..n]);
         let key = key_len(s);
-        let kind = if let Some(name) = section_name(s) {
+        let kind = if s.starts_with("{{") && templated_key(s) {
+            Kind::KeyValue
+        } else if let Some(name) = section_name(s) {
             Kind::Section(name)
         } else if word == "HTTP" && matches!(s.as_bytes().get(4), Some(b' ' | b'\t' | b'/')) {
             Kind::Http
@@ -462,6 +464,26 @@ fn key_len(s: &str) -> usize {
         }
     }
     i
+}
+
+/// Whether `s` (which starts with `{{`) is a key with placeholders followed by `:` or `;`
+/// (`{{name}}: value`), not a JSON body that starts with one.
+fn templated_key(s: &str) -> bool {
+    let mut rest = s;
+    loop {
+        if let Some(r) = rest.strip_prefix("{{") {
+            let Some(close) = r.find("}}") else { return false };
+            rest = &r[close + 2..];
+        } else {
+            let n = key_len(rest);
+            if n == 0 {
+                break;
+            }
+            rest = &rest[n..];
+        }
+    }
+    let rest = rest.trim_start_matches([' ', '\t']);
+    rest.starts_with(':') || rest.starts_with(';')
 }
 
 /// Hurl's variable names: a letter, then letters, digits, `_` or `-`.

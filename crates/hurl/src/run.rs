@@ -52,13 +52,12 @@ fn run_flow_explained<A: Answer>(
     let mut steps = Vec::with_capacity(hurl.entries.len());
     'entries: for (i, e) in hurl.entries.iter().enumerate() {
         let name = names.get(i).cloned().unwrap_or_else(|| e.name());
-        let no_value = |err: &crate::template::RenderError, vars: &Vars| match &err.why {
-            Some(w) => format!("{}:{}: {w}", hurl.file, err.pos),
-            None => {
-                let because =
-                    why(&err.name, vars).unwrap_or_else(|| "the capture that sets it failed".into());
-                format!("{}:{}: variable `{}` has no value ({because})", hurl.file, err.pos, err.name)
+        let no_value = |err: &crate::template::RenderError, vars: &Vars| {
+            if let Some(w) = &err.why {
+                return format!("{}:{}: {w}", hurl.file, err.pos);
             }
+            let because = why(&err.name, vars).unwrap_or_else(|| "the capture that sets it failed".into());
+            format!("{}:{}: variable `{}` has no value ({because})", hurl.file, err.pos, err.name)
         };
         let options = match e.run_options(vars) {
             Ok(o) => o,

@@ -310,7 +310,10 @@ impl Scenario {
         if path.extension().is_some_and(|e| e == "hurl") {
             let dir = path.parent().unwrap_or(Path::new("."));
             let files = Some(Files::Dir(dir));
-            let hurl = crate::load_in(&file, &text, files, |n| n == "base_url" || defined.contains(&n))?;
+            // A `.hurl` file alone may have no request, as in Hurl (`verify` then has nothing
+            // to check; the load engine refuses a flow without one).
+            let hurl = crate::parse::parse_in(&file, &text, files)?;
+            crate::check_variables(&hurl, |n| n == "base_url" || defined.contains(&n))?;
             let request_names = hurl.entries.iter().map(crate::model::Entry::name).collect();
             let flow = Flow { name: stem.clone(), weight: 1, hurl, request_names };
             return Ok(Scenario {

@@ -187,7 +187,9 @@ impl Template {
                     s.push_str(&expr.source);
                     s.push_str("}}");
                 }
-                Part::Bytes(b) => s.push_str(&format!("<{} bytes>", b.len())),
+                Part::Bytes(b) => {
+                    let _ = std::fmt::Write::write_fmt(&mut s, format_args!("<{} bytes>", b.len()));
+                }
             }
         }
         s

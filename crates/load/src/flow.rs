@@ -66,6 +66,7 @@ fn entry_options(scenario: &mut Scenario) -> Result<Vec<String>, String> {
     use stackbench_hurl::model::options::{Arg, Effect};
     let mut quiet: Vec<&'static str> = Vec::new();
     for flow in &mut scenario.flows {
+        stackbench_hurl::invalid_jsonpath(&flow.hurl).map_err(|e| e.to_string())?;
         let file = flow.hurl.file.clone();
         let mut entries = Vec::with_capacity(flow.hurl.entries.len());
         let mut names = Vec::with_capacity(flow.request_names.len());
@@ -88,7 +89,7 @@ fn entry_options(scenario: &mut Scenario) -> Result<Vec<String>, String> {
                             .map_err(|_| at("under load an entry is sent a bounded number of times"))?;
                     }
                     (Effect::VerifyOnly | Effect::NoEffect, _) if !quiet.contains(&o.name) => {
-                        quiet.push(o.name)
+                        quiet.push(o.name);
                     }
                     _ => {}
                 }
@@ -100,7 +101,7 @@ fn entry_options(scenario: &mut Scenario) -> Result<Vec<String>, String> {
             }
         }
         if entries.is_empty() {
-            return Err(format!("{file}: every request of the flow is skipped (`skip: true`)"));
+            return Err(format!("{file}: the flow has no request to send (none, or every one `skip: true`)"));
         }
         flow.hurl.entries = entries;
         if !flow.request_names.is_empty() {
@@ -479,9 +480,9 @@ mod tests {
         let text = std::str::from_utf8(wire).unwrap();
         assert!(text.starts_with("POST /api/todos HTTP/1.1\r\nHost: 127.0.0.1:9\r\n"), "{text}");
         assert!(text.contains("\r\nAuthorization: Bearer abc\r\n"), "{text}");
-        assert!(
-            text.contains("\r\nContent-Type: application/json\r\nContent-Length: 12\r\n\r\n{\"t\": \"abc\"}")
-        );
+        assert!(text.contains(
+            "\r\nContent-Type: application/json\r\nAccept: */*\r\nContent-Length: 12\r\n\r\n{\"t\": \"abc\"}"
+        ));
         let mut st = IterState::new(&src, &t, false, Io::Epoll, 0);
         st.begin(&src, 0);
         let wire = st.wire(&src, (f, 1), &flow.entries[1]).unwrap();

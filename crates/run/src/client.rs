@@ -150,8 +150,10 @@ impl Prober for HyperProber {
                 let name = http::HeaderName::from_bytes(k.as_bytes()).map_err(other)?;
                 extra.push((name, http::HeaderValue::from_bytes(v.as_bytes()).map_err(other)?));
             }
+            // Without `Connection: close`, as curl (and so Hurl) sends a request: the
+            // connection is closed here once the answer is read.
             let wire =
-                stackbench_load::http1_request(&method, &authority, &target.path, None, &extra, body, false);
+                stackbench_load::http1_request(&method, &authority, &target.path, None, &extra, body, true);
             let (socket, addr) = connect(&target, &self.current(), stackbench_load::Alpn::Http1).await?;
             read_http1(socket, addr, wire, method == http::Method::HEAD).await
         })

@@ -16,6 +16,7 @@ use crate::model::{FilterKind, IntArg, RegexArg};
 use crate::template::{Template, Vars};
 
 /// Applies `f` to `v`. `Err` says why it could not.
+#[expect(clippy::too_many_lines, reason = "one arm per filter and kind of value, as Hurl lists them")]
 pub(crate) fn apply<'a>(
     f: &FilterKind,
     v: Value<'a>,
@@ -77,13 +78,11 @@ pub(crate) fn apply<'a>(
             let sep = text(sep, vars)?;
             Value::List(s.split(sep.as_str()).map(|p| Value::Str(Cow::Owned(p.to_owned()))).collect())
         }
-        (FilterKind::ToInt, Value::Int(n)) => Value::Int(n),
         (FilterKind::ToInt, Value::Float(f)) => Value::Int(f as i64),
         (FilterKind::ToInt, Value::Str(s)) => {
             Value::Int(s.parse().map_err(|_| format!("{s:?} is not an integer"))?)
         }
-        (FilterKind::ToInt, _) => return wrong("a float, an integer or a string"),
-        (FilterKind::ToFloat, Value::Float(f)) => Value::Float(f),
+        (FilterKind::ToInt, v @ Value::Int(_)) | (FilterKind::ToFloat, v @ Value::Float(_)) => v,
         (FilterKind::ToFloat, Value::Int(n)) => Value::Float(n as f64),
         (FilterKind::ToFloat, Value::Str(s)) => {
             Value::Float(s.parse().map_err(|_| format!("{s:?} is not a float"))?)
@@ -91,7 +90,7 @@ pub(crate) fn apply<'a>(
         (FilterKind::ToFloat, Value::BigInt(s)) => {
             return Err(format!("{s} is too big to be cast as a float"));
         }
-        (FilterKind::ToFloat, _) => return wrong("a float, an integer or a string"),
+        (FilterKind::ToInt | FilterKind::ToFloat, _) => return wrong("a float, an integer or a string"),
         (FilterKind::ToString, v) => Value::Str(Cow::Owned(
             v.render().ok_or_else(|| format!("{} cannot be made a string", v.kind()))?.into_owned(),
         )),
@@ -208,12 +207,12 @@ fn url_decode(s: &str) -> String {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        if b[i] == b'%' {
-            if let Some(x) = s.get(i + 1..i + 3).and_then(|h| u8::from_str_radix(h, 16).ok()) {
-                out.push(x);
-                i += 3;
-                continue;
-            }
+        if b[i] == b'%'
+            && let Some(x) = s.get(i + 1..i + 3).and_then(|h| u8::from_str_radix(h, 16).ok())
+        {
+            out.push(x);
+            i += 3;
+            continue;
         }
         out.push(b[i]);
         i += 1;

@@ -29,7 +29,7 @@ impl Default for RunOptions {
             skip: false,
             repeat: Some(1),
             retry: Some(0),
-            retry_interval: Duration::from_millis(1000),
+            retry_interval: Duration::from_secs(1),
             delay: Duration::ZERO,
         }
     }

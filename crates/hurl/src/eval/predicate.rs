@@ -111,8 +111,8 @@ pub(crate) fn holds(
 }
 
 /// A predicate's operand as a value.
-pub(crate) fn expected<'s>(
-    e: &'s Expected,
+pub(crate) fn expected(
+    e: &Expected,
     vars: &mut Vars,
     scratch: &mut Vec<u8>,
 ) -> Result<Value<'static>, RenderError> {

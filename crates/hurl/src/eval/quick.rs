@@ -252,6 +252,7 @@ impl Check {
 /// A leaf as a query's value, as the general evaluator reads it: `Some(None)` for nothing
 /// found, `None` when it cannot tell (a float that may have been an integer beyond 64 bits,
 /// which the general evaluator keeps as an integer).
+#[expect(clippy::option_option, reason = "cannot tell, nothing found, or a value")]
 fn leaf<'a>(l: &'a Leaf<'a>) -> Option<Option<Value<'a>>> {
     Some(match l {
         Leaf::Nothing => None,

@@ -81,7 +81,13 @@ impl Entry {
             body.template.render(vars, &mut req.body)?;
         }
         req.headers.extend_from_slice(self.implied_headers(has.content_type));
+        req.headers.extend_from_slice(Entry::implied_accept(has.accept));
         Ok(())
+    }
+
+    /// curl's `Accept: */*`, which Hurl sends when the entry sets no `Accept` header.
+    pub fn implied_accept(has_accept: bool) -> &'static [u8] {
+        if has_accept { b"" } else { b"Accept: */*\r\n" }
     }
 
     /// The header lines the request gets beside its own (`has_type`: whether one of them
@@ -114,11 +120,11 @@ impl Entry {
                     basic(&t.render_string(vars)?, &mut req.headers);
                     has.authorization = true;
                 }
-                ("compressed", OptionValue::Bool(b)) if !has.accept_encoding => {
-                    if super::options::flag(b, vars)? {
-                        req.headers.extend_from_slice(b"Accept-Encoding: gzip, deflate, br\r\n");
-                        has.accept_encoding = true;
-                    }
+                ("compressed", OptionValue::Bool(b))
+                    if !has.accept_encoding && super::options::flag(b, vars)? =>
+                {
+                    req.headers.extend_from_slice(b"Accept-Encoding: gzip, deflate, br\r\n");
+                    has.accept_encoding = true;
                 }
                 _ => {}
             }
@@ -158,7 +164,9 @@ impl Entry {
 
 /// Which headers the entry sets itself.
 #[derive(Default)]
+#[expect(clippy::struct_excessive_bools, reason = "one flag per header the rendering may add")]
 struct Has {
+    accept: bool,
     content_type: bool,
     authorization: bool,
     accept_encoding: bool,
@@ -167,6 +175,7 @@ struct Has {
 impl Has {
     fn see(&mut self, name: &[u8]) {
         let name = name.trim_ascii();
+        self.accept |= name.eq_ignore_ascii_case(b"accept");
         self.content_type |= name.eq_ignore_ascii_case(b"content-type");
         self.authorization |= name.eq_ignore_ascii_case(b"authorization");
         self.accept_encoding |= name.eq_ignore_ascii_case(b"accept-encoding");

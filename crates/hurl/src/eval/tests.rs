@@ -58,7 +58,7 @@ fn todo_example_right_answers_pass() {
     let body: serde_json::Value = serde_json::from_slice(&reqs[0].body).unwrap();
     let title = body["title"].as_str().unwrap();
     assert!(title.starts_with("buy milk ") && title.len() == 9 + 36, "{title}");
-    assert_eq!(reqs[0].headers, b"Content-Type: application/json\r\n");
+    assert_eq!(reqs[0].headers, b"Content-Type: application/json\r\nAccept: */*\r\n");
     // The capture feeds the next entry's URL.
     assert_eq!(reqs[1].url, b"http://127.0.0.1:8080/todos/17");
     assert_eq!(reqs[1].body, b"");
@@ -226,7 +226,7 @@ fn request_headers_and_default_content_type() {
     vars.set("n", "5", Kind::Integer);
     let mut req = Request::default();
     f.entries[0].render(&mut vars, &mut req).unwrap();
-    assert_eq!(req.headers, b"X-A: q\"\r\nContent-Type: application/json\r\n");
+    assert_eq!(req.headers, b"X-A: q\"\r\nContent-Type: application/json\r\nAccept: */*\r\n");
     assert_eq!(req.body, br#"{"n": 5, "s": "q\""}"#);
     // Buffers are reused: a second render replaces, it does not append.
     f.entries[0].render(&mut vars, &mut req).unwrap();

@@ -70,7 +70,7 @@ impl Parser<'_> {
         let bytes = match prefix {
             "hex" => {
                 let digits: String = inner.chars().filter(|ch| !ch.is_whitespace()).collect();
-                if digits.len() % 2 != 0 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+                if !digits.len().is_multiple_of(2) || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
                     return Err(self.syntax(at, "`hex,` takes pairs of hex digits"));
                 }
                 (0..digits.len())
@@ -254,7 +254,7 @@ impl Parser<'_> {
                 }
                 Part::Var { name, pos, .. } => t.push_var(&name, Escape::JsonString, pos),
                 Part::Expr { expr, pos, .. } => {
-                    t.parts.push(Part::Expr { expr, escape: Escape::JsonString, pos })
+                    t.parts.push(Part::Expr { expr, escape: Escape::JsonString, pos });
                 }
                 Part::Bytes(b) => t.parts.push(Part::Bytes(b)),
             }

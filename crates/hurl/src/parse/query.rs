@@ -39,7 +39,8 @@ impl Parser<'_> {
         Ok(Capture { pos, name: name.into(), query, filters, redact })
     }
 
-    pub(super) fn assert(&self, mut c: Cur) -> Res<Assert> {
+    /// An assert, and the offset where it ends (a multiline string value may span lines).
+    pub(super) fn assert(&self, mut c: Cur) -> Res<(Assert, usize)> {
         let pos = self.pos(c.i);
         let source = self.rest(c).trim_end().into();
         let query = self.query(&mut c)?;
@@ -58,14 +59,15 @@ impl Parser<'_> {
         }
         let func = self.predicate(&mut c)?;
         self.end_of_line(c)?;
-        Ok(Assert {
+        let a = Assert {
             pos,
             source,
             kind: AssertKind::Explicit,
             query,
             filters,
             predicate: Predicate { not, func },
-        })
+        };
+        Ok((a, c.i))
     }
 
     fn query(&self, c: &mut Cur) -> Res<Query> {
@@ -87,10 +89,7 @@ impl Parser<'_> {
             "header" => Query::Header(self.quoted_arg(c, w)?.0),
             "variable" => Query::Variable(self.quoted_arg(c, w)?.0),
             "xpath" => return Err(self.unsupported(at, "the `xpath` query")),
-            "jsonpath" => {
-                let (t, at) = self.quoted_arg(c, w)?;
-                self.jsonpath(t, at)?
-            }
+            "jsonpath" => Parser::jsonpath(self.quoted_arg(c, w)?.0),
             "regex" => Query::Regex(self.regex_arg(c, w)?),
             "cookie" => {
                 let (t, at) = self.quoted_arg(c, w)?;
@@ -129,13 +128,13 @@ impl Parser<'_> {
         Ok((self.quoted_string(c)?, at))
     }
 
-    /// A jsonpath query: compiled now when it has no template.
-    fn jsonpath(&self, t: Template, at: usize) -> Res<Query> {
-        match t.as_literal() {
-            Some(s) => Ok(Query::JsonPath(
-                JsonPath::parse(s).map_err(|(i, m)| self.err(at + 1 + i, ErrorKind::JsonPath(m)))?,
-            )),
-            None => Ok(Query::JsonPathTemplate(t)),
+    /// A jsonpath query: compiled now when it has no template. One that does not compile is
+    /// kept to fail where it is evaluated, as in Hurl (which reads a jsonpath when it runs
+    /// the query); the load engine refuses it when the file loads ([`crate::invalid_jsonpath`]).
+    fn jsonpath(t: Template) -> Query {
+        match t.as_literal().map(JsonPath::parse) {
+            Some(Ok(p)) => Query::JsonPath(p),
+            _ => Query::JsonPathTemplate(t),
         }
     }
 
@@ -311,7 +310,7 @@ impl Parser<'_> {
         let at = c.i;
         let s = self.rest(*c);
         let symbols = s.find(|ch: char| !"=!<>".contains(ch)).unwrap_or(s.len());
-        let op = match s.find(|ch: char| ch == ' ' || ch == '\t') {
+        let op = match s.find([' ', '\t']) {
             _ if symbols > 0 => &s[..symbols],
             Some(n) => &s[..n],
             None => s,
@@ -433,12 +432,29 @@ impl Parser<'_> {
         match self.peek(*c) {
             Some(b'"') => Ok(Expected::Str(self.quoted_string(c)?)),
             Some(b'`') if s.starts_with("```") => {
-                let close = s[3..].find("```").ok_or_else(|| {
-                    self.unsupported(c.i, "a multiline string over several lines as a predicate value")
-                })?;
-                let mut inner = Cur { i: c.i + 3, end: c.i + 3 + close };
-                let t = self.raw_text(&mut inner, true)?;
-                c.i += close + 6;
+                if let Some(close) = s[3..].find("```") {
+                    let mut inner = Cur { i: c.i + 3, end: c.i + 3 + close };
+                    let t = self.raw_text(&mut inner, true)?;
+                    c.i += close + 6;
+                    return Ok(Expected::Str(t));
+                }
+                // Over several lines: the text from the next line to the closing ```.
+                let hint = s[3..].trim_end();
+                if !matches!(hint, "" | "json" | "xml" | "raw") {
+                    return Err(self.syntax(c.i + 3, format!("unknown multiline string type `{hint}`")));
+                }
+                let start = c.end + self.text[c.end..].find('\n').map_or(self.text.len() - c.end, |n| n + 1);
+                let close = self.text[start..]
+                    .find("```")
+                    .map(|n| start + n)
+                    .ok_or_else(|| self.syntax(c.i, "a multiline string without its closing ```"))?;
+                let mut inner = Cur { i: start, end: close };
+                let t = self.raw_text(&mut inner, hint != "raw")?;
+                let mut line_end = self.text[close..].find('\n').map_or(self.text.len(), |n| close + n);
+                if line_end > close && self.text.as_bytes()[line_end - 1] == b'\r' {
+                    line_end -= 1;
+                }
+                *c = Cur { i: close + 3, end: line_end };
                 Ok(Expected::Str(t))
             }
             Some(b'`') => Ok(Expected::Str(self.backtick(c)?)),

@@ -103,9 +103,12 @@ impl Parser<'_> {
         let at = c.i;
         let s = self.rest(c);
         let n = s.find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '-' || ch == '.')).unwrap_or(s.len());
-        let Some(&(name, kind, _)) = option(&s[..n]) else {
+        let Some(&(name, kind, effect)) = option(&s[..n]) else {
             return Err(self.syntax(at, format!("unknown option `{}`", &s[..n])));
         };
+        if let crate::model::options::Effect::Refused(why) = effect {
+            return Err(self.unsupported(at, format!("the `{name}` option ({why})")));
+        }
         c.i += n;
         self.colon(&mut c)?;
         let vat = c.i;
@@ -165,7 +168,7 @@ impl Parser<'_> {
                     token[..digits].parse().map_err(|_| bad("a duration (`500`, `500ms`, `2s`, `1m`)"))?;
                 let d = match (&token[digits..], kind) {
                     ("ms", _) | ("", ValueKind::Millis) => Duration::from_millis(n),
-                    ("s", _) | ("", _) => Duration::from_secs(n),
+                    ("s" | "", _) => Duration::from_secs(n),
                     ("m", _) => Duration::from_secs(n.saturating_mul(60)),
                     _ => return Err(bad("a duration (`500`, `500ms`, `2s`, `1m`)")),
                 };

@@ -94,7 +94,11 @@ impl Parser<'_> {
                     r.asserts.push(self.header_assert(c)?);
                 }
                 (_, Some("Captures")) if !body => r.captures.push(self.capture(c)?),
-                (_, Some(_)) if !body => r.asserts.push(self.assert(c)?),
+                (_, Some(_)) if !body => {
+                    let (a, end) = self.assert(c)?;
+                    r.asserts.push(a);
+                    self.line = self.starts.partition_point(|&s| s <= end) - 1;
+                }
                 _ => {
                     return Err(self.syntax(
                         c.i,

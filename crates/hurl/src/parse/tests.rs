@@ -173,9 +173,12 @@ fn syntax_errors_have_positions() {
 
 #[test]
 fn bad_jsonpath_and_regex_point_into_the_string() {
-    let (pos, kind) = refusal("GET http://h\nHTTP 200\n[Asserts]\njsonpath \"$.a[?(@.b]\" exists\n");
-    assert_eq!(pos, Pos { line: 4, col: 20 });
-    assert!(matches!(kind, ErrorKind::JsonPath(_)));
+    // A jsonpath that does not compile fails where it is evaluated, as in Hurl; the load
+    // engine refuses it (`invalid_jsonpath`), at the assert.
+    let f = parse("bad.hurl", "GET http://h\nHTTP 200\n[Asserts]\njsonpath \"$.a[?(@.b]\" exists\n").unwrap();
+    let e = crate::invalid_jsonpath(&f).unwrap_err();
+    assert_eq!(e.pos, Pos { line: 4, col: 1 });
+    assert!(matches!(e.kind, ErrorKind::JsonPath(_)));
     let (pos, kind) = refusal("GET http://h\nHTTP 200\n[Captures]\nx: regex \"(\"\n");
     assert_eq!(pos, Pos { line: 4, col: 10 });
     assert!(matches!(kind, ErrorKind::Regex(_)));

@@ -78,16 +78,18 @@ impl Program {
         line.clear();
         write_http1_host(&mut line, authority);
         head.push_bytes(&line);
-        let mut has_type = false;
+        let (mut has_type, mut has_accept) = (false, false);
         for h in &entry.headers {
             let name = h.name.as_literal()?;
             has_type |= name.eq_ignore_ascii_case("content-type");
+            has_accept |= name.eq_ignore_ascii_case("accept");
             head.push_bytes(name.as_bytes());
             head.push_bytes(b": ");
             head.push_template(&h.value, vars)?;
             head.push_bytes(b"\r\n");
         }
         head.push_bytes(entry.implied_headers(has_type));
+        head.push_bytes(Entry::implied_accept(has_accept));
         let mut body = Compiled::default();
         if let Some(b) = &entry.body {
             body.push_template(&b.template, vars)?;

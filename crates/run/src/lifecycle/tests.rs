@@ -136,7 +136,14 @@ impl FakeProber {
             _ => (404, r#"{"error":"no"}"#, vec![]),
         };
         let headers = [vec![("content-type".to_owned(), b"application/json".to_vec())], headers].concat();
-        Reply { status, content_type: json, headers, grpc_status: None, body: body.as_bytes().to_vec() }
+        Reply {
+            status,
+            content_type: json,
+            headers,
+            grpc_status: None,
+            body: body.as_bytes().to_vec(),
+            peer: None,
+        }
     }
 }
 
@@ -175,7 +182,14 @@ impl Prober for FakeProber {
             _ => (404, r#"{"error":"no"}"#.to_owned()),
         };
         let json = Some(b"application/json".to_vec());
-        Ok(Reply { status, content_type: json, headers: vec![], grpc_status: None, body: body.into_bytes() })
+        Ok(Reply {
+            status,
+            content_type: json,
+            headers: vec![],
+            grpc_status: None,
+            body: body.into_bytes(),
+            peer: None,
+        })
     }
 }
 

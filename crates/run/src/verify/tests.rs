@@ -55,6 +55,7 @@ impl Prober for DummyServer {
             headers: [vec![("content-type".to_owned(), json)], headers].concat(),
             grpc_status: None,
             body: body.as_bytes().to_vec(),
+            peer: None,
         })
     }
 }

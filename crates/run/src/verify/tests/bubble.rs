@@ -77,7 +77,14 @@ impl Prober for Sorter {
         };
         let json = if self.0 == Fault::TextPlain { "text/plain" } else { "application/json" };
         let headers = vec![("content-type".to_owned(), json.as_bytes().to_vec())];
-        Ok(Reply { status, content_type: Some(json.into()), headers, grpc_status: None, body: text.into() })
+        Ok(Reply {
+            status,
+            content_type: Some(json.into()),
+            headers,
+            grpc_status: None,
+            body: text.into(),
+            peer: None,
+        })
     }
 
     /// gRPC: `body` is the unframed message.
@@ -111,6 +118,7 @@ impl Prober for Sorter {
             headers,
             grpc_status: code,
             body: message,
+            peer: None,
         })
     }
 }
