@@ -152,6 +152,8 @@ impl Prober for HyperProber {
             }
             // Without `Connection: close`, as curl (and so Hurl) sends a request: the
             // connection is closed here once the answer is read.
+            // Without `Connection: close`, as curl (so Hurl) sends a request; the connection
+            // is closed here once the answer is read.
             let wire =
                 stackbench_load::http1_request(&method, &authority, &target.path, None, &extra, body, true);
             let (socket, addr) = connect(&target, &self.current(), stackbench_load::Alpn::Http1).await?;

@@ -222,8 +222,17 @@ impl Check {
             Test::IsString => matches!(v, Value::Str(_)),
             Test::IsBoolean => matches!(v, Value::Bool(_)),
             Test::Exists => !matches!(v, Value::Nodeset(0)),
-            Test::EqInt(n) => *v == Value::Int(*n),
-            Test::EqFloat(f) => *v == Value::Float(*f),
+            // Hurl's equality of numbers, without a value made to compare with.
+            Test::EqInt(n) => match v {
+                Value::Int(x) => x == n,
+                Value::Float(x) => *x == *n as f64,
+                _ => false,
+            },
+            Test::EqFloat(f) => match v {
+                Value::Float(x) => x == f,
+                Value::Int(x) => *x as f64 == *f,
+                _ => false,
+            },
             Test::EqText(t) => v.as_str() == Some(t),
             Test::Contains(_) | Test::Matches(_) | Test::General => {
                 return judge(p, Some(v), vars, scratch).is_ok();
