@@ -139,7 +139,7 @@ fn handle(stream: TcpStream, calls: &AtomicU32) {
     let mut w = stream;
     let mut head = format!("HTTP/1.1 {status} X\r\nContent-Length: {}\r\nConnection: close\r\n", out.len());
     for (k, v) in extra {
-        head.push_str(&format!("{k}: {v}\r\n"));
+        let _ = std::fmt::Write::write_fmt(&mut head, format_args!("{k}: {v}\r\n"));
     }
     head.push_str("\r\n");
     let _ = w.write_all(head.as_bytes());

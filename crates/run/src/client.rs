@@ -316,6 +316,7 @@ const MAX_H2_ANSWER: usize = 64 * 1024 * 1024;
 
 /// HTTP/2 prior knowledge through hyper, the answer capped like an HTTP/1.1 one; its
 /// trailers follow its headers. With `grpc` the answer's body is the message, unframed.
+#[expect(clippy::too_many_arguments, reason = "the request's parts, its connection and its peer")]
 async fn send_h2<S>(
     target: &stackbench_load::Target,
     method: http::Method,

@@ -225,12 +225,12 @@ impl Check {
             // Hurl's equality of numbers, without a value made to compare with.
             Test::EqInt(n) => match v {
                 Value::Int(x) => x == n,
-                Value::Float(x) => *x == *n as f64,
+                Value::Float(x) => x.partial_cmp(&(*n as f64)) == Some(std::cmp::Ordering::Equal),
                 _ => false,
             },
             Test::EqFloat(f) => match v {
-                Value::Float(x) => x == f,
-                Value::Int(x) => *x as f64 == *f,
+                Value::Float(x) => x.partial_cmp(f) == Some(std::cmp::Ordering::Equal),
+                Value::Int(x) => (*x as f64).partial_cmp(f) == Some(std::cmp::Ordering::Equal),
                 _ => false,
             },
             Test::EqText(t) => v.as_str() == Some(t),

@@ -178,7 +178,9 @@ mod tests {
             url in parts(),
             headers in proptest::collection::vec(("[A-Za-z-]{1,12}", parts()), 0..3),
             body in proptest::option::of((any::<bool>(), parts())),
-            values in proptest::collection::vec(("[ -~é]{0,5}", prop_oneof![Just(Kind::String), Just(Kind::Integer)]), 2),
+            // No `@`: one in a URL's authority is credentials, which the rendering takes out
+            // of the URL (as curl does) and a target's authority never has.
+            values in proptest::collection::vec(("[ -?A-~é]{0,5}", prop_oneof![Just(Kind::String), Just(Kind::Integer)]), 2),
             prefix in prop_oneof![Just(""), Just("/api")],
             keepalive in any::<bool>(),
             seed in any::<u64>(),
