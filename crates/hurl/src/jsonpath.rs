@@ -156,12 +156,7 @@ impl JsonPath {
                 match s {
                     Step::Name(_) | Step::Index(_) => next.extend(child(v, s)),
                     Step::Wildcard => children(v, &mut next),
-                    Step::Descendant(name) => descend(
-                        v,
-                        &mut |x, out| out.extend(x.get(&**name).filter(|_| x.is_object())),
-                        &mut next,
-                        budget,
-                    )?,
+                    Step::Descendant(name) => named(v, name, &mut next, budget)?,
                     Step::DescendantAll => descend(v, &mut children, &mut next, budget)?,
                     Step::Select { descendant: false, selectors } => {
                         select(root, v, selectors, &mut next, budget)?;
@@ -223,6 +218,20 @@ fn descend<'a>(
     match v {
         Value::Object(o) => o.values().try_for_each(|c| descend(c, each, out, budget)),
         Value::Array(a) => a.iter().try_for_each(|c| descend(c, each, out, budget)),
+        _ => Ok(()),
+    }
+}
+
+/// The members named `name` at any depth below `v`, spending a unit from `budget` per value
+/// visited (the common `..name`, without [`descend`]'s call per value).
+fn named<'a>(v: &'a Value, name: &str, out: &mut Vec<&'a Value>, budget: &mut Budget) -> Result<(), TooMuch> {
+    budget.spend(1)?;
+    match v {
+        Value::Object(o) => {
+            out.extend(o.get(name));
+            o.values().try_for_each(|c| named(c, name, out, budget))
+        }
+        Value::Array(a) => a.iter().try_for_each(|c| named(c, name, out, budget)),
         _ => Ok(()),
     }
 }
