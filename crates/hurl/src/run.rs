@@ -204,7 +204,7 @@ pub fn verify<A: Answer>(
         vars.set("base_url", base_url, Kind::String);
         for (k, v) in defined {
             let (v, kind) = crate::template::cli_value(v);
-            vars.set(k, v, kind);
+            vars.set(k, &v, kind);
         }
         for (k, v) in &carried {
             vars.set(k, &v.text, v.kind);

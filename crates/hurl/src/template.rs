@@ -263,10 +263,22 @@ impl Kind {
 
 /// A value given on the command line or in a variables file (`--variable n=3`), as Hurl
 /// reads it: its text and kind inferred ([`Kind::infer`]), a value in double quotes a string.
-pub fn cli_value(text: &str) -> (&str, Kind) {
+/// A number is kept as Hurl writes it (`1.70` is the float `1.7`, `007` the integer `7`).
+pub fn cli_value(text: &str) -> (std::borrow::Cow<'_, str>, Kind) {
+    use std::borrow::Cow;
     match text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
-        Some(inner) => (inner, Kind::String),
-        None => (text, Kind::infer(text)),
+        Some(inner) => (Cow::Borrowed(inner), Kind::String),
+        None => match Kind::infer(text) {
+            Kind::Float => {
+                let f: f64 = text.parse().unwrap_or(f64::NAN);
+                (Cow::Owned(crate::eval::value::format_float(f)), Kind::Float)
+            }
+            Kind::Integer => match text.parse::<i64>() {
+                Ok(n) => (Cow::Owned(n.to_string()), Kind::Integer),
+                Err(_) => (Cow::Borrowed(text), Kind::Integer),
+            },
+            kind => (Cow::Borrowed(text), kind),
+        },
     }
 }
 

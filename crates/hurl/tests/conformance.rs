@@ -186,7 +186,7 @@ fn run_with(text: &str, defined: &[(&str, &str)]) -> Vec<Step> {
     vars.set("base_url", &base, Kind::String);
     for (k, v) in defined {
         let (v, kind) = stackbench_hurl::template::cli_value(v);
-        vars.set(k, v, kind);
+        vars.set(k, &v, kind);
     }
     run_flow(&f, &[], &mut vars, &mut |e: &Entry, r: &Request| send(e, r))
 }

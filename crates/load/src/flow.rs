@@ -266,7 +266,7 @@ impl IterState {
         vars.set("base_url", base, Kind::String);
         for (k, v) in &src.defined {
             let (v, kind) = stackbench_hurl::template::cli_value(v);
-            vars.set(k, v, kind);
+            vars.set(k, &v, kind);
         }
         let origin = origin_len(base);
         let authority = target.authority.clone();

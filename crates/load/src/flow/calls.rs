@@ -65,7 +65,7 @@ impl Calls {
         vars.set("base_url", "http://127.0.0.1", Kind::String);
         for (k, v) in defined {
             let (v, kind) = stackbench_hurl::template::cli_value(v);
-            vars.set(k, v, kind);
+            vars.set(k, &v, kind);
         }
         s.draw(0, &mut vars);
         let mut req = Request::default();

@@ -330,7 +330,7 @@ impl Readiness<'_> {
         vars.set("base_url", base_url.trim_end_matches('/'), Kind::String);
         for (k, v) in self.defined {
             let (v, kind) = stackbench_hurl::template::cli_value(v);
-            vars.set(k, v, kind);
+            vars.set(k, &v, kind);
         }
         scenario.draw(0, &mut vars);
         let mut unanswered = None;
@@ -371,7 +371,7 @@ pub fn reset_requests(
     vars.set("base_url", base_url.trim_end_matches('/'), Kind::String);
     for (k, v) in defined {
         let (v, kind) = stackbench_hurl::template::cli_value(v);
-        vars.set(k, v, kind);
+        vars.set(k, &v, kind);
     }
     scenario.draw(0, &mut vars);
     let sender = Sender::new(prober, scenario, defined)?;
