@@ -58,7 +58,8 @@ pub fn thousands(v: i64) -> String {
 }
 
 /// `1,882 ± 63`, `166.8 ± 1.9`, `3.14 ± 0.12`: the error with two
-/// significant digits, the value to the same decimal place.
+/// significant digits, the value to the same decimal place. For an interval
+/// that may be lopsided, [`with_interval`].
 pub fn with_error(value: f64, error: f64) -> String {
     if !value.is_finite() || !error.is_finite() {
         return format!("{} ± {}", rate(value), rate(error));
@@ -66,26 +67,66 @@ pub fn with_error(value: f64, error: f64) -> String {
     // An error far below the value's own precision (identical runs) is shown as 0.
     let negligible = error <= value.abs() * 1e-9;
     let error = if negligible { 0.0 } else { error };
-    // Two significant digits of the error; with no error, three of the value
-    // (a rate under 1 req/s must not print as 0).
-    let decimals = if error > 0.0 {
+    let decimals = error_decimals(value, error);
+    let error = fixed(error, decimals);
+    // An error that rounds to nothing at these decimals is 0, not 0.000000.
+    let error = if error.chars().any(|c| c.is_ascii_digit() && c != '0') { error } else { "0".to_owned() };
+    format!("{} ± {error}", fixed(value, decimals))
+}
+
+/// A value and its interval `[lo, hi]`: `1,882 ± 63` when both ends lie the
+/// same distance from it to the two significant digits the error is given
+/// with (what [`with_error`] prints, the larger distance), otherwise the
+/// ends, `73,459 (12,020..188,491)`, to the decimals of the nearer end's two
+/// significant digits: `± 115,032` would claim a rate below 0 and overstate
+/// the near end by nine times.
+pub fn with_interval(value: f64, lo: f64, hi: f64) -> String {
+    if ![value, lo, hi].iter().all(|x| x.is_finite()) {
+        return format!("{} ({}..{})", rate(value), rate(lo), rate(hi));
+    }
+    let (below, above) = (distance(value, lo), distance(hi, value));
+    let (near, far) = (below.min(above), below.max(above));
+    let negligible = |d: f64| d <= value.abs() * 1e-9;
+    if negligible(far) || (sig2(near) - sig2(far)).abs() <= far * 1e-9 {
+        return with_error(value, far);
+    }
+    let decimals = error_decimals(value, if negligible(near) { far } else { near });
+    format!("{} ({}..{})", fixed(value, decimals), fixed(lo, decimals), fixed(hi, decimals))
+}
+
+/// `a - b`, at least 0 (and never `-0`).
+fn distance(a: f64, b: f64) -> f64 {
+    (a - b).max(0.0).abs()
+}
+
+/// `x` rounded to two significant digits (0 stays 0).
+fn sig2(x: f64) -> f64 {
+    if x == 0.0 {
+        return 0.0;
+    }
+    let unit = 10f64.powi(x.abs().log10().floor() as i32 - 1);
+    (x / unit).round() * unit
+}
+
+/// Decimals that give `error` two significant digits; with no error, three of
+/// the value (a rate under 1 req/s must not print as 0).
+fn error_decimals(value: f64, error: f64) -> usize {
+    if error > 0.0 {
         (1 - error.log10().floor() as i32).clamp(0, 6) as usize
     } else if value != 0.0 {
         (2 - value.abs().log10().floor() as i32).clamp(0, 6) as usize
     } else {
         0
-    };
-    let fixed = |x: f64| {
-        let s = format!("{:.decimals$}", x.abs());
-        let (int, frac) = s.split_once('.').map_or((s.as_str(), ""), |(i, f)| (i, f));
-        let int = thousands(int.parse::<i64>().unwrap_or(0));
-        let sign = if x < 0.0 && s.chars().any(|c| c.is_ascii_digit() && c != '0') { "-" } else { "" };
-        if frac.is_empty() { format!("{sign}{int}") } else { format!("{sign}{int}.{frac}") }
-    };
-    let error = fixed(error);
-    // An error that rounds to nothing at these decimals is 0, not 0.000000.
-    let error = if error.chars().any(|c| c.is_ascii_digit() && c != '0') { error } else { "0".to_owned() };
-    format!("{} ± {error}", fixed(value))
+    }
+}
+
+/// `x` to `decimals` places, with thousands separators: `12,345.6`.
+fn fixed(x: f64, decimals: usize) -> String {
+    let s = format!("{:.decimals$}", x.abs());
+    let (int, frac) = s.split_once('.').map_or((s.as_str(), ""), |(i, f)| (i, f));
+    let int = thousands(int.parse::<i64>().unwrap_or(0));
+    let sign = if x < 0.0 && s.chars().any(|c| c.is_ascii_digit() && c != '0') { "-" } else { "" };
+    if frac.is_empty() { format!("{sign}{int}") } else { format!("{sign}{int}.{frac}") }
 }
 
 /// `950`, `10.2k`, `2.89M`: counts such as requests per minute.
@@ -172,16 +213,16 @@ pub fn ratio(r: f64) -> String {
     if r.is_finite() { format!("{r:.2}") } else { "∞".into() }
 }
 
-/// A ratio and its interval `[lo, hi]`, as hyperfine says it, `1.74 ± 0.03`,
-/// when the interval is about symmetric around it (one side at most 1.5
-/// times the other) and `±` cannot suggest a ratio below 0; otherwise the
-/// ends, `9.54 (0.07..328.41)`: a ratio interval is symmetric on a log scale,
-/// and `9.54 ± 318.87` would misstate both ends.
+/// A ratio and its interval `[lo, hi]`: `1.74 ± 0.03`, as hyperfine says
+/// it, only when the interval is symmetric at the printed precision (both ends
+/// the same distance from the ratio, to two decimals); otherwise the ends,
+/// `12.05 (3.10..54.00)`. A ratio's interval is symmetric on a log scale, not
+/// on this one, and `12.05 ± 41.95` (the larger distance) would put its lower
+/// end below 0 and misstate both ends.
 pub fn ratio_interval(value: f64, lo: f64, hi: f64) -> String {
-    let (below, above) = ((value - lo).max(0.0), (hi - value).max(0.0));
-    let (near, far) = (below.min(above), below.max(above));
-    if far <= 1.5 * near && value - far > 0.0 || far == 0.0 {
-        format!("{} ± {}", ratio(value), ratio(far))
+    let (below, above) = (ratio(distance(value, lo)), ratio(distance(hi, value)));
+    if below == above {
+        format!("{} ± {below}", ratio(value))
     } else {
         format!("{} ({}..{})", ratio(value), ratio(lo), ratio(hi))
     }
@@ -203,14 +244,93 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ratio_intervals_use_plus_minus_only_when_about_symmetric() {
+    fn ratio_intervals_use_plus_minus_only_when_symmetric_as_printed() {
         assert_eq!(ratio_interval(1.74, 1.71, 1.77), "1.74 ± 0.03");
-        assert_eq!(ratio_interval(3.11, 1.87, 4.85), "3.11 ± 1.74");
+        assert_eq!(ratio_interval(1.74, 1.709, 1.772), "1.74 ± 0.03", "0.031 and 0.032 both print 0.03");
+        assert_eq!(ratio_interval(3.11, 1.87, 4.85), "3.11 (1.87..4.85)", "1.24 below, 1.74 above");
         assert_eq!(ratio_interval(9.54, 0.07, 328.41), "9.54 (0.07..328.41)");
         assert_eq!(ratio_interval(1.2, 0.3, 2.1), "1.20 ± 0.90");
-        assert_eq!(ratio_interval(1.08, 0.72, 1.60), "1.08 ± 0.52", "0.52 is 1.44 times 0.36");
-        assert_eq!(ratio_interval(2.72, 0.43, 6.85), "2.72 (0.43..6.85)", "± 4.13 would reach below 0");
+        assert_eq!(ratio_interval(1.08, 0.72, 1.60), "1.08 (0.72..1.60)");
+        // Regression (issue 48): the larger distance, `12.05 ± 41.95`, put the lower end below 0.
+        assert_eq!(ratio_interval(12.05, 3.10, 54.0), "12.05 (3.10..54.00)");
         assert_eq!(ratio_interval(2.0, 2.0, 2.0), "2.00 ± 0.00");
+        assert_eq!(ratio_interval(1.0, 1.0 + 1e-12, 1.5), "1.00 (1.00..1.50)", "never `-0.00`");
+        assert_eq!(ratio_interval(2.0, 1.0, f64::INFINITY), "2.00 (1.00..∞)");
+    }
+
+    #[test]
+    fn mean_intervals_use_plus_minus_only_when_symmetric_to_two_digits() {
+        assert_eq!(with_interval(1_881.67, 1_818.3, 1_945.0), "1,882 ± 63");
+        assert_eq!(with_interval(46_231.0, 42_887.0, 49_575.0), "46,231 ± 3,344");
+        assert_eq!(
+            with_interval(46_231.0, 42_950.0, 49_575.0),
+            "46,231 ± 3,344",
+            "3,281 and 3,344: 3,300 both"
+        );
+        assert_eq!(with_interval(73_459.0, 12_020.0, 188_491.0), "73,459 (12,020..188,491)");
+        assert_eq!(with_interval(0.4217, 0.40, 0.50), "0.422 (0.400..0.500)");
+        assert_eq!(with_interval(166.83, 164.8, 168.8), "166.8 ± 2.0", "2.03 and 1.97: 2.0 both");
+        assert_eq!(with_interval(166.83, 164.9, 168.8), "166.8 (164.9..168.8)", "1.9 below, 2.0 above");
+        assert_eq!(with_interval(490.0, 490.0, 490.0), "490 ± 0");
+        assert_eq!(with_interval(490.0, 490.0, 500.0), "490 (490..500)");
+        assert_eq!(with_interval(490.0, 490.0 - 1e-10, 490.0 + 1e-10), "490 ± 0", "identical runs");
+    }
+
+    /// The numbers a printed interval states: `(value, lo, hi)`.
+    fn stated(s: &str) -> (f64, f64, f64) {
+        let num = |t: &str| t.replace(',', "").parse::<f64>().unwrap_or(f64::INFINITY);
+        if let Some((v, e)) = s.split_once(" ± ") {
+            let (v, e) = (num(v), num(e));
+            (v, v - e, v + e)
+        } else {
+            let (v, rest) = s.split_once(" (").unwrap();
+            let (lo, hi) = rest.trim_end_matches(')').split_once("..").unwrap();
+            (num(v), num(lo), num(hi.trim_end_matches(')')))
+        }
+    }
+
+    proptest::proptest! {
+        /// Whatever the interval, the printed form states both its ends to the
+        /// printed precision: `±` only when the two distances print alike
+        /// (then each implied end is off by at most the rounding of the value
+        /// and of the error, 0.01), and otherwise the ends themselves.
+        #[test]
+        fn a_printed_ratio_interval_states_both_ends(
+            value in 0.01f64..100.0,
+            below in 0.0f64..1.0,
+            above in 0.0f64..30.0,
+        ) {
+            let (lo, hi) = (value * (1.0 - below), value + above);
+            let s = ratio_interval(value, lo, hi);
+            let (v, l, h) = stated(&s);
+            proptest::prop_assert!((v - value).abs() <= 0.005 + 1e-9, "{s}");
+            let symmetric = ratio(value - lo) == ratio(hi - value);
+            proptest::prop_assert_eq!(s.contains(" ± "), symmetric, "{}", s);
+            proptest::prop_assert!((l - lo).abs() <= 0.01 + 1e-9 && (h - hi).abs() <= 0.01 + 1e-9, "{s}");
+            proptest::prop_assert!(l >= 0.0, "a ratio's interval never reaches below 0: {s}");
+        }
+
+        /// A mean's interval: with `±`, both distances agree to two significant
+        /// digits, so each implied end is off by at most 6% of the error plus
+        /// the rounding of the value and of the error (one unit of the last
+        /// digit); otherwise the ends are printed, each to its rounding.
+        #[test]
+        fn a_printed_mean_interval_states_both_ends(
+            value in 0.1f64..1e6,
+            below in 0.0f64..1.0,
+            above in 0.0f64..2.0,
+        ) {
+            let (lo, hi) = (value * (1.0 - below), value * (1.0 + above));
+            let s = with_interval(value, lo, hi);
+            let (v, l, h) = stated(&s);
+            let far = (value - lo).max(hi - value);
+            let unit = |t: &str| t.split_once('.').map_or(1.0, |(_, f)| 10f64.powi(-(f.len() as i32)));
+            let value_text = s.split(' ').next().unwrap();
+            let u = unit(value_text);
+            proptest::prop_assert!((v - value).abs() <= u / 2.0 + 1e-9, "{s}");
+            let slack = if s.contains(" ± ") { 0.06 * far + u } else { u / 2.0 };
+            proptest::prop_assert!((l - lo).abs() <= slack + 1e-6 && (h - hi).abs() <= slack + 1e-6, "{s}: {lo}..{hi}");
+        }
     }
 
     #[test]

@@ -13,8 +13,8 @@
 //! runs) ranks follow the means and say so.
 //!
 //! Sentences follow hyperfine: `'axum' ran 1.74 ± 0.03 times more requests
-//! than 'flask'`, where ± is the larger distance from the ratio to an end of
-//! its 95% interval.
+//! than 'flask'`, with ± only where the 95% interval is symmetric as printed,
+//! and its ends otherwise: `12.05 (3.10..54.00)` (`fmt::ratio_interval`).
 
 use crate::fmt;
 use crate::stats::sequential::{self, Pair};

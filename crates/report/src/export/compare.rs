@@ -29,7 +29,7 @@ fn verdict_word(v: ChangeVerdict) -> &'static str {
 
 fn rps(v: Option<f64>, ci: Option<crate::stats::Interval>) -> String {
     match (v, ci) {
-        (Some(v), Some(ci)) => fmt::with_error(v, ci.plus_minus(v)),
+        (Some(v), Some(ci)) => fmt::with_interval(v, ci.lo, ci.hi),
         (Some(v), None) => fmt::rate(v),
         (None, _) => "–".to_owned(),
     }

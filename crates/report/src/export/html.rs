@@ -131,8 +131,9 @@ fn scenario(out: &mut String, s: &ScenarioReport) {
     let _ = writeln!(out, "<section id=\"{}\">\n<h2>{}</h2>", anchor(&s.name), esc(&s.name));
     let _ = writeln!(
         out,
-        "<p class=\"meta\">{} · throughput is correct answers per second, mean ± its 95% interval</p>",
-        table::runs_caption(s)
+        "<p class=\"meta\">{} · throughput is correct answers per second, the mean · {}</p>",
+        table::runs_caption(s),
+        table::INTERVAL_CAPTION
     );
     if !s.contestants.is_empty() {
         out.push_str("<div class=\"table\"><table>\n<thead><tr>");

@@ -25,8 +25,9 @@ impl Exporter for Markdown {
         );
         let _ = writeln!(
             out,
-            "Throughput is correct answers per second, mean over the runs; ± is its 95% bootstrap interval. \
-             A rank is the range of places the data allow (`2–4`: 1 + those significantly better, to n − those significantly worse); rows follow the mean.\n"
+            "Throughput is correct answers per second, mean over the runs, with its bootstrap {}. \
+             A rank is the range of places the data allow (`2–4`: 1 + those significantly better, to n − those significantly worse); rows follow the mean.\n",
+            table::INTERVAL_CAPTION
         );
         for n in &a.notes {
             let _ = writeln!(out, "> **Note:** {}\n", md_escape(n));

@@ -4,6 +4,9 @@
 use crate::analysis::{ContestantReport, ScenarioReport};
 use crate::fmt;
 
+/// What an interval in a table or sentence means, said under each table.
+pub const INTERVAL_CAPTION: &str = "95% interval: ± where both ends are as far away, else (lo..hi)";
+
 /// How many columns the table has.
 pub const COLUMNS: usize = 14;
 
@@ -71,7 +74,8 @@ pub fn rank(c: &ContestantReport) -> String {
     if c.rank == c.rank_worst { c.rank.to_string() } else { format!("{}–{}", c.rank, c.rank_worst) }
 }
 
-/// `1,882 ± 45`, or `499 (2 runs)` without an interval; `≥ 41,200 ± 300` for
+/// `1,882 ± 45` (or `1,882 (1,801..1,990)` for a lopsided interval,
+/// [`fmt::with_interval`]), or `499 (2 runs)` without an interval; `≥ 41,200 ± 300` for
 /// a sustained rate that is a lower bound, `≤ 900 ± 40` for one that is an
 /// upper bound (a search met nothing), `~` for one that is both in different runs.
 pub fn throughput(c: &ContestantReport) -> String {
@@ -83,7 +87,7 @@ pub fn throughput(c: &ContestantReport) -> String {
         _ => "",
     };
     match t.mean_ci {
-        Some(ci) => format!("{at_least}{}", fmt::with_error(t.mean, ci.plus_minus(t.mean))),
+        Some(ci) => format!("{at_least}{}", fmt::with_interval(t.mean, ci.lo, ci.hi)),
         None => {
             format!("{at_least}{} ({} run{})", fmt::rate(t.mean), c.runs, if c.runs == 1 { "" } else { "s" })
         }

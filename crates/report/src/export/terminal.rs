@@ -49,7 +49,7 @@ fn scenario(out: &mut String, s: &ScenarioReport, p: &Paint) {
         out,
         "{} {}",
         p.bold(&s.name),
-        p.dim(&format!("· {} · ± is the 95% interval of the mean", table::runs_caption(s)))
+        p.dim(&format!("· {} · {}", table::runs_caption(s), table::INTERVAL_CAPTION))
     );
     if !s.contestants.is_empty() {
         let rows: Vec<[String; table::COLUMNS]> = s.contestants.iter().map(table::row).collect();

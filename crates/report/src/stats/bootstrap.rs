@@ -49,8 +49,9 @@ impl Interval {
         self.lo <= x && x <= self.hi
     }
 
-    /// The larger distance from `point` to either end: what `point ± e`
-    /// shows, never understating the interval.
+    /// The larger distance from `point` to either end: the half-width a
+    /// precision is judged by, never understating the interval. (Reports
+    /// print a lopsided interval by its ends: `fmt::ratio_interval`.)
     pub fn plus_minus(&self, point: f64) -> f64 {
         (point - self.lo).max(self.hi - point).max(0.0)
     }
