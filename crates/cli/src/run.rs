@@ -72,6 +72,10 @@ pub struct Common {
     /// Do not print the comparison nor write report.html at the end.
     #[arg(long)]
     pub no_report: bool,
+    /// Run every contestant without the plan's `cpu_quota` (bench: without its CPU budget of half a
+    /// core), with all the CPU its `cpus` give it; the report's header then says "unbudgeted".
+    #[arg(long)]
+    pub unbudgeted: bool,
 }
 
 fn precision(s: &str) -> Result<f64, String> {
@@ -229,6 +233,24 @@ fn resumed_rounds(plan: &mut Plan, dir: &Path, common: &Common) -> anyhow::Resul
     Ok(())
 }
 
+/// On `--resume`, the CPU budget as the directory was started: without the plan's
+/// `cpu_quota` if `--unbudgeted` dropped it then, and a refusal of `--unbudgeted` now
+/// for a directory measured with it (its runs would compare unequal shares of the CPU).
+fn resumed_budget(plan: &mut Plan, dir: &Path, common: &Common) -> anyhow::Result<()> {
+    let stored = stackbench_run::store::Invocation::read(dir).is_some_and(|i| i.unbudgeted);
+    if common.unbudgeted && !stored {
+        bail!(
+            "{} was started with the plan's CPU budget; --resume continues it so (leave out --unbudgeted, or \
+             start a new result directory)",
+            dir.display()
+        );
+    }
+    if stored {
+        plan.unbudget();
+    }
+    Ok(())
+}
+
 pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let (variant, only) = resumed(&args.common, args.variant.clone())?;
     let common = Common { only, ..args.common.clone() };
@@ -286,8 +308,12 @@ fn execute(mut plan: Plan, common: &Common) -> anyhow::Result<ExitCode> {
     plan.select(&common.only).map_err(anyhow::Error::msg)?;
     plan.set_precision(common.precision, common.max_repetitions, common.max_time)
         .map_err(anyhow::Error::msg)?;
+    if common.unbudgeted {
+        plan.unbudget();
+    }
     if let Some(dir) = &common.resume {
         resumed_rounds(&mut plan, dir, common)?;
+        resumed_budget(&mut plan, dir, common)?;
     }
     let exe = std::env::current_exe().context("cannot tell where the stackbench executable is")?;
     let bin_dir = exe.parent().map_or_else(|| PathBuf::from("."), Path::to_owned);

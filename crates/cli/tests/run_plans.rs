@@ -449,3 +449,71 @@ fn a_grpc_contestant_stops_gracefully_after_its_probes() {
         assert!(incidents.iter().all(|i| i.kind != "killed"), "{name}: {incidents:?}");
     }
 }
+
+/// Issue 48: a plan's CPU budget is said before anything runs and in the report's header (or
+/// `unbudgeted` and why, where no cgroup can apply it); `--unbudgeted` drops it, and `--resume`
+/// does not mix the two in one result directory.
+#[test]
+fn a_cpu_budget_is_said_in_the_header_and_unbudgeted_is_one_flag_away() {
+    let s = Scratch::new("budget");
+    let mark = marker("budget");
+    let plan = s.plan(
+        &("[defaults]\nrepetitions = 1\ncold_starts = 1\nready_timeout = \"5s\"\ncpus = \"0\"\n\
+           cpu_quota = 0.5\nlimits = \"best-effort\"\n[load.dummy]\nconnections = 4\nwarmup = \"200ms\"\n\
+           duration = \"500ms\"\n"
+            .to_owned()
+            + &contestant(
+                "axum",
+                "dummy",
+                r#"["{bin_dir}/sb-dummy", "--stack", "axum", "--port", "{port}"]"#,
+                &mark,
+                "",
+            )
+            + &contestant(
+                "hyper",
+                "dummy",
+                r#"["{bin_dir}/sb-dummy", "--stack", "hyper", "--port", "{port}"]"#,
+                &mark,
+                "",
+            )),
+    );
+    let budgeted = s.0.join("budgeted");
+    let (code, stdout, stderr) = run(&["run", plan.to_str().unwrap(), "--out", budgeted.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "stdout:\n{stdout}\nstderr:\n{stderr}");
+    let set = ResultSet::load(&budgeted).unwrap();
+    let applied = !set.contestants.iter().flat_map(|c| &c.incidents).any(|i| i.kind == "limits_not_applied");
+    if applied {
+        assert!(stderr.contains("CPU budget: 0.5 core(s) per contestant, reserved"), "{stderr}");
+        assert!(
+            stdout.contains("CPU budget: 0.5 core per contestant, the same for each (a cgroup v"),
+            "{stdout}"
+        );
+        for r in &set.runs {
+            let cg = r.samples.as_ref().and_then(|s| s.cgroup).expect("each run sampled its cgroup");
+            assert_eq!(cg.cpu_quota, Some(0.5));
+            assert!(matches!(cg.version, Some(1 | 2)), "{cg:?}");
+        }
+    } else {
+        assert!(!stackbench_testkit::in_ci(), "CI=true needs writable cgroups: {stderr}");
+        assert!(stderr.contains("unbudgeted: the plan's cpu_quota cannot be applied here"), "{stderr}");
+        assert!(stdout.contains("unbudgeted: the plan's CPU quota was not applied ("), "{stdout}");
+    }
+
+    let unbudgeted = s.0.join("unbudgeted");
+    let (code, stdout, stderr) =
+        run(&["run", plan.to_str().unwrap(), "--out", unbudgeted.to_str().unwrap(), "--unbudgeted"]);
+    assert_eq!(code, Some(0), "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(stderr.contains("unbudgeted (--unbudgeted): no CPU quota on any contestant"), "{stderr}");
+    assert!(stdout.contains("unbudgeted: no CPU quota on any contestant"), "{stdout}");
+    let set = ResultSet::load(&unbudgeted).unwrap();
+    assert!(set.runs.iter().all(|r| r.samples.as_ref().is_some_and(|s| s.cgroup.is_none())));
+    let invocation: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(unbudgeted.join("invocation.json")).unwrap()).unwrap();
+    assert_eq!(invocation["unbudgeted"], serde_json::json!(true), "what --resume continues");
+
+    // A budgeted directory is not continued without its budget.
+    let (code, _, stderr) = run(&["run", "--resume", budgeted.to_str().unwrap(), "--unbudgeted"]);
+    assert_ne!(code, Some(0));
+    assert!(stderr.contains("was started with the plan's CPU budget"), "{stderr}");
+    assert_no_orphan(&mark);
+}

@@ -559,6 +559,9 @@ pub struct CgroupUsage {
     pub memory_peak_bytes: u64,
     /// Processes the kernel's OOM killer ended in the cgroup during the run.
     pub oom_kills: u64,
+    /// The cgroup version the limits were applied through: 1 or 2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<u8>,
 }
 
 /// One sample of a process tree.

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use stackbench_record::CgroupUsage;
 
+pub mod reserve;
 pub mod track;
 pub mod v2;
 
@@ -25,6 +26,13 @@ pub struct LimitRequest {
     /// Cores' worth of CPU time (1.0 = one core).
     pub cpu_quota: Option<f64>,
     pub memory: Option<u64>,
+}
+
+/// The limits a group applies, and the cgroup version it applies them through (1 or 2).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Applied {
+    pub request: LimitRequest,
+    pub version: u8,
 }
 
 /// Why limits cannot be applied.
@@ -48,9 +56,11 @@ pub struct CgroupCounters {
 }
 
 impl CgroupCounters {
-    /// The usage between two readings (`self` is the later one).
-    pub fn since(&self, start: &CgroupCounters, req: LimitRequest, peak_seen: u64) -> CgroupUsage {
+    /// The usage between two readings (`self` is the later one) in a group with these limits.
+    pub fn since(&self, start: &CgroupCounters, applied: Applied, peak_seen: u64) -> CgroupUsage {
+        let req = applied.request;
         CgroupUsage {
+            version: Some(applied.version),
             cpu_quota: req.cpu_quota,
             memory_limit_bytes: req.memory,
             cpu_s: (self.cpu_s - start.cpu_s).max(0.0),
@@ -72,7 +82,7 @@ pub trait LimitGroup: Send {
     /// Files a new process writes `0` into to join (before `exec`).
     fn procs_files(&self) -> Vec<PathBuf>;
     fn counters(&self) -> CgroupCounters;
-    fn request(&self) -> LimitRequest;
+    fn applied(&self) -> Applied;
 }
 
 /// Limits through Linux cgroups.
@@ -92,8 +102,8 @@ impl LimitGroup for Cgroup {
     fn counters(&self) -> CgroupCounters {
         Cgroup::counters(self)
     }
-    fn request(&self) -> LimitRequest {
-        self.request
+    fn applied(&self) -> Applied {
+        Applied { request: self.request, version: self.version }
     }
 }
 
@@ -198,6 +208,28 @@ impl Drop for Cgroup {
     }
 }
 
+/// The period a CPU quota is enforced over, 10 ms: the kernel counts the
+/// quota per period, so a server that uses its share early in a period waits
+/// out the rest of it. At half a core the kernel's default 100 ms period
+/// makes that wait up to 50 ms, which shows in every tail percentile; 10 ms
+/// bounds it to 5 ms. A quota under the kernel's 1 ms minimum gets a longer period.
+const PERIOD_US: u64 = 10_000;
+
+/// A limited group's weight, ten times the default (v1 `cpu.shares` 1024, v2
+/// `cpu.weight` 100): the quota is a ceiling, the weight makes it a
+/// reservation, so a contestant gets its budget even when another process
+/// shares its core (a compiler on a shared machine), as a Kubernetes pod
+/// whose request equals its limit does.
+const RESERVING_SHARES_V1: u64 = 10_240;
+const RESERVING_WEIGHT_V2: u64 = 1_000;
+
+/// `(quota, period)` in µs for `cores` of CPU: [`PERIOD_US`], or longer where
+/// the quota would be under the kernel's 1 ms minimum.
+fn quota_and_period_us(cores: f64) -> (u64, u64) {
+    let period = PERIOD_US.max((1_000.0 / cores).ceil() as u64).min(1_000_000);
+    (((cores * period as f64).round() as u64).max(1_000), period)
+}
+
 fn describe(req: LimitRequest) -> String {
     let mut parts = Vec::new();
     if let Some(q) = req.cpu_quota {
@@ -271,7 +303,9 @@ fn create_v2(mountinfo: &str, own: &str, name: &str, req: LimitRequest) -> Resul
     mkdir(&dir)?;
     let cg = Cgroup { dirs: vec![dir.clone()], version: 2, request: req };
     if let Some(q) = req.cpu_quota {
-        write(&dir.join("cpu.max"), &format!("{} 100000", (q * 100_000.0).round() as u64))?;
+        let (quota, period) = quota_and_period_us(q);
+        write(&dir.join("cpu.max"), &format!("{quota} {period}"))?;
+        write(&dir.join("cpu.weight"), &RESERVING_WEIGHT_V2.to_string())?;
     }
     if let Some(m) = req.memory {
         write(&dir.join("memory.max"), &m.to_string())?;
@@ -316,9 +350,10 @@ fn create_v1(mountinfo: &str, own: &str, name: &str, req: LimitRequest) -> Resul
             Err(e) => return Err(e),
         }
         if controller == "cpu" {
-            let q = req.cpu_quota.unwrap_or(1.0);
-            write(&dir.join("cpu.cfs_period_us"), "100000")?;
-            write(&dir.join("cpu.cfs_quota_us"), &((q * 100_000.0).round() as u64).to_string())?;
+            let (quota, period) = quota_and_period_us(req.cpu_quota.unwrap_or(1.0));
+            write(&dir.join("cpu.cfs_period_us"), &period.to_string())?;
+            write(&dir.join("cpu.cfs_quota_us"), &quota.to_string())?;
+            write(&dir.join("cpu.shares"), &RESERVING_SHARES_V1.to_string())?;
         } else if controller == "memory" {
             let m = req.memory.unwrap_or(u64::MAX);
             write(&dir.join("memory.limit_in_bytes"), &m.to_string())?;
@@ -352,6 +387,19 @@ mod tests {
     }
 
     #[test]
+    fn a_quota_is_counted_over_ten_milliseconds_unless_it_would_be_under_one() {
+        assert_eq!(quota_and_period_us(0.5), (5_000, 10_000));
+        assert_eq!(quota_and_period_us(2.0), (20_000, 10_000));
+        assert_eq!(quota_and_period_us(0.1), (1_000, 10_000));
+        assert_eq!(
+            quota_and_period_us(0.05),
+            (1_000, 20_000),
+            "0.5 ms of 10 ms is under the kernel's minimum"
+        );
+        assert_eq!(quota_and_period_us(0.01), (1_000, 100_000));
+    }
+
+    #[test]
     fn counters_differ_over_a_run() {
         let start =
             CgroupCounters { cpu_s: 1.0, throttled_periods: 5, throttled_s: 0.5, ..Default::default() };
@@ -363,11 +411,11 @@ mod tests {
             memory_peak_bytes: Some(30),
             oom_kills: 1,
         };
-        let req = LimitRequest { cpu_quota: Some(1.0), memory: None };
-        let u = end.since(&start, req, 20);
+        let request = LimitRequest { cpu_quota: Some(1.0), memory: None };
+        let u = end.since(&start, Applied { request, version: 1 }, 20);
         assert_eq!(
-            (u.cpu_s, u.throttled_periods, u.throttled_s, u.memory_peak_bytes, u.oom_kills),
-            (2.5, 4, 0.25, 20, 1)
+            (u.cpu_s, u.throttled_periods, u.throttled_s, u.memory_peak_bytes, u.oom_kills, u.version),
+            (2.5, 4, 0.25, 20, 1, Some(1))
         );
         assert_eq!(kv("nr_periods 3\nnr_throttled 2\n")("nr_throttled"), 2);
     }

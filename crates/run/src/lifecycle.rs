@@ -122,7 +122,7 @@ pub fn run_plan(
         let ok = match req {
             Some(req) if matches!(c.launch, Launch::Command { .. }) => {
                 match deps.limiter.create("check", req) {
-                    Ok(_) => Ok(()),
+                    Ok(g) => Ok(Some(g.applied().version)),
                     Err(e) if c.limits == LimitsMode::BestEffort => Err(e.to_string()),
                     Err(e) => {
                         return Err(RunError::Refused(format!(
@@ -132,7 +132,7 @@ pub fn run_plan(
                     }
                 }
             }
-            _ => Ok(()),
+            _ => Ok(None),
         };
         limits_ok.push(ok);
     }
@@ -169,6 +169,7 @@ pub fn run_plan(
             variant: plan.variant.clone(),
             contestants: plan.contestants.iter().map(|c| c.name.clone()).collect(),
             rounds: Some(crate::store::RoundsAsked::of(plan.precision.as_ref())),
+            unbudgeted: plan.unbudgeted,
         };
         stackbench_record::store::write_json_atomic(&opts.out.join(crate::store::INVOCATION), &invocation)?;
         s
@@ -198,6 +199,51 @@ pub fn run_plan(
     let _ = std::fs::remove_dir_all(&scratch);
     drop(lock);
     result
+}
+
+/// The CPU budget the contestants run under, said before anything starts:
+/// `CPU budget: 0.5 core per contestant (cgroup v1 CPU quota)`, or why there
+/// is none. `None` for a plan that asks no quota (unless `--unbudgeted` dropped it).
+fn budget_line(plan: &Plan, checks: &[Result<Option<u8>, String>]) -> Option<String> {
+    let started: Vec<(&Contestant, &Result<Option<u8>, String>)> = plan
+        .contestants
+        .iter()
+        .zip(checks)
+        .filter(|(c, _)| matches!(c.launch, Launch::Command { .. }))
+        .collect();
+    let applied =
+        |(c, check): &(&Contestant, &Result<Option<u8>, String>)| c.cpu_quota.filter(|_| check.is_ok());
+    if let Some((_, Err(why))) = started.iter().find(|(c, check)| c.cpu_quota.is_some() && check.is_err()) {
+        return Some(format!(
+            "unbudgeted: the plan's cpu_quota cannot be applied here ({why}); runs go on without it"
+        ));
+    }
+    let quotas: Vec<Option<f64>> = started.iter().map(applied).collect();
+    let versions: std::collections::BTreeSet<u8> =
+        started.iter().filter_map(|(_, check)| check.as_ref().ok().copied().flatten()).collect();
+    let via: Vec<String> = versions.iter().map(|v| format!("v{v}")).collect();
+    match quotas.first() {
+        None | Some(None) if quotas.iter().all(Option::is_none) => {
+            plan.unbudgeted.then(|| "unbudgeted (--unbudgeted): no CPU quota on any contestant".to_owned())
+        }
+        Some(Some(q)) if quotas.iter().all(|x| *x == Some(*q)) => {
+            let load = match crate::cgroup::reserve::available() {
+                Ok(()) => "the load's share of its cores reserved too".to_owned(),
+                Err(why) => format!("the load's share of its cores not reserved: {why}"),
+            };
+            Some(format!(
+                "CPU budget: {q} core(s) per contestant, reserved (a cgroup {} CPU quota and weight); {load}",
+                via.join(" and ")
+            ))
+        }
+        _ => {
+            let each: Vec<String> = started
+                .iter()
+                .map(|s| format!("{} {}", s.0.name, applied(s).map_or("none".to_owned(), |q| format!("{q}"))))
+                .collect();
+            Some(format!("CPU budgets differ (cores per contestant): {}", each.join(", ")))
+        }
+    }
 }
 
 fn limit_request(c: &Contestant) -> Option<LimitRequest> {
@@ -251,7 +297,7 @@ impl Orchestrator<'_, '_> {
         self.opts.interrupt.is_cancelled()
     }
 
-    fn run(&mut self, limits_ok: Vec<Result<(), String>>) -> Result<Outcome, RunError> {
+    fn run(&mut self, limits_ok: Vec<Result<Option<u8>, String>>) -> Result<Outcome, RunError> {
         let seed = self.plan.seed.unwrap_or(self.opts.seed);
         let minutes = self.plan.estimated_duration().as_secs().div_ceil(60);
         let rounds = match self.plan.precision {
@@ -263,6 +309,9 @@ impl Orchestrator<'_, '_> {
             self.store.dir.display(),
             self.plan.contestants.len(),
         ));
+        if let Some(line) = budget_line(self.plan, &limits_ok) {
+            self.say(&line);
+        }
         let mut pending = Vec::new();
         for (i, limits) in limits_ok.into_iter().enumerate() {
             let c = &self.plan.contestants[i];
@@ -285,6 +334,7 @@ impl Orchestrator<'_, '_> {
                 verification: None,
                 incidents: Vec::new(),
             });
+            let limits = limits.map(|_| ());
             self.live.push(Live { record, eligible: false, limits, reason: None, skipped: false });
             if let Some(v) = existing.and_then(|r| r.verification) {
                 self.live[i].eligible = v.passed;

@@ -258,6 +258,8 @@ pub struct Plan {
     pub contestants: Vec<Contestant>,
     /// The variant applied, if any.
     pub variant: Option<String>,
+    /// Every `cpu_quota` dropped ([`Plan::unbudget`], `--unbudgeted`).
+    pub unbudgeted: bool,
 }
 
 /// Why a plan is refused.
@@ -400,7 +402,17 @@ impl Plan {
             builds: defaults.builds.unwrap_or_default(),
             contestants,
             variant: ctx.variant.clone(),
+            unbudgeted: false,
         })
+    }
+
+    /// Drops every contestant's `cpu_quota` (`--unbudgeted`): each runs with
+    /// all the CPU its `cpus` give it, as a server without a budget would.
+    pub fn unbudget(&mut self) {
+        self.unbudgeted = true;
+        for c in &mut self.contestants {
+            c.cpu_quota = None;
+        }
     }
 
     /// About how long the plan takes: each contestant's build is not counted,

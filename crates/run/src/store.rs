@@ -28,6 +28,9 @@ pub struct Invocation {
     /// directories written before it was kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rounds: Option<RoundsAsked>,
+    /// The plan's `cpu_quota` was dropped (`--unbudgeted`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unbudgeted: bool,
 }
 
 /// The rounds a result directory was started with: a fixed count (`precision`

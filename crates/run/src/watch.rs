@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use stackbench_record::RunRecord;
 
-use crate::cgroup::{CgroupCounters, LimitGroup, LimitRequest};
+use crate::cgroup::{Applied, CgroupCounters, LimitGroup};
 use crate::load::{Cancel, LoadDriver, LoadJob};
 use crate::process::{Exit, Process};
 use crate::sampler::{ProcSource, Sampler, read_tree};
@@ -57,7 +57,14 @@ pub fn drive(
         panicked: None,
     };
     let joined = std::thread::scope(|s| {
-        let handle = s.spawn(|| load.run(job, &cancel));
+        // A budgeted contestant's load gets a reserved share of its cores, as the contestant has.
+        let reserve =
+            target.as_ref().and_then(|t| t.group).is_some_and(|g| g.applied().request.cpu_quota.is_some());
+        let cancel = &cancel;
+        let handle = s.spawn(move || {
+            let _reserved = reserve.then(|| crate::cgroup::reserve::reserve_this_thread("load").ok());
+            load.run(job, cancel)
+        });
         let Some(mut t) = target else {
             while !handle.is_finished() {
                 if interrupt.is_cancelled() {
@@ -107,15 +114,15 @@ pub fn drive(
 }
 
 /// Puts the measured part of the samples (and the cgroup's usage) on the record.
-pub fn attach_samples(record: &mut RunRecord, w: &Watched, interval: Duration, limits: Option<LimitRequest>) {
+pub fn attach_samples(record: &mut RunRecord, w: &Watched, interval: Duration, limits: Option<Applied>) {
     let from = record.started_at_ms;
     let mut samples = w.sampler.summary(interval.as_millis() as u64, from);
-    if let Some(req) = limits {
+    if let Some(applied) = limits {
         let after: Vec<&(u64, CgroupCounters)> = w.readings.iter().filter(|(t, _)| *t >= from).collect();
         let first = w.readings.iter().rev().find(|(t, _)| *t <= from).or(after.first().copied());
         if let (Some((_, start)), Some((_, end))) = (first, w.readings.last()) {
             let peak = after.iter().map(|(_, c)| c.memory_bytes).max().unwrap_or(0);
-            samples.cgroup = Some(end.since(start, req, peak));
+            samples.cgroup = Some(end.since(start, applied, peak));
         }
     }
     record.samples = Some(samples);

@@ -42,11 +42,56 @@ fn a_cpu_quota_throttles_a_busy_loop() {
         sampler.add(t, t, read_tree(&mut procs, p.pid() as i32), hz);
         std::thread::sleep(Duration::from_millis(250));
     }
-    let usage = group.counters().since(&start, req, 0);
+    let usage = group.counters().since(&start, group.applied(), 0);
     p.stop(Duration::from_secs(1), &[]);
     let summary = sampler.summary(250, 0);
     assert!(summary.cpu_percent.p50 < 35.0 && summary.cpu_percent.p50 > 5.0, "{:?}", summary.cpu_percent);
     assert!(usage.throttled_periods > 0, "{usage:?}");
+    // Counted over 10 ms periods: 2.25 s at 0.2 core is about 225 throttled periods (22 at the kernel's 100 ms).
+    assert!(usage.throttled_periods > 60, "throttled in {} periods: not 10 ms ones", usage.throttled_periods);
+    assert_eq!(usage.version, Some(group.applied().version));
+}
+
+/// The load's thread joins a group with the reserving weight where cgroup v1
+/// is writable (threads it starts inherit it), and leaves it, the group
+/// removed, when the reservation ends.
+#[test]
+fn the_load_thread_gets_a_reserved_share_and_gives_it_back() {
+    use stackbench_run::cgroup::reserve;
+    if let Err(e) = reserve::available() {
+        // cgroup v2 moves whole processes only: no reservation for one thread there.
+        stackbench_testkit::skip(&format!("no thread reservation here: {e}"));
+        return;
+    }
+    std::thread::spawn(|| {
+        let reserved = reserve::reserve_this_thread("reserve-test").unwrap();
+        let me: u32 = std::fs::read_link("/proc/thread-self")
+            .unwrap()
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let worker = std::thread::spawn(|| std::fs::read_to_string("/proc/thread-self/cgroup").unwrap())
+            .join()
+            .unwrap();
+        assert!(reserved.threads().contains(&me), "{:?}", reserved.threads());
+        let cpu_line = |text: &str| {
+            text.lines()
+                .find(|l| l.split(':').nth(1).is_some_and(|c| c.split(',').any(|x| x == "cpu")))
+                .unwrap_or_default()
+                .to_owned()
+        };
+        assert!(cpu_line(&worker).contains("reserve-test"), "inherited: {worker}");
+        let dir = reserved.dir().to_owned();
+        drop(reserved);
+        assert!(!dir.exists(), "the group is removed");
+        let now = std::fs::read_to_string("/proc/thread-self/cgroup").unwrap();
+        assert!(!cpu_line(&now).contains("reserve-test"), "moved back: {now}");
+    })
+    .join()
+    .unwrap();
 }
 
 #[test]

@@ -61,21 +61,16 @@ pub(super) fn analyse(
         warnings.push("external server: no cold start and no resource sampling".to_owned());
     }
 
-    let resources = resources(&used);
-    if let Some(r) = &resources {
+    let mut resources = resources(&used);
+    if let Some(r) = &mut resources {
+        let measured_s: f64 = used.iter().map(|r| r.summary.duration_s).sum();
+        r.throttled_share =
+            (measured_s > 0.0 && r.cpu_limit_cores.is_some()).then(|| r.throttled_s / measured_s);
         if r.oom_kills > 0 {
             warnings.push(format!(
                 "the OOM killer ended {} process(es) of '{name}' under its memory limit{}",
                 r.oom_kills,
                 r.memory_limit_bytes.map(|b| format!(" of {}", fmt::bytes(b as f64))).unwrap_or_default()
-            ));
-        }
-        let measured_s: f64 = used.iter().map(|r| r.summary.duration_s).sum();
-        if r.throttled_s > 0.05 * measured_s {
-            warnings.push(format!(
-                "throttled by its CPU limit{} for {} of the measured time",
-                r.cpu_limit_cores.map(|c| format!(" of {c} core(s)")).unwrap_or_default(),
-                fmt::percent(100.0 * r.throttled_s / measured_s)
             ));
         }
     }
@@ -449,6 +444,7 @@ fn resources(runs: &[&RunRecord]) -> Option<Resources> {
         cpu_limit_cores: cgroups.iter().find_map(|c| c.cpu_quota),
         memory_limit_bytes: cgroups.iter().find_map(|c| c.memory_limit_bytes),
         throttled_s: cgroups.iter().map(|c| c.throttled_s).sum(),
+        throttled_share: None,
         oom_kills: cgroups.iter().map(|c| c.oom_kills).sum(),
     };
     if cpu.is_empty() {

@@ -7,6 +7,7 @@
 //! Everything here is computed once; the exporters only format it. The
 //! serialized form of [`Analysis`] is the JSON report (`docs/report-json.md`).
 
+mod budget;
 mod contestant;
 mod rank;
 pub mod stopping;
@@ -20,6 +21,7 @@ use stackbench_record::{Environment, Latency, Quantiles, RunRecord};
 
 use crate::stats::{CONFIDENCE, Interval, MIN_RUNS, Ratio};
 
+pub use budget::Budget;
 pub use contestant::percentile_curve;
 
 /// Version of the JSON report's shape; bumped on any change that is not a new field.
@@ -41,6 +43,10 @@ pub struct Analysis {
     /// [`REPORT_SCHEMA`].
     pub schema: u32,
     pub source: Source,
+    /// The CPU each contestant stackbench started was allowed (its cgroup
+    /// quota), said in every header; `None` when no contestant was sampled.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget: Option<Budget>,
     /// Confidence level of every interval (0.95).
     pub confidence: f64,
     /// Fewest runs for which an interval is given.
@@ -339,6 +345,8 @@ pub struct Resources {
     pub memory_limit_bytes: Option<u64>,
     /// Time throttled by the CPU limit, seconds, over all runs.
     pub throttled_s: f64,
+    /// `throttled_s` over the measured time of those runs.
+    pub throttled_share: Option<f64>,
     /// Processes the OOM killer ended, over all runs.
     pub oom_kills: u64,
 }
@@ -440,6 +448,11 @@ impl Analysis {
                 rank::scenario(scenario, measured, failed, options.reference.as_deref(), judging.as_ref())
             })
             .collect();
+        let budget = budget::budget(results);
+        let mut scenarios = scenarios;
+        for s in &mut scenarios {
+            budget::throttled(s, budget.as_ref());
+        }
         let stopping = results.stopping.as_ref().map(|s| stopping::report(s, &scenarios));
         let mut notes = Vec::new();
         match results.manifest.status {
@@ -485,6 +498,7 @@ impl Analysis {
                 environment: m.environment.clone(),
                 plan_text: m.plan_text.clone(),
             },
+            budget,
             confidence: CONFIDENCE,
             min_runs_for_interval: MIN_RUNS,
             reference: options.reference.clone(),

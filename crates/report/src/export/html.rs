@@ -56,6 +56,10 @@ impl Exporter for Html {
         let _ = writeln!(out, "<header>\n<h1>stackbench report</h1>");
         let _ = writeln!(out, "<p class=\"meta\">{}</p>", esc(&table::source_line(a)));
         let _ = writeln!(out, "<p class=\"meta\">{}</p>", esc(&table::machine_line(a)));
+        if let Some(b) = &a.budget {
+            let class = if b.cpu_cores.is_some() { "meta" } else { "warning" };
+            let _ = writeln!(out, "<p class=\"{class}\">{}</p>", esc(&b.line));
+        }
         for n in &a.notes {
             let _ = writeln!(out, "<p class=\"warning\">{}</p>", esc(n));
         }

@@ -23,6 +23,9 @@ impl Exporter for Markdown {
             md_escape(&table::source_line(a)),
             md_escape(&table::machine_line(a))
         );
+        if let Some(b) = &a.budget {
+            let _ = writeln!(out, "**{}**\n", md_escape(&b.line));
+        }
         let _ = writeln!(
             out,
             "Throughput is correct answers per second, mean over the runs, with its bootstrap {}. \

@@ -19,6 +19,10 @@ impl Exporter for Terminal {
         let mut out = String::new();
         let _ = writeln!(out, "{}", p.bold(&format!("stackbench report · {}", table::source_line(a))));
         let _ = writeln!(out, "{}", p.dim(&table::machine_line(a)));
+        if let Some(b) = &a.budget {
+            let _ =
+                writeln!(out, "{}", if b.cpu_cores.is_some() { b.line.clone() } else { p.yellow(&b.line) });
+        }
         for note in &a.notes {
             let _ = writeln!(out, "{}", p.yellow(&format!("! {note}")));
         }

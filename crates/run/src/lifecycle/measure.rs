@@ -50,7 +50,7 @@ impl Orchestrator<'_, '_> {
         let watched = drive(self.deps.load, &job, &self.opts.interrupt, target, interval);
         let mut crashed = watched.crashed;
         let tail = started.as_ref().map(|s| s.process.output_tail()).unwrap_or_default();
-        let limits = started.as_ref().and_then(|s| s.group.as_ref().map(|g| g.request()));
+        let limits = started.as_ref().and_then(|s| s.group.as_ref().map(|g| g.applied()));
         if let Some(mut st) = started {
             let seen: Vec<_> = watched.sampler.seen.iter().copied().collect();
             if crashed.is_none() {

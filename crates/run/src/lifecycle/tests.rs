@@ -15,7 +15,7 @@ use stackbench_record::{
 };
 
 use super::*;
-use crate::cgroup::{CgroupCounters, LimitError};
+use crate::cgroup::{Applied, CgroupCounters, LimitError};
 use crate::client::{ProbeError, Reply};
 use crate::plan::PlanContext;
 use crate::process::{Exit, LaunchError, StopReport};
@@ -314,8 +314,8 @@ impl LimitGroup for NoGroup {
     fn counters(&self) -> CgroupCounters {
         CgroupCounters { memory_bytes: 5, ..CgroupCounters::default() }
     }
-    fn request(&self) -> LimitRequest {
-        LimitRequest { cpu_quota: Some(1.0), memory: None }
+    fn applied(&self) -> Applied {
+        Applied { request: LimitRequest { cpu_quota: Some(1.0), memory: None }, version: 2 }
     }
 }
 impl Limiter for FakeLimiter {
