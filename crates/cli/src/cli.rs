@@ -40,8 +40,11 @@ pub enum Command {
         Every plan key: plans/example.toml and docs/plan.md. Ctrl-C saves the current run and stops."))]
     Run(crate::run::RunArgs),
     /// The default benchmark: every scenario on the Rust contestants and `dummy` in each other language the machine has; no database needed (~5 min once packages are installed).
-    #[command(after_help = exit::after_help("bench", "Examples:\n  stackbench bench\n  stackbench bench --full --out results/full\n\n\
-        Runs plans/quick.toml (built in): rounds until every ratio is known to ±5% (at most 5 rounds and 4 minutes \
+    #[command(after_help = exit::after_help("bench", "Examples:\n  stackbench bench\n  stackbench bench --unbudgeted\n  \
+        stackbench bench --full --out results/full\n\n\
+        Runs plans/quick.toml (built in): each contestant under a CPU budget of half a core, reserved through a \
+        cgroup, so every rate is the server's (--unbudgeted: each gets its whole core; where no cgroup can be used \
+        the report says \"unbudgeted\"); rounds until every ratio is known to ±5% (at most 5 rounds and 4 minutes \
         of them; --precision, --max-repetitions and --max-time change that), then prints the comparison, \
         what stays undecided, and writes report.html into the result directory."))]
     Bench(crate::run::BenchArgs),

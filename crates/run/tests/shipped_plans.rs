@@ -85,16 +85,23 @@ fn the_quick_plan_covers_every_scenario_without_a_database() {
     }
     let full = Plan::load(&path, &PlanContext { cpus: vec![0, 1], variant: Some("full".into()) }).unwrap();
     let dummy = full.contestants.iter().find(|c| c.name == "dummy-axum").unwrap();
-    assert_eq!(dummy.profile.get("step").and_then(toml::Value::as_str), Some("10s"));
+    assert_eq!(dummy.profile.get("duration").and_then(toml::Value::as_str), Some("1m"));
     let events = full
         .contestants
         .iter()
         .find(|c| c.scenario.builtin() == Some(stackbench_hurl::builtin::Builtin::EVENT_LOG))
         .unwrap();
     assert_eq!(events.profile.get("duration").and_then(toml::Value::as_str), Some("5m"));
-    // The quick plan's headline scenarios are capacity searches under a latency objective.
+    // Its headline (dummy) is each server flat out under the same CPU budget, below the load's core
+    // (issue 48): no capacity search, whose bisection could not tell close stacks apart.
     let quick = plan.contestants.iter().find(|c| c.name == "dummy-axum").unwrap();
-    assert_eq!(quick.profile.get("find-max").and_then(toml::Value::as_bool), Some(true));
+    assert_eq!(quick.profile.get("find-max"), None);
+    assert!(plan.contestants.iter().all(|c| c.cpu_quota == Some(0.5)), "every contestant gets half a core");
+    assert_eq!(
+        quick.limits,
+        stackbench_run::plan::LimitsMode::BestEffort,
+        "unbudgeted where no cgroup can be used"
+    );
 }
 
 /// `bench --help` says how long `--full` takes; the estimate of the plan
