@@ -10,13 +10,13 @@
 //! flow's Hurl carries the `.hurl` file's own position. Every `{{name}}` of
 //! every flow must be defined before anything starts.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::error::{ErrorKind, ParseError, Pos, pos_of};
+use crate::error::{ErrorKind, Lines, ParseError, Pos};
 use crate::expr::Expr;
 use crate::files::Files;
 use crate::model::HurlFile;
@@ -220,6 +220,8 @@ type Span = std::ops::Range<usize>;
 struct Ctx<'a> {
     file: &'a str,
     text: &'a str,
+    /// Where `text`'s lines start, for positions.
+    lines: Lines,
     files: Files<'a>,
     /// `protocol = "grpc"`: a request's default name is its call, `package.Service/Method`.
     grpc: bool,
@@ -239,8 +241,13 @@ impl Ctx<'_> {
         hurl.entries.iter().map(name).collect()
     }
 
+    /// The line and column of byte `offset` of the TOML.
+    fn pos(&self, offset: usize) -> Pos {
+        self.lines.pos(self.text, offset)
+    }
+
     fn err(&self, span: Span, kind: ErrorKind) -> ParseError {
-        ParseError { file: self.file.to_owned(), pos: pos_of(self.text, span.start), kind }
+        ParseError { file: self.file.to_owned(), pos: self.pos(span.start), kind }
     }
 
     fn syntax(&self, span: Span, msg: impl Into<String>) -> ParseError {
@@ -272,7 +279,7 @@ impl Ctx<'_> {
             }
             (None, Some(h)) => {
                 // Inline Hurl: positions are those of the TOML file, from the string's first line.
-                let start = pos_of(self.text, h.span().start);
+                let start = self.pos(h.span().start);
                 let src = &self.text[h.span()];
                 let offset = u32::from(src.starts_with("'''") || src.starts_with("\"\"\""));
                 let shift = |p: Pos| {
@@ -364,7 +371,7 @@ impl Scenario {
         stem: &str,
         defined: &[&str],
     ) -> Result<Scenario, ParseError> {
-        let mut cx = Ctx { file, text, files, grpc: false };
+        let mut cx = Ctx { file, text, lines: Lines::new(text), files, grpc: false };
         let raw: RawScenario =
             toml::from_str(text).map_err(|e| cx.syntax(e.span().unwrap_or(0..0), e.message().trim_end()))?;
         let name = raw.name.as_ref().map_or_else(|| stem.to_owned(), |n| n.get_ref().clone());
@@ -390,8 +397,13 @@ impl Scenario {
         let scope = Scope { defined, variables: &variables, rows: &rows };
         let known = |n: &str| scope.has(n, &[]);
         let mut flows: Vec<Flow> = Vec::new();
+        let mut names = HashSet::new();
         for f in &raw.flows {
-            let flow = flow(&cx, f, &flows, &known).map_err(|e| scope.explain(e, &[]))?;
+            let flow = flow(&cx, f, flows.len(), &known).map_err(|e| scope.explain(e, &[]))?;
+            if !names.insert(flow.name.clone()) {
+                let at = f.get_ref().name.as_ref().map_or(f.span(), Spanned::span);
+                return Err(cx.syntax(at, format!("two flows are named {:?}", flow.name)));
+            }
             flows.push(flow);
         }
         let grpc = match (&raw.grpc, protocol) {
@@ -610,8 +622,8 @@ fn data(cx: &Ctx<'_>, raw: &RawScenario, defined: &[&str]) -> Result<(Vec<Variab
 
 type Known<'a> = &'a dyn Fn(&str) -> bool;
 
-/// One `[[flow]]`, named after its file when it has no `name`.
-fn flow(cx: &Ctx<'_>, f: &Spanned<RawFlow>, flows: &[Flow], known: Known<'_>) -> Result<Flow, ParseError> {
+/// One `[[flow]]`, the `n`th before it, named after its file when it has no `name`.
+fn flow(cx: &Ctx<'_>, f: &Spanned<RawFlow>, n: usize, known: Known<'_>) -> Result<Flow, ParseError> {
     let rf = f.get_ref();
     let hurl = cx.requests(f.span(), rf.file.as_ref(), rf.hurl.as_ref(), known)?;
     let name = match (&rf.name, &rf.file) {
@@ -619,14 +631,8 @@ fn flow(cx: &Ctx<'_>, f: &Spanned<RawFlow>, flows: &[Flow], known: Known<'_>) ->
         (None, Some(file)) => Path::new(file.get_ref())
             .file_stem()
             .map_or_else(|| "flow".into(), |s| s.to_string_lossy().into_owned()),
-        (None, None) => format!("flow{}", flows.len() + 1),
+        (None, None) => format!("flow{}", n + 1),
     };
-    if flows.iter().any(|o| o.name == name) {
-        return Err(cx.syntax(
-            rf.name.as_ref().map_or(f.span(), Spanned::span),
-            format!("two flows are named {name:?}"),
-        ));
-    }
     let weight = match &rf.weight {
         None => 1,
         Some(w) => u32::try_from(*w.get_ref())
@@ -647,18 +653,17 @@ fn flow(cx: &Ctx<'_>, f: &Spanned<RawFlow>, flows: &[Flow], known: Known<'_>) ->
     Ok(Flow { name, weight, hurl, request_names })
 }
 
-/// One `[[verify]]` case: a flow by name, or its own requests.
+/// One `[[verify]]` case: a flow by name (among `flows`), or its own requests.
 fn verify_case(
     cx: &Ctx<'_>,
     v: &Spanned<RawVerify>,
-    flows: &[Flow],
+    flows: &HashMap<&str, &Flow>,
     known: Known<'_>,
 ) -> Result<VerifyCase, ParseError> {
     let rv = v.get_ref();
     let (hurl, request_names) = match &rv.flow {
         Some(fname) if rv.file.is_none() && rv.hurl.is_none() => flows
-            .iter()
-            .find(|f| f.name == *fname.get_ref())
+            .get(fname.get_ref().as_str())
             .map(|f| (f.hurl.clone(), f.request_names.clone()))
             .ok_or_else(|| cx.syntax(fname.span(), format!("no flow is named {:?}", fname.get_ref())))?,
         Some(fname) => {
@@ -687,7 +692,7 @@ fn verify_case(
         if !rv.clean_store {
             return Err(cx.syntax(t.span(), "`clean_values` are for a case with `clean_store = true`"));
         }
-        let pos = pos_of(cx.text, t.span().start);
+        let pos = cx.pos(t.span().start);
         for (name, value) in t.get_ref() {
             if !hurl.captures().any(|c| *c.name == *name) {
                 return Err(cx.syntax(

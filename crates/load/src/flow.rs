@@ -147,6 +147,8 @@ impl FileSource {
             Protocol::Http1 | Protocol::H2c => None,
         };
         let (mut names, mut slots) = (Vec::<String>::new(), Vec::new());
+        // Each name's place in `names`: a file of many flows is named in time linear in them.
+        let mut places = std::collections::HashMap::<String, usize>::new();
         for flow in &scenario.flows {
             let mut flow_slots = Vec::with_capacity(flow.hurl.entries.len());
             for (i, e) in flow.hurl.entries.iter().enumerate() {
@@ -158,8 +160,8 @@ impl FileSource {
                     ));
                 }
                 let name = flow.request_names.get(i).cloned().unwrap_or_else(|| e.name());
-                let slot = names.iter().position(|n| *n == name).unwrap_or_else(|| {
-                    names.push(name);
+                let slot = *places.entry(name).or_insert_with_key(|name| {
+                    names.push(name.clone());
                     names.len() - 1
                 });
                 flow_slots.push(slot);

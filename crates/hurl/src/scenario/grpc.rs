@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use toml::Spanned;
 
 use super::{Ctx, Flow, Known, RawGrpc, Span};
-use crate::error::{ErrorKind, ParseError, Pos, pos_of};
+use crate::error::{ErrorKind, ParseError, Pos};
 use crate::files::Files;
 
 /// The gRPC form: each request of the flows, cases and reset is a unary call, written as a
@@ -86,7 +86,7 @@ fn grpc_call(
         .filter(|b| b.kind == crate::model::BodyKind::Json);
     let mut template = body.ok_or_else(|| cx.syntax(message.span(), "`message` is a JSON object"))?.template;
     // Positions in the TOML: the message's text begins at line 2 of the request parsed above.
-    let start = pos_of(cx.text, message.span().start);
+    let start = cx.pos(message.span().start);
     let src = &cx.text[message.span()];
     let offset = u32::from(src.starts_with("'''") || src.starts_with("\"\"\""));
     template.map_positions(|p| {
@@ -108,7 +108,7 @@ pub(super) fn grpc_flow(
     let text = format!("POST {{{{base_url}}}}/{}\nHTTP 200\n", g.method);
     let mut hurl = crate::load(cx.file, &text, known)
         .map_err(|e| cx.syntax(method.clone(), format!("`method`: {}", e.kind)))?;
-    let at = pos_of(cx.text, method.start);
+    let at = cx.pos(method.start);
     hurl.map_positions(|_| at);
     let entry = &mut hurl.entries[0];
     entry.body = Some(crate::model::Body { kind: crate::model::BodyKind::Json, template: g.message.clone() });

@@ -5,6 +5,8 @@
 //! out before a flow or case runs, so it may use a capture only of a case
 //! before the one that uses it (docs/scenarios.md, "Expressions").
 
+use std::collections::HashMap;
+
 use toml::Spanned;
 
 use super::{Ctx, Draw, Flow, RawScenario, RawVerify, Rows, Span, Variable, VerifyCase, verify_case};
@@ -165,9 +167,10 @@ pub(super) fn cases(
 ) -> Result<Vec<VerifyCase>, ParseError> {
     let mut carried: Vec<String> = Vec::new();
     let mut out: Vec<VerifyCase> = Vec::new();
+    let flows: HashMap<&str, &Flow> = flows.iter().map(|f| (f.name.as_str(), f)).collect();
     for v in raw {
         let known = |n: &str| scope.has(n, &carried);
-        let case = verify_case(cx, v, flows, &known).map_err(|e| scope.explain(e, &carried))?;
+        let case = verify_case(cx, v, &flows, &known).map_err(|e| scope.explain(e, &carried))?;
         if case.probe {
             if out.iter().any(|c| c.probe) {
                 return Err(cx.syntax(v.span(), "only one case is the `probe`"));
@@ -183,7 +186,11 @@ pub(super) fn cases(
                 ..e
             })?;
         }
-        carried.extend(case.hurl.captures().map(|c| c.name.to_string()));
+        for c in case.hurl.captures() {
+            if !carried.iter().any(|k| *k == *c.name) {
+                carried.push(c.name.to_string());
+            }
+        }
         out.push(case);
     }
     Ok(out)
