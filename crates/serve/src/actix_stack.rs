@@ -95,10 +95,12 @@ fn reject(r: &Rejection, allow: Option<&'static str>) -> HttpResponse {
 }
 
 /// Serves `backend` on `listener` with one actix worker per core until
-/// SIGTERM/SIGINT, then drains. Must run inside an actix `System`
-/// (`actix_web::rt::System::new().block_on(...)`).
+/// SIGTERM/SIGINT, then drains; over TLS with a rustls configuration (actix-web's
+/// `rustls-0_23` feature: its own handshake, with its default 3 s timeout). Must run
+/// inside an actix `System` (`actix_web::rt::System::new().block_on(...)`).
 pub async fn serve_actix<B: Backend>(
     listener: std::net::TcpListener,
+    tls: Option<Arc<rustls::ServerConfig>>,
     backend: Arc<B>,
     workers: usize,
 ) -> Result<(), ServeError> {
@@ -109,10 +111,12 @@ pub async fn serve_actix<B: Backend>(
     .workers(workers.max(1))
     .tcp_nodelay(true)
     .disable_signals()
-    .shutdown_timeout(DRAIN_SECS)
-    .listen(listener)
-    .map_err(ServeError::Serve)?
-    .run();
+    .shutdown_timeout(DRAIN_SECS);
+    let server = match tls {
+        None => server.listen(listener),
+        Some(config) => server.listen_rustls_0_23(listener, Arc::unwrap_or_clone(config)),
+    };
+    let server = server.map_err(ServeError::Serve)?.run();
     let handle = server.handle();
     actix_web::rt::spawn(async move {
         shutdown_signal().await;

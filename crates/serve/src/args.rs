@@ -4,6 +4,7 @@
 //! the same way, with clap's usage errors (exit code 2).
 
 use std::net::IpAddr;
+use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -20,6 +21,25 @@ pub struct Listen {
     /// Address to bind.
     #[arg(long, default_value = "127.0.0.1")]
     pub bind: IpAddr,
+}
+
+/// Serving HTTPS instead of cleartext HTTP: both files, or neither.
+#[derive(Debug, Clone, Default, Args)]
+pub struct TlsFiles {
+    /// Serve HTTPS with this certificate chain (PEM, the server's certificate first);
+    /// needs --tls-key. TLS 1.3 and 1.2 on rustls (aws-lc-rs), ALPN h2 and http/1.1.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The private key of --tls-cert (PEM: PKCS#8, PKCS#1 or SEC1).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+}
+
+impl TlsFiles {
+    /// The certificate and key, when HTTPS is asked for.
+    pub fn pair(&self) -> Option<(&std::path::Path, &std::path::Path)> {
+        Some((self.tls_cert.as_deref()?, self.tls_key.as_deref()?))
+    }
 }
 
 /// The HTTP stack a contestant runs on.
@@ -52,6 +72,8 @@ pub struct DummyArgs {
     /// HTTP stack.
     #[arg(long, value_enum, default_value_t)]
     pub stack: Stack,
+    #[command(flatten)]
+    pub tls: TlsFiles,
 }
 
 /// `event-log`: write each event to a store, answer the count of all events.
@@ -62,6 +84,8 @@ pub struct EventLogArgs {
     /// HTTP stack.
     #[arg(long, value_enum, default_value_t)]
     pub stack: Stack,
+    #[command(flatten)]
+    pub tls: TlsFiles,
     /// Where events are written. The default is an embedded SQLite file in the
     /// working directory (no server needed). Also: sqlite:PATH[?sync=normal],
     /// postgres://USER@HOST:5432/DB, mysql://USER@HOST:3306/DB (MariaDB too),
@@ -81,9 +105,11 @@ pub struct EventLogArgs {
     pub reset: bool,
 }
 
-const DUMMY_EXAMPLE: &str = "Example:\n  sb-dummy --stack hyper --port 8080 &\n  \
+const DUMMY_EXAMPLE: &str = "Examples:\n  sb-dummy --stack hyper --port 8080 &\n  \
     curl -s -H 'Content-Type: application/json' -d '{\"type\":\"page_view\"}' http://127.0.0.1:8080/events\n  \
-    {\"count\":1}";
+    {\"count\":1}\n\n  \
+    sb-dummy --stack actix --port 8443 --tls-cert cert.pem --tls-key key.pem &\n  \
+    curl -s --cacert cert.pem -H 'Content-Type: application/json' -d '{\"type\":\"a\"}' https://localhost:8443/events";
 
 const EVENT_LOG_EXAMPLE: &str = "Examples:\n  sb-event-log --port 8080 --reset      # ./stackbench-events.db\n  \
     sb-event-log --store postgres://postgres@127.0.0.1:5432/bench --count counter --stack actix\n  \

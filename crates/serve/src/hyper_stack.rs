@@ -1,7 +1,7 @@
 //! `event-log` and `dummy` on bare hyper 1 (what a team writes when it wants
 //! no framework): one `service_fn` that matches on the path and the method,
 //! served by the accept loop all our hyper-based servers share
-//! ([`crate::server::serve_http`]: HTTP/1.1 + h2c). Validation and the store are [`crate::app`].
+//! ([`crate::server::serve_http`]: HTTP/1.1 + h2c, or both over TLS). Validation and the store are [`crate::app`].
 
 use std::convert::Infallible;
 use std::fmt::Display;
@@ -14,11 +14,10 @@ use http_body_util::Full;
 use hyper::body::Body;
 use hyper::service::service_fn;
 use stackbench_scenarios::contract::{COUNT_PATH, EVENTS_PATH};
-use tokio::net::TcpListener;
 
 use crate::app::{self, Backend};
 use crate::events::{ALLOW_COUNT, ALLOW_EVENTS, Rejection, check_body_length, json_in, read_frames};
-use crate::server::{ServeError, serve_http};
+use crate::server::{Accept, ServeError, serve_http};
 
 /// Answers one request. Generic over the body so tests can call it with a
 /// [`Full`] body, without a socket.
@@ -108,7 +107,7 @@ fn reject(headers: HeaderMap, r: &Rejection, allow: Option<&'static str>) -> Res
 
 /// Serves `backend` on `listener` until SIGTERM/SIGINT, then lets in-flight
 /// requests finish ([`crate::server::serve_http`]).
-pub async fn serve_hyper<B: Backend>(listener: TcpListener, backend: Arc<B>) -> Result<(), ServeError> {
+pub async fn serve_hyper<B: Backend>(listener: Accept, backend: Arc<B>) -> Result<(), ServeError> {
     serve_http(listener, move || {
         let backend = backend.clone();
         service_fn(move |req| handle(backend.clone(), req))

@@ -8,9 +8,9 @@
 //! store: SQLite file stackbench-events.db (WAL, synchronous=FULL: ...)
 //! ```
 //!
-//! Orchestrators and tests read the address from the first line (`http://`
-//! up to `;`). Every `sb-*` binary's `main` parses its arguments
-//! ([`crate::args`]) and calls one function here.
+//! Orchestrators and tests read the address from the first line (`http://`,
+//! or `https://` with `--tls-cert`, up to `;`). Every `sb-*` binary's `main`
+//! parses its arguments ([`crate::args`]) and calls one function here.
 
 use std::future::Future;
 use std::io::{self, Write as _};
@@ -19,12 +19,13 @@ use std::sync::Arc;
 use tokio::net::TcpListener;
 
 use crate::app::{Backend, Dummy, EventLog};
-use crate::args::{BubbleSortArgs, DbReadArgs, DummyArgs, EventLogArgs, Listen, Stack};
+use crate::args::{BubbleSortArgs, DbReadArgs, DummyArgs, EventLogArgs, Listen, Stack, TlsFiles};
 use crate::bubble;
 use crate::db_read::seed::{SeedError, Store};
 use crate::db_read::{self, SetupError};
 use crate::server::{self, ServeError};
 use crate::store::{self, StoreError};
+use crate::tls::{self, TlsError};
 
 /// Why a contestant could not start, or stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -41,19 +42,21 @@ pub enum LaunchError {
     DbRead(#[from] SetupError),
     #[error(transparent)]
     Seed(#[from] SeedError),
+    #[error(transparent)]
+    Tls(#[from] TlsError),
 }
 
 /// Runs `dummy` until SIGTERM/SIGINT. `program` starts the announcement line.
 pub fn run_dummy(program: &str, args: &DummyArgs) -> Result<(), LaunchError> {
     let title = format!("{program} dummy ({})", args.stack.name());
-    run(args.stack, &args.listen, title, async { Ok((Arc::new(Dummy), None)) })
+    run(args.stack, &args.listen, &args.tls, title, async { Ok((Arc::new(Dummy), None)) })
 }
 
 /// Runs `event-log` until SIGTERM/SIGINT.
 pub fn run_event_log(program: &str, args: &EventLogArgs) -> Result<(), LaunchError> {
     let title = format!("{program} event-log ({}, {}, count={})", args.stack.name(), args.store, args.count);
     let (spec, mode, reset) = (args.store.clone(), args.count, args.reset);
-    run(args.stack, &args.listen, title, async move {
+    run(args.stack, &args.listen, &args.tls, title, async move {
         let store = store::open(&spec, mode).await?;
         if reset {
             store.reset().await?;
@@ -72,7 +75,7 @@ pub fn run_bubble_sort(program: &str, args: &BubbleSortArgs) -> Result<(), Launc
     let runtime = bubble::runtime().map_err(LaunchError::Runtime)?;
     runtime.block_on(async {
         let listener = server::bind(args.listen.bind, args.listen.port).await?;
-        let listener = announce(listener, &title, Some(&note))?;
+        let listener = announce(listener, "http", &title, Some(&note))?;
         Ok(bubble::serve(listener, opts).await?)
     })
 }
@@ -105,26 +108,37 @@ pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
 }
 
-fn run<B, F>(stack: Stack, listen: &Listen, title: String, make: F) -> Result<(), LaunchError>
+fn run<B, F>(stack: Stack, listen: &Listen, tls: &TlsFiles, title: String, make: F) -> Result<(), LaunchError>
 where
     B: Backend,
     F: Future<Output = Result<(Arc<B>, Option<String>), LaunchError>>,
 {
     let (bind, port) = (listen.bind, listen.port);
+    // Read before anything starts: a bad file stops the server before it binds.
+    let config = match (stack, tls.pair()) {
+        (_, None) => None,
+        // actix-web adds http/1.1 itself (and h2 only with its `http2` feature, not built).
+        (Stack::Actix, Some((cert, key))) => Some(tls::server_config(cert, key, &[])?),
+        (Stack::Axum | Stack::Hyper, Some((cert, key))) => {
+            Some(tls::server_config(cert, key, &tls::H2_AND_HTTP11)?)
+        }
+    };
+    let scheme = if config.is_some() { "https" } else { "http" };
     match stack {
         Stack::Actix => actix_web::rt::System::new().block_on(async move {
             let (backend, note) = make.await?;
-            let listener = announce(server::bind(bind, port).await?, &title, note.as_deref())?;
+            let listener = announce(server::bind(bind, port).await?, scheme, &title, note.as_deref())?;
             let listener = listener.into_std().map_err(ServeError::Serve)?;
-            Ok(crate::actix_stack::serve_actix(listener, backend, cores()).await?)
+            Ok(crate::actix_stack::serve_actix(listener, config, backend, cores()).await?)
         }),
         Stack::Axum | Stack::Hyper => runtime()?.block_on(async move {
             let (backend, note) = make.await?;
-            let listener = announce(server::bind(bind, port).await?, &title, note.as_deref())?;
+            let listener = announce(server::bind(bind, port).await?, scheme, &title, note.as_deref())?;
+            let accept = server::Accept::new(listener, config);
             if stack == Stack::Axum {
-                Ok(server::serve_axum(listener, crate::axum_stack::router(backend)).await?)
+                Ok(server::serve_axum(accept, crate::axum_stack::router(backend)).await?)
             } else {
-                Ok(crate::hyper_stack::serve_hyper(listener, backend).await?)
+                Ok(crate::hyper_stack::serve_hyper(accept, backend).await?)
             }
         }),
     }
@@ -147,11 +161,17 @@ fn multi_thread() -> Result<tokio::runtime::Runtime, LaunchError> {
     tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(LaunchError::Runtime)
 }
 
-/// Prints `<title>: listening on http://ADDR; ...` (and the store's note) on stdout.
-fn announce(listener: TcpListener, title: &str, note: Option<&str>) -> Result<TcpListener, LaunchError> {
+/// Prints `<title>: listening on http://ADDR; ...` (`https://` over TLS; and the store's
+/// note) on stdout.
+fn announce(
+    listener: TcpListener,
+    scheme: &str,
+    title: &str,
+    note: Option<&str>,
+) -> Result<TcpListener, LaunchError> {
     let addr = listener.local_addr().map_err(ServeError::Serve)?;
     let mut out = io::stdout().lock();
-    writeln!(out, "{title}: listening on http://{addr}; Ctrl-C or SIGTERM stops")
+    writeln!(out, "{title}: listening on {scheme}://{addr}; Ctrl-C or SIGTERM stops")
         .map_err(LaunchError::Stdout)?;
     if let Some(note) = note {
         writeln!(out, "{note}").map_err(LaunchError::Stdout)?;

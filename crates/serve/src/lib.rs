@@ -15,6 +15,7 @@ pub mod hyper_stack;
 pub mod launch;
 pub mod server;
 pub mod store;
+pub mod tls;
 
 /// Why a store that needs a database server cannot be used: this build left it out.
 pub fn not_built(database: &str) -> String {

@@ -1,13 +1,14 @@
 //! Running a contestant: binding its socket (with a message that says what to
 //! do when the port is taken), one accept loop for every hyper-based server
-//! (HTTP/1.1 and h2c on one port, `TCP_NODELAY` on every connection), and
-//! graceful shutdown on SIGTERM or Ctrl-C (in-flight requests finish, then the
-//! process exits 0).
+//! (HTTP/1.1 and h2c on one port, or HTTPS with both by ALPN, `TCP_NODELAY` on
+//! every connection), and graceful shutdown on SIGTERM or Ctrl-C (in-flight
+//! requests finish, then the process exits 0).
 
 use std::error::Error as StdError;
 use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::pin::pin;
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
@@ -17,11 +18,35 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
+use tokio_rustls::TlsAcceptor;
 
 use crate::drain::Drain;
 
 /// In-flight requests get this long to finish after SIGTERM.
 const DRAIN: Duration = Duration::from_secs(10);
+
+/// A client gets this long to finish its TLS handshake; then its connection is closed.
+const HANDSHAKE: Duration = Duration::from_secs(10);
+
+/// What [`serve_http`] accepts: connections on a listener, in the clear or, with a
+/// rustls configuration, over TLS.
+pub struct Accept {
+    listener: TcpListener,
+    tls: Option<TlsAcceptor>,
+}
+
+impl Accept {
+    /// Connections on `listener`, each over TLS when `tls` is given.
+    pub fn new(listener: TcpListener, tls: Option<Arc<rustls::ServerConfig>>) -> Accept {
+        Accept { listener, tls: tls.map(TlsAcceptor::from) }
+    }
+}
+
+impl From<TcpListener> for Accept {
+    fn from(listener: TcpListener) -> Accept {
+        Accept { listener, tls: None }
+    }
+}
 
 /// Why a server could not start or stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -125,13 +150,18 @@ pub async fn shutdown_signal() {
 }
 
 /// Serves `router` on `listener` until [`shutdown_signal`], then drains.
-pub async fn serve_axum(listener: TcpListener, router: Router) -> Result<(), ServeError> {
+pub async fn serve_axum(listener: impl Into<Accept>, router: Router) -> Result<(), ServeError> {
     serve_http(listener, move || TowerToHyperService::new(router.clone())).await
 }
 
 /// Serves HTTP/1.1 and h2c (told apart by the HTTP/2 preface) on `listener`,
 /// one `service()` per connection, until [`shutdown_signal`]; then lets
 /// in-flight requests finish (at most [`DRAIN`]).
+///
+/// Over TLS, each connection's handshake runs in its own task (at most
+/// [`HANDSHAKE`]), so a slow client never holds up the accept loop; then the
+/// connection is served as in the clear, HTTP/1.1 or HTTP/2 as ALPN agreed
+/// (hyper tells them apart by the preface all the same).
 ///
 /// HTTP/1.1 answers go out in one `write` of one buffer (hyper's `writev(false)`):
 /// the body of these services is a few bytes, which hyper then copies after
@@ -149,7 +179,7 @@ pub async fn serve_axum(listener: TcpListener, router: Router) -> Result<(), Ser
 /// The drain is [`Drain`], not hyper-util's `GracefulShutdown`: the same
 /// behaviour for one atomic load per poll instead of a `watch` channel (its
 /// module says what that saves).
-pub async fn serve_http<S, B>(listener: TcpListener, service: impl Fn() -> S) -> Result<(), ServeError>
+pub async fn serve_http<S, B>(listener: impl Into<Accept>, service: impl Fn() -> S) -> Result<(), ServeError>
 where
     S: Service<http::Request<Incoming>, Response = http::Response<B>> + Send + 'static,
     S::Future: Send + 'static,
@@ -158,8 +188,10 @@ where
     B::Data: Send,
     B::Error: Into<Box<dyn StdError + Send + Sync>>,
 {
+    let Accept { listener, tls } = listener.into();
     let mut builder = auto::Builder::new(TokioExecutor::new());
     builder.http1().writev(false).half_close(true);
+    let builder = Arc::new(builder);
     let drain = Drain::new();
     let mut shutdown = pin!(shutdown_signal());
     loop {
@@ -176,9 +208,19 @@ where
             () = &mut shutdown => break,
         };
         let _ = tcp.set_nodelay(true);
-        let conn = drain.watch(builder.serve_connection(TokioIo::new(tcp), service()).into_owned());
+        let Some(tls) = &tls else {
+            let conn = drain.watch(builder.serve_connection(TokioIo::new(tcp), service()).into_owned());
+            tokio::spawn(async move {
+                let _ = conn.await;
+            });
+            continue;
+        };
+        let (handshake, service) = (tls.accept(tcp), service());
+        let (builder, drain) = (Arc::clone(&builder), drain.clone());
         tokio::spawn(async move {
-            let _ = conn.await;
+            // A failed or stalled handshake ends the connection; the client sees why.
+            let Ok(Ok(stream)) = tokio::time::timeout(HANDSHAKE, handshake).await else { return };
+            let _ = drain.watch(builder.serve_connection(TokioIo::new(stream), service).into_owned()).await;
         });
     }
     drop(listener);

@@ -161,3 +161,59 @@ fn answer(tcp: &mut std::net::TcpStream) -> String {
     }
     String::from_utf8_lossy(&got).into_owned()
 }
+
+/// `--tls-cert` and `--tls-key` (an ECDSA P-256 certificate, as stackbench makes for a
+/// plan's `tls = true`): each stack serves HTTPS on rustls, announces `https://`, answers
+/// the contract over TLS 1.3 with X25519MLKEM768 (rustls's first group) and http/1.1 by
+/// ALPN, refuses a cleartext request on the same port, and stops cleanly on SIGTERM.
+#[test]
+fn dummy_over_tls_on_every_stack() {
+    use stackbench_testkit::tls::{Certs, Leaf};
+    let dir = std::env::temp_dir().join(format!("sb-dummy-tls-{}", std::process::id()));
+    let certs = Certs::new(&dir, &["localhost", "127.0.0.1"], Leaf::Valid);
+    let (cert, key) = (certs.cert.to_str().unwrap(), certs.key.to_str().unwrap());
+    let post = |addr, body: &str| {
+        let headers = [("Content-Type", "application/json")];
+        http::request_tls(addr, &certs.ca, "POST", "/events", &headers, body.as_bytes()).unwrap()
+    };
+    for stack in ["axum", "actix", "hyper"] {
+        let server = start(BIN, &["--stack", stack, "--tls-cert", cert, "--tls-key", key]);
+        assert!(
+            server.banner[0]
+                .starts_with(&format!("sb-dummy dummy ({stack}): listening on https://127.0.0.1:")),
+            "{:?}",
+            server.banner
+        );
+        for _ in 0..3 {
+            let (r, agreed) = post(server.addr, r#"{"type":"page_view","source":"web"}"#);
+            assert_eq!((r.status, count_of(&r)), (200, 1), "{stack}");
+            assert_eq!(
+                (agreed.version.as_str(), agreed.group.as_str(), agreed.alpn.as_deref()),
+                ("TLSv1_3", "X25519MLKEM768", Some("http/1.1")),
+                "{stack}"
+            );
+        }
+        let (r, _) = post(server.addr, r#"{"type":"a","timestamp":"now"}"#);
+        assert!(r.status == 400 && error_of(&r).contains("`timestamp`"), "{stack}: {}", r.text());
+        let cleartext = http::get(server.addr, "/events/count");
+        assert!(
+            cleartext.is_err() || cleartext.as_ref().is_ok_and(|r| r.status == 400),
+            "{stack}: {cleartext:?}"
+        );
+        assert!(server.terminate(), "{stack}: SIGTERM is a clean stop");
+    }
+    // A key that is not the certificate's stops the server before it listens, saying so.
+    let err =
+        event_log_support_try_start(&["--tls-cert", cert, "--tls-key", certs.client_key.to_str().unwrap()]);
+    assert!(err.contains("cannot serve together"), "{err}");
+    let err = event_log_support_try_start(&["--tls-cert", cert]);
+    assert!(err.contains("--tls-key"), "{err}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+fn event_log_support_try_start(args: &[&str]) -> String {
+    match crate::event_log_support::try_start(BIN, args) {
+        Ok(_) => panic!("sb-dummy {args:?} started"),
+        Err(e) => e,
+    }
+}

@@ -1,9 +1,13 @@
 //! A minimal blocking HTTP/1.1 client for tests: one request per call on a
-//! fresh connection (`Connection: close`), `Content-Length` or chunked bodies.
+//! fresh connection (`Connection: close`), `Content-Length` or chunked bodies;
+//! in the clear, or over TLS ([`request_tls`]: rustls, trusting one PEM certificate,
+//! saying what the handshake agreed).
 
 use std::fmt::Write as _;
-use std::io::{BufRead, BufReader, Write as _};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
+use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// A response as the test sees it.
@@ -35,8 +39,76 @@ pub fn request(
     headers: &[(&str, &str)],
     body: &[u8],
 ) -> std::io::Result<Response> {
-    let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(10))?;
+    exchange(connect(addr)?, addr, method, path, headers, body)
+}
+
+/// What a TLS handshake agreed, as rustls names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Agreed {
+    /// `TLSv1_3` or `TLSv1_2`.
+    pub version: String,
+    /// `X25519MLKEM768`, `X25519`, `secp256r1`, …
+    pub group: String,
+    /// The ALPN protocol, when the server chose one.
+    pub alpn: Option<String>,
+}
+
+/// [`request`] over TLS to `localhost` at `addr`, trusting only the certificate(s) in
+/// `ca` (PEM), offering `http/1.1` by ALPN; the answer and what the handshake agreed.
+pub fn request_tls(
+    addr: SocketAddr,
+    ca: &Path,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> std::io::Result<(Response, Agreed)> {
+    use rustls::pki_types::pem::PemObject as _;
+    let invalid =
+        |e: &dyn std::fmt::Display| std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string());
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in rustls::pki_types::CertificateDer::pem_file_iter(ca).map_err(|e| invalid(&e))? {
+        roots.add(cert.map_err(|e| invalid(&e))?).map_err(|e| invalid(&e))?;
+    }
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let mut config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| invalid(&e))?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    let name = rustls::pki_types::ServerName::try_from("localhost").expect("a DNS name");
+    let conn = rustls::ClientConnection::new(Arc::new(config), name).map_err(|e| invalid(&e))?;
+    let mut tls = rustls::StreamOwned::new(conn, connect(addr)?);
+    while tls.conn.is_handshaking() {
+        tls.conn.complete_io(&mut tls.sock)?;
+    }
+    let agreed = Agreed {
+        version: tls.conn.protocol_version().map(|v| format!("{v:?}")).unwrap_or_default(),
+        group: tls
+            .conn
+            .negotiated_key_exchange_group()
+            .map(|g| format!("{:?}", g.name()))
+            .unwrap_or_default(),
+        alpn: tls.conn.alpn_protocol().map(|p| String::from_utf8_lossy(p).into_owned()),
+    };
+    Ok((exchange(tls, addr, method, path, headers, body)?, agreed))
+}
+
+fn connect(addr: SocketAddr) -> std::io::Result<TcpStream> {
+    let stream = TcpStream::connect_timeout(&addr, Duration::from_secs(10))?;
     stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+    Ok(stream)
+}
+
+fn exchange(
+    mut stream: impl Read + Write,
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> std::io::Result<Response> {
     let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
     for (k, v) in headers {
         let _ = write!(head, "{k}: {v}\r\n");

@@ -1,5 +1,5 @@
 //! Real server processes in tests: start one, read the address it announces
-//! on its first stdout line (`… listening on http://ADDR; …`, the line the
+//! on its first stdout line (`… listening on http://ADDR; …`, or `https://`, the line the
 //! orchestrator parses too), stop it with SIGTERM and wait for its exit, and
 //! kill it when a test fails before that.
 
@@ -11,9 +11,9 @@ use std::time::{Duration, Instant};
 /// How long a server may take to exit after SIGTERM.
 pub const STOP_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The address in a `listening on http://ADDR; …` line.
+/// The address in a `listening on http://ADDR; …` (or `https://ADDR`) line.
 pub fn listening_addr(line: &str) -> Option<SocketAddr> {
-    let rest = line.split("http://").nth(1)?;
+    let rest = line.split("http://").nth(1).or_else(|| line.split("https://").nth(1))?;
     rest.split([';', ' ']).next()?.trim().parse().ok()
 }
 
@@ -171,6 +171,7 @@ mod tests {
         );
         assert_eq!(a("x: listening on http://[::1]:80 and more\n").as_deref(), Some("[::1]:80"));
         assert_eq!(a("x: listening on http://127.0.0.1:99\n").as_deref(), Some("127.0.0.1:99"));
+        assert_eq!(a("x: listening on https://127.0.0.1:443; …").as_deref(), Some("127.0.0.1:443"));
         assert_eq!(a("listening on 127.0.0.1:80"), None);
         assert_eq!(a("listening on http://localhost:80"), None);
     }
