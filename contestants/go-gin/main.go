@@ -7,11 +7,13 @@
 //	go-gin -scenario event-log -store influxdb|postgres|sqlite
 //
 // Environment: PORT (required), BIND (default 127.0.0.1); INFLUX_URL,
-// INFLUX_DB; POSTGRES_URL, PG_TABLE; EVENTS_DB (the SQLite file).
+// INFLUX_DB; POSTGRES_URL, PG_TABLE; EVENTS_DB (the SQLite file); TLS_CERT and
+// TLS_KEY (PEM files, both or neither): serve HTTPS with Go's crypto/tls.
 package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -179,6 +181,10 @@ func main() {
 		log.Fatal("set PORT to the port to listen on")
 	}
 	addr := net.JoinHostPort(getenv("BIND", "127.0.0.1"), port)
+	certFile, keyFile := os.Getenv("TLS_CERT"), os.Getenv("TLS_KEY")
+	if (certFile == "") != (keyFile == "") {
+		log.Fatal("set both TLS_CERT and TLS_KEY (PEM files) to serve HTTPS, or neither")
+	}
 
 	var store Store
 	what := "dummy (no store)"
@@ -207,12 +213,24 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	log.Printf("%s, listening on http://%s", what, ln.Addr())
+	scheme := "http"
+	serve := func() error { return srv.Serve(ln) }
+	if certFile != "" {
+		// What gin's RunTLS and http.ListenAndServeTLS do: crypto/tls with its
+		// defaults (TLS 1.2 and 1.3, X25519MLKEM768 first; h2 and http/1.1 by ALPN).
+		// The pair is loaded first, so a bad file stops the server before it says it listens.
+		if _, err := tls.LoadX509KeyPair(certFile, keyFile); err != nil {
+			log.Fatalf("TLS_CERT %s and TLS_KEY %s: %v", certFile, keyFile, err)
+		}
+		scheme = "https"
+		serve = func() error { return srv.ServeTLS(ln, certFile, keyFile) }
+	}
+	log.Printf("%s, listening on %s://%s", what, scheme, ln.Addr())
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	go func() { served <- serve() }()
 	select {
 	case err := <-served:
 		log.Fatal(err)

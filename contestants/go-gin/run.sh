@@ -6,6 +6,8 @@
 #   INFLUX_URL=http://127.0.0.1:8086  INFLUX_DB=stackbench_go_gin
 #   POSTGRES_URL=postgres://postgres@127.0.0.1:5432/stackbench_test  PG_TABLE=go_gin_events
 #   EVENTS_DB=events.db (the SQLite file)
+# TLS_CERT and TLS_KEY (PEM files; both or neither): serve HTTPS instead, with
+# Go's crypto/tls (http.Server.ServeTLS, what gin's RunTLS calls).
 # The server stops gracefully on SIGTERM (http.Server.Shutdown).
 set -eu
 here="$(cd "$(dirname "$0")" && pwd)"
