@@ -6,7 +6,7 @@
 //! time over the measured phase, and builds the record.
 
 use std::net::{SocketAddr, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::mpsc::{RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -101,6 +101,8 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
     };
 
     let mut handles = Vec::with_capacity(threads);
+    // Each worker's thread id, by which its CPU time is read when the measured phase begins.
+    let tids: Arc<Vec<AtomicI32>> = Arc::new((0..threads).map(|_| AtomicI32::new(0)).collect());
     for index in 0..threads {
         let cx = worker::WorkerCx {
             index,
@@ -115,7 +117,9 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
         let (t_gate, t_error, t_fault) = (Arc::clone(&gate), Arc::clone(&setup_error), Arc::clone(&fault));
         let cpu = spec.cpus.as_ref().map(|c| c[index % c.len()]);
         let share = shares[index];
+        let t_tids = Arc::clone(&tids);
         let spawned = std::thread::Builder::new().name(format!("sb-load-{index}")).spawn(move || {
+            t_tids[index].store(sys::thread_id(), Ordering::Relaxed);
             let setup = || -> Result<tokio::runtime::Runtime, LoadError> {
                 if let Some(cpu) = cpu {
                     sys::pin_current_thread(cpu).map_err(|e| LoadError::Pin { cpu, why: e.to_string() })?;
@@ -157,6 +161,7 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
                     t_gate.arrive();
                 }
             }
+            sys::thread_cpu_time()
         });
         match spawned {
             Ok(h) => handles.push(h),
@@ -255,7 +260,7 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
     while !collector.done() {
         let now = Instant::now();
         if cpu_start.is_none() && now >= measure_from() {
-            cpu_start = Some(sys::cpu_time());
+            cpu_start = Some(GeneratorCpu::start(&tids));
             if spec.auto_warmup {
                 // Failing here, the workers are ended (as by a fault) before the error is returned.
                 match open_hlog(start_wall + measure.offset()) {
@@ -294,18 +299,20 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
             Err(RecvTimeoutError::Disconnected) => break,
         }
     }
+    let mut ended = Vec::with_capacity(handles.len());
     if !stalled {
         for h in handles {
-            if h.join().is_err() {
+            let joined = h.join().ok();
+            if joined.is_none() {
                 fault.record("the load engine failed: a worker thread panicked".to_owned());
             }
+            ended.push(joined);
         }
     }
     if let Some(e) = hlog_failed {
         return Err(e);
     }
-    let cpu_end = sys::cpu_time();
-    let cpu_start = cpu_start.unwrap_or(cpu_end);
+    let cpu = cpu_start.map_or((sys::cpu_time(), sys::cpu_time()), |c| c.end(&ended));
     // Stopped during the warm-up: the measured phase began at the stop.
     let lasted = measure.offset().min(start.elapsed());
     let started_wall = start_wall + lasted;
@@ -318,7 +325,7 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
     }
     let wall_ms = |t: SystemTime| t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
     let started_at_ms = wall_ms(started_wall);
-    let mut record = record(&spec, &totals, started_at_ms, (cpu_start, cpu_end), stop.is_stopped());
+    let mut record = record(&spec, &totals, started_at_ms, cpu, stop.is_stopped());
     for row in &mut record.timeline {
         row.at_ms = Some(started_at_ms + 1000 * u64::from(row.t));
     }
@@ -327,6 +334,37 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
         .take()
         .map(|why| stackbench_record::Invalid::new(stackbench_record::Invalid::TOOL_FAILURE, why));
     Ok(record)
+}
+
+/// The CPU time the generator spends in its measured phase: its workers' threads and the
+/// collecting thread's, not the whole process's (a process that embeds the engine, such as
+/// the test harness or an orchestrator, does other work beside it).
+struct GeneratorCpu {
+    /// The collecting thread's, when the measured phase began.
+    own: (Duration, Duration),
+    /// Each worker's then; `None` for one that had already ended.
+    workers: Vec<Option<(Duration, Duration)>>,
+}
+
+impl GeneratorCpu {
+    fn start(tids: &[AtomicI32]) -> Self {
+        let workers = tids.iter().map(|t| sys::task_cpu_time(t.load(Ordering::Relaxed))).collect();
+        Self { own: sys::thread_cpu_time(), workers }
+    }
+
+    /// The generator's CPU time at the start and at the end, given each worker's at its end
+    /// (`None` for one not joined): only what each thread spent after the start counts.
+    fn end(&self, ended: &[Option<(Duration, Duration)>]) -> CpuPair {
+        let add = |a: (Duration, Duration), b: (Duration, Duration)| (a.0 + b.0, a.1 + b.1);
+        let (mut start, mut end) = (self.own, sys::thread_cpu_time());
+        for (begun, ended) in self.workers.iter().zip(ended) {
+            if let (Some(begun), Some(ended)) = (begun, ended) {
+                start = add(start, *begun);
+                end = add(end, (ended.0.max(begun.0), ended.1.max(begun.1)));
+            }
+        }
+        (start, end)
+    }
 }
 
 /// Where the workers meet before the load starts: each [`Gate::arrive`]s and waits; the

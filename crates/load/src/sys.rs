@@ -1,5 +1,5 @@
 //! The few operating-system calls the engine needs and the standard library
-//! lacks: the process's CPU time (`getrusage`), pinning a thread to a CPU
+//! lacks: the process's and a thread's CPU time (`getrusage`, `/proc`), pinning a thread to a CPU
 //! (`sched_setaffinity`) and the CPUs it may use (`sched_getaffinity`), raising
 //! the open-file limit (`setrlimit`), and the
 //! resident set size (`/proc/self/statm`), and a `timerfd` for waits finer
@@ -12,10 +12,45 @@ use std::time::Duration;
 
 /// User and system CPU time of the whole process so far.
 pub fn cpu_time() -> (Duration, Duration) {
+    rusage(libc::RUSAGE_SELF)
+}
+
+/// User and system CPU time of the calling thread so far.
+pub fn thread_cpu_time() -> (Duration, Duration) {
+    rusage(libc::RUSAGE_THREAD)
+}
+
+/// The calling thread's id, by which another thread reads its CPU time ([`task_cpu_time`]).
+pub fn thread_id() -> i32 {
+    // SAFETY: gettid takes no arguments and cannot fail.
+    unsafe { libc::gettid() }
+}
+
+/// User and system CPU time so far of thread `tid` of this process, from
+/// `/proc/self/task/<tid>/stat` (in clock ticks); `None` once the thread has ended.
+pub fn task_cpu_time(tid: i32) -> Option<(Duration, Duration)> {
+    let stat = std::fs::read_to_string(format!("/proc/self/task/{tid}/stat")).ok()?;
+    // SAFETY: sysconf takes a constant and cannot fail for _SC_CLK_TCK.
+    let ticks = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).ok().filter(|&t| t > 0)?;
+    task_times(&stat, ticks)
+}
+
+/// utime and stat (fields 14 and 15) of a `/proc/<pid>/stat` line; the name before them,
+/// in parentheses, may hold spaces and parentheses itself.
+fn task_times(stat: &str, ticks_per_s: u64) -> Option<(Duration, Duration)> {
+    let mut fields = stat.get(stat.rfind(')')? + 1..)?.split_ascii_whitespace().skip(11);
+    let mut time = || -> Option<Duration> {
+        let t: u64 = fields.next()?.parse().ok()?;
+        Some(Duration::from_nanos(t.checked_mul(1_000_000_000)? / ticks_per_s))
+    };
+    Some((time()?, time()?))
+}
+
+fn rusage(who: libc::c_int) -> (Duration, Duration) {
     let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
     // SAFETY: getrusage writes a `rusage` into the pointer it is given, which
     // points to a properly sized, zeroed `MaybeUninit<rusage>`.
-    let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) };
+    let rc = unsafe { libc::getrusage(who, usage.as_mut_ptr()) };
     if rc != 0 {
         return (Duration::ZERO, Duration::ZERO);
     }
@@ -155,5 +190,43 @@ mod tests {
         };
         assert!(grown >= Duration::from_millis(10), "CPU time grew {grown:?} in {:?} ({x})", spin.elapsed());
         assert!(rss_bytes() > 0);
+    }
+
+    #[test]
+    fn a_thread_reads_its_own_time_and_another_reads_it_too() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+        let worker = std::thread::spawn(move || {
+            tx.send(thread_id()).unwrap();
+            let spin = std::time::Instant::now();
+            let mut x = 0u64;
+            while {
+                let (u, s) = thread_cpu_time();
+                u + s < Duration::from_millis(30) && spin.elapsed() < Duration::from_secs(10)
+            } {
+                x = x.wrapping_add(std::hint::black_box(1));
+            }
+            let own = thread_cpu_time();
+            done_rx.recv().unwrap();
+            (own, x)
+        });
+        let tid = rx.recv().unwrap();
+        assert_ne!(tid, thread_id());
+        // Read from here while the worker spins (or waits): it only grows.
+        let seen = task_cpu_time(tid).expect("a live thread's stat");
+        done_tx.send(()).unwrap();
+        let ((user, system), _) = worker.join().unwrap();
+        assert!(user + system >= Duration::from_millis(30), "{user:?} + {system:?}");
+        // Ticks are coarser than rusage: what was read before cannot exceed the end by more than one.
+        assert!(seen.0 + seen.1 <= user + system + Duration::from_millis(10), "{seen:?} vs {user:?}");
+        assert_eq!(task_cpu_time(tid), None, "an ended thread has no stat");
+    }
+
+    #[test]
+    fn reads_a_stat_line_whose_name_has_spaces_and_parentheses() {
+        let line = "4242 (sb load (1)) S 1 2 3 4 5 6 7 8 9 10 250 75 0 0 20 0 1 0 5 6 7";
+        assert_eq!(task_times(line, 100), Some((Duration::from_millis(2500), Duration::from_millis(750))));
+        assert_eq!(task_times("4242 (x) S 1", 100), None);
+        assert_eq!(task_times("no parenthesis", 100), None);
     }
 }
