@@ -23,9 +23,11 @@ function pathOf(url) {
   return q === -1 ? url : url.slice(0, q);
 }
 
-// scenario: 'dummy' | 'event-log'; store: an opened store (event-log only).
-function buildApp({ scenario, store }) {
+// scenario: 'dummy' | 'event-log'; store: an opened store (event-log only);
+// https: { key, cert } (PEM) to serve HTTPS through node:https, or null.
+function buildApp({ scenario, store, https = null }) {
   const app = Fastify({
+    ...(https ? { https } : {}),
     logger: false,
     bodyLimit: MAX_BODY,
     return503OnClosing: true,

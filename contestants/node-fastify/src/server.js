@@ -7,11 +7,13 @@
 // when that count is 1. WORKERS=N overrides the count.
 //
 // Environment: PORT (required), BIND (default 127.0.0.1), STORE (event-log:
-// see stores/index.js). SIGTERM (or SIGINT) stops gracefully: each worker
+// see stores/index.js), TLS_CERT and TLS_KEY (PEM files, both or neither: serve
+// HTTPS, Fastify's `https` option, Node's TLS on its OpenSSL). SIGTERM (or SIGINT) stops gracefully: each worker
 // stops accepting, finishes the requests in flight, closes idle keep-alive
 // connections and its store, then exits; the primary exits when they have.
 
 const cluster = require('node:cluster');
+const fs = require('node:fs');
 const { cores } = require('./cores');
 const { buildApp } = require('./app');
 const { openStore } = require('./stores');
@@ -29,8 +31,24 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(2);
 }
 const host = process.env.BIND || '127.0.0.1';
+const https = tlsFiles(process.env.TLS_CERT, process.env.TLS_KEY);
 const coreCount = cores();
 const workers = Number(process.env.WORKERS) || coreCount;
+
+// { cert, key } read from the two PEM files, or null without them.
+function tlsFiles(certFile, keyFile) {
+  if (!certFile && !keyFile) return null;
+  if (!certFile || !keyFile) {
+    console.error('server.js: set both TLS_CERT and TLS_KEY (PEM files) to serve HTTPS, or neither');
+    process.exit(2);
+  }
+  try {
+    return { cert: fs.readFileSync(certFile), key: fs.readFileSync(keyFile) };
+  } catch (e) {
+    console.error(`server.js: cannot read TLS_CERT or TLS_KEY: ${e.message}`);
+    process.exit(2);
+  }
+}
 
 function storeFor(worker) {
   return scenario === 'event-log'
@@ -41,7 +59,7 @@ function storeFor(worker) {
 async function serve(worker) {
   const store = storeFor(worker);
   if (store) store.open();
-  const app = buildApp({ scenario, store });
+  const app = buildApp({ scenario, store, https });
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
@@ -69,7 +87,7 @@ async function primary() {
   // Store setup (database, table, journal mode) once, before any worker.
   const store = storeFor(0);
   if (store) await store.prepare();
-  const what = `${scenario} on http://${host}:${port}, ${workers} process(es) for ${coreCount} core(s)`
+  const what = `${scenario} on ${https ? 'https' : 'http'}://${host}:${port}, ${workers} process(es) for ${coreCount} core(s)`
     + `${store ? `, ${store.describe}` : ''}`;
   if (workers === 1) {
     await serve(0);
