@@ -54,3 +54,37 @@ fn a_bad_file_is_refused_before_anything_starts() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("bad.hurl:1:18: unknown variable `id`"), "{stderr}");
 }
+
+#[test]
+fn a_connection_per_iteration_carries_its_requests() {
+    let addr = start(Fault::None);
+    let file = temp_file(
+        "create-read.hurl",
+        "POST {{base_url}}/todos\n{\"title\": \"a\"}\nHTTP 201\n[Captures]\nid: jsonpath \"$.id\"\n\n\
+         GET {{base_url}}/todos/{{id}}\nHTTP 200\n",
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_stackbench"))
+        .args(["load", &format!("http://{addr}"), "-c", "2", "-n", "6", "--threads", "1", "--json", "-"])
+        .args(["--new-connection", "iteration", "--scenario-file"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(record["summary"]["requests"], 12, "{stderr}");
+    assert_eq!(record["summary"]["errors"], 0, "{stderr}");
+    // Six iterations, six connections, each opened by its iteration's first request.
+    assert_eq!(record["connections"]["opened"], 6);
+    assert_eq!(record["connections"]["first_requests"]["requests"], 6);
+    assert_eq!(record["params"]["extra"]["new_connection"], "iteration");
+    assert_eq!(record["params"]["extra"]["keepalive"], false);
+
+    let out = Command::new(env!("CARGO_BIN_EXE_stackbench"))
+        .args(["load", &format!("http://{addr}"), "--new-connection", "iteration", "-n", "1"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("needs a scenario"), "{stderr}");
+}

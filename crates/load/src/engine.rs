@@ -616,7 +616,10 @@ fn params(spec: &LoadSpec, t: &Totals) -> LoadParams {
     };
     let mut extra = std::collections::BTreeMap::new();
     let json = |v: &dyn ToString| serde_json::Value::String(v.to_string());
-    extra.insert("keepalive".into(), serde_json::Value::Bool(spec.keepalive));
+    extra.insert("keepalive".into(), serde_json::Value::Bool(spec.new_connection.is_none()));
+    if let Some(n) = spec.new_connection {
+        extra.insert("new_connection".into(), json(&n.name()));
+    }
     extra.insert("io".into(), json(&spec.io.name()));
     if !spec.timer_slack.is_zero() {
         extra.insert("timer_slack_us".into(), (spec.timer_slack.as_micros() as u64).into());

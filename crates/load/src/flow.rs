@@ -233,7 +233,7 @@ pub struct IterState {
     origin: usize,
     /// The target's `host:port`.
     authority: String,
-    keepalive: bool,
+    closing: Closing,
     /// HTTP/1.1 files: each flow's requests, compiled against `vars` when they can be.
     programs: Vec<Vec<Option<Program>>>,
     /// A compiled request's body whose length varies.
@@ -249,6 +249,36 @@ pub struct IterState {
     shared: bool,
 }
 
+/// Which of an iteration's HTTP/1.1 requests say `Connection: close` (a `bool` is whether
+/// the connections are kept alive: none, or every one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Closing {
+    /// None: the connections are kept alive.
+    None,
+    /// Every request (`--no-keepalive`).
+    Every,
+    /// Each flow's last, so that the server ends the iteration's connection
+    /// (`--new-connection iteration`).
+    Last,
+}
+
+impl From<bool> for Closing {
+    fn from(keepalive: bool) -> Closing {
+        if keepalive { Closing::None } else { Closing::Every }
+    }
+}
+
+impl Closing {
+    /// Whether request `i` of a flow of `len` keeps its connection alive.
+    fn keeps(self, i: usize, len: usize) -> bool {
+        match self {
+            Closing::None => true,
+            Closing::Every => false,
+            Closing::Last => i + 1 < len,
+        }
+    }
+}
+
 /// How an answer was judged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Verdict {
@@ -259,10 +289,17 @@ pub struct Verdict {
 }
 
 impl IterState {
-    /// The state of user (or runner) `stream` sending to `target` (on connections kept alive
-    /// when `keepalive`): its own random source from the seed, and the flows' HTTP/1.1
-    /// requests compiled against its variables.
-    pub fn new(src: &FileSource, target: &Target, keepalive: bool, io: Io, stream: u64) -> IterState {
+    /// The state of user (or runner) `stream` sending to `target` (its requests saying
+    /// `Connection: close` as `closing` says; `true`: none): its own random source from the
+    /// seed, and the flows' HTTP/1.1 requests compiled against its variables.
+    pub fn new(
+        src: &FileSource,
+        target: &Target,
+        closing: impl Into<Closing>,
+        io: Io,
+        stream: u64,
+    ) -> IterState {
+        let closing = closing.into();
         let mut vars = Vars::new(src.seed ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let base = src.base_url.as_deref().unwrap_or(&target.url).trim_end_matches('/');
         vars.set("base_url", base, Kind::String);
@@ -282,11 +319,12 @@ impl IterState {
             let prefix =
                 vars.get("base_url").and_then(|v| v.text.as_bytes().get(origin..)).map(<[u8]>::to_vec);
             for flow in &src.scenario.flows {
-                let compile = |e: &Entry| {
+                let len = flow.hurl.entries.len();
+                let compile = |(i, e): (usize, &Entry)| {
                     let prefix = prefix.as_deref().filter(|_| src.fixed_base)?;
-                    Program::compile(e, &mut vars, prefix, &authority, keepalive)
+                    Program::compile(e, &mut vars, prefix, &authority, closing.keeps(i, len))
                 };
-                programs.push(flow.hurl.entries.iter().map(compile).collect());
+                programs.push(flow.hurl.entries.iter().enumerate().map(compile).collect());
             }
         }
         IterState {
@@ -297,7 +335,7 @@ impl IterState {
             failures: Vec::new(),
             origin,
             authority,
-            keepalive,
+            closing,
             programs,
             body: Vec::new(),
             captured,
@@ -339,6 +377,7 @@ impl IterState {
         } else {
             entry.render(&mut self.vars, &mut self.req).ok()?;
             let path = self.req.url.get(self.origin..).unwrap_or_default();
+            let len = src.scenario.flows.get(flow).map_or(0, |f| f.hurl.entries.len());
             write_http1_request(
                 &mut self.wire,
                 &entry.method,
@@ -346,7 +385,7 @@ impl IterState {
                 path,
                 &self.req.headers,
                 &self.req.body,
-                self.keepalive,
+                self.closing.keeps(i, len),
             );
         }
         Some(&self.wire)
@@ -496,6 +535,27 @@ mod tests {
         let wire = st.wire(&src, (f, 1), &flow.entries[1]).unwrap();
         assert!(wire.starts_with(b"GET / HTTP/1.1\r\n"), "{wire:?}");
         assert!(st.programs[f].iter().all(Option::is_some), "both compiled");
+    }
+
+    #[test]
+    fn a_connection_per_iteration_closes_on_each_flows_last_request() {
+        let src = source(
+            "GET {{base_url}}/a\n\nPOST {{base_url}}/b\n{\"t\": \"{{token}}\"}\n\nGET {{base_url}}/c\n",
+        )
+        .unwrap();
+        let t = target("http://127.0.0.1:9");
+        let mut st = IterState::new(&src, &t, Closing::Last, Io::Epoll, 0);
+        let f = st.begin(&src, 0);
+        assert!(st.programs[f].iter().all(Option::is_some), "all compiled");
+        for (i, entry) in src.scenario.flows[f].hurl.entries.iter().enumerate() {
+            // The compiled request, then the one written by rendering (a copy of the entry
+            // is not the flow's, so its program is not used).
+            for entry in [entry, &entry.clone()] {
+                let wire = st.wire(&src, (f, i), entry).unwrap();
+                let closes = wire.windows(19).any(|w| w == b"Connection: close\r\n");
+                assert_eq!(closes, i == 2, "request {i}: {}", String::from_utf8_lossy(wire));
+            }
+        }
     }
 
     #[test]

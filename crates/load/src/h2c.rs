@@ -85,6 +85,11 @@ impl Slot {
         self.live.borrow().as_ref().filter(|c| c.usable()).cloned()
     }
 
+    /// Lets go of the live connection (it ends once no lane holds it).
+    fn close(&self) {
+        *self.live.borrow_mut() = None;
+    }
+
     /// The live connection, connecting first if there is none (or it ended).
     async fn get(&self) -> Result<Link, ErrorKind> {
         if let Some(c) = self.usable() {
@@ -158,6 +163,13 @@ impl H2Lane {
             self.opened = Some(took);
         }
         Ok(())
+    }
+
+    /// Gives up the connection this lane uses (its slot's, which only this lane uses when it
+    /// is given up per iteration, and one of its own); the next request opens a new one.
+    pub fn close(&mut self) {
+        self.slot.close();
+        self.own = None;
     }
 
     /// How long opening its connection took, when the last request opened it (taken once).

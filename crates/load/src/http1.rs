@@ -189,6 +189,12 @@ impl Http1Conn {
         Ok(())
     }
 
+    /// Gives up the connection; the next request opens a new one.
+    pub fn close(&mut self) {
+        self.stream = None;
+        self.busy = false;
+    }
+
     /// Makes the connection ready for a request: drops one left in an unknown state by an
     /// abandoned request (see `busy`), and connects if there is none. A request's own connect,
     /// so that its caller can bound it apart from the exchange.

@@ -60,7 +60,7 @@ mod worker;
 pub use engine::{LoadError, SATURATION, Stop};
 pub use options::{LoadOptions, SpecError, parse_target};
 pub use parse::{CheckEvery, CpuList, Dur, Percent, Shard, StageSpec, Stages, WallTime, WarmupArg};
-pub use spec::{Bound, Io, LoadSpec, ModelSpec, RequestSource, Target, Transport};
+pub use spec::{Bound, Io, LoadSpec, ModelSpec, NewConnection, RequestSource, Target, Transport};
 pub use stackbench_record::RunRecord;
 pub use summary::{summary_text, timeline_csv};
 pub use threshold::Threshold;

@@ -120,9 +120,15 @@ pub struct LoadOptions {
     /// h2c/gRPC, closed model: concurrent streams per connection. [default: 1]
     #[arg(long, value_name = "M", help_heading = "Transport")]
     pub streams: Option<usize>,
-    /// A new connection for every request (HTTP/1.1 sends `Connection: close`).
+    /// A new connection for every request (HTTP/1.1 sends `Connection: close`); the same as
+    /// --new-connection request.
     #[arg(long, help_heading = "Transport")]
     pub no_keepalive: bool,
+    /// Give up connections for new ones: `request` (as --no-keepalive), or `iteration`: each
+    /// iteration of a scenario file opens one, its requests share it, and its last HTTP/1.1
+    /// request says `Connection: close` (k6's noVUConnectionReuse). [default: keep-alive]
+    #[arg(long, value_name = "request|iteration", help_heading = "Transport")]
+    pub new_connection: Option<crate::spec::NewConnection>,
     /// Connect to ADDR for HOST:PORT (curl's syntax; repeatable): Host, SNI and the
     /// certificate's name stay the URL's.
     #[arg(long, value_name = "HOST:PORT:ADDR", help_heading = "Transport")]
@@ -402,6 +408,7 @@ impl LoadOptions {
         // A scenario says its protocol (its file's; `--http2` may carry a built-in's HTTP/1.1).
         let transport = file.as_ref().map_or(transport, |f| file::transport(f));
         let tls = self.tls(&target, transport)?;
+        let new_connection = self.reuse(file.is_some())?;
         if transport == Transport::Grpc && file.is_none() && call.is_none() {
             return Err(invalid(
                 "--grpc",
@@ -661,7 +668,7 @@ impl LoadOptions {
             timeout,
             threads,
             cpus,
-            keepalive: !self.no_keepalive,
+            new_connection,
             requests,
             check_every: match (&self.check_every, file.is_some()) {
                 (_, false) => CheckEvery::Every(0),
@@ -699,6 +706,26 @@ impl LoadOptions {
 }
 
 impl LoadOptions {
+    /// `--no-keepalive` and `--new-connection`: when a connection is given up for a new one
+    /// (`None`: kept alive); `iteration` needs a scenario (`file`), whose iterations it means.
+    fn reuse(&self, file: bool) -> Result<Option<crate::spec::NewConnection>, SpecError> {
+        use crate::spec::NewConnection;
+        match (self.new_connection, self.no_keepalive) {
+            (Some(NewConnection::Iteration), true) => Err(conflict(
+                "--no-keepalive",
+                "--new-connection iteration",
+                "--no-keepalive opens a connection per request",
+            )),
+            (Some(NewConnection::Iteration), false) if !file => Err(invalid(
+                "--new-connection",
+                "iteration needs a scenario (--scenario-file or --scenario), whose iterations run \
+                 several requests; for a connection per request write --new-connection request",
+            )),
+            (None, true) => Ok(Some(NewConnection::Request)),
+            (chosen, _) => Ok(chosen),
+        }
+    }
+
     /// The TLS configuration of an `https://` target (`None` for `http://`, where a TLS flag
     /// is refused). ALPN offers `h2` for HTTP/2 and gRPC, `http/1.1` for HTTP/1.1 requests,
     /// and both for a Hurl file, which then speaks what the server picks (as curl does).

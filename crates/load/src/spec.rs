@@ -33,9 +33,9 @@ pub struct LoadSpec {
     pub threads: usize,
     /// Pin worker `i` to `cpus[i % len]`; `None` leaves placement to the OS.
     pub cpus: Option<Vec<usize>>,
-    /// HTTP/1.1 keep-alive, and for h2c/gRPC one connection for many requests.
-    /// `false`: a new connection for every request.
-    pub keepalive: bool,
+    /// When a connection is given up for a new one (`--new-connection`, `--no-keepalive`);
+    /// `None`: kept alive (and for h2c/gRPC one connection for many requests).
+    pub new_connection: Option<NewConnection>,
     pub requests: RequestSource,
     pub check_every: CheckEvery,
     pub thresholds: Vec<Threshold>,
@@ -104,6 +104,46 @@ impl Transport {
             Transport::Http1 => "http1",
             Transport::H2c => "h2c",
             Transport::Grpc => "grpc",
+        }
+    }
+}
+
+/// When a connection is given up for a new one (`--new-connection`); without it, never
+/// (keep-alive).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(try_from = "String")]
+pub enum NewConnection {
+    /// Every request opens one (as `--no-keepalive`).
+    Request,
+    /// Every iteration of a scenario file opens one, which its requests share (k6's
+    /// `noVUConnectionReuse`).
+    Iteration,
+}
+
+impl FromStr for NewConnection {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim() {
+            "request" => Ok(NewConnection::Request),
+            "iteration" => Ok(NewConnection::Iteration),
+            other => Err(format!("{other:?} is not when to open a connection; write request or iteration")),
+        }
+    }
+}
+
+impl TryFrom<String> for NewConnection {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        s.parse()
+    }
+}
+
+impl NewConnection {
+    /// The name used in records (`request`, `iteration`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            NewConnection::Request => "request",
+            NewConnection::Iteration => "iteration",
         }
     }
 }
@@ -198,6 +238,19 @@ impl RequestSource {
 }
 
 impl LoadSpec {
+    /// HTTP/1.1 keep-alive, and for h2c/gRPC one connection for many requests; `false`: a new
+    /// connection for every request (`--no-keepalive`).
+    pub fn keepalive(&self) -> bool {
+        self.new_connection != Some(NewConnection::Request)
+    }
+
+    /// `--new-connection iteration`: each iteration of a scenario file opens a connection of
+    /// its own, keeps it alive for its requests and gives it up at its end; its last HTTP/1.1
+    /// request says `Connection: close`.
+    pub fn per_iteration(&self) -> bool {
+        self.new_connection == Some(NewConnection::Iteration)
+    }
+
     /// The closed model's total concurrency, or the open model's in-flight limit.
     pub fn concurrency(&self) -> usize {
         match self.model {

@@ -50,7 +50,7 @@ pub fn prepare(spec: &LoadSpec) -> Arc<[Prepared]> {
             for (k, v) in extra {
                 headers.append(k.clone(), v.clone());
             }
-            let wire = http1_request(method, &t.authority, path, None, extra, &body, spec.keepalive);
+            let wire = http1_request(method, &t.authority, path, None, extra, &body, spec.keepalive());
             let h2_head = h2c::request_head(method, &t.authority, path, &headers);
             let sent_size = match spec.transport {
                 Transport::Http1 => wire.len() as u64,
@@ -98,6 +98,15 @@ impl Lane {
         };
         // Opened before any request: no request's time includes it.
         self.take_opened();
+    }
+
+    /// Gives up the lane's connection (at the end of an iteration that opened its own): the
+    /// next exchange opens a new one.
+    pub fn close(&mut self) {
+        match &mut self.via {
+            Via::Http1(c) => c.close(),
+            Via::H2(l) => l.close(),
+        }
     }
 
     /// How long opening its connection took, when the last exchange opened it (taken once):
@@ -208,17 +217,24 @@ pub enum Pool {
     /// HTTP/1.1: idle lanes are idle connections (the open model takes and returns them; it
     /// opens a new one when none is idle).
     Http1 { dial: Rc<Dial>, idle: RefCell<Vec<Lane>> },
-    /// Shared h2c connections; each lane taken is put on the next one, round-robin.
-    H2 { slots: Vec<Rc<Slot>>, next: Cell<usize>, idle: RefCell<Vec<Lane>> },
+    /// Shared h2c connections; each lane taken is put on the next one, round-robin. Without
+    /// `slots`, each lane has a connection of its own (`--new-connection iteration`).
+    H2 { dial: Rc<Dial>, slots: Vec<Rc<Slot>>, next: Cell<usize>, idle: RefCell<Vec<Lane>> },
 }
 
 impl Pool {
-    /// The pool of a worker that opens its connections with `dial`.
-    pub fn new(dial: &Rc<Dial>, transport: Transport, connections: usize) -> Pool {
+    /// The pool of a worker that opens its connections with `dial`: h2c's lanes share
+    /// `connections`, or with `own` each has one of its own.
+    pub fn new(dial: &Rc<Dial>, transport: Transport, connections: usize, own: bool) -> Pool {
         match transport {
             Transport::Http1 => Pool::Http1 { dial: Rc::clone(dial), idle: RefCell::new(Vec::new()) },
             Transport::H2c | Transport::Grpc => Pool::H2 {
-                slots: (0..connections.max(1)).map(|_| Slot::with_dial(Rc::clone(dial))).collect(),
+                dial: Rc::clone(dial),
+                slots: if own {
+                    Vec::new()
+                } else {
+                    (0..connections.max(1)).map(|_| Slot::with_dial(Rc::clone(dial))).collect()
+                },
                 next: Cell::new(0),
                 idle: RefCell::new(Vec::new()),
             },
@@ -233,7 +249,11 @@ impl Pool {
                 .borrow_mut()
                 .pop()
                 .unwrap_or_else(|| Lane::new(Via::Http1(Http1Conn::new(Rc::clone(dial))))),
-            Pool::H2 { slots, next, idle } => {
+            Pool::H2 { dial, slots, idle, .. } if slots.is_empty() => idle
+                .borrow_mut()
+                .pop()
+                .unwrap_or_else(|| Lane::new(Via::H2(H2Lane::new(Slot::with_dial(Rc::clone(dial)))))),
+            Pool::H2 { slots, next, idle, .. } => {
                 let i = next.get();
                 next.set((i + 1) % slots.len());
                 let slot = Rc::clone(&slots[i]);

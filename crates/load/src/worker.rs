@@ -38,7 +38,7 @@ use stackbench_record::ErrorKind;
 use tokio::time::sleep_until;
 
 use crate::fault::{self, Fault};
-use crate::flow::{IterState, Unsent, Verdict};
+use crate::flow::{Closing, IterState, Unsent, Verdict};
 use crate::recorder::{Interval, Recorder, Step};
 use crate::schedule::Profile;
 use crate::spec::{Bound, LoadSpec, ModelSpec};
@@ -138,7 +138,9 @@ impl Local {
     fn iter_state(&self, stream: usize) -> Option<IterState> {
         let src = self.cx.spec.requests.file()?;
         let global = (stream * self.cx.spec.threads + self.cx.index) as u64;
-        Some(IterState::new(src, &self.cx.spec.target, self.cx.spec.keepalive, self.cx.spec.io, global))
+        let spec = &self.cx.spec;
+        let closing = if spec.per_iteration() { Closing::Last } else { spec.keepalive().into() };
+        Some(IterState::new(src, &spec.target, closing, spec.io, global))
     }
 
     /// One request (or, for a scenario file, one iteration) due at `intended`, sent at
@@ -188,7 +190,7 @@ impl Local {
                     break;
                 }
             };
-            let outcome = lane.send_file(&out, spec.keepalive, at + spec.timeout).await;
+            let outcome = lane.send_file(&out, spec.keepalive(), at + spec.timeout).await;
             let now = Instant::now();
             // The request may be lent by `st`, which judges the answer.
             let sent_size = out.size();
@@ -230,6 +232,9 @@ impl Local {
             let now = ended.unwrap_or_else(Instant::now);
             self.recorder.borrow_mut().record_iteration(intended, now, result);
         }
+        if spec.per_iteration() {
+            lane.close();
+        }
         self.in_flight.set(self.in_flight.get() - 1);
     }
 
@@ -238,7 +243,7 @@ impl Local {
         let spec = &self.cx.spec;
         let req = self.next_request();
         self.in_flight.set(self.in_flight.get() + 1);
-        let outcome = lane.send(req, spec.transport, spec.keepalive, sent + spec.timeout).await;
+        let outcome = lane.send(req, spec.transport, spec.keepalive(), sent + spec.timeout).await;
         let now = Instant::now();
         let mut recorder = self.recorder.borrow_mut();
         recorder.record(req, intended, sent, now, &outcome);
@@ -281,7 +286,8 @@ pub async fn run(cx: WorkerCx, share: u64, wait_start: impl FnOnce() -> Option<I
     };
     let _ring = start_ring(&cx);
     let dial = crate::dial::Dial::new(cx.addr, spec.tls.as_ref().map(|t| t.connector()));
-    let pool = Pool::new(&dial, spec.transport, connections);
+    // A connection per iteration: each lane opens its own, never one shared with other lanes.
+    let pool = Pool::new(&dial, spec.transport, connections, spec.per_iteration());
     // The open model's runners: one per HTTP/1.1 connection this worker may open (its share of
     // the cap), or one per request it may have in flight on its shared h2c connections.
     let max_runners = match (&spec.model, &pool) {
@@ -300,14 +306,15 @@ pub async fn run(cx: WorkerCx, share: u64, wait_start: impl FnOnce() -> Option<I
         ModelSpec::Closed { streams, .. } => {
             for _ in 0..connections * streams {
                 let mut lane = pool.take();
-                if spec.keepalive {
+                // Without keep-alive, each request (or iteration) opens its connection.
+                if spec.new_connection.is_none() {
                     bounded(lane.connect(), opening, &cx.stop).await;
                 }
                 lanes.push(lane);
             }
         }
         ModelSpec::Open { .. } => {
-            for _ in 0..if spec.keepalive { connections } else { 0 } {
+            for _ in 0..if spec.new_connection.is_none() { connections } else { 0 } {
                 let mut lane = pool.take();
                 bounded(lane.connect(), opening, &cx.stop).await;
                 pool.give_back(lane);

@@ -3,12 +3,12 @@
 //! test time. What each run agreed
 //! (version, group, ALPN) and how many handshakes it made, full and resumed, are checked
 //! against what the server saw; every bad certificate or hostile server is one clear error
-//! before the load, or counted by kind under it, within the run'srv time.
+//! before the load, or counted by kind under it, within the run's time.
 
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use stackbench_load::{Dur, LoadError, LoadOptions, Stop, run};
+use stackbench_load::{Dur, LoadError, LoadOptions, NewConnection, Stop, run};
 use stackbench_testkit::tls::{Certs, Leaf, Misbehave, Options, Raw, TlsServer};
 
 fn certs(name: &str, leaf: Leaf) -> (Certs, std::path::PathBuf) {
@@ -47,7 +47,7 @@ fn http1_and_h2_over_tls_agree_what_the_server_saw() {
     assert_eq!(tls.key_exchange_group.as_deref(), Some("X25519MLKEM768"));
     assert_eq!((tls.full, tls.resumed, tls.failed), (4, 0, 0));
     assert_eq!(conn.opened, 4);
-    // The server saw the probe'srv handshake and the four connections'.
+    // The server saw the probe's handshake and the four connections'.
     assert_eq!(srv.stats.handshakes.load(Ordering::Relaxed), 5);
     assert!(srv.stats.requests.load(Ordering::Relaxed) >= rec.summary.requests);
 
@@ -72,7 +72,7 @@ fn a_connection_per_request_resumes_unless_told_not_to() {
     let tls = conn.tls.unwrap();
     assert!(tls.resumed > tls.full, "{} resumed, {} full", tls.resumed, tls.full);
     assert_eq!(tls.handshake.count, tls.full + tls.resumed);
-    // Every measured request opened its connection, and its time with the setup is the headline'srv.
+    // Every measured request opened its connection, and its time with the setup is the headline's.
     let first = conn.first_requests.expect("requests that opened their connection");
     assert_eq!(first.requests, rec.summary.requests);
     assert_eq!(first.with_setup.p50_us, rec.summary.latency.p50_us);
@@ -84,6 +84,61 @@ fn a_connection_per_request_resumes_unless_told_not_to() {
     let tls = rec.connections.unwrap().tls.unwrap();
     assert_eq!(tls.resumed, 0);
     assert!(!tls.resumption);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A flow of three requests, to the test server's one answer.
+fn three_requests(dir: &std::path::Path) -> std::path::PathBuf {
+    let file = dir.join("three.hurl");
+    let one = "GET {{base_url}}/a\nHTTP 200\n[Asserts]\njsonpath \"$.count\" == 1\n\n";
+    std::fs::write(&file, one.repeat(3)).unwrap();
+    file
+}
+
+#[test]
+fn a_connection_per_iteration_is_shared_by_its_requests() {
+    let (pem, dir) = certs("iteration", Leaf::Valid);
+    let file = three_requests(&dir);
+    // A Hurl file speaks what the server picks by ALPN: HTTP/1.1 where it offers only that,
+    // else h2, whose lanes then open a connection each instead of sharing one.
+    for http2 in [false, true] {
+        let srv = TlsServer::start(&pem, &Options { http1_only: !http2, ..Options::default() });
+        let opt = LoadOptions {
+            scenario_file: Some(file.clone()),
+            new_connection: Some(NewConnection::Iteration),
+            connections: Some(2),
+            duration: None,
+            requests: Some(12),
+            ..opts(&pem)
+        };
+        let rec = run(&opt.to_spec(&srv.url("127.0.0.1", "/")).unwrap(), &Stop::new()).unwrap();
+        assert!(rec.summary.errors == 0, "{:?}", rec.errors);
+        let conn = rec.connections.as_ref().expect("connections kept");
+        let tls = conn.tls.as_ref().expect("TLS kept");
+        assert_eq!(tls.alpn.as_deref(), Some(if http2 { "h2" } else { "http/1.1" }));
+        // One connection per iteration, each a handshake: a full one for each user's first
+        // (no ticket yet), resumed after.
+        assert_eq!(conn.opened, 12, "http2 {http2}");
+        assert_eq!((tls.full + tls.resumed, tls.failed), (12, 0), "{tls:?}");
+        assert!(tls.full <= 2 && tls.resumed >= 10, "{tls:?}");
+        // The server saw them, and the check before the run's one; three requests on each.
+        assert_eq!(srv.stats.connections.load(Ordering::Relaxed), 13);
+        assert_eq!(srv.stats.handshakes.load(Ordering::Relaxed), 13);
+        assert_eq!(srv.stats.resumed.load(Ordering::Relaxed), tls.resumed);
+        assert_eq!(srv.stats.requests.load(Ordering::Relaxed), 36);
+        // Only each iteration's first request opened a connection.
+        assert_eq!(conn.first_requests.as_ref().expect("first requests").requests, 12);
+        assert_eq!(rec.params.extra.get("new_connection"), Some(&serde_json::json!("iteration")));
+
+        // A connection per request for the same file: one for each of its 36 requests.
+        let srv = TlsServer::start(&pem, &Options { http1_only: !http2, ..Options::default() });
+        let opt = LoadOptions { new_connection: Some(NewConnection::Request), ..opt };
+        let rec = run(&opt.to_spec(&srv.url("127.0.0.1", "/")).unwrap(), &Stop::new()).unwrap();
+        assert!(rec.summary.errors == 0, "{:?}", rec.errors);
+        let conn = rec.connections.as_ref().expect("connections kept");
+        assert_eq!(conn.opened, 36, "http2 {http2}");
+        assert_eq!(srv.stats.connections.load(Ordering::Relaxed), 37);
+    }
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -100,7 +155,7 @@ fn tls12_mutual_tls_and_resolve() {
     assert!(rec.summary.requests > 0 && rec.summary.errors == 0, "{:?}", rec.errors);
     assert_eq!(rec.connections.unwrap().tls.unwrap().version, "TLSv1.2");
 
-    // The certificate names localhost; --resolve sends another name'srv connections to it.
+    // The certificate names localhost; --resolve sends another name's connections to it.
     let dir2 = dir.join("named");
     let named = Certs::new(&dir2, &["api.example.test"], Leaf::Valid);
     let srv = TlsServer::start(&named, &Options::default());
@@ -119,7 +174,7 @@ fn tls12_mutual_tls_and_resolve() {
 fn certificates_that_do_not_verify_are_one_clear_error() {
     let (good, dir) = certs("bad-certs", Leaf::Valid);
     let srv = TlsServer::start(&good, &Options::default());
-    // Self-signed as far as the system'srv roots know.
+    // Self-signed as far as the system's roots know.
     let opt = LoadOptions { cacert: None, ..opts(&good) };
     let msg = fails_before_the_load(&opt, &srv.url("localhost", "/"));
     assert!(msg.contains("localhost") && msg.contains("--cacert") && msg.contains("--insecure"), "{msg}");

@@ -88,6 +88,8 @@ pub struct Options {
     pub tls12_only: bool,
     /// Ask every client for a certificate signed by the test CA.
     pub client_auth: bool,
+    /// Agree `http/1.1` alone by ALPN (else `h2` first).
+    pub http1_only: bool,
     /// After this many connections, misbehave on every later one.
     pub hostile_after: Option<(u64, Misbehave)>,
 }
@@ -166,7 +168,11 @@ fn server_config(certs: &Certs, options: &Options) -> rustls::ServerConfig {
     };
     let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(certs.key_der.clone()));
     let mut config = builder.with_single_cert(certs.chain.clone(), key).expect("certificate and key");
-    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    config.alpn_protocols = if options.http1_only {
+        vec![b"http/1.1".to_vec()]
+    } else {
+        vec![b"h2".to_vec(), b"http/1.1".to_vec()]
+    };
     config
 }
 

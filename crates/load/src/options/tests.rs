@@ -16,7 +16,7 @@ fn defaults() {
     assert_eq!(s.transport, Transport::Http1);
     assert_eq!(s.bound, Bound::Duration(DEFAULT_DURATION));
     assert!(matches!(s.model, ModelSpec::Closed { connections: 10, streams: 1, .. }));
-    assert!(s.keepalive && s.stages.is_empty());
+    assert!(s.keepalive() && s.stages.is_empty());
     assert_eq!(s.check_every, CheckEvery::Every(0));
     let s = opts().to_spec("http://localhost/x?y=1").unwrap();
     assert_eq!(
@@ -388,4 +388,27 @@ fn tls_flags_are_checked_before_anything_starts() {
     assert_eq!(o.to_spec("https://h/").unwrap().io, crate::spec::Io::Epoll, "auto picks epoll for TLS");
     let o = LoadOptions { resolve: vec!["h:443".into()], ..opts() };
     assert!(err(&o, "http://h/").contains("--resolve"));
+}
+
+#[test]
+fn a_new_connection_per_request_or_per_iteration() {
+    use crate::spec::NewConnection::{Iteration, Request};
+    let url = "http://h/";
+    let s = LoadOptions { new_connection: Some(Request), ..opts() }.to_spec(url).unwrap();
+    assert!(!s.keepalive() && !s.per_iteration());
+    let s = LoadOptions { no_keepalive: true, new_connection: Some(Request), ..opts() }.to_spec(url).unwrap();
+    assert!(!s.keepalive());
+    // An iteration is a scenario's: a built-in is one.
+    let dummy = LoadOptions { scenario: Some("dummy".into()), new_connection: Some(Iteration), ..opts() };
+    let s = dummy.to_spec(url).unwrap();
+    assert!(s.keepalive() && s.per_iteration());
+    let e = err(&LoadOptions { new_connection: Some(Iteration), ..opts() }, url);
+    assert!(e.contains("--new-connection") && e.contains("needs a scenario"), "{e}");
+    let e = err(&LoadOptions { no_keepalive: true, ..dummy }, url);
+    assert!(e.contains("--no-keepalive") && e.contains("--new-connection iteration"), "{e}");
+    // A plan's table spells it as the flag.
+    let o: LoadOptions = toml::from_str("new-connection = \"iteration\"").unwrap();
+    assert_eq!(o.new_connection, Some(Iteration));
+    let bad = toml::from_str::<LoadOptions>("new-connection = \"never\"").unwrap_err().to_string();
+    assert!(bad.contains("write request or iteration"), "{bad}");
 }
