@@ -5,7 +5,6 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
-import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
@@ -112,7 +111,7 @@ final class DbReadVerticle extends VerticleBase {
                 return null;
             });
         }
-        server = vertx.createHttpServer(new HttpServerOptions().setIdleTimeout(120).setIdleTimeoutUnit(TimeUnit.SECONDS))
+        server = vertx.createHttpServer(Http.serverOptions())
                 .requestHandler(router);
         return opened.compose(ignored -> {
             list = new JsonObject().put("drivers", drivers).encode();

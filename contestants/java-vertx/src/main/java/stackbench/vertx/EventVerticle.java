@@ -5,7 +5,6 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
-import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
@@ -55,7 +54,7 @@ final class EventVerticle extends VerticleBase {
             store = EventStore.fromEnv(vertx, storeName);
             opened = store.open();
         }
-        server = vertx.createHttpServer(new HttpServerOptions().setIdleTimeout(120).setIdleTimeoutUnit(TimeUnit.SECONDS))
+        server = vertx.createHttpServer(Http.serverOptions())
                 .requestHandler(router);
         return opened.compose(ignored -> server.listen(port, bind));
     }

@@ -2,13 +2,37 @@ package stackbench.vertx;
 
 import io.vertx.core.MultiMap;
 import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.json.JsonObject;
+import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
+import java.util.concurrent.TimeUnit;
 
-/** The answers every route shares: JSON bodies, JSON errors, 404 and 405. */
+/** The answers every route shares: JSON bodies, JSON errors, 404 and 405; the server's options. */
 final class Http {
     private Http() {}
+
+    /** The PEM certificate and key of HTTPS (TLS_CERT, TLS_KEY), or null for cleartext HTTP. */
+    static final String TLS_CERT = nonEmpty(System.getenv("TLS_CERT"));
+    static final String TLS_KEY = nonEmpty(System.getenv("TLS_KEY"));
+
+    private static String nonEmpty(String s) {
+        return s == null || s.isEmpty() ? null : s;
+    }
+
+    /**
+     * Every verticle's server options: keep-alive connections idle for at most 120 s;
+     * with TLS_CERT and TLS_KEY, HTTPS as Vert.x documents it ({@code setSsl(true)} and a
+     * {@code PemKeyCertOptions}), on the JDK's TLS (JSSE), Vert.x's default engine.
+     */
+    static HttpServerOptions serverOptions() {
+        HttpServerOptions options = new HttpServerOptions().setIdleTimeout(120).setIdleTimeoutUnit(TimeUnit.SECONDS);
+        if (TLS_CERT != null) {
+            options.setSsl(true).setKeyCertOptions(new PemKeyCertOptions().setCertPath(TLS_CERT).setKeyPath(TLS_KEY));
+        }
+        return options;
+    }
 
     static final CharSequence JSON = HttpHeaders.createOptimized("application/json");
 

@@ -24,8 +24,9 @@ import java.util.stream.Collectors;
  * counts cores from the CPU affinity mask and the cgroup quota
  * ({@code availableProcessors}); EVENT_LOOPS overrides.
  *
- * <p>Environment: PORT (required), BIND (default 127.0.0.1), EVENT_LOOPS, and
- * the stores' settings (see README.md). SIGTERM undeploys the verticles: each
+ * <p>Environment: PORT (required), BIND (default 127.0.0.1), EVENT_LOOPS,
+ * TLS_CERT and TLS_KEY (PEM files, both or neither: HTTPS, {@link Http#serverOptions}),
+ * and the stores' settings (see README.md). SIGTERM undeploys the verticles: each
  * stops accepting, finishes its requests in flight (up to 4 s) and closes its
  * store.
  */
@@ -63,6 +64,9 @@ public final class Main {
             fail("PORT=" + port + " is not a port number");
         }
         String bind = System.getenv().getOrDefault("BIND", "127.0.0.1");
+        if ((Http.TLS_CERT == null) != (Http.TLS_KEY == null)) {
+            fail("set both TLS_CERT and TLS_KEY (PEM files) to serve HTTPS, or neither");
+        }
         int loops = eventLoops();
         final int listen = portNumber;
         Supplier<? extends Deployable> verticle;
@@ -118,9 +122,9 @@ public final class Main {
         Runtime rt = Runtime.getRuntime();
         String gcs = ManagementFactory.getGarbageCollectorMXBeans().stream()
                 .map(GarbageCollectorMXBean::getName).collect(Collectors.joining(", "));
-        System.err.printf("java-vertx: %s (Vert.x %s) on http://%s:%d; %d event loop(s), %d verticle instance(s); "
+        System.err.printf("java-vertx: %s (Vert.x %s) on %s://%s:%d; %d event loop(s), %d verticle instance(s); "
                         + "Java %s, %d CPU(s), max heap %d MiB, GC %s%n",
-                what, vertxVersion(), bind, portNumber, loops, loops,
+                what, vertxVersion(), Http.TLS_CERT == null ? "http" : "https", bind, portNumber, loops, loops,
                 Runtime.version(), rt.availableProcessors(), rt.maxMemory() >> 20, gcs);
         starts.describe().forEach(line -> System.err.println("java-vertx:   " + line));
     }
