@@ -20,7 +20,8 @@ import org.springframework.context.ConfigurableApplicationContext;
  * contestants ({@code POSTGRES_URL=postgres://...}, {@code MYSQL_URL=mysql://...})
  * become {@code spring.datasource.*}.
  *
- * <p>Environment: PORT (required), BIND (default 127.0.0.1) and the stores'
+ * <p>Environment: PORT (required), BIND (default 127.0.0.1), TLS_CERT and
+ * TLS_KEY (PEM files, both or neither: HTTPS, {@link #tls}) and the stores'
  * settings (see README.md). SIGTERM stops Tomcat gracefully: it stops
  * accepting, lets the requests in flight finish (up to 4 s), then the pools close.
  */
@@ -78,6 +79,7 @@ public class Application {
             }
         }
 
+        props.putAll(tls(env.get("TLS_CERT"), env.get("TLS_KEY")));
         SpringApplication app = new SpringApplication(Application.class);
         app.setAdditionalProfiles(profiles);
         app.setDefaultProperties(props);
@@ -98,14 +100,33 @@ public class Application {
         String gcs = ManagementFactory.getGarbageCollectorMXBeans().stream()
                 .map(GarbageCollectorMXBean::getName).collect(Collectors.joining(", "));
         var e = ctx.getEnvironment();
-        System.err.printf("java-spring: %s (Spring Boot %s, Spring MVC on Tomcat) on http://%s:%s; "
+        System.err.printf("java-spring: %s (Spring Boot %s, Spring MVC on Tomcat) on %s://%s:%s; "
                         + "up to %s Tomcat threads; Java %s, %d CPU(s), max heap %d MiB, GC %s%n",
-                what, SpringBootVersion.getVersion(), e.getProperty("server.address"), e.getProperty("local.server.port"),
+                what, SpringBootVersion.getVersion(), props.containsKey("server.ssl.certificate") ? "https" : "http",
+                e.getProperty("server.address"), e.getProperty("local.server.port"),
                 e.getProperty("server.tomcat.threads.max", "200"), Runtime.version(), rt.availableProcessors(),
                 rt.maxMemory() >> 20, gcs);
         ctx.getBeanProvider(EventStore.class).ifAvailable(s -> System.err.println("java-spring:   " + s.describe()));
         ctx.getBeanProvider(DbReadController.class).ifAvailable(c -> c.describe().lines()
                 .forEach(line -> System.err.println("java-spring:   " + line)));
+    }
+
+    /**
+     * HTTPS as Spring Boot documents it for PEM files: {@code server.ssl.certificate} and
+     * {@code server.ssl.certificate-private-key}, served by Tomcat on the JDK's TLS (JSSE).
+     * Nothing without the two files; one without the other stops the start.
+     */
+    static Map<String, Object> tls(String cert, String key) {
+        boolean hasCert = cert != null && !cert.isEmpty();
+        boolean hasKey = key != null && !key.isEmpty();
+        if (hasCert != hasKey) {
+            fail("set both TLS_CERT and TLS_KEY (PEM files) to serve HTTPS, or neither");
+        }
+        if (!hasCert) {
+            return Map.of();
+        }
+        return Map.of("server.ssl.enabled", true, "server.ssl.certificate", "file:" + cert,
+                "server.ssl.certificate-private-key", "file:" + key);
     }
 
     /**
