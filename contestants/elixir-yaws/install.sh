@@ -3,13 +3,14 @@
 # second run checks the Debian packages and the release's stamp, and exits.
 #
 # Debian packages (installed with apt-get when missing): elixir, erlang-dev,
-# erlang-yaws (Yaws 2.1), erlang-jiffy (JSON), erlang-p1-pgsql (PostgreSQL).
+# erlang-yaws (Yaws 2.1), erlang-jiffy (JSON), erlang-p1-pgsql (PostgreSQL),
+# erlang-ssl (OTP's TLS, for HTTPS).
 # No Hex package: everything else is OTP (inets' httpc for InfluxDB).
 # The build is a Mix release, self-contained, in _build/prod/rel/ex_yaws.
 set -eu
 cd "$(dirname "$0")"
 
-pkgs="elixir erlang-dev erlang-yaws erlang-jiffy erlang-p1-pgsql"
+pkgs="elixir erlang-dev erlang-yaws erlang-jiffy erlang-p1-pgsql erlang-ssl"
 missing=""
 for p in $pkgs; do
   [ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" = installed ] || missing="$missing $p"

@@ -42,7 +42,8 @@ defmodule ExYaws.MixProject do
       mod: {ExYaws.Application, []},
       # Yaws runs embedded: loaded, its processes started under our supervisor.
       included_applications: [:yaws],
-      extra_applications: [:logger, :inets, :crypto, :jiffy, :p1_pgsql]
+      # ssl: Yaws's HTTPS (TLS_CERT, TLS_KEY), started with the rest so a TLS run pays no boot of its own.
+      extra_applications: [:logger, :inets, :crypto, :ssl, :jiffy, :p1_pgsql]
     ]
   end
 end

@@ -12,7 +12,9 @@ defmodule ExYaws.Application do
   auth log, no copy of the error log to a file (production: nothing is
   written per request), keep-alive timeout 30 s (Yaws's default), Yaws's
   default pool of 8 acceptor processes; each connection is one Erlang
-  process, so requests run on every scheduler the VM has.
+  process, so requests run on every scheduler the VM has. With `TLS_CERT` and
+  `TLS_KEY`, the server's `ssl` setting (Yaws's `<ssl>` block of yaws.conf):
+  HTTPS on OTP's `ssl` with its defaults (TLS 1.3 and 1.2).
   """
 
   use Application
@@ -58,6 +60,12 @@ defmodule ExYaws.Application do
       partial_post_size: 65_536,
       flags: [access_log: false, auth_log: false]
     ]
+
+    sconf =
+      case conf.tls do
+        nil -> sconf
+        files -> sconf ++ [ssl: Enum.map(files, fn {k, v} -> {k, String.to_charlist(v)} end)]
+      end
 
     gconf = [
       id: id,

@@ -9,9 +9,11 @@ defmodule ExYaws.Config do
     `ex_yaws_events`).
   - `POOL` (optional): connections to the store, instead of the rule in
     `pool_size/0`.
+  - `TLS_CERT` and `TLS_KEY` (optional, both or neither): PEM files; Yaws then
+    serves HTTPS (its `ssl` server setting, OTP's `ssl`; checked by `ExYaws.Tls`).
   """
 
-  defstruct [:scenario, :port, :bind, :store]
+  defstruct [:scenario, :port, :bind, :store, :tls]
 
   @default_table "ex_yaws_events"
 
@@ -20,8 +22,9 @@ defmodule ExYaws.Config do
     with {:ok, scenario} <- scenario(System.get_env("SCENARIO", "dummy")),
          {:ok, port} <- port(System.get_env("PORT")),
          {:ok, bind} <- bind(System.get_env("BIND", "127.0.0.1")),
-         {:ok, store} <- store(scenario, System.get_env("STORE")) do
-      {:ok, %__MODULE__{scenario: scenario, port: port, bind: bind, store: store}}
+         {:ok, store} <- store(scenario, System.get_env("STORE")),
+         {:ok, tls} <- ExYaws.Tls.from_files(System.get_env("TLS_CERT", ""), System.get_env("TLS_KEY", "")) do
+      {:ok, %__MODULE__{scenario: scenario, port: port, bind: bind, store: store, tls: tls}}
     end
   end
 
