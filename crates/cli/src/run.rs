@@ -13,7 +13,9 @@ use crate::exit;
 use anyhow::{Context as _, bail};
 use clap::Args;
 use stackbench_hurl::builtin::Builtin;
+use stackbench_hurl::files::Limits;
 use stackbench_record::Environment;
+use stackbench_record::size::ByteSize;
 use stackbench_record::store::ResultSet;
 use stackbench_run::cgroup::CgroupLimiter;
 use stackbench_run::client::HyperProber;
@@ -106,6 +108,16 @@ pub struct VerifyArgs {
     /// HURL_SECRET_NAME environment variables.
     #[arg(long = "secret", value_name = "NAME=VALUE", requires = "scenario_file")]
     pub secrets: Vec<String>,
+    /// The directory every file the scenario names must be under; a path, `..` or link leading
+    /// out of it is refused. [default: the scenario file's own directory]
+    #[arg(long, value_name = "DIR", requires = "scenario_file")]
+    pub file_root: Option<PathBuf>,
+    /// The most bytes the scenario file, and each file it names, may have. [default: 64MiB]
+    #[arg(long, value_name = "SIZE", requires = "scenario_file")]
+    pub max_file_size: Option<ByteSize>,
+    /// The longest value a capture may take; a longer one fails its check. [default: 1MiB]
+    #[arg(long, value_name = "SIZE", requires = "scenario_file")]
+    pub max_capture: Option<ByteSize>,
     /// The store is known to be empty: the count must start at 0 (event-log; a scenario
     /// file with `[reset] by = "contestant"`: its `clean_values` are held).
     #[arg(long)]
@@ -426,7 +438,12 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
             std::env::vars(),
         )
         .map_err(|e| anyhow::anyhow!(e))?;
-        return crate::scenario_file::verify(&args.url, file, &defined, args.clean, args.reach()?);
+        let limits = Limits::given(
+            args.file_root.clone(),
+            args.max_file_size.map(|s| s.0),
+            args.max_capture.map(|s| s.0),
+        );
+        return crate::scenario_file::verify(&args.url, file, &defined, &limits, args.clean, args.reach()?);
     };
     if args.connect_json && !scenario.has_connect_json() {
         anyhow::bail!("--connect-json: {scenario} has no Connect JSON form (bubble-sort has); drop the flag");

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 
 use anyhow::anyhow;
 use stackbench_hurl::defined::Defined;
+use stackbench_hurl::files::Limits;
 use stackbench_hurl::run::Verification;
 use stackbench_hurl::scenario::{Level, Reset, Scenario};
 use stackbench_run::client::HyperProber;
@@ -21,12 +22,13 @@ pub fn verify(
     url: &str,
     path: &Path,
     given: &Defined,
+    limits: &Limits,
     clean: bool,
     reach: stackbench_run::client::Reach,
 ) -> anyhow::Result<ExitCode> {
     let defined: Vec<(&str, &str)> = given.vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     let names: Vec<&str> = defined.iter().map(|(k, _)| *k).collect();
-    let scenario = Scenario::load(path, &names)?;
+    let scenario = Scenario::load_with(path, &names, limits)?;
     file::check(&scenario, &defined).map_err(|why| anyhow!(why))?;
     let prober = HyperProber::with_reach(reach)?;
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));

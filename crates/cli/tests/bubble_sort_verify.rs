@@ -112,7 +112,9 @@ fn each_fault_fails_its_rule_at_its_level() {
     let toml = std::fs::read_to_string(&file).unwrap();
     let line = toml.lines().position(|l| l == "jsonpath \"$.data[0]\" == -2147483648").unwrap() + 1;
     let url = format!("http://{}", sorter(Fault::NoSort));
-    let (_, said) = verify(&url, &["--scenario-file", file.to_str().unwrap()]);
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let (_, said) =
+        verify(&url, &["--scenario-file", file.to_str().unwrap(), "--file-root", repo.to_str().unwrap()]);
     let expected =
         format!("bubble-sort.toml:{line}:1: `jsonpath \"$.data[0]\" == -2147483648`: actual value is 5");
     assert!(said.contains(&expected), "{expected} not in\n{said}");

@@ -40,14 +40,21 @@ fn temp(name: &str, text: &str) -> PathBuf {
 fn the_reference_server_passes_the_bubble_sort_file_and_is_measured() {
     let s = serve("sb-bubble-sort");
     let url = format!("http://{}", s.addr);
-    let out = stackbench(&["verify", &url], &builtin("bubble-sort.toml"));
+    // The shipped file names the repository's `.proto` (`../../proto/`): its root is the repository.
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = ["--file-root", repo.to_str().unwrap()];
+    let out = stackbench(&[&["verify", &url][..], &root].concat(), &builtin("bubble-sort.toml"));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
     assert!(stdout.contains("ok      core       negative numbers and duplicates are sorted too"), "{stdout}");
     assert!(stdout.contains("passes the bubble-sort scenario (5 cases)"), "{stdout}");
 
     let out = stackbench(
-        &["load", &url, "-c", "2", "-d", "1s", "--threads", "1", "--check-every", "1", "--json", "-"],
+        &[
+            &["load", &url, "-c", "2", "-d", "1s", "--threads", "1", "--check-every", "1", "--json", "-"][..],
+            &root,
+        ]
+        .concat(),
         &builtin("bubble-sort.toml"),
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -89,9 +96,11 @@ fn a_plan_contestant_serving_the_grpc_file_is_verified_and_measured() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let bin_dir = Path::new(&contestant(BIN, "sb-bubble-sort")).parent().unwrap().to_owned();
-    let proto = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../proto/sort/v1/sort.proto").canonicalize();
+    // A scenario's files are under its directory.
+    let proto = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../proto/sort/v1/sort.proto");
+    std::fs::copy(proto, dir.join("sort.proto")).unwrap();
     let file = dir.join("sort-file.toml");
-    std::fs::write(&file, SORT_FILE.replace("PROTO", &proto.unwrap().display().to_string())).unwrap();
+    std::fs::write(&file, SORT_FILE.replace("PROTO", "sort.proto")).unwrap();
     let plan = dir.join("plan.toml");
     std::fs::write(
         &plan,

@@ -121,3 +121,154 @@ fn a_jsonpath_that_blows_up_fails_its_check_in_bounded_memory() {
     assert_eq!(record["summary"]["requests"], 5, "{}", record["summary"]);
     assert_eq!(record["errors"]["check"], 5, "{}", record["errors"]);
 }
+
+/// Issue 45 #6: `file,/etc/shadow;`, `file,../../x;` and `file,/proc/self/environ;` were read
+/// and sent. Files are read under the scenario's directory (or `--file-root`): each is refused
+/// when the file loads, at its `file:line:col`, and nothing is sent.
+#[test]
+fn files_outside_the_scenario_are_refused_before_anything_is_sent() {
+    let server = answering(200, "{}");
+    let d = dir("outside");
+    write(&d, "secret.txt", "the secret");
+    let inner = d.join("scenario");
+    std::fs::create_dir_all(&inner).unwrap();
+    for (name, body) in [("abs", "/etc/passwd"), ("up", "../secret.txt"), ("proc", "/proc/self/environ")] {
+        let file = write(
+            &inner,
+            &format!("{name}.hurl"),
+            &format!("POST {{{{base_url}}}}/x\nfile,{body};\nHTTP 200\n"),
+        );
+        for cmd in ["verify", "load"] {
+            let out = bounded(
+                stackbench().args([cmd, &server.url(""), "--scenario-file"]).arg(&file),
+                Duration::from_secs(30),
+                400 << 20,
+            );
+            let all = text(&out);
+            assert_eq!(out.status.code(), Some(1), "{cmd} {name}: {all}");
+            assert!(
+                all.contains(&format!("{name}.hurl:2:6: cannot read")) && all.contains("outside"),
+                "{all}"
+            );
+        }
+    }
+    assert_eq!(server.received(), "", "nothing was sent");
+    // A root that holds the file lets it be read.
+    let file = inner.join("up.hurl");
+    let out = bounded(
+        stackbench()
+            .args(["verify", &server.url(""), "--file-root"])
+            .arg(&d)
+            .arg("--scenario-file")
+            .arg(&file),
+        Duration::from_secs(30),
+        400 << 20,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(server.received().ends_with("the secret"), "{}", server.received());
+}
+
+/// Issue 45 #7: a scenario file that is a link to `/dev/zero`, or `file,/dev/zero;`, grew to
+/// 6.5 GB in 20 s and never ended. Each fails at once, in bounded memory; a file past
+/// `--max-file-size` is refused with the size and how to raise it.
+#[test]
+fn unbounded_files_fail_fast() {
+    let server = answering(200, "{}");
+    let d = dir("unbounded");
+    std::os::unix::fs::symlink("/dev/zero", d.join("zero.toml")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", d.join("zero.json")).unwrap();
+    let body = write(&d, "body.hurl", "POST {{base_url}}/x\nfile,zero.json;\nHTTP 200\n");
+    let big =
+        write(&d, "big.hurl", &format!("GET {{{{base_url}}}}/x\nHTTP 200\n{}", "# padding\n".repeat(200)));
+    let cases: [(&Path, &[&str], &str); 4] = [
+        (&d.join("zero.toml"), &[], "zero.toml:1:1: cannot read it: it is not a regular file"),
+        (&body, &[], "body.hurl:2:6: cannot read"),
+        (&body, &["--file-root", "/"], "body.hurl:2:6: cannot read"),
+        (
+            &big,
+            &["--max-file-size", "1KiB"],
+            "larger than 1 KiB, the most a scenario's file may have (--max-file-size",
+        ),
+    ];
+    for (file, extra, said) in cases {
+        let out = bounded(
+            stackbench().args(["verify", &server.url(""), "--scenario-file"]).arg(file).args(extra),
+            Duration::from_secs(30),
+            400 << 20,
+        );
+        let all = text(&out);
+        assert_eq!(out.status.code(), Some(1), "{all}");
+        assert!(all.contains(said), "{said} not in {all}");
+    }
+    let out = stackbench()
+        .args(["verify", &server.url(""), "--file-root", "/", "--scenario-file"])
+        .arg(&body)
+        .output()
+        .unwrap();
+    assert!(text(&out).contains("it is not a regular file"), "{}", text(&out));
+    assert_eq!(server.received(), "", "nothing was sent");
+}
+
+/// Issue 45 #10: a 20 MiB capture sent back as a header took 1.2 to 1.5 GB at `-c 20`, with no
+/// error. A capture longer than 1 MiB (`--max-capture`) fails: `check` on its request, and the
+/// request that would send it back is not sent.
+#[test]
+fn a_capture_past_its_cap_fails_and_is_not_sent_back() {
+    let big = "x".repeat(20 << 20);
+    let server = answering(200, &format!("{{\"t\": \"{big}\"}}"));
+    let d = dir("capture");
+    let file = write(
+        &d,
+        "echo.hurl",
+        "GET {{base_url}}/take\nHTTP 200\n[Captures]\nt: jsonpath \"$.t\"\n\nGET {{base_url}}/give\nX-T: {{t}}\nHTTP 200\n",
+    );
+    let out = bounded(
+        stackbench()
+            .args([
+                "load",
+                &server.url(""),
+                "-c",
+                "4",
+                "-n",
+                "20",
+                "--json",
+                "-",
+                "--quiet",
+                "--scenario-file",
+            ])
+            .arg(&file),
+        Duration::from_mins(1),
+        1 << 30,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(record["errors"]["check"], 20, "{}", record["errors"]);
+    assert_eq!(record["summary"]["requests"], 20, "the second request is never sent: {}", record["summary"]);
+    assert!(!server.received().contains("/give"), "nothing sent it back");
+    let out = bounded(
+        stackbench().args(["verify", &server.url(""), "--scenario-file"]).arg(&file),
+        Duration::from_mins(1),
+        1 << 30,
+    );
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert!(
+        all.contains("echo.hurl:4:1: `t: ...`: capture `t` would take 20971520 bytes, more than 1048576"),
+        "{all}"
+    );
+}
+
+/// Issue 45 #13: a file named like a built-in passed `verify` and `load` (a plan refused it);
+/// only the built-in's own file may be loaded under its name.
+#[test]
+fn a_file_may_not_take_a_builtins_name() {
+    let d = dir("builtin-name");
+    let file = write(&d, "mine.toml", "name = \"dummy\"\n[[flow]]\nhurl = \"GET {{base_url}}/\"\n");
+    for cmd in ["verify", "load"] {
+        let out =
+            stackbench().args([cmd, "http://127.0.0.1:9", "--scenario-file"]).arg(&file).output().unwrap();
+        let all = text(&out);
+        assert_eq!(out.status.code(), Some(1), "{all}");
+        assert!(all.contains("mine.toml:1:8: `name = \"dummy\"` is a built-in scenario's"), "{all}");
+    }
+}

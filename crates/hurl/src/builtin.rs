@@ -136,6 +136,13 @@ impl Builtin {
         self.entry().name
     }
 
+    /// Whether `text` is one of its files as shipped (`scenarios/builtin/`), which may be
+    /// loaded from disk under its name: any other file named like it is refused.
+    pub fn is_its_file(self, text: &str) -> bool {
+        let e = self.entry();
+        text == e.text || e.json_form.is_some_and(|(_, t)| t == text)
+    }
+
     /// The built-in's file, loaded once per process (so that a cold start's readiness probe
     /// never waits for a parse); with `connect_json`, `bubble-sort`'s Connect JSON form (the
     /// flag means nothing to the others). A `driver` variable is left to [`Builtin::variables`].

@@ -108,6 +108,13 @@ pub enum FailureKind {
     Capture {
         name: String,
     },
+    /// The capture's value is longer than a capture may be (`--max-capture`): it is left
+    /// without a value, as when its query finds nothing.
+    CaptureTooLong {
+        name: String,
+        len: usize,
+        max: usize,
+    },
     /// A jsonpath query met a body that is not JSON.
     NotJson,
     /// A jsonpath query went past the bound of one evaluation.
@@ -137,6 +144,11 @@ impl fmt::Display for Failure {
                 write!(f, "actual value is {actual}, a type the predicate does not apply to")
             }
             FailureKind::Capture { name } => write!(f, "capture `{name}` found no value"),
+            FailureKind::CaptureTooLong { name, len, max } => write!(
+                f,
+                "capture `{name}` would take {len} bytes, more than {max}, the most a capture may take \
+                 (--max-capture raises it; `max_capture` in a plan)"
+            ),
             FailureKind::NotJson => write!(f, "the answer's body is not JSON"),
             FailureKind::TooMuch(e) => write!(f, "{e}"),
             FailureKind::Error(e) => f.write_str(e),
@@ -233,7 +245,11 @@ impl Entry {
                     {
                         vars.add_secret(s);
                     }
-                    v.set(vars, &c.name);
+                    if let Err(len) = v.set(vars, &c.name) {
+                        let (name, max) = (c.name.to_string(), vars.max_capture);
+                        failures.push(fail(FailureKind::CaptureTooLong { name, len, max }));
+                        return;
+                    }
                 }
                 Ok(None) => {
                     failures.push(fail(FailureKind::Capture { name: c.name.to_string() }));

@@ -201,6 +201,7 @@ pub fn verify<A: Answer>(
     let mut results = Vec::new();
     for (n, (name, level, clean, hurl, names, clean_values)) in cases.into_iter().enumerate() {
         let mut vars = Vars::new(seed.wrapping_add(n as u64));
+        vars.max_capture = s.limits.max_capture;
         vars.set("base_url", base_url, Kind::String);
         for (k, v) in defined {
             let (v, kind) = crate::template::cli_value(v);

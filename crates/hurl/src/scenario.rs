@@ -18,7 +18,7 @@ use toml::Spanned;
 
 use crate::error::{ErrorKind, Lines, ParseError, Pos};
 use crate::expr::Expr;
-use crate::files::Files;
+use crate::files::{Files, Limits, Root};
 use crate::model::HurlFile;
 use crate::template::{Kind, Vars};
 
@@ -45,6 +45,9 @@ pub struct Scenario {
     pub verify: Vec<VerifyCase>,
     pub reset: Option<Reset>,
     pub grpc: Option<Grpc>,
+    /// What it may read and keep; its `file_root` the directory its files were read under
+    /// (`None` for a built-in, whose files are compiled in).
+    pub limits: Limits,
 }
 
 /// How requests travel.
@@ -305,41 +308,64 @@ impl Ctx<'_> {
 impl Scenario {
     /// Loads a scenario file: a `.toml` scenario, or a `.hurl` file alone (one
     /// flow). `defined` names the variables given outside the file
-    /// (`--variable`); `base_url` is always defined.
+    /// (`--variable`); `base_url` is always defined. The files it names are read
+    /// under its own directory, each at most [`crate::files::DEFAULT_MAX_FILE_SIZE`].
     pub fn load(path: &Path, defined: &[&str]) -> Result<Scenario, ParseError> {
-        let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| ParseError {
-            file: file.clone(),
-            pos: Pos { line: 1, col: 1 },
-            kind: ErrorKind::Io(format!("cannot read it: {e}")),
-        })?;
-        let stem = path.file_stem().map_or_else(|| "scenario".into(), |s| s.to_string_lossy().into_owned());
-        if path.extension().is_some_and(|e| e == "hurl") {
-            let dir = path.parent().unwrap_or(Path::new("."));
-            let files = Some(Files::Dir(dir));
-            // A `.hurl` file alone may have no request, as in Hurl (`verify` then has nothing
-            // to check; the load engine refuses a flow without one).
-            let hurl = crate::parse::parse_in(&file, &text, files)?;
-            crate::check_variables(&hurl, |n| n == "base_url" || defined.contains(&n))?;
-            let request_names = hurl.entries.iter().map(crate::model::Entry::name).collect();
-            let flow = Flow { name: stem.clone(), weight: 1, hurl, request_names };
-            return Ok(Scenario {
-                name: stem,
-                description: None,
-                protocol: Protocol::Http1,
-                variables: Vec::new(),
-                rows: Vec::new(),
-                flows: vec![flow],
-                verify: Vec::new(),
-                reset: None,
-                grpc: None,
-            });
-        }
-        let dir = path.parent().unwrap_or(Path::new("."));
-        Scenario::parse(&file, &text, dir, &stem, defined)
+        Scenario::load_with(path, defined, &Limits::default())
     }
 
-    /// Parses the text of a TOML scenario; relative paths start at `dir`.
+    /// As [`Scenario::load`], under the user's `limits` (the files' root, their size, a
+    /// capture's length; docs/scenarios.md, "Limits").
+    pub fn load_with(path: &Path, defined: &[&str], limits: &Limits) -> Result<Scenario, ParseError> {
+        let file = path.display().to_string();
+        let io = |why: String| ParseError {
+            file: file.clone(),
+            pos: Pos { line: 1, col: 1 },
+            kind: ErrorKind::Io(why),
+        };
+        let text = crate::files::read_capped(path, limits.max_file_size)
+            .map_err(|e| io(format!("cannot read it: {e}")))?;
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let root = Root::new(dir, limits).map_err(|e| io(e.to_string()))?;
+        let stem = path.file_stem().map_or_else(|| "scenario".into(), |s| s.to_string_lossy().into_owned());
+        if path.extension().is_none_or(|e| e != "hurl") {
+            return Scenario::parse_with(
+                &file,
+                &text,
+                Files::Dir { dir, root: &root },
+                &stem,
+                defined,
+                limits,
+            );
+        }
+        if stem.parse::<crate::builtin::Builtin>().is_ok() {
+            return Err(io(format!(
+                "a scenario is named after its file, and `{stem}` is a built-in scenario's name: its results \
+                 would be mixed with the built-in's; rename the file"
+            )));
+        }
+        let files = Some(Files::Dir { dir, root: &root });
+        // A `.hurl` file alone may have no request, as in Hurl (`verify` then has nothing
+        // to check; the load engine refuses a flow without one).
+        let hurl = crate::parse::parse_in(&file, &text, files)?;
+        crate::check_variables(&hurl, |n| n == "base_url" || defined.contains(&n))?;
+        let request_names = hurl.entries.iter().map(crate::model::Entry::name).collect();
+        let flow = Flow { name: stem.clone(), weight: 1, hurl, request_names };
+        Ok(Scenario {
+            name: stem,
+            description: None,
+            protocol: Protocol::Http1,
+            variables: Vec::new(),
+            rows: Vec::new(),
+            flows: vec![flow],
+            verify: Vec::new(),
+            reset: None,
+            grpc: None,
+            limits: Limits { file_root: Some(root.dir().to_path_buf()), ..limits.clone() },
+        })
+    }
+
+    /// Parses the text of a TOML scenario; relative paths start at `dir`, the files' root.
     pub fn parse(
         file: &str,
         text: &str,
@@ -347,7 +373,13 @@ impl Scenario {
         stem: &str,
         defined: &[&str],
     ) -> Result<Scenario, ParseError> {
-        Scenario::parse_with(file, text, Files::Dir(dir), stem, defined)
+        let limits = Limits::default();
+        let root = Root::new(dir, &limits).map_err(|e| ParseError {
+            file: file.to_owned(),
+            pos: Pos { line: 1, col: 1 },
+            kind: ErrorKind::Io(e.to_string()),
+        })?;
+        Scenario::parse_with(file, text, Files::Dir { dir, root: &root }, stem, defined, &limits)
     }
 
     /// Parses the text of a TOML scenario whose other files are `embedded` (name, text)
@@ -361,7 +393,7 @@ impl Scenario {
         let path = Path::new(file);
         let stem = path.file_stem().map_or_else(|| "scenario".into(), |s| s.to_string_lossy().into_owned());
         let files = Files::Embedded { dir: path.parent().unwrap_or(Path::new(".")), files: embedded };
-        Scenario::parse_with(file, text, files, &stem, defined)
+        Scenario::parse_with(file, text, files, &stem, defined, &Limits::default())
     }
 
     fn parse_with(
@@ -370,16 +402,12 @@ impl Scenario {
         files: Files<'_>,
         stem: &str,
         defined: &[&str],
+        limits: &Limits,
     ) -> Result<Scenario, ParseError> {
         let mut cx = Ctx { file, text, lines: Lines::new(text), files, grpc: false };
         let raw: RawScenario =
             toml::from_str(text).map_err(|e| cx.syntax(e.span().unwrap_or(0..0), e.message().trim_end()))?;
-        let name = raw.name.as_ref().map_or_else(|| stem.to_owned(), |n| n.get_ref().clone());
-        if let Some(n) = &raw.name
-            && n.get_ref().trim().is_empty()
-        {
-            return Err(cx.syntax(n.span(), "`name` must not be empty"));
-        }
+        let name = scenario_name(&cx, &raw, stem)?;
         let protocol = match raw.protocol.as_ref().map(|p| (p.get_ref().as_str(), p.span())) {
             None | Some(("http1", _)) => Protocol::Http1,
             Some(("h2c", _)) => Protocol::H2c,
@@ -463,6 +491,12 @@ impl Scenario {
             verify,
             reset,
             grpc,
+            limits: match files {
+                Files::Dir { root, .. } => {
+                    Limits { file_root: Some(root.dir().to_path_buf()), ..limits.clone() }
+                }
+                Files::Embedded { .. } => limits.clone(),
+            },
         })
     }
 
@@ -508,7 +542,8 @@ impl Scenario {
                     Kind::Integer
                 }
                 Draw::Sequence { start } => {
-                    slot.text.push_str(itoa::Buffer::new().format(start.wrapping_add(n as i64)));
+                    // Counted in 128 bits, so that it goes on past i64::MAX rather than wrap.
+                    slot.text.push_str(itoa::Buffer::new().format(i128::from(*start) + i128::from(n)));
                     Kind::Integer
                 }
                 Draw::Choice(c) => {
@@ -568,6 +603,33 @@ impl Scenario {
         }
         &self.flows[0]
     }
+}
+
+/// The scenario's `name`, or its file's `stem`. A file on disk may not take a built-in's name
+/// unless it is that built-in's file as shipped: its results would be mixed with the built-in's.
+fn scenario_name(cx: &Ctx<'_>, raw: &RawScenario, stem: &str) -> Result<String, ParseError> {
+    let name = raw.name.as_ref().map_or_else(|| stem.to_owned(), |n| n.get_ref().clone());
+    if let Some(n) = &raw.name
+        && n.get_ref().trim().is_empty()
+    {
+        return Err(cx.syntax(n.span(), "`name` must not be empty"));
+    }
+    if let (Files::Dir { .. }, Ok(b)) = (cx.files, name.parse::<crate::builtin::Builtin>())
+        && !b.is_its_file(cx.text)
+    {
+        let (at, what) = match &raw.name {
+            Some(n) => (n.span(), format!("`name = {name:?}`")),
+            None => (0..0, format!("its name (the file's, `{name}`)")),
+        };
+        return Err(cx.syntax(
+            at,
+            format!(
+                "{what} is a built-in scenario's, and this file is not that built-in's \
+                 (scenarios/builtin/): its results would be mixed with the built-in's; give it another `name`"
+            ),
+        ));
+    }
+    Ok(name)
 }
 
 /// The drawn variables and the rows of data files. A variable `defined` on the command

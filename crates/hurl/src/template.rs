@@ -297,11 +297,18 @@ pub struct Vars {
     pub rng: SplitMix64,
     /// Values never shown: `--secret`s and `redact` captures.
     secrets: Vec<Box<str>>,
+    /// The longest value a capture may take ([`crate::files::Limits::max_capture`]).
+    pub max_capture: usize,
 }
 
 impl Vars {
     pub fn new(seed: u64) -> Vars {
-        Vars { slots: Vec::new(), rng: SplitMix64(seed), secrets: Vec::new() }
+        Vars {
+            slots: Vec::new(),
+            rng: SplitMix64(seed),
+            secrets: Vec::new(),
+            max_capture: crate::files::DEFAULT_MAX_CAPTURE,
+        }
     }
 
     /// Keeps `value` from being shown in any message ([`Vars::redact`]).

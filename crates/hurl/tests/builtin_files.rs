@@ -196,8 +196,12 @@ impl Server {
     }
 }
 
+/// A built-in's file from disk; its root is the repository (bubble-sort's `.proto` is
+/// `../../proto/`).
 fn load(file: &str) -> Scenario {
-    Scenario::load(&builtin(file), &[]).unwrap_or_else(|e| panic!("{e}"))
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let limits = stackbench_hurl::files::Limits { file_root: Some(repo), ..Default::default() };
+    Scenario::load_with(&builtin(file), &[], &limits).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The cases that fail under the file's verification, in order, with their levels; and

@@ -15,6 +15,7 @@ use std::path::Path;
 
 use bytes::BytesMut;
 use stackbench_hurl::builtin::Builtin;
+use stackbench_hurl::files::Limits;
 use stackbench_hurl::scenario::{Protocol, Scenario};
 use stackbench_hurl::template::Part;
 use stackbench_hurl::{Entry, Failure, FailureKind, Kind, Request, Vars};
@@ -120,9 +121,10 @@ fn entry_options(scenario: &mut Scenario) -> Result<Vec<String>, String> {
 }
 
 impl FileSource {
-    /// Loads `path` (a `.toml` scenario or a `.hurl` file) with the `--variable`s given.
-    /// The error says what to fix, at `file:line:col`.
-    pub fn load(path: &Path, variables: &[String], seed: u64) -> Result<FileSource, String> {
+    /// Loads `path` (a `.toml` scenario or a `.hurl` file) with the `--variable`s given, under
+    /// `limits` (`--file-root`, `--max-file-size`, `--max-capture`). The error says what to fix,
+    /// at `file:line:col`.
+    pub fn load(path: &Path, variables: &[String], seed: u64, limits: &Limits) -> Result<FileSource, String> {
         let defined = variables
             .iter()
             .map(|v| match v.split_once('=') {
@@ -131,7 +133,7 @@ impl FileSource {
             })
             .collect::<Result<Vec<_>, _>>()?;
         let names: Vec<&str> = defined.iter().map(|(k, _)| k.as_str()).collect();
-        let scenario = Scenario::load(path, &names).map_err(|e| e.to_string())?;
+        let scenario = Scenario::load_with(path, &names, limits).map_err(|e| e.to_string())?;
         FileSource::new(scenario, defined, seed)
     }
 
@@ -301,6 +303,7 @@ impl IterState {
     ) -> IterState {
         let closing = closing.into();
         let mut vars = Vars::new(src.seed ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        vars.max_capture = src.scenario.limits.max_capture;
         let base = src.base_url.as_deref().unwrap_or(&target.url).trim_end_matches('/');
         vars.set("base_url", base, Kind::String);
         for (k, v) in &src.defined {
@@ -443,7 +446,10 @@ impl IterState {
             && self.failures.iter().any(|f| {
                 matches!(
                     f.kind,
-                    FailureKind::Capture { .. } | FailureKind::Status { .. } | FailureKind::Version { .. }
+                    FailureKind::Capture { .. }
+                        | FailureKind::CaptureTooLong { .. }
+                        | FailureKind::Status { .. }
+                        | FailureKind::Version { .. }
                 ) || f.source.ends_with(": ...")
             });
         let result = match self.failures.first() {
@@ -497,7 +503,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("t.hurl");
         std::fs::write(&path, text).unwrap();
-        let r = FileSource::load(&path, &["token=abc".into()], 1);
+        let r = FileSource::load(&path, &["token=abc".into()], 1, &Limits::default());
         std::fs::remove_dir_all(&dir).unwrap();
         r
     }

@@ -6,11 +6,16 @@
 //! method's input message with the proto3 JSON mapping (prost-reflect), and
 //! the message is encoded once: every call sends the same bytes.
 
-use std::path::Path;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+use std::rc::Rc;
 
 use bytes::Bytes;
 use prost::Message as _;
 use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor, MethodDescriptor};
+use stackbench_hurl::error::pos_of;
+use stackbench_hurl::files::{Limits, Root};
 
 /// A unary call ready to send.
 #[derive(Debug, Clone)]
@@ -115,17 +120,34 @@ pub fn decode_to_json(output: &MessageDescriptor, bytes: &[u8], out: &mut Vec<u8
     message.serialize_with_options(&mut ser, &options).map_err(|e| e.to_string())
 }
 
-/// The descriptors of `proto` and its imports, resolved from its directory.
+/// The descriptors of `proto` and its imports, resolved from its directory (`--proto`: any
+/// file under it, at most the scenario files' default size).
 pub fn compile(proto: &Path) -> Result<DescriptorPool, CallError> {
+    let dir = proto.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let root = Root::new(dir, &Limits::default())
+        .map_err(|e| CallError::Compile { path: proto.display().to_string(), why: e.to_string() })?;
+    compile_under(proto, &root)
+}
+
+/// The descriptors of `proto` and its imports, resolved from its directory, each file read
+/// under `root` (a scenario's `[grpc] proto`: the scenario's root) within its size. An import
+/// is a name below that directory, as protoc has it: a `..`, an absolute path or a link out of
+/// the root is refused. A mistake in a file says where it is (`file:line:col`).
+pub fn compile_under(proto: &Path, root: &Root) -> Result<DescriptorPool, CallError> {
     let fail = |why: String| CallError::Compile { path: proto.display().to_string(), why };
     if !proto.is_file() {
         return Err(fail("no such file".to_owned()));
     }
     let dir = proto.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = proto.file_name().ok_or_else(|| fail("not a file name".to_owned()))?;
-    let mut compiler = protox::Compiler::new([dir]).map_err(|e| fail(e.to_string()))?;
+    let name =
+        proto.file_name().and_then(|n| n.to_str()).ok_or_else(|| fail("not a file name".to_owned()))?;
+    let texts = Texts::default();
+    let mut resolver = protox::file::ChainFileResolver::new();
+    resolver.add(Under { dir: dir.to_path_buf(), root: root.clone(), texts: Rc::clone(&texts) });
+    resolver.add(protox::file::GoogleFileResolver::new());
+    let mut compiler = protox::Compiler::with_file_resolver(resolver);
     compiler.include_imports(true);
-    compiler.open_files([name]).map_err(|e| fail(e.to_string()))?;
+    compiler.open_file(name).map_err(|e| fail(explain(&e, dir, &texts)))?;
     Ok(compiler.descriptor_pool())
 }
 
@@ -135,14 +157,73 @@ pub fn compile(proto: &Path) -> Result<DescriptorPool, CallError> {
 pub fn compile_source(path: &Path, source: &str) -> Result<DescriptorPool, CallError> {
     let fail = |why: String| CallError::Compile { path: path.display().to_string(), why };
     let name = path.file_name().and_then(|n| n.to_str()).ok_or_else(|| fail("not a file name".to_owned()))?;
-    let file = protox::file::File::from_source(name, source).map_err(|e| fail(e.to_string()))?;
+    let texts = Texts::default();
+    texts.borrow_mut().insert(name.to_owned(), source.to_owned());
+    let dir = path.parent().unwrap_or(Path::new(""));
+    let file = protox::file::File::from_source(name, source).map_err(|e| fail(explain(&e, dir, &texts)))?;
     let mut resolver = protox::file::ChainFileResolver::new();
     resolver.add(Source(file));
     resolver.add(protox::file::GoogleFileResolver::new());
     let mut compiler = protox::Compiler::with_file_resolver(resolver);
     compiler.include_imports(true);
-    compiler.open_file(name).map_err(|e| fail(e.to_string()))?;
+    compiler.open_file(name).map_err(|e| fail(explain(&e, dir, &texts)))?;
     Ok(compiler.descriptor_pool())
+}
+
+/// The text of each file read for one compilation, by its name: where a mistake's offset is.
+type Texts = Rc<RefCell<HashMap<String, String>>>;
+
+/// What protox says is wrong, with its help, placed at `file:line:col` (the file in `dir`)
+/// when it says where.
+fn explain(e: &protox::Error, dir: &Path, texts: &Texts) -> String {
+    use miette::Diagnostic as _;
+    let mut what = e.to_string();
+    if let Some(help) = e.help() {
+        let help = help.to_string();
+        // protox-parse 0.10 words a refused import "invalid group name"; its help says what it is.
+        if help.starts_with("imports may not") {
+            what = format!("invalid import: {help}");
+        } else {
+            what = format!("{what} ({help})");
+        }
+    }
+    let Some(file) = e.file() else { return what };
+    let texts = texts.borrow();
+    match e.labels().and_then(|mut l| l.next()).zip(texts.get(file)) {
+        Some((label, text)) => {
+            format!("{}:{}: {what}", dir.join(file).display(), pos_of(text, label.offset()))
+        }
+        None => what,
+    }
+}
+
+/// `.proto` files found by their import names in `dir`, each read under `root`.
+struct Under {
+    dir: PathBuf,
+    root: Root,
+    texts: Texts,
+}
+
+impl protox::file::FileResolver for Under {
+    fn open_file(&self, name: &str) -> Result<protox::file::File, protox::Error> {
+        let climbs = Path::new(name).components().any(|c| !matches!(c, Component::Normal(_)));
+        if climbs {
+            return Err(protox::Error::new(format!(
+                "import {name:?}: an import names a file below the importing .proto's directory (the import \
+                 path), without `..` or a leading `/`"
+            )));
+        }
+        let path = self.dir.join(name);
+        if !path.exists() {
+            return Err(protox::Error::file_not_found(name));
+        }
+        let text = self
+            .root
+            .read(&path)
+            .map_err(|e| protox::Error::new(format!("cannot read {}: {e}", path.display())))?;
+        self.texts.borrow_mut().insert(name.to_owned(), text.clone());
+        protox::file::File::from_source(name, &text)
+    }
 }
 
 /// One `.proto` held in memory, found by its name.
@@ -195,7 +276,35 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("bad.proto"), "syntax = \"proto3\"; message {").unwrap();
         let e = prepare(&dir.join("bad.proto"), "a.B/C", None).unwrap_err().to_string();
-        assert!(e.starts_with("--proto ") && e.contains("bad.proto"), "{e}");
+        assert!(e.starts_with("--proto ") && e.contains("bad.proto:1:28: "), "{e}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// Issue 45 #13: a `.proto`'s mistake said no `line:col`, and `import "../../x.proto"`
+    /// said "invalid group name"; an import that climbs out is refused by name, and one that
+    /// leads out of the root through a link is refused as a scenario's other files are.
+    #[test]
+    fn imports_stay_below_the_protos_directory() {
+        let dir = std::env::temp_dir().join(format!("sb-grpc-imports-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        std::fs::write(dir.join("x.proto"), "syntax = \"proto3\";\n").unwrap();
+        let importing = |import: &str| format!("syntax = \"proto3\";\nimport \"{import}\";\npackage p;\n");
+        std::fs::write(dir.join("sub/up.proto"), importing("../x.proto")).unwrap();
+        let e = compile(&dir.join("sub/up.proto")).unwrap_err().to_string();
+        assert!(
+            e.contains("up.proto:2:8: invalid import: imports may not contain") && e.contains("'..'"),
+            "{e}"
+        );
+        std::fs::write(dir.join("sub/abs.proto"), importing("/etc/x.proto")).unwrap();
+        let e = compile(&dir.join("sub/abs.proto")).unwrap_err().to_string();
+        assert!(e.contains("abs.proto:2:8: invalid import"), "{e}");
+        std::os::unix::fs::symlink(dir.join("x.proto"), dir.join("sub/link.proto")).unwrap();
+        std::fs::write(dir.join("sub/linked.proto"), importing("link.proto")).unwrap();
+        let e = compile(&dir.join("sub/linked.proto")).unwrap_err().to_string();
+        assert!(e.contains("outside") && e.contains("--file-root"), "{e}");
+        std::fs::write(dir.join("sub/missing.proto"), importing("nope.proto")).unwrap();
+        let e = compile(&dir.join("sub/missing.proto")).unwrap_err().to_string();
+        assert!(e.contains("missing.proto:2:1: import 'nope.proto' not found"), "{e}");
         std::fs::remove_dir_all(dir).unwrap();
     }
 

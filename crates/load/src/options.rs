@@ -192,6 +192,22 @@ pub struct LoadOptions {
     )]
     #[serde(skip)]
     pub variable: Vec<String>,
+    /// Scenario files: the directory every file a scenario names (bodies, flows, rows, its
+    /// .proto) must be under; a path, `..` or link leading out of it is refused. [default: the
+    /// scenario file's own directory]
+    #[arg(long, value_name = "DIR", help_heading = "Request", requires = "scenario_file")]
+    #[serde(skip)]
+    pub file_root: Option<std::path::PathBuf>,
+    /// Scenario files: the most bytes the scenario file, and each file it names, may have.
+    /// [default: 64MiB]
+    #[arg(long, value_name = "SIZE", help_heading = "Request", requires = "scenario_file")]
+    #[serde(skip)]
+    pub max_file_size: Option<stackbench_record::size::ByteSize>,
+    /// Scenario files and built-ins: the longest value a capture may take; a longer one fails
+    /// its capture (`check`) and ends its iteration. [default: 1MiB]
+    #[arg(long, value_name = "SIZE", help_heading = "Request")]
+    #[serde(skip)]
+    pub max_capture: Option<stackbench_record::size::ByteSize>,
     /// gRPC to any unary method: the .proto that declares it (compiled at start, no protoc
     /// needed; imports resolve from its directory). Goes with --call and --data.
     #[arg(long, value_name = "FILE", help_heading = "Request")]

@@ -17,6 +17,11 @@ fn bubble_toml() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/builtin/bubble-sort.toml")
 }
 
+/// The repository: the root of the files the tests' scenarios name (the shipped `.proto`).
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
 /// A scenario file written to a directory of its own.
 fn file(name: &str, text: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("sb-h2-file-{}-{name}", std::process::id()));
@@ -29,6 +34,7 @@ fn file(name: &str, text: &str) -> PathBuf {
 fn load(url: &str, path: PathBuf, o: LoadOptions) -> RunRecord {
     let o = LoadOptions {
         scenario_file: Some(path),
+        file_root: Some(repo()),
         duration: Some(Dur(Duration::from_secs(1))),
         warmup: Some(stackbench_load::WarmupArg::Fixed(Dur(Duration::ZERO))),
         threads: Some(1),
@@ -145,14 +151,18 @@ fn a_grpc_file_that_does_not_fit_its_proto_is_refused_with_its_place() {
         proto.display().to_string()
     );
     let path = file("bad-method", &toml);
-    let o = LoadOptions { scenario_file: Some(path), ..LoadOptions::default() };
+    let o = LoadOptions { scenario_file: Some(path), file_root: Some(repo()), ..LoadOptions::default() };
     let e = o.to_spec("http://127.0.0.1:9").unwrap_err().to_string();
     assert!(
         e.contains("bad-method.toml:4:10") && e.contains("no method \"Sort\"; its methods: BubbleSort"),
         "{e}"
     );
     let toml = toml.replace("/Sort\"", "/BubbleSort\"").replace("'{}'", r#"'{"data": ["x"]}'"#);
-    let o = LoadOptions { scenario_file: Some(file("bad-message", &toml)), ..LoadOptions::default() };
+    let o = LoadOptions {
+        scenario_file: Some(file("bad-message", &toml)),
+        file_root: Some(repo()),
+        ..LoadOptions::default()
+    };
     let e = o.to_spec("http://127.0.0.1:9").unwrap_err().to_string();
     assert!(e.contains("bad-message.toml:4:10: [grpc] `message`: not a valid sort.v1.List"), "{e}");
 }
@@ -168,7 +178,12 @@ fn a_message_that_stops_fitting_its_type_is_a_check_error_unsent() {
         proto.display().to_string()
     );
     let o = LoadOptions { requests: Some(5), connections: Some(1), duration: None, ..LoadOptions::default() };
-    let o = LoadOptions { scenario_file: Some(file("overflow", &toml)), threads: Some(1), ..o };
+    let o = LoadOptions {
+        scenario_file: Some(file("overflow", &toml)),
+        file_root: Some(repo()),
+        threads: Some(1),
+        ..o
+    };
     let r = run(&o.to_spec(&s.url("")).unwrap(), &Stop::new()).unwrap();
     let call = named(&r, "sort.v1.SortService/BubbleSort");
     assert_eq!((call.requests, call.ok), (5, 1), "{call:?}");

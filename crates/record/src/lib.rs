@@ -25,6 +25,7 @@ pub mod fmt;
 pub mod histogram;
 pub mod quantiles;
 pub mod search;
+pub mod size;
 pub mod stats;
 pub mod store;
 pub mod time;

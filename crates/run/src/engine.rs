@@ -9,6 +9,7 @@ use crate::plan::ScenarioRef;
 use serde::Deserialize as _;
 use stackbench_load::{LoadOptions, LoadSpec, Stop};
 use stackbench_record::RunRecord;
+use stackbench_record::size::ByteSize;
 
 /// Drives runs with the built-in engine.
 #[derive(Debug, Clone, Copy, Default)]
@@ -42,6 +43,11 @@ pub fn options(scenario: &ScenarioRef, profile: &toml::Table) -> Result<LoadOpti
     if let ScenarioRef::File(f) = scenario {
         options.scenario_file = Some(f.path.clone());
         options.variable = f.variable_args();
+        // The file is loaded again by the engine, as it was when the plan was read.
+        let limits = &f.scenario.limits;
+        options.file_root.clone_from(&limits.file_root);
+        options.max_file_size = Some(ByteSize(limits.max_file_size));
+        options.max_capture = Some(ByteSize(limits.max_capture as u64));
     }
     Ok(options)
 }

@@ -93,6 +93,16 @@ pub struct ContestantFile {
     /// A scenario file's variables, `NAME = "VALUE"` (what `--variable` gives `stackbench load`).
     #[serde(default)]
     pub variables: Option<Spanned<BTreeMap<String, String>>>,
+    /// A scenario file's root: the directory (relative to the plan) every file it names must be
+    /// under (`--file-root`); default: the scenario file's own directory.
+    #[serde(default)]
+    pub file_root: Option<Spanned<String>>,
+    /// The most bytes a scenario file, and each file it names, may have (`--max-file-size`).
+    #[serde(default)]
+    pub max_file_size: Option<Spanned<ByteSize>>,
+    /// The longest value a scenario file's capture may take (`--max-capture`).
+    #[serde(default)]
+    pub max_capture: Option<Spanned<ByteSize>>,
     /// What it is written in, free text for reports (`"Go 1.19"`).
     #[serde(default)]
     pub language: Option<String>,
@@ -796,8 +806,7 @@ fn locate(file: &str, text: &str, span: Option<std::ops::Range<usize>>, message:
 pub mod precision;
 pub mod profile;
 pub mod scenario;
-mod size;
 
-pub use size::ByteSize;
+pub use stackbench_record::size::ByteSize;
 #[cfg(test)]
 mod tests;

@@ -184,7 +184,11 @@ impl Quick {
         }
         for (c, &i) in r.captures.iter().zip(&self.captures) {
             match leaf(&found[i]) {
-                Some(Some(v)) => v.set(vars, &c.name),
+                Some(Some(v)) => {
+                    if v.set(vars, &c.name).is_err() {
+                        return false;
+                    }
+                }
                 _ => return false,
             }
         }

@@ -211,8 +211,11 @@ impl<'a> Value<'a> {
         })
     }
 
-    /// Keeps the value in `vars` as `name` (a capture).
-    pub fn set(&self, vars: &mut Vars, name: &str) {
+    /// Keeps the value in `vars` as `name` (a capture). `Err` (its length) when that is
+    /// longer than a capture may be ([`Vars::max_capture`]): the variable is then left
+    /// without a value, and its buffer given back.
+    pub fn set(&self, vars: &mut Vars, name: &str) -> Result<(), usize> {
+        let max = vars.max_capture;
         let slot = vars.slot(name);
         slot.text.clear();
         slot.kind = match self {
@@ -253,6 +256,13 @@ impl<'a> Value<'a> {
                 Kind::Json
             }
         };
+        if slot.text.len() > max {
+            let len = slot.text.len();
+            slot.text = String::new();
+            vars.unset([name]);
+            return Err(len);
+        }
+        Ok(())
     }
 
     /// The value a variable holds, typed by its kind.

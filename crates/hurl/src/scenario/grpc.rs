@@ -25,6 +25,8 @@ pub struct Grpc {
     /// `method` and `message`: a flow of one call, named after the method, with `HTTP 200`
     /// expected.
     pub call: Option<GrpcCall>,
+    /// Where `proto` is written (`file:line:col`), for what is wrong with the `.proto`.
+    pub key: String,
 }
 
 /// The `[grpc]` table's call.
@@ -37,14 +39,16 @@ pub struct GrpcCall {
 }
 
 pub(super) fn grpc(cx: &Ctx<'_>, g: &RawGrpc, known: &dyn Fn(&str) -> bool) -> Result<Grpc, ParseError> {
+    let at = cx.pos(g.proto.span().start);
     let (proto, source) = match cx.files {
-        Files::Dir(dir) => {
-            let proto = dir.join(g.proto.get_ref());
-            if !proto.is_file() {
-                let why = format!("{} is not a file", proto.display());
-                return Err(cx.err(g.proto.span(), ErrorKind::Io(why)));
-            }
-            (proto, None)
+        Files::Dir { dir, root } => {
+            // Read once here, under the root and within the size, so that a `.proto` that
+            // cannot be is refused at its key; it is compiled from disk (its imports beside it).
+            let path = dir.join(g.proto.get_ref());
+            let real = root.read(&path).and_then(|_| root.inside(&path)).map_err(|e| {
+                cx.err(g.proto.span(), ErrorKind::Io(format!("cannot read {}: {e}", path.display())))
+            })?;
+            (real, None)
         }
         // A built-in's `.proto` is compiled into the binary with the scenario.
         Files::Embedded { .. } => {
@@ -61,7 +65,7 @@ pub(super) fn grpc(cx: &Ctx<'_>, g: &RawGrpc, known: &dyn Fn(&str) -> bool) -> R
         (None, Some(m)) => return Err(cx.syntax(m.span(), "`message` needs the `method` it is sent to")),
         (Some(method), Some(message)) => Some(grpc_call(cx, method, message, known)?),
     };
-    Ok(Grpc { proto, source, call })
+    Ok(Grpc { proto, source, call, key: format!("{}:{at}", cx.file) })
 }
 
 fn grpc_call(

@@ -436,3 +436,71 @@ fn file_bodies_are_read_beside_the_file_that_names_them() {
     let e = refused("file-tpl", "[[flow]]\nhurl = '''\nPOST {{base_url}}/e\nfile,{{x}};\n'''\n", &[]);
     assert!(matches!(e.kind, ErrorKind::Unsupported(_)), "{e}");
 }
+
+/// Issue 45 #13: a sequence from i64::MAX went on at i64::MIN; it goes on counting.
+#[test]
+fn a_sequence_past_i64_max_does_not_wrap() {
+    let toml =
+        "[variables]\nn = { sequence = 9223372036854775807 }\n[[flow]]\nhurl = \"GET {{base_url}}/{{n}}\"\n";
+    let s = Scenario::parse("s.toml", toml, Path::new("."), "s", &[]).unwrap();
+    let mut vars = Vars::new(1);
+    let got: Vec<String> = (0..3)
+        .map(|n| {
+            s.draw(n, &mut vars);
+            vars.get("n").unwrap().text.clone()
+        })
+        .collect();
+    assert_eq!(got, ["9223372036854775807", "9223372036854775808", "9223372036854775809"]);
+}
+
+/// Issue 45 #13: a file may not take a built-in's name (a plan refused it, `verify` and
+/// `load` did not), unless it is that built-in's own file as shipped.
+#[test]
+fn a_builtin_name_is_refused_but_for_the_builtins_own_file() {
+    let e = refused("builtin-name", "name = \"dummy\"\n[[flow]]\nhurl = \"GET {{base_url}}/\"\n", &[]);
+    assert_eq!(e.pos, Pos { line: 1, col: 8 });
+    assert!(e.to_string().contains("is a built-in scenario's"), "{e}");
+    let dir = dir_with("builtin-stem", &[("event-log.toml", "[[flow]]\nhurl = \"GET {{base_url}}/\"\n")]);
+    let e = Scenario::load(&dir.join("event-log.toml"), &[]).unwrap_err();
+    assert!(e.to_string().contains("its name (the file's, `event-log`)"), "{e}");
+    let dir = dir_with("builtin-hurl", &[("dummy.hurl", "GET {{base_url}}/\n")]);
+    let e = Scenario::load(&dir.join("dummy.hurl"), &[]).unwrap_err();
+    assert!(e.to_string().contains("rename the file"), "{e}");
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/builtin/dummy.toml");
+    assert_eq!(Scenario::load(&shipped, &[]).unwrap().name, "dummy");
+}
+
+/// Issue 45 #6 and #7: what a scenario names is read under its directory only (a `file,`
+/// body, a flow's file, rows, a `.proto`), each refusal at the name's `file:line:col`; the
+/// scenario file itself is read within the size cap, and a link to `/dev/zero` fails at once.
+#[test]
+fn files_outside_the_scenario_are_refused_where_they_are_named() {
+    let outer = dir_with("outside", &[("secret.json", "{}"), ("rows.csv", "a\n1\n")]);
+    let inner = outer.join("inner");
+    std::fs::create_dir_all(&inner).unwrap();
+    let cases = [
+        ("[[flow]]\nhurl = '''\nPOST {{base_url}}/\nfile,../secret.json;\n'''\n", (4, 6)),
+        ("[[flow]]\nhurl = '''\nPOST {{base_url}}/\nfile,/etc/passwd;\n'''\n", (4, 6)),
+        ("[[flow]]\nfile = \"../secret.json\"\n", (2, 8)),
+        ("[[rows]]\nfile = \"../rows.csv\"\n[[flow]]\nhurl = \"GET {{base_url}}/\"\n", (2, 8)),
+        ("protocol = \"grpc\"\n[grpc]\nproto = \"/etc/passwd\"\n", (3, 9)),
+    ];
+    for (toml, (line, col)) in cases {
+        let e = Scenario::parse("s.toml", toml, &inner, "s", &[]).unwrap_err();
+        assert!(e.to_string().contains("outside") && e.to_string().contains("--file-root"), "{toml}: {e}");
+        assert_eq!((e.pos.line, e.pos.col), (line, col), "{toml}: {e}");
+    }
+    // The scenario file itself: within the cap, and a regular file.
+    std::os::unix::fs::symlink("/dev/zero", inner.join("zero.toml")).unwrap();
+    let e = Scenario::load(&inner.join("zero.toml"), &[]).unwrap_err();
+    assert!(e.to_string().ends_with("cannot read it: it is not a regular file"), "{e}");
+    std::fs::write(inner.join("big.toml"), "# ".repeat(1000)).unwrap();
+    let small = Limits { max_file_size: 1000, ..Limits::default() };
+    let e = Scenario::load_with(&inner.join("big.toml"), &[], &small).unwrap_err();
+    assert!(e.to_string().contains("larger than 1000 bytes"), "{e}");
+    // A root the user names holds what is under it.
+    std::fs::write(inner.join("s.toml"), "[[flow]]\nfile = \"../secret.json\"\n").unwrap();
+    let wide = Limits { file_root: Some(outer.clone()), ..Limits::default() };
+    let e = Scenario::load_with(&inner.join("s.toml"), &[], &wide).unwrap_err();
+    assert!(e.to_string().contains("secret.json:1:1"), "read, then refused as Hurl: {e}");
+}

@@ -9,6 +9,7 @@
 //! `stackbench load` and `verify` share it.
 
 use prost_reflect::MethodDescriptor;
+use stackbench_hurl::files::{Limits, Root};
 use stackbench_hurl::model::{BodyKind, Entry, HurlFile, Query};
 use stackbench_hurl::scenario::{Reset, Scenario};
 use stackbench_hurl::{Kind, Request, Vars};
@@ -39,11 +40,20 @@ impl Calls {
     pub fn new(s: &Scenario, defined: &[(String, String)]) -> Result<Calls, String> {
         let g = s.grpc.as_ref().ok_or_else(|| format!("scenario {:?} has no [grpc] table", s.name))?;
         let proto = g.proto.display().to_string();
-        let pool = match &g.source {
-            Some(text) => grpc_call::compile_source(&g.proto, text),
-            None => grpc_call::compile(&g.proto),
+        let pool = match (&g.source, &s.limits.file_root) {
+            (Some(text), _) => grpc_call::compile_source(&g.proto, text),
+            (None, Some(root)) => {
+                let limits = Limits { file_root: Some(root.clone()), ..s.limits.clone() };
+                let root = Root::new(root, &limits).map_err(|e| format!("{}: {e}", g.key))?;
+                grpc_call::compile_under(&g.proto, &root)
+            }
+            (None, None) => grpc_call::compile(&g.proto),
         };
-        let pool = pool.map_err(|e| e.to_string())?;
+        // The `.proto` is the file's: its mistakes are placed at its `[grpc] proto` key.
+        let pool = pool.map_err(|e| match e {
+            CallError::Compile { path, why } => format!("{}: [grpc] proto {path}: {why}", g.key),
+            other => other.to_string(),
+        })?;
         let mut calls = Calls { proto, methods: Vec::new(), flows: Vec::new() };
         let find = |calls: &mut Calls, hurl: &HurlFile| -> Result<Vec<usize>, String> {
             hurl.entries.iter().map(|e| calls.add(&pool, &hurl.file, e)).collect()

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use stackbench_hurl::builtin::{Builtin, UnknownBuiltin};
+use stackbench_hurl::files::Limits;
 use stackbench_hurl::scenario::Protocol;
 
 use super::LoadOptions;
@@ -34,7 +35,7 @@ pub fn from_options(o: &LoadOptions, target: &Target) -> Result<Option<Arc<FileS
                 return Err(conflict("--scenario-file", flag, why));
             }
         }
-        let f = FileSource::load(path, &o.variable, seed).map_err(SpecError::ScenarioFile)?;
+        let f = FileSource::load(path, &o.variable, seed, &limits(o)).map_err(SpecError::ScenarioFile)?;
         for note in &f.notes {
             eprintln!("note: {note}");
         }
@@ -59,7 +60,9 @@ pub fn from_options(o: &LoadOptions, target: &Target) -> Result<Option<Arc<FileS
         if o.grpc && builtin.file(false).protocol != Protocol::Grpc {
             return Err(conflict("--grpc", "--scenario", "only bubble-sort is a gRPC scenario"));
         }
-        FileSource::builtin(builtin, target, o.http2, seed).map_err(SpecError::Scenario)?
+        let mut f = FileSource::builtin(builtin, target, o.http2, seed).map_err(SpecError::Scenario)?;
+        f.scenario.limits.max_capture = limits(o).max_capture;
+        f
     } else {
         if let Some(t) = o.threshold.iter().chain(&o.slo).find(|t| t.request.is_some()) {
             return Err(invalid(
@@ -92,6 +95,11 @@ pub fn from_options(o: &LoadOptions, target: &Target) -> Result<Option<Arc<FileS
         }
     }
     Ok(Some(Arc::new(f)))
+}
+
+/// What a scenario may read and keep: `--file-root`, `--max-file-size`, `--max-capture`.
+fn limits(o: &LoadOptions) -> Limits {
+    Limits::given(o.file_root.clone(), o.max_file_size.map(|s| s.0), o.max_capture.map(|s| s.0))
 }
 
 /// How a scenario file's requests travel: its `protocol`.

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use stackbench_hurl::builtin::Builtin;
+use stackbench_hurl::files::Limits;
 use stackbench_hurl::scenario::Scenario as Loaded;
 use toml::Spanned;
 
@@ -110,11 +111,13 @@ pub fn is_path(value: &str) -> bool {
         || value.contains('/')
 }
 
-/// Resolves a contestant's `scenario` value; `plan_dir` is where a relative path starts.
-/// The error says what to fix (a file's own mistakes at its `file:line:col`).
+/// Resolves a contestant's `scenario` value; `plan_dir` is where a relative path starts (a
+/// relative `limits.file_root` too). The error says what to fix (a file's own mistakes at
+/// its `file:line:col`).
 pub fn resolve(
     value: &str,
     variables: &BTreeMap<String, String>,
+    limits: &Limits,
     plan_dir: &Path,
 ) -> Result<ScenarioRef, String> {
     if !is_path(value) {
@@ -124,6 +127,12 @@ pub fn resolve(
         if !variables.is_empty() {
             return Err(format!(
                 "`variables` set a scenario file's variables; the built-in scenario {builtin} has none"
+            ));
+        }
+        if *limits != Limits::default() {
+            return Err(format!(
+                "`file_root`, `max_file_size` and `max_capture` are a scenario file's; the built-in scenario \
+                 {builtin} has its files compiled in"
             ));
         }
         return Ok(ScenarioRef::Builtin(builtin));
@@ -144,7 +153,8 @@ pub fn resolve(
         ));
     }
     let names: Vec<&str> = variables.keys().map(String::as_str).collect();
-    let scenario = Loaded::load(&path, &names).map_err(|e| format!("scenario file: {e}"))?;
+    let limits = Limits { file_root: limits.file_root.as_ref().map(|r| plan_dir.join(r)), ..limits.clone() };
+    let scenario = Loaded::load_with(&path, &names, &limits).map_err(|e| format!("scenario file: {e}"))?;
     let variables: Vec<(String, String)> = variables.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     let defined: Vec<(&str, &str)> = variables.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     crate::verify::file::check(&scenario, &defined).map_err(|e| format!("scenario file: {e}"))?;
@@ -167,7 +177,12 @@ pub(super) fn of(
     plan_dir: &Path,
 ) -> Result<ScenarioRef, super::Located> {
     let variables = c.variables.as_ref().map(Spanned::get_ref).cloned().unwrap_or_default();
-    resolve(c.scenario.get_ref(), &variables, plan_dir).map_err(|m| {
+    let limits = Limits::given(
+        c.file_root.as_ref().map(|r| r.get_ref().into()),
+        c.max_file_size.as_ref().map(|s| s.get_ref().0),
+        c.max_capture.as_ref().map(|s| s.get_ref().0),
+    );
+    resolve(c.scenario.get_ref(), &variables, &limits, plan_dir).map_err(|m| {
         let at = match &c.variables {
             Some(v) if m.starts_with("`variables`") => v.span(),
             _ => c.scenario.span(),

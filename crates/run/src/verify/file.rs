@@ -327,6 +327,7 @@ impl Readiness<'_> {
         };
         sender.timeout = wait;
         let mut vars = Vars::new(1);
+        vars.max_capture = scenario.limits.max_capture;
         vars.set("base_url", base_url.trim_end_matches('/'), Kind::String);
         for (k, v) in self.defined {
             let (v, kind) = stackbench_hurl::template::cli_value(v);
@@ -368,6 +369,7 @@ pub fn reset_requests(
 ) -> Result<(), String> {
     let Some(Reset::Hurl(hurl)) = &scenario.reset else { return Ok(()) };
     let mut vars = Vars::new(1);
+    vars.max_capture = scenario.limits.max_capture;
     vars.set("base_url", base_url.trim_end_matches('/'), Kind::String);
     for (k, v) in defined {
         let (v, kind) = stackbench_hurl::template::cli_value(v);

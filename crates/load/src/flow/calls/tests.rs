@@ -12,14 +12,13 @@ use super::*;
 fn scenario(test: &str, message: &str, rest: &str) -> Result<Scenario, String> {
     let proto = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../proto/sort/v1/sort.proto");
     let text = format!(
-        "protocol = \"grpc\"\n[grpc]\nproto = {:?}\nmethod = \"sort.v1.SortService/BubbleSort\"\nmessage = '{message}'\n{rest}",
-        proto.display().to_string()
+        "protocol = \"grpc\"\n[grpc]\nproto = \"sort.proto\"\nmethod = \"sort.v1.SortService/BubbleSort\"\nmessage = '{message}'\n{rest}"
     );
     let dir = std::env::temp_dir().join(format!("sb-calls-{}-{test}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let s = Scenario::parse("g.toml", &text, &dir, "g", &[]).map_err(|e| e.to_string());
-    std::fs::remove_dir_all(&dir).unwrap();
-    s
+    // A scenario's files are under its directory.
+    std::fs::copy(proto, dir.join("sort.proto")).unwrap();
+    Scenario::parse("g.toml", &text, &dir, "g", &[]).map_err(|e| e.to_string())
 }
 
 fn calls(test: &str, message: &str, rest: &str) -> Result<Calls, String> {
@@ -121,4 +120,18 @@ fn what_a_calls_checks_read() {
 
 fn s_entry(h: &stackbench_hurl::HurlFile) -> Entry {
     h.entries[0].clone()
+}
+
+/// Issue 45 #13: a mistake in a scenario's `.proto` is placed in the `.proto` and at the
+/// TOML key that names it, not said of `--proto`, which the user did not give.
+#[test]
+fn a_broken_proto_is_placed_at_its_key() {
+    let dir = std::env::temp_dir().join(format!("sb-calls-{}-broken", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("bad.proto"), "syntax = \"proto3\";\nmessage L { int32 a = 1 }\n").unwrap();
+    let text = "protocol = \"grpc\"\n[grpc]\nproto = \"bad.proto\"\nmethod = \"p.S/M\"\nmessage = '{}'\n";
+    let s = Scenario::parse("g.toml", text, &dir, "g", &[]);
+    let e = Calls::new(&s.unwrap(), &[]).unwrap_err();
+    assert!(e.starts_with("g.toml:3:9: [grpc] proto ") && e.contains("bad.proto:2:25: expected ';'"), "{e}");
+    assert!(!e.contains("--proto"), "{e}");
 }

@@ -13,18 +13,19 @@ fn source(test: &str, text: &str) -> FileSource {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("t.toml");
     std::fs::write(&path, text).unwrap();
-    let src = FileSource::load(&path, &[], 1);
+    // A scenario's files are under its directory.
+    let proto = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../proto/sort/v1/sort.proto");
+    std::fs::copy(proto, dir.join("sort.proto")).unwrap();
+    let src = FileSource::load(&path, &[], 1, &stackbench_hurl::files::Limits::default());
     std::fs::remove_dir_all(&dir).unwrap();
     src.unwrap()
 }
 
 fn grpc_source(test: &str, rest: &str) -> FileSource {
-    let proto = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../proto/sort/v1/sort.proto");
     source(
         test,
         &format!(
-            "protocol = \"grpc\"\n[grpc]\nproto = {:?}\nmethod = \"sort.v1.SortService/BubbleSort\"\nmessage = '{{\"data\": [2, 1]}}'\n{rest}",
-            proto.display().to_string()
+            "protocol = \"grpc\"\n[grpc]\nproto = \"sort.proto\"\nmethod = \"sort.v1.SortService/BubbleSort\"\nmessage = '{{\"data\": [2, 1]}}'\n{rest}"
         ),
     )
 }

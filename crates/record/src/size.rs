@@ -1,4 +1,5 @@
-//! `memory = "512MiB"`: a plan's sizes, in bytes, with their units.
+//! A size in bytes with its unit, as a person writes it: a plan's `memory = "512MiB"`,
+//! `--max-file-size 128MiB`. One parser for every size the tool reads.
 
 use std::str::FromStr;
 
@@ -42,7 +43,9 @@ impl<'de> Deserialize<'de> for ByteSize {
             Text(String),
         }
         match Raw::deserialize(d)? {
-            Raw::Int(0) => Err(serde::de::Error::custom("a memory limit of 0 bytes cannot run anything")),
+            Raw::Int(0) => Err(serde::de::Error::custom(
+                "a size of 0 bytes holds nothing; write a positive size, like \"512MiB\"",
+            )),
             Raw::Int(n) => Ok(ByteSize(n)),
             Raw::Text(s) => s.parse().map_err(serde::de::Error::custom),
         }
