@@ -4,10 +4,13 @@
 //! nodes, with guaranteed CPU and memory, starting together at T; its header
 //! comments are the `kubectl` lines that apply it, wait for it and pipe the
 //! pods' logs into `stackbench merge`, where the thresholds are judged on the
-//! whole. Nothing here talks to a cluster: the manifest is the product, and CI
+//! whole. The files the load names (a scenario file, a body, `--cacert`,
+//! `--cert`, `--key`) travel in a Secret of the manifest that the pods mount.
+//! Nothing here talks to a cluster: the manifest is the product, and CI
 //! validates it against the Kubernetes API schemas.
 
 use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use anyhow::bail;
@@ -64,7 +67,8 @@ pub struct K8sLoadArgs {
 
 pub fn run(cmd: &K8sCommand, argv: &[String]) -> anyhow::Result<()> {
     let K8sCommand::Load(args) = cmd;
-    print!("{}", manifest(args, deploy::after(argv, &["k8s", "load"]), SystemTime::now())?);
+    let cwd = std::env::current_dir()?;
+    print!("{}", manifest(args, deploy::after(argv, &["k8s", "load"]), &cwd, SystemTime::now())?);
     Ok(())
 }
 
@@ -81,8 +85,58 @@ fn dns_label(s: &str) -> bool {
         && !s.ends_with('-')
 }
 
-/// The manifest, with the kubectl lines in its header.
-pub fn manifest(args: &K8sLoadArgs, given: &[String], now: SystemTime) -> anyhow::Result<String> {
+/// Where the pods find the load's files: the mount of the Job's Secret.
+const FILES_DIR: &str = "/stackbench/files";
+
+/// The most a Secret may hold (the API server refuses an object over 1 MiB).
+const SECRET_MAX: usize = 1 << 20;
+
+/// The load's files as the Secret carries them: each key (its name under [`FILES_DIR`]) and
+/// its content in base64.
+type Carried = Vec<(String, String)>;
+
+/// Reads the files the load names (`files`, absolute) into the Secret that carries them to
+/// the pods, and makes `load`'s words name them where the pods mount it. A Secret, not a
+/// ConfigMap: a private key (`--key`) is a secret, and a Secret holds any bytes.
+fn carry(load: &mut [String], files: &[PathBuf]) -> anyhow::Result<Carried> {
+    use base64::Engine as _;
+    let mut carried = Carried::new();
+    let mut size = 0;
+    for (i, file) in files.iter().enumerate() {
+        let text = file.display().to_string();
+        let bytes = std::fs::read(file)
+            .map_err(|e| anyhow::anyhow!("{text}: cannot read it to carry it to the pods: {e}"))?;
+        let name = file.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+        let safe: String = name
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || "-._".contains(c) { c } else { '_' })
+            .collect();
+        let key = format!("f{i}-{safe}");
+        let there = format!("{FILES_DIR}/{key}");
+        for word in load.iter_mut() {
+            // The path alone, `@PATH`, `--flag=PATH` or `--flag=@PATH`.
+            let Some(before) = word.strip_suffix(text.as_str()) else { continue };
+            if before.is_empty() || before == "@" || before.ends_with('=') || before.ends_with("=@") {
+                *word = format!("{before}{there}");
+            }
+        }
+        let encoded = base64::engine::general_purpose::STANDARD.encode(&bytes);
+        size += encoded.len() + key.len();
+        carried.push((key, encoded));
+    }
+    if size > SECRET_MAX - 4096 {
+        bail!(
+            "the load's files ({}) are {size} bytes in base64, more than a Kubernetes Secret holds \
+             (1 MiB): make them smaller, or build them into the image and name them there",
+            files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(", ")
+        );
+    }
+    Ok(carried)
+}
+
+/// The manifest, with the kubectl lines in its header; relative paths of the load's files
+/// are read from `cwd`.
+pub fn manifest(args: &K8sLoadArgs, given: &[String], cwd: &Path, now: SystemTime) -> anyhow::Result<String> {
     for (flag, value) in [("--name", &args.name), ("--namespace", &args.namespace)] {
         if !dns_label(value) {
             bail!(
@@ -92,8 +146,10 @@ pub fn manifest(args: &K8sLoadArgs, given: &[String], now: SystemTime) -> anyhow
     }
     let o = &args.options;
     let whole = deploy::check_shards(o, &args.url, args.shards, "--pod-cpus")?;
-    let deploy::Given { mut load, thresholds, .. } =
-        deploy::sort_words(&deploy::command_at(&["k8s", "load"]), given, None);
+    let deploy::Given { mut load, thresholds, mut files } =
+        deploy::sort_words(&deploy::command_at(&["k8s", "load"]), given, Some(cwd));
+    files.dedup();
+    let files = carry(&mut load, &files)?;
     if o.threads.is_none() {
         load.extend(["--threads".to_owned(), args.pod_cpus.to_string()]);
     }
@@ -116,7 +172,8 @@ pub fn manifest(args: &K8sLoadArgs, given: &[String], now: SystemTime) -> anyhow
         .chain(thresholds.iter().map(|t| format!("--threshold {}", sh_word(t))))
         .collect::<Vec<_>>()
         .join(" ");
-    Ok(yaml(args, &Job { start_text: &start_text, wait: &wait, merge: &merge, run_s, command: &command }))
+    let job = Job { start_text: &start_text, wait: &wait, merge: &merge, run_s, command: &command, files };
+    Ok(yaml(args, &job))
 }
 
 /// What the manifest says, worked out.
@@ -126,13 +183,33 @@ struct Job<'a> {
     merge: &'a str,
     run_s: Option<u64>,
     command: &'a str,
+    /// The Secret's files (none: no Secret).
+    files: Carried,
+}
+
+/// The Secret that carries the load's files (after the header, before the Job).
+fn secret(y: &mut String, args: &K8sLoadArgs, files: &Carried) {
+    let _ = writeln!(y, "apiVersion: v1");
+    let _ = writeln!(y, "kind: Secret");
+    let _ = writeln!(y, "metadata:");
+    let _ = writeln!(y, "  name: {}", q(&format!("{}-files", args.name)));
+    let _ = writeln!(y, "  namespace: {}", q(&args.namespace));
+    let _ = writeln!(y, "  labels:");
+    let _ = writeln!(y, "    app.kubernetes.io/name: stackbench");
+    let _ = writeln!(y, "    app.kubernetes.io/component: load");
+    let _ = writeln!(y, "type: Opaque");
+    let _ = writeln!(y, "data:");
+    for (key, content) in files {
+        let _ = writeln!(y, "  {}: {}", q(key), q(content));
+    }
+    let _ = writeln!(y, "---");
 }
 
 /// The manifest's text.
 fn yaml(args: &K8sLoadArgs, job: &Job<'_>) -> String {
     let (name, ns) = (&args.name, &args.namespace);
     let n = args.shards;
-    let Job { start_text, wait, merge, run_s, command } = job;
+    let Job { start_text, wait, merge, run_s, command, files } = job;
     let mut y = String::new();
     let _ = writeln!(
         y,
@@ -147,12 +224,19 @@ fn yaml(args: &K8sLoadArgs, job: &Job<'_>) -> String {
         "#   kubectl -n {ns} logs -l job-name={name} --tail=-1 --max-log-requests={} | {merge}",
         n.max(5)
     );
-    let _ = writeln!(y, "#   kubectl -n {ns} delete job {name}");
+    if files.is_empty() {
+        let _ = writeln!(y, "#   kubectl -n {ns} delete job {name}");
+    } else {
+        let _ = writeln!(y, "#   kubectl -n {ns} delete job/{name} secret/{name}-files");
+    }
     let _ = writeln!(y, "# Each pod prints its summary on stderr and its record as one JSON line on stdout;");
     let _ = writeln!(
         y,
         "# the merge adds the latency histograms exactly and judges the thresholds on the whole."
     );
+    if !files.is_empty() {
+        secret(&mut y, args, files);
+    }
     let _ = writeln!(y, "apiVersion: batch/v1");
     let _ = writeln!(y, "kind: Job");
     let _ = writeln!(y, "metadata:");
@@ -204,6 +288,16 @@ fn yaml(args: &K8sLoadArgs, job: &Job<'_>) -> String {
         let _ = writeln!(y, "            cpu: {}", q(&args.pod_cpus.to_string()));
         let _ = writeln!(y, "            memory: {}", q(&args.pod_memory));
     }
+    if !files.is_empty() {
+        let _ = writeln!(y, "        volumeMounts:");
+        let _ = writeln!(y, "        - name: files");
+        let _ = writeln!(y, "          mountPath: {}", q(FILES_DIR));
+        let _ = writeln!(y, "          readOnly: true");
+        let _ = writeln!(y, "      volumes:");
+        let _ = writeln!(y, "      - name: files");
+        let _ = writeln!(y, "        secret:");
+        let _ = writeln!(y, "          secretName: {}", q(&format!("{name}-files")));
+    }
     y
 }
 
@@ -229,7 +323,8 @@ mod tests {
              --image reg/sb:1 --namespace bench --threshold p99<20ms --pod-cpus=4",
         );
         let t = SystemTime::UNIX_EPOCH + Duration::from_hours(498_920);
-        let y = manifest(&args, &given, t).unwrap();
+        let y = manifest(&args, &given, Path::new("/"), t).unwrap();
+        assert!(!y.contains("kind: Secret") && !y.contains("volumes:"), "{y}");
         assert!(y.contains("completionMode: Indexed") && y.contains("parallelism: 3"), "{y}");
         assert!(y.contains(
             r#"exec stackbench load http://sut:8080/events --scenario dummy --rate 9000 -d 30s --threads 4 --shard \"$((JOB_COMPLETION_INDEX+1))/3\" --start-at 2026-12-01T08:02:00.000Z --json - --quiet"#
@@ -251,8 +346,43 @@ mod tests {
         ] {
             let (args, given) =
                 parse(&format!("stackbench k8s load http://sut:8080/ --shards 3 --image x {line}"));
-            let e = manifest(&args, &given, SystemTime::now()).unwrap_err().to_string();
+            let e = manifest(&args, &given, Path::new("/"), SystemTime::now()).unwrap_err().to_string();
             assert!(e.contains(want), "{line}: {e}");
         }
+    }
+
+    #[test]
+    fn the_loads_files_reach_the_pods_in_a_secret() {
+        use base64::Engine as _;
+        use stackbench_testkit::tls::{Certs, Leaf};
+        let dir = std::env::temp_dir().join(format!("sb-k8s-files-{}", std::process::id()));
+        let certs = Certs::new(&dir.join("tls"), &["sut"], Leaf::Valid);
+        std::fs::write(dir.join("a.hurl"), "GET {{base_url}}/\n").unwrap();
+        // Absolute: `to_spec` reads them where the test runs.
+        let d = dir.display();
+        let (args, given) = parse(&format!(
+            "stackbench k8s load https://sut:8443/ --scenario-file {d}/a.hurl --cacert {d}/tls/ca.pem \
+             --cert={d}/tls/client.pem --key {d}/tls/client-key.pem -d 5s --shards 2 --image x"
+        ));
+        let y = manifest(&args, &given, &dir, SystemTime::now()).unwrap();
+        assert!(y.contains("kind: Secret") && y.contains("secretName: \"stackbench-load-files\""), "{y}");
+        let decoded = |key: &str| {
+            let line = y.lines().find(|l| l.trim_start().starts_with(&format!("\"{key}\":"))).unwrap();
+            let value: String = serde_json::from_str(line.split_once(": ").unwrap().1).unwrap();
+            base64::engine::general_purpose::STANDARD.decode(value).unwrap()
+        };
+        assert_eq!(decoded("f0-a.hurl"), b"GET {{base_url}}/\n");
+        assert_eq!(decoded("f1-ca.pem"), std::fs::read(&certs.ca).unwrap());
+        assert_eq!(decoded("f2-client.pem"), std::fs::read(&certs.client_cert).unwrap());
+        assert_eq!(decoded("f3-client-key.pem"), std::fs::read(&certs.client_key).unwrap());
+        assert!(
+            y.contains(
+                "--scenario-file /stackbench/files/f0-a.hurl --cacert /stackbench/files/f1-ca.pem \
+                 --cert=/stackbench/files/f2-client.pem --key /stackbench/files/f3-client-key.pem"
+            ),
+            "{y}"
+        );
+        assert!(y.contains("delete job/stackbench-load secret/stackbench-load-files"), "{y}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

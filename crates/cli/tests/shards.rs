@@ -8,7 +8,8 @@
 //!   and the shards start within 100 ms of each other;
 //! - the Kubernetes manifest of `stackbench k8s load` is valid against the API
 //!   schemas (`kubernetes-validate`, PyPI), and its pods' command line, run
-//!   here for each completion index, makes shards whose logs merge;
+//!   here for each completion index, makes shards whose logs merge; the files
+//!   the load names reach the pods in the manifest's Secret (mutual TLS);
 //! - shards on a real engine, Docker in swarm mode, from the image
 //!   `image/build.sh` makes (`swarm`).
 //!
@@ -345,6 +346,84 @@ fn the_k8s_manifest_is_valid_and_its_pods_command_makes_shards_that_merge() {
     let m: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(m["params"]["model"]["connections"], 6, "{}", m["params"]);
     assert_eq!(m["thresholds"][0]["passed"], true);
+    drop(server);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_k8s_manifest_carries_the_loads_files_to_its_pods() {
+    use base64::Engine as _;
+    use stackbench_testkit::tls::{Certs, Leaf, Options, TlsServer};
+    let Some(validate) =
+        tool("STACKBENCH_TEST_K8S_VALIDATE", "the kubernetes-validate of `pip install kubernetes-validate`")
+    else {
+        return;
+    };
+    let _alone = one_at_a_time();
+    let dir = scratch("k8s-files");
+    // A server that asks for a client certificate: the pods need the CA, the certificate and
+    // its key, and the scenario file.
+    let certs = Certs::new(&dir.join("tls"), &["localhost"], Leaf::Valid);
+    let server = TlsServer::start(&certs, &Options { client_auth: true, ..Options::default() });
+    std::fs::write(dir.join("one.hurl"), "GET {{base_url}}/a\nHTTP 200\n").unwrap();
+    let out = run_ok(
+        Command::new(STACKBENCH)
+            .current_dir(&dir)
+            .args(["k8s", "load", &server.url("localhost", "/"), "--scenario-file", "one.hurl"])
+            .args(["--cacert", "tls/ca.pem", "--cert", "tls/client.pem", "--key", "tls/client-key.pem"])
+            .args(["-c", "2", "-d", "1s", "--shards", "2", "--image", "registry.example/stackbench:0.1"])
+            .args(["--start-in", "2s", "--pod-cpus", "1"]),
+    );
+    let manifest = String::from_utf8(out.stdout).unwrap();
+    let file = dir.join("job.yaml");
+    std::fs::write(&file, &manifest).unwrap();
+    let v = Command::new(&validate).arg("--strict").arg(&file).output().unwrap();
+    let said = String::from_utf8_lossy(&v.stdout).into_owned() + &String::from_utf8_lossy(&v.stderr);
+    assert!(v.status.success() && said.contains("secret/stackbench-load-files"), "{said}\n{manifest}");
+
+    // What the kubelet does: the Secret's files in a directory, which stands for the mount.
+    let mount = dir.join("mount");
+    std::fs::create_dir_all(&mount).unwrap();
+    let secret = manifest.split("---").next().unwrap();
+    let data = secret.split("\ndata:\n").nth(1).expect("the Secret's data");
+    for line in data.lines() {
+        let (key, value) = line.trim().split_once(": ").unwrap();
+        let (key, value): (String, String) =
+            (serde_json::from_str(key).unwrap(), serde_json::from_str(value).unwrap());
+        let bytes = base64::engine::general_purpose::STANDARD.decode(value).unwrap();
+        std::fs::write(mount.join(key), bytes).unwrap();
+    }
+    assert!(manifest.contains("mountPath: \"/stackbench/files\""), "{manifest}");
+    let line = manifest.lines().find(|l| l.trim_start().starts_with("command:")).unwrap();
+    let list: Vec<String> =
+        serde_json::from_str(line.trim_start().trim_start_matches("command:").trim()).unwrap();
+    let command = list[2].replace("/stackbench/files", &mount.display().to_string());
+    let bin_dir = Path::new(STACKBENCH).parent().unwrap();
+    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
+    let pods: Vec<_> = (0..2)
+        .map(|index| {
+            Command::new("sh")
+                .args(["-c", &command])
+                .current_dir("/") // the pods have none of the files where the command ran
+                .env("JOB_COMPLETION_INDEX", index.to_string())
+                .env("PATH", &path)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for pod in pods {
+        let out = pod.wait_with_output().unwrap();
+        assert!(out.status.success(), "a pod's shard: {}", String::from_utf8_lossy(&out.stderr));
+        let rec: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(rec["summary"]["requests"].as_u64().unwrap() > 0, "{}", rec["summary"]);
+        assert_eq!(rec["summary"]["errors"], 0, "{}", rec["errors"]);
+        let verified = rec["connections"]["tls"]["verified_by"].as_str().unwrap_or_default();
+        assert!(verified.starts_with("--cacert") && verified.ends_with("f1-ca.pem"), "{verified}");
+    }
+    // Each connection showed the client certificate (else its handshake fails).
+    assert!(server.stats.handshakes.load(std::sync::atomic::Ordering::Relaxed) >= 4);
     drop(server);
     std::fs::remove_dir_all(&dir).unwrap();
 }
