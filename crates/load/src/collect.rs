@@ -13,7 +13,7 @@ use stackbench_record::{ErrorKind, Second, encode_histogram, new_histogram};
 
 use crate::dial::Opened;
 use crate::hlog::HlogWriter;
-use crate::recorder::{FirstTally, Interval, Tally};
+use crate::recorder::{FirstTally, Interval, Spares, Tally};
 
 /// Totals of a run, merged from every worker.
 #[derive(Debug)]
@@ -56,6 +56,8 @@ pub struct Collector {
     progress: Option<Progress>,
     /// Keep each second's histogram in the timeline (`--shard`: a merge adds them).
     pub keep_histograms: bool,
+    /// Where the histograms of the seconds merged go back to, for the workers.
+    pub spares: Option<Spares>,
 }
 
 /// The live progress line.
@@ -99,6 +101,7 @@ impl Collector {
             hlog_error: None,
             progress,
             keep_histograms: false,
+            spares: None,
         }
     }
 
@@ -149,6 +152,7 @@ impl Collector {
             Some((merged, n)) => {
                 merge(merged, &iv);
                 *n += 1;
+                self.recycle(iv);
             }
             None => {
                 self.pending.insert(iv.second, (iv, 1));
@@ -167,6 +171,17 @@ impl Collector {
             }
             let (iv, _) = self.pending.remove(&s).expect("first key exists");
             self.finalize(s, &iv);
+            self.recycle(iv);
+        }
+    }
+
+    /// Gives a merged interval's histograms back for the workers' next seconds.
+    fn recycle(&self, iv: Interval) {
+        if let Some(spares) = &self.spares {
+            spares.give(iv.latency);
+            if let Some(s) = iv.service {
+                spares.give(s);
+            }
         }
     }
 

@@ -20,7 +20,7 @@ use crate::collect::{Collector, Progress, Totals};
 use crate::fault::{self, Fault};
 use crate::hlog::HlogWriter;
 use crate::parse::CheckEvery;
-use crate::recorder::Tally;
+use crate::recorder::{Spares, Tally};
 use crate::spec::{Bound, LoadSpec, ModelSpec, RequestSource};
 use crate::warmup::{MeasureStart, WarmPhase};
 use crate::{sys, transport, worker};
@@ -100,6 +100,7 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
         Bound::Duration(_) => vec![0; threads],
     };
 
+    let spares = Spares::default();
     let mut handles = Vec::with_capacity(threads);
     // Each worker's thread id, by which its CPU time is read when the measured phase begins.
     let tids: Arc<Vec<AtomicI32>> = Arc::new((0..threads).map(|_| AtomicI32::new(0)).collect());
@@ -113,6 +114,7 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
             intervals: tx.clone(),
             fault: Arc::clone(&fault),
             measure: Arc::clone(&measure),
+            spares: spares.clone(),
         };
         let (t_gate, t_error, t_fault) = (Arc::clone(&gate), Arc::clone(&setup_error), Arc::clone(&fault));
         let cpu = spec.cpus.as_ref().map(|c| c[index % c.len()]);
@@ -242,6 +244,7 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
         spec.progress.then(|| Progress { planned_s: spec.duration().map(|d| d.as_secs_f64()), shown: false });
     let mut collector = Collector::new(threads, matches!(spec.model, ModelSpec::Open { .. }), None, progress);
     collector.keep_histograms = spec.shard.is_some();
+    collector.spares = Some(spares);
     // A fixed warm-up's measured start is known now: its interval log is opened at once, as
     // before (an unwritable path fails before the warm-up is spent).
     if !spec.auto_warmup {

@@ -13,7 +13,7 @@
 //! may move earlier while the load runs. A request is filed under the second
 //! in which it completed (a late request under the second it was due).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
@@ -75,6 +75,34 @@ impl FirstTally {
         self.requests += other.requests;
         self.with.add(&other.with).expect("same bounds");
         self.without.add(&other.without).expect("same bounds");
+    }
+}
+
+/// Histograms the collector has merged and cleared, for the workers' next seconds. A second's
+/// histogram has 17,000 buckets (1 µs to 60 s at 3 digits); allocating and zeroing a new one at
+/// every cut put that work on the worker's thread once a second (twice in the open model),
+/// where a recycled one costs a lock. The collector clears what it has merged and gives it
+/// back; a worker finding none makes a new one.
+#[derive(Debug, Clone, Default)]
+pub struct Spares(Arc<Mutex<Vec<Histogram<u64>>>>);
+
+impl Spares {
+    /// Spares kept at most (a few seconds' worth for a few workers).
+    const KEEP: usize = 64;
+
+    /// A cleared histogram: a spare, or a new one.
+    pub fn take(&self) -> Histogram<u64> {
+        self.0.lock().ok().and_then(|mut v| v.pop()).unwrap_or_else(new_histogram)
+    }
+
+    /// Clears `h` and keeps it for a worker's next second.
+    pub fn give(&self, mut h: Histogram<u64>) {
+        h.reset();
+        if let Ok(mut v) = self.0.lock()
+            && v.len() < Spares::KEEP
+        {
+            v.push(h);
+        }
     }
 }
 
@@ -165,6 +193,8 @@ pub struct Step {
 #[derive(Debug)]
 pub struct Recorder {
     worker: usize,
+    /// Where each second's histograms come from.
+    spares: Spares,
     start: Instant,
     measure: Arc<MeasureStart>,
     open_model: bool,
@@ -197,30 +227,33 @@ pub struct Recorder {
 impl Recorder {
     /// `start`: the load's; `measure`: when its measured phase begins. `names`: a scenario
     /// file's request names (0 otherwise: no iterations are kept), and whether each of its
-    /// iterations is one request.
+    /// iterations is one request. Each second's histograms are taken from `spares`.
     pub fn new(
         worker: usize,
         (start, measure): (Instant, Arc<MeasureStart>),
         open_model: bool,
         check: CheckEvery,
         (names, one_request): (usize, bool),
+        spares: Spares,
     ) -> Recorder {
         let (check_auto, check_every) = match check {
             CheckEvery::Auto => (true, 1),
             CheckEvery::Every(k) => (false, k),
         };
         let warm = (!measure.offset().is_zero()).then(|| {
-            let mut iv = Recorder::blank(worker, 0, open_model, check_every);
+            let mut iv = Recorder::blank(&spares, worker, 0, open_model, check_every);
             iv.warmup = true;
             iv
         });
+        let current = Recorder::blank(&spares, worker, 0, open_model, check_every);
         Recorder {
             worker,
+            spares,
             start,
             measure,
             open_model,
             second: 0,
-            current: Recorder::blank(worker, 0, open_model, check_every),
+            current,
             warm,
             check_auto,
             check_every,
@@ -234,13 +267,13 @@ impl Recorder {
         }
     }
 
-    fn blank(worker: usize, second: u32, open_model: bool, check_every: u32) -> Interval {
+    fn blank(spares: &Spares, worker: usize, second: u32, open_model: bool, check_every: u32) -> Interval {
         Interval {
             worker,
             second,
             warmup: false,
-            latency: new_histogram(),
-            service: open_model.then(new_histogram),
+            latency: spares.take(),
+            service: open_model.then(|| spares.take()),
             completed: 0,
             ok: 0,
             errors: Vec::new(),
@@ -502,7 +535,8 @@ impl Recorder {
             self.check_every *= 2;
         }
         self.check_time = Duration::ZERO;
-        let next = Recorder::blank(self.worker, self.second + 1, self.open_model, self.check_every);
+        let next =
+            Recorder::blank(&self.spares, self.worker, self.second + 1, self.open_model, self.check_every);
         let mut done = std::mem::replace(&mut self.current, next);
         if let (Some(t), Some(unnamed)) = (self.named.first_mut(), &mut self.unnamed) {
             t.add_second(&done, unnamed);
@@ -529,7 +563,13 @@ impl Recorder {
     pub fn cut_warm(&mut self, in_flight: u64, last: bool) -> Option<Interval> {
         let mut done = self.warm.take()?;
         if !last {
-            let mut next = Recorder::blank(self.worker, done.second + 1, self.open_model, self.check_every);
+            let mut next = Recorder::blank(
+                &self.spares,
+                self.worker,
+                done.second + 1,
+                self.open_model,
+                self.check_every,
+            );
             next.warmup = true;
             self.warm = Some(next);
         }
@@ -564,7 +604,8 @@ mod tests {
         let warm = Duration::from_millis(500);
         let record = |names: usize| {
             let measure = Arc::new(MeasureStart::new(warm));
-            let mut r = Recorder::new(0, (start, measure), true, CheckEvery::Every(1), (names, true));
+            let spares = Spares::default();
+            let mut r = Recorder::new(0, (start, measure), true, CheckEvery::Every(1), (names, true), spares);
             let mut last = None;
             for k in 0..3 {
                 // The first second is the warm-up's.

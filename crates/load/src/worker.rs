@@ -39,7 +39,7 @@ use tokio::time::sleep_until;
 
 use crate::fault::{self, Fault};
 use crate::flow::{Closing, IterState, Unsent, Verdict};
-use crate::recorder::{Interval, Recorder, Step};
+use crate::recorder::{Interval, Recorder, Spares, Step};
 use crate::schedule::Profile;
 use crate::spec::{Bound, LoadSpec, ModelSpec};
 use crate::transport::{Lane, Pool};
@@ -59,6 +59,8 @@ pub struct WorkerCx {
     pub fault: Arc<Fault>,
     /// When the measured phase begins.
     pub measure: Arc<MeasureStart>,
+    /// Histograms for each second's interval, given back by the collector.
+    pub spares: Spares,
 }
 
 /// Per-worker state shared by its tasks (one thread: `Rc`/`Cell`, no locks).
@@ -327,8 +329,9 @@ pub async fn run(cx: WorkerCx, share: u64, wait_start: impl FnOnce() -> Option<I
         (f.names.len(), f.scenario.flows.iter().all(|flow| flow.hurl.entries.len() == 1))
     });
     let measure = (start, Arc::clone(&cx.measure));
+    let recorder = Recorder::new(cx.index, measure, open, spec.check_every, names, cx.spares.clone());
     let local = Rc::new(Local {
-        recorder: RefCell::new(Recorder::new(cx.index, measure, open, spec.check_every, names)),
+        recorder: RefCell::new(recorder),
         iterations: Cell::new(0),
         // Shards' workers start at different places too, so N generators send what N times
         // the threads of one would.
