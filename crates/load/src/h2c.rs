@@ -81,6 +81,11 @@ impl Slot {
         })
     }
 
+    /// Whether the slot's connection can take a new stream now.
+    fn is_live(&self) -> bool {
+        self.live.borrow().as_ref().is_some_and(|c| c.usable())
+    }
+
     fn usable(&self) -> Option<Link> {
         self.live.borrow().as_ref().filter(|c| c.usable()).cloned()
     }
@@ -152,6 +157,12 @@ impl H2Lane {
             self.opened = Some(took);
         }
         Ok(())
+    }
+
+    /// Whether a request can go at once: its connection is up (the slot's, or with
+    /// `keepalive` off the one of its own opened for it).
+    pub fn is_open(&self, keepalive: bool) -> bool {
+        if keepalive { self.slot.is_live() } else { self.own.is_some() }
     }
 
     /// Without keep-alive: opens the next request's connection of its own now (so that its

@@ -9,7 +9,7 @@ use std::future::{Future as _, poll_fn};
 use std::pin::Pin;
 use std::rc::Rc;
 use std::sync::Arc;
-use std::task::Poll;
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -67,14 +67,29 @@ pub fn prepare(spec: &LoadSpec) -> Arc<[Prepared]> {
 
 /// Where one request at a time goes, with the timer that bounds each of its requests.
 ///
-/// The timer is made once per lane and moved to each request's deadline. Deadlines only move
-/// later, and tokio moves a registered timer later with one compare-and-swap (the wheel finds
-/// the new time when the old one comes round), where a `tokio::time::timeout` per request
-/// takes the timer driver's lock twice, to insert its entry and to remove it.
+/// The timer is made once per lane and is not moved per request: it stays at the deadline of
+/// an earlier request, which is not later than the current one's (deadlines move later; one
+/// that comes earlier moves the timer back), and is moved on to the current deadline only
+/// when it fires before it, once per `--timeout` at most ([`poll_deadline`]). A `tokio::time::timeout` per request took the timer
+/// driver's lock twice, to insert its entry and to remove it; moving the timer at every request
+/// cost 150 user-space instructions.
 #[derive(Debug)]
 pub struct Lane {
     via: Via,
     timer: Pin<Box<Sleep>>,
+}
+
+/// Whether `deadline` has passed, by the lane's `timer`, which may stand at an earlier
+/// deadline: when that one fires first, the timer is moved on to `deadline` and polled again.
+fn poll_deadline(timer: &mut Pin<Box<Sleep>>, deadline: Instant, cx: &mut Context<'_>) -> Poll<()> {
+    if timer.as_mut().poll(cx).is_pending() {
+        return Poll::Pending;
+    }
+    if Instant::now() >= deadline {
+        return Poll::Ready(());
+    }
+    timer.as_mut().reset(deadline.into());
+    timer.as_mut().poll(cx)
 }
 
 #[derive(Debug)]
@@ -145,14 +160,15 @@ impl Lane {
         self.exchange(Payload::File(out), keepalive, deadline).await
     }
 
-    async fn exchange(
-        &mut self,
-        payload: Payload<'_>,
-        keepalive: bool,
+    /// Connects a lane that has no connection (or a broken one) within its request's
+    /// deadline, which `timer` holds: kind `connect` when the deadline passes first, or
+    /// `tls_handshake` when it passed during the TLS handshake.
+    async fn open(
+        via: &mut Via,
+        timer: &mut Pin<Box<Sleep>>,
         deadline: Instant,
-    ) -> Result<Answer<'_>, ErrorKind> {
-        let Lane { via, timer } = self;
-        timer.as_mut().reset(deadline.into());
+        keepalive: bool,
+    ) -> Result<(), ErrorKind> {
         let opened = {
             let mut opening = std::pin::pin!(async {
                 match &mut *via {
@@ -163,18 +179,40 @@ impl Lane {
             });
             poll_fn(|cx| match opening.as_mut().poll(cx) {
                 Poll::Ready(r) => Poll::Ready(r),
-                Poll::Pending => timer.as_mut().poll(cx).map(|()| Err(ErrorKind::Connect)),
+                Poll::Pending => poll_deadline(timer, deadline, cx).map(|()| Err(ErrorKind::Connect)),
             })
             .await
         };
-        if let Err(kind) = opened {
+        opened.map_err(|kind| {
             // Given up while the TLS handshake was under way: the server stalled in it.
             let stalled = kind == ErrorKind::Connect
                 && match &*via {
                     Via::Http1(c) => c.gave_up_handshake(),
                     Via::H2(l) => l.gave_up_handshake(),
                 };
-            return Err(if stalled { ErrorKind::TlsHandshake } else { kind });
+            if stalled { ErrorKind::TlsHandshake } else { kind }
+        })
+    }
+
+    async fn exchange(
+        &mut self,
+        payload: Payload<'_>,
+        keepalive: bool,
+        deadline: Instant,
+    ) -> Result<Answer<'_>, ErrorKind> {
+        let Lane { via, timer } = self;
+        // The timer may stand at an earlier request's deadline (see `Lane`), never a later one.
+        let at = deadline.into();
+        if timer.deadline() > at {
+            timer.as_mut().reset(at);
+        }
+        // A lane whose connection is up (nearly every request) goes straight to its exchange.
+        let open = match &*via {
+            Via::Http1(c) => c.is_open(),
+            Via::H2(l) => l.is_open(keepalive),
+        };
+        if !open {
+            Lane::open(via, timer, deadline, keepalive).await?;
         }
         let mut exchange = std::pin::pin!(async move {
             match (via, payload) {
@@ -205,7 +243,7 @@ impl Lane {
         // The exchange first, so an answer that is ready when the deadline is too still counts.
         poll_fn(|cx| match exchange.as_mut().poll(cx) {
             Poll::Ready(r) => Poll::Ready(r),
-            Poll::Pending => timer.as_mut().poll(cx).map(|()| Err(ErrorKind::Timeout)),
+            Poll::Pending => poll_deadline(timer, deadline, cx).map(|()| Err(ErrorKind::Timeout)),
         })
         .await
     }
