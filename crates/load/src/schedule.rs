@@ -41,6 +41,11 @@ impl Profile {
         Profile::new(v, &[])
     }
 
+    /// The value, when it is the same at every time (no stages).
+    pub fn constant_value(&self) -> Option<f64> {
+        self.segments.is_empty().then_some(self.start)
+    }
+
     /// The value held after the last stage.
     fn last(&self) -> f64 {
         self.segments.last().map_or(self.start, |s| s.3)

@@ -500,24 +500,30 @@ fn start_ring(cx: &WorkerCx) -> Option<crate::uring::Entered> {
 /// A closed-model virtual user.
 async fn user(local: Rc<Local>, mut lane: Lane, index: f64, think: Duration) {
     let mut state = local.iter_state(index as usize);
+    // Under a constant profile that reaches it, the user is active throughout: the profile
+    // is not read per request.
+    let always = local.profile.constant_value().is_some_and(|users| users > index);
     sleep_until(local.start.into()).await;
     loop {
         if local.ending.get() {
             break;
         }
         let now = Instant::now();
-        let t = local.secs(now);
-        if local.profile.value(t) <= index {
-            // Not active now: sleep until the profile reaches this user (or stop for good).
-            let Some(next) = local.profile.next_above(index, t) else { break };
-            let wake = local.at(next).min(now + Duration::from_millis(50));
-            sleep_until(wake.into()).await;
-            continue;
+        if !always {
+            let t = local.secs(now);
+            if local.profile.value(t) <= index {
+                // Not active now: sleep until the profile reaches this user (or stop for good).
+                let Some(next) = local.profile.next_above(index, t) else { break };
+                let wake = local.at(next).min(now + Duration::from_millis(50));
+                sleep_until(wake.into()).await;
+                continue;
+            }
         }
         if !local.ticket(now) {
             break;
         }
-        local.step(&mut lane, state.as_mut(), now, Instant::now()).await;
+        // Sent now: in the closed model a request is due when it is sent.
+        local.step(&mut lane, state.as_mut(), now, now).await;
         if !think.is_zero() {
             tokio::time::sleep(think).await;
         }
