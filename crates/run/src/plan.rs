@@ -214,6 +214,17 @@ pub enum Launch {
     External { url: String },
 }
 
+impl Launch {
+    /// `https` for a contestant served over TLS, `http` otherwise.
+    pub fn scheme(&self) -> &'static str {
+        match self {
+            Launch::Command { tls: true, .. } => "https",
+            Launch::External { url } if url.starts_with("https://") => "https",
+            Launch::Command { .. } | Launch::External { .. } => "http",
+        }
+    }
+}
+
 /// A contestant with every default applied. Strings may still hold
 /// placeholders (`{port}`, `{stackbench}`, …), substituted at start.
 #[derive(Debug, Clone, PartialEq)]
@@ -602,7 +613,7 @@ fn resolve(
         Launch::Command { .. } => None,
     };
     profile
-        .check(&scenario, load_path.as_deref().unwrap_or(&path))
+        .check(&scenario, launch.scheme(), load_path.as_deref().unwrap_or(&path))
         .map_err(|(sp, m)| (sp, format!("contestant {name:?}: its {scenario} load profile: {m}")))?;
     let requires = c
         .requires

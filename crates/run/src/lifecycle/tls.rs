@@ -50,11 +50,7 @@ fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 
 /// How `c` is spoken to: `https` with `tls = true` or an `https://` URL, else `http`.
 pub fn scheme(c: &Contestant) -> &'static str {
-    match &c.launch {
-        Launch::Command { tls: true, .. } => "https",
-        Launch::External { url } if url.starts_with("https://") => "https",
-        Launch::Command { .. } | Launch::External { .. } => "http",
-    }
+    c.launch.scheme()
 }
 
 /// Whether stackbench makes a certificate for `c`.

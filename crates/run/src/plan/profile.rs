@@ -67,8 +67,14 @@ impl Profile {
     }
 
     /// Checks the profile as `stackbench load` would check these flags, for a
-    /// contestant whose load goes to `path`.
-    pub fn check(&self, scenario: &ScenarioRef, path: &str) -> Result<(), (Option<Range<usize>>, String)> {
+    /// contestant whose load goes to `path` over `scheme` (`http`, or `https`, where
+    /// the TLS flags apply).
+    pub fn check(
+        &self,
+        scenario: &ScenarioRef,
+        scheme: &str,
+        path: &str,
+    ) -> Result<(), (Option<Range<usize>>, String)> {
         for (key, span) in &self.spans {
             let at = Some(span.clone());
             if let Some(why) = refused(key) {
@@ -91,7 +97,7 @@ impl Profile {
             }
         }
         let options = crate::engine::options(scenario, &self.table).map_err(|e| (None, e))?;
-        options.to_spec(&format!("http://127.0.0.1:9{path}")).map(drop).map_err(|e| {
+        options.to_spec(&format!("{scheme}://127.0.0.1:9{path}")).map(drop).map_err(|e| {
             let message = e.to_string();
             (self.span_named(&message), message)
         })
@@ -127,7 +133,7 @@ mod tests {
     }
 
     fn refusal(text: &str) -> (Option<Range<usize>>, String) {
-        profile(text).check(&Builtin::DUMMY.into(), "/").unwrap_err()
+        profile(text).check(&Builtin::DUMMY.into(), "http", "/").unwrap_err()
     }
 
     #[test]
@@ -137,7 +143,7 @@ mod tests {
         assert_eq!(p.table["connections"].as_integer(), Some(7));
         assert_eq!(&text[p.spans["connections"].clone()], "7");
         assert_eq!(&text[p.spans["duration"].clone()], "\"1s\"");
-        assert!(p.check(&Builtin::DUMMY.into(), "/").is_ok());
+        assert!(p.check(&Builtin::DUMMY.into(), "http", "/").is_ok());
     }
 
     #[test]

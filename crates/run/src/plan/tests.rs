@@ -187,4 +187,10 @@ fn tls_is_for_started_contestants_and_its_placeholders_need_it() {
     assert!(plan("url = \"https://127.0.0.1:8443/\"").is_ok());
     let e = plan("url = \"https://127.0.0.1:0/\"").unwrap_err().to_string();
     assert!(e.contains("port 0"), "{e}");
+    // A load profile's TLS flags are for a contestant spoken to over TLS, and only for it.
+    let no_resume = "\nload = { no-resume = true }";
+    assert!(plan(&format!("command = [\"./s\"]\ntls = true{no_resume}")).is_ok());
+    assert!(plan(&format!("url = \"https://127.0.0.1:8443/\"{no_resume}")).is_ok());
+    let e = plan(&format!("command = [\"./s\"]{no_resume}")).unwrap_err().to_string();
+    assert!(e.contains("--no-resume: applies to https:// URLs"), "{e}");
 }
