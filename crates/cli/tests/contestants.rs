@@ -1,6 +1,6 @@
 //! Every contestant in another language (`contestants/*`), and the shipped
-//! plans that gather them (`plans/three-kings.toml`, `plans/bubble.toml`,
-//! `plans/db-drivers.toml`), run as CI runs them: `install.sh`, then
+//! plans that gather them (`plans/three-kings.toml`, `plans/three-kings-tls.toml`,
+//! `plans/bubble.toml`, `plans/db-drivers.toml`), run as CI runs them: `install.sh`, then
 //! `stackbench run PLAN --variant test`, which builds, cold-starts, verifies
 //! and measures every contestant in the plan. Each must be measured with no
 //! failed request and a contract verification whose core rules hold.
@@ -99,6 +99,22 @@ fn run_test_variant(plan: &Path, dirs: &[&str]) {
                 r.summary,
                 r.errors
             );
+            // A TLS contestant was loaded over TLS 1.3, and its record says what was agreed.
+            let tls = r.connections.as_ref().and_then(|k| k.tls.as_ref());
+            if c.launch.scheme() == "https" {
+                let tls =
+                    tls.unwrap_or_else(|| panic!("{}: {}: no TLS in its record", plan.display(), c.name));
+                assert!(
+                    tls.version == "TLSv1.3"
+                        && tls.key_exchange_group.is_some()
+                        && tls.full > 0
+                        && tls.failed == 0,
+                    "{}: {tls:?}",
+                    c.name
+                );
+            } else {
+                assert!(tls.is_none(), "{}: TLS for a cleartext contestant: {tls:?}", c.name);
+            }
         }
         let record = set.contestants.iter().find(|r| r.name == c.name).unwrap();
         assert!(record.verification.as_ref().is_some_and(|v| v.passed), "{}: {record:?}", c.name);
@@ -196,6 +212,25 @@ fn python_grpcio() {
 fn plan_three_kings() {
     run_test_variant(
         &root().join("plans/three-kings.toml"),
+        &[
+            "python-flask",
+            "python-fastapi",
+            "go-gin",
+            "elixir-yaws",
+            "node-fastify",
+            "java-vertx",
+            "java-spring",
+        ],
+    );
+}
+
+/// What TLS costs each stack: dummy in the clear and over HTTPS for every stack of
+/// three kings, a connection (a full handshake) per request; every TLS contestant's
+/// record says what its handshakes agreed.
+#[test]
+fn plan_three_kings_tls() {
+    run_test_variant(
+        &root().join("plans/three-kings-tls.toml"),
         &[
             "python-flask",
             "python-fastapi",
