@@ -382,10 +382,12 @@ impl Reader {
                     return Err(broken(ErrorKind::Protocol));
                 }
                 Ok(httparse::Status::Partial) if eof => {
-                    return Err(Failure { kind: ErrorKind::Reset, answer_started: !buf.is_empty() });
+                    let kind = crate::wire::unread_answer(buf, ErrorKind::Reset);
+                    return Err(Failure { kind, answer_started: !buf.is_empty() });
                 }
                 Ok(httparse::Status::Partial) => return Ok(Progress::More),
-                Err(_) => return Err(broken(ErrorKind::Protocol)),
+                // A TLS server's alert to a cleartext request is not a malformed answer.
+                Err(_) => return Err(broken(crate::wire::unread_answer(buf, ErrorKind::Protocol))),
             }
         }
         let head = self.head.as_mut().expect("parsed above");

@@ -213,6 +213,14 @@ pub fn summary_text(r: &RunRecord, color: bool) -> String {
         let list: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} {n}")).collect();
         let _ = writeln!(out, "  {:<13} {} ({})", "errors", p.red(&s.errors.to_string()), list.join(", "));
     }
+    if r.errors.contains_key(&stackbench_record::ErrorKind::TlsAnswer.key()) {
+        let server = r.params.url.split("://").nth(1).and_then(|rest| rest.split('/').next()).unwrap_or("");
+        let _ = writeln!(
+            out,
+            "  {:<13} the server at {server} answered with a TLS record (tls_answer): it speaks TLS; use https://",
+            "",
+        );
+    }
     if s.latency.count > 0 {
         latency_lines(&mut out, "latency", &s.latency);
     } else {

@@ -4,6 +4,7 @@
 //! ([`Answer`]). A leaf: `transport`, `http1`, `h2c` and `flow` build on it.
 
 use bytes::{BufMut, Bytes, BytesMut};
+use stackbench_record::ErrorKind;
 
 /// One request, built once before the run.
 #[derive(Debug, Clone)]
@@ -222,6 +223,19 @@ pub fn header_value<'a>(answer: &Answer<'a>, name: &str, nth: usize) -> Option<&
 }
 
 /// The first two values of header `name` (as [`header_value`]), in one look.
+/// Whether `answer`, the first bytes a server sent on a cleartext connection, is a TLS
+/// record (its content type an alert or a handshake, then version 3.x): a TLS server's answer
+/// to a request it cannot read (rustls sends an alert), so the URL should be `https://`.
+pub fn is_tls_record(answer: &[u8]) -> bool {
+    matches!(answer, [0x15 | 0x16, 3, 0..=4, ..])
+}
+
+/// The error kind of an answer that could not be read, `kind`, unless its bytes are a TLS
+/// record ([`is_tls_record`]).
+pub fn unread_answer(answer: &[u8], kind: ErrorKind) -> ErrorKind {
+    if is_tls_record(answer) { ErrorKind::TlsAnswer } else { kind }
+}
+
 pub fn header_first_two<'a>(answer: &Answer<'a>, name: &str) -> (Option<&'a [u8]>, Option<&'a [u8]>) {
     let (head, name) = (answer.head, name.as_bytes());
     let mut first = None;
@@ -293,6 +307,19 @@ pub(crate) fn same_name(a: &[u8], b: &[u8]) -> bool {
 
 #[cfg(test)]
 pub(crate) mod tests {
+    #[test]
+    fn a_tls_alert_or_handshake_record_is_told_apart_from_http() {
+        use stackbench_record::ErrorKind;
+        // rustls's answer to a cleartext request: a decode_error alert.
+        assert!(super::is_tls_record(&[0x15, 3, 3, 0, 2, 2, 50]));
+        assert!(super::is_tls_record(&[0x16, 3, 1, 0, 0x7a]));
+        for not in [&b"HTTP/1.1 400 Bad Request\r\n"[..], b"", &[0x15, 3], &[0x17, 3, 3], &[0x15, 2, 0]] {
+            assert!(!super::is_tls_record(not), "{not:?}");
+        }
+        assert_eq!(super::unread_answer(&[0x15, 3, 3, 0, 2, 2, 50], ErrorKind::Reset), ErrorKind::TlsAnswer);
+        assert_eq!(super::unread_answer(b"HTTX", ErrorKind::Protocol), ErrorKind::Protocol);
+    }
+
     use super::{Answer, HeaderAt, header_first_two, header_value};
 
     /// Where the headers of `head` lie, as the HTTP/1.1 reader places them; `None` when

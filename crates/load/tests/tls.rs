@@ -313,3 +313,30 @@ fn nginx_on_openssl_agrees_x25519_and_resumes() {
     drop(nginx);
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn a_cleartext_url_to_a_tls_server_is_counted_and_said() {
+    let (pem, dir) = certs("cleartext", Leaf::Valid);
+    let srv = TlsServer::start(&pem, &Options::default());
+    // rustls answers a cleartext request (or the h2c preface) with an alert record.
+    let url = srv.url("127.0.0.1", "/").replacen("https://", "http://", 1);
+    for http2 in [false, true] {
+        let opt = LoadOptions {
+            connections: Some(2),
+            duration: Some(Dur(Duration::from_millis(500))),
+            threads: Some(1),
+            http2,
+            ..LoadOptions::default()
+        };
+        let began = Instant::now();
+        let rec = run(&opt.to_spec(&url).unwrap(), &Stop::new()).unwrap();
+        assert!(began.elapsed() < Duration::from_secs(5), "took {:?}", began.elapsed());
+        let answered = rec.errors.get("tls_answer").copied().unwrap_or(0);
+        assert!(answered > 0 && answered == rec.summary.errors, "http2 {http2}: {:?}", rec.errors);
+        let text = stackbench_load::summary_text(&rec, false);
+        let server = srv.addr.to_string();
+        assert!(text.contains(&format!("the server at {server} answered with a TLS record")), "{text}");
+        assert!(text.contains("use https://"), "{text}");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}

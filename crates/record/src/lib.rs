@@ -471,6 +471,9 @@ pub enum ErrorKind {
     TlsHandshake,
     /// The server's certificate did not verify (expired, for another name, an unknown issuer).
     TlsCertificate,
+    /// A cleartext request (an `http://` URL) was answered with a TLS record: the server
+    /// speaks TLS, and the URL should be `https://`.
+    TlsAnswer,
 }
 
 impl ErrorKind {
@@ -487,6 +490,7 @@ impl ErrorKind {
             ErrorKind::Protocol => "protocol".into(),
             ErrorKind::TlsHandshake => "tls_handshake".into(),
             ErrorKind::TlsCertificate => "tls_certificate".into(),
+            ErrorKind::TlsAnswer => "tls_answer".into(),
         }
     }
 
@@ -501,6 +505,7 @@ impl ErrorKind {
             "protocol" => ErrorKind::Protocol,
             "tls_handshake" => ErrorKind::TlsHandshake,
             "tls_certificate" => ErrorKind::TlsCertificate,
+            "tls_answer" => ErrorKind::TlsAnswer,
             _ => {
                 if let Some(code) = key.strip_prefix("http_") {
                     ErrorKind::Http(code.parse().ok()?)
@@ -602,6 +607,9 @@ mod tests {
             ErrorKind::Check,
             ErrorKind::Late,
             ErrorKind::Protocol,
+            ErrorKind::TlsHandshake,
+            ErrorKind::TlsCertificate,
+            ErrorKind::TlsAnswer,
         ] {
             assert_eq!(ErrorKind::from_key(&k.key()), Some(k));
         }

@@ -294,19 +294,22 @@ async fn read_http1(
     let answer = conn
         .send(stackbench_load::Wire::Lent(&wire), head, false)
         .await
-        .map_err(|kind| ProbeError::Other(answer_error(kind)))?;
+        .map_err(|kind| ProbeError::Other(answer_error(kind, addr)))?;
     let (status, content_type, body) =
         (answer.status, answer.content_type.map(<[u8]>::to_vec), answer.body.to_vec());
     Ok(Reply { status, content_type, headers: conn.headers(), grpc_status: None, body, peer: Some(addr) })
 }
 
-/// What an answer the engine's reader refused was, in words.
-fn answer_error(kind: stackbench_record::ErrorKind) -> String {
+/// What an answer the engine's reader refused from `addr` was, in words.
+fn answer_error(kind: stackbench_record::ErrorKind, addr: std::net::SocketAddr) -> String {
     use stackbench_record::ErrorKind as K;
     match kind {
         K::Protocol => "a malformed answer, or one past the answer cap (64 MiB; 64 KiB of head)".to_owned(),
         K::Reset => "the connection closed before a whole answer".to_owned(),
         K::Connect => "cannot connect".to_owned(),
+        K::TlsAnswer => {
+            format!("the server at {addr} answered with a TLS record: it speaks TLS; use https://")
+        }
         other => format!("no answer ({})", other.key()),
     }
 }

@@ -4,6 +4,7 @@
 
 mod escape;
 mod limits;
+mod prober;
 mod shipped_plans;
 
 #[test]

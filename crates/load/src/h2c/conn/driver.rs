@@ -164,7 +164,8 @@ fn poll_drive(
             Poll::Ready(Ok(())) => {
                 let n = buf.filled().len();
                 if n == 0 {
-                    st.close(ErrorKind::Reset);
+                    // A TLS server's alert to the cleartext preface, then its close.
+                    st.close(crate::wire::unread_answer(&rbuf[..*filled], ErrorKind::Reset));
                     return Poll::Ready(());
                 }
                 *filled += n;
@@ -180,7 +181,7 @@ fn poll_drive(
                         frame::put_goaway(&mut out, last, code);
                         let _ = pipe.poll_write(&mut st.writer, cx, &out);
                         let _ = pipe.poll_flush(cx);
-                        st.close(ErrorKind::Protocol);
+                        st.close(crate::wire::unread_answer(&rbuf[..*filled], ErrorKind::Protocol));
                         return Poll::Ready(());
                     }
                 }
@@ -271,7 +272,7 @@ fn poll_drive_uring(
             progressed = true;
             match res {
                 Ok(0) => {
-                    st.close(ErrorKind::Reset);
+                    st.close(crate::wire::unread_answer(&io.rbuf, ErrorKind::Reset));
                     return Poll::Ready(None);
                 }
                 Err(e) => {
@@ -286,7 +287,7 @@ fn poll_drive_uring(
                         let last = st.next_id.saturating_sub(2);
                         let mut out = Vec::new();
                         frame::put_goaway(&mut out, last, code);
-                        st.close(ErrorKind::Protocol);
+                        st.close(crate::wire::unread_answer(&io.rbuf, ErrorKind::Protocol));
                         return Poll::Ready(Some(out));
                     }
                 },
