@@ -70,7 +70,7 @@ fn sb_bubble_sort_passes_both_forms() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let record = stackbench_testkit::record::record_json(&out.stdout);
     assert_eq!(record["params"]["transport"], "http1");
     assert!(record["summary"]["requests"].as_u64().unwrap() > 5, "{}", record["summary"]);
     assert_eq!(record["summary"]["errors"], 0, "{}", record["errors"]);

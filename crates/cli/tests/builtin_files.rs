@@ -42,7 +42,7 @@ fn loads_cleanly(url: &str, file: &str, more: &[&str], request: &str) {
         .expect("stackbench runs");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let record = stackbench_testkit::record::record_json(&out.stdout);
     let per = &record["per_request"][0];
     assert_eq!(per["name"], request, "{per}");
     assert!(per["requests"].as_u64().unwrap() > 10, "{per}");

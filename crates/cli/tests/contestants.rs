@@ -15,7 +15,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
 
-use stackbench_record::store::ResultSet;
 use stackbench_run::{Plan, PlanContext};
 use stackbench_testkit::contestants;
 use stackbench_testkit::{INFLUXDB, MYSQL, POSTGRES, REDIS, database_url, in_ci, skip};
@@ -84,7 +83,7 @@ fn run_test_variant(plan: &Path, dirs: &[&str]) {
         .unwrap();
     let text = format!("{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert_eq!(out.status.code(), Some(0), "{}:\n{text}", plan.display());
-    let set = ResultSet::load(&out_dir).unwrap();
+    let set = stackbench_testkit::record::load_results(&out_dir);
     let expected = Plan::load(plan, &PlanContext { cpus: vec![0, 1], variant: Some("test".into()) }).unwrap();
     for c in &expected.contestants {
         let runs: Vec<_> =

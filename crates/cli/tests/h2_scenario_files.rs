@@ -10,7 +10,6 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use stackbench_record::store::ResultSet;
 use stackbench_testkit::contestants::contestant;
 use stackbench_testkit::process::Server;
 
@@ -59,7 +58,7 @@ fn the_reference_server_passes_the_bubble_sort_file_and_is_measured() {
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let record = stackbench_testkit::record::record_json(&out.stdout);
     assert_eq!(record["params"]["transport"], "grpc");
     let per = &record["per_request"][0];
     assert_eq!(per["name"], "sort.v1.SortService/BubbleSort");
@@ -125,7 +124,7 @@ fn a_plan_contestant_serving_the_grpc_file_is_verified_and_measured() {
         .unwrap();
     let said = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
     assert_eq!(o.status.code(), Some(0), "{said}");
-    let set = ResultSet::load(&out).unwrap();
+    let set = stackbench_testkit::record::load_results(&out);
     let c = &set.contestants[0];
     assert_eq!(c.scenario, "sort-file");
     let v = c.verification.as_ref().unwrap();
@@ -169,7 +168,7 @@ fn an_h2c_file_is_verified_and_loaded_over_http2() {
     assert!(stdout.contains("passes the events-h2c scenario (1 cases)"), "{stdout}");
     let out = stackbench(&["load", &url, "-c", "2", "-d", "1s", "--threads", "1", "--json", "-"], &file);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let record = stackbench_testkit::record::record_json(&out.stdout);
     assert_eq!(record["params"]["transport"], "h2c");
     assert_eq!(record["summary"]["errors"], 0, "{}", record["errors"]);
     let names: Vec<&str> =

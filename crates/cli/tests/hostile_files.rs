@@ -117,7 +117,7 @@ fn a_jsonpath_that_blows_up_fails_its_check_in_bounded_memory() {
         400 << 20,
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let record = stackbench_testkit::record::record_json(&out.stdout);
     assert_eq!(record["summary"]["requests"], 5, "{}", record["summary"]);
     assert_eq!(record["errors"]["check"], 5, "{}", record["errors"]);
 }

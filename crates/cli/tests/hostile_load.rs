@@ -23,7 +23,7 @@ fn temp(name: &str) -> std::path::PathBuf {
 }
 
 fn record(path: &std::path::Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    stackbench_testkit::record::record_file(path)
 }
 
 fn text(out: &Output) -> String {

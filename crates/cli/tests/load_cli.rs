@@ -58,7 +58,7 @@ fn writes_the_record_the_timeline_and_the_interval_log() {
     {
         assert!(stdout.contains(words), "{words:?} missing from\n{stdout}");
     }
-    let record: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let record = stackbench_testkit::record::record_file(&json);
     assert_eq!(record["schema"], 1);
     assert_eq!(record["params"]["scenario"], "dummy");
     assert_eq!(record["params"]["model"]["kind"], "closed");
@@ -136,7 +136,7 @@ fn ctrl_c_stops_and_writes_the_partial_result() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(130), "{stdout}");
     assert!(stdout.contains("interrupted"), "{stdout}");
-    let record: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let record = stackbench_testkit::record::record_file(&json);
     assert_eq!(record["interrupted"], true);
     assert!(record["summary"]["requests"].as_u64().unwrap() > 0);
     assert!(record["summary"]["duration_s"].as_f64().unwrap() < 5.0);

@@ -31,7 +31,7 @@ fn the_record_has_the_requests_by_name() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let record = stackbench_testkit::record::record_json(&out.stdout);
     let per = &record["per_request"][0];
     assert_eq!(per["name"], "POST /todos");
     assert!(per["requests"].as_u64().unwrap() > 10, "{per}");

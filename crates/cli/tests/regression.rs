@@ -291,7 +291,7 @@ fn conflicting_content_lengths_are_protocol_errors() {
     ]));
     let (out, _) = finish_within(child, Duration::from_secs(30), "load");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let r = stackbench_testkit::record::record_file(&json);
     let requests = r["summary"]["requests"].as_u64().unwrap();
     assert!(requests > 0, "{}", text(&out));
     assert_eq!(r["summary"]["ok"].as_u64(), Some(0), "{}", r["summary"]);

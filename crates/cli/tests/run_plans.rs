@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use stackbench_record::store::{ResultSet, Status};
+use stackbench_record::store::Status;
 use stackbench_testkit::contestants;
 use stackbench_testkit::process::Server;
 
@@ -135,7 +135,7 @@ fn a_plan_runs_end_to_end_and_leaves_nothing_behind() {
     let out_dir = s.out();
     let (code, stdout, stderr) = run(&["run", plan.to_str().unwrap(), "--out", out_dir.to_str().unwrap()]);
     assert_eq!(code, Some(0), "stdout:\n{stdout}\nstderr:\n{stderr}");
-    let set = ResultSet::load(&out_dir).unwrap();
+    let set = stackbench_testkit::record::load_results(&out_dir);
     assert_eq!(set.manifest.status, Status::Complete);
     assert!(set.manifest.plan_text.contains("[[contestant]]"));
     assert_eq!(set.runs.len(), 4);
@@ -221,7 +221,7 @@ fn every_failure_is_recorded_and_the_plan_goes_on() {
     let out_dir = s.out();
     let (code, stdout, stderr) = run(&["run", plan.to_str().unwrap(), "--out", out_dir.to_str().unwrap()]);
     assert_eq!(code, Some(3), "some contestants were left out\n{stdout}\n{stderr}");
-    let set = ResultSet::load(&out_dir).unwrap();
+    let set = stackbench_testkit::record::load_results(&out_dir);
     let incidents = |name: &str| set.contestants.iter().find(|c| c.name == name).unwrap().incidents.clone();
     assert_eq!(incidents("never")[0].kind, "never_ready", "{:?}", incidents("never"));
     let dies = &incidents("dies")[0];
@@ -295,7 +295,7 @@ fn ctrl_c_saves_the_current_run_and_stops_everything() {
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130));
     assert!(t.elapsed() < Duration::from_secs(15), "stopped promptly: {:?}", t.elapsed());
-    let set = ResultSet::load(&out_dir).unwrap();
+    let set = stackbench_testkit::record::load_results(&out_dir);
     assert_eq!(set.manifest.status, Status::Interrupted);
     assert_eq!(set.runs.len(), 1);
     assert!(set.runs[0].interrupted && set.runs[0].summary.ok > 0, "{:?}", set.runs[0].summary);
@@ -305,7 +305,7 @@ fn ctrl_c_saves_the_current_run_and_stops_everything() {
     let (code, stdout, stderr) = run(&["run", "--resume", out_dir.to_str().unwrap(), "--no-report"]);
     assert_eq!(code, Some(0), "{stdout}\n{stderr}");
     assert!(!stderr.contains("verified"), "no second verification: {stderr}");
-    let set = ResultSet::load(&out_dir).unwrap();
+    let set = stackbench_testkit::record::load_results(&out_dir);
     assert_eq!(set.manifest.status, Status::Complete);
     let reps: Vec<(u32, bool)> =
         set.runs.iter().map(|r| (r.label.repetition.unwrap(), r.interrupted)).collect();
@@ -353,7 +353,7 @@ fn precision_rounds_say_how_they_ended_and_a_budget_needs_a_precision() {
     let args = ["run", plan.to_str().unwrap(), "--out", out.to_str().unwrap(), "--precision", "50%"];
     let (code, stdout, stderr) = run(&[&args[..], &["--max-repetitions", "3"]].concat());
     assert_eq!(code, Some(0), "{stdout}\n{stderr}");
-    let set = ResultSet::load(&out).unwrap();
+    let set = stackbench_testkit::record::load_results(&out);
     let stopping = set.stopping.unwrap();
     // `repetitions = 2` is raised to the first round with an interval: one look, at 95%.
     assert_eq!((stopping.rounds, stopping.planned_looks, stopping.look_confidence), (3, 1, 0.95));
@@ -368,7 +368,7 @@ fn precision_rounds_say_how_they_ended_and_a_budget_needs_a_precision() {
     // ...and with none given again it continues with them: nothing is owed.
     let (code, stdout, stderr) = run(&resume);
     assert_eq!(code, Some(0), "{stdout}\n{stderr}");
-    assert_eq!(ResultSet::load(&out).unwrap().runs.len(), 6);
+    assert_eq!(stackbench_testkit::record::load_results(&out).runs.len(), 6);
     assert_no_orphan(&mark);
 }
 
@@ -444,7 +444,7 @@ fn a_grpc_contestant_stops_gracefully_after_its_probes() {
         let (code, stdout, stderr) =
             run(&["run", plan.to_str().unwrap(), "--out", s.out().to_str().unwrap(), "--no-report"]);
         assert_eq!(code, Some(0), "{name}: {stdout}\n{stderr}");
-        let set = ResultSet::load(&s.out()).unwrap();
+        let set = stackbench_testkit::record::load_results(&s.out());
         let incidents = &set.contestants[0].incidents;
         assert!(incidents.iter().all(|i| i.kind != "killed"), "{name}: {incidents:?}");
     }
@@ -480,7 +480,7 @@ fn a_cpu_budget_is_said_in_the_header_and_unbudgeted_is_one_flag_away() {
     let budgeted = s.0.join("budgeted");
     let (code, stdout, stderr) = run(&["run", plan.to_str().unwrap(), "--out", budgeted.to_str().unwrap()]);
     assert_eq!(code, Some(0), "stdout:\n{stdout}\nstderr:\n{stderr}");
-    let set = ResultSet::load(&budgeted).unwrap();
+    let set = stackbench_testkit::record::load_results(&budgeted);
     let applied = !set.contestants.iter().flat_map(|c| &c.incidents).any(|i| i.kind == "limits_not_applied");
     if applied {
         assert!(stderr.contains("CPU budget: 0.5 core(s) per contestant, reserved"), "{stderr}");
@@ -505,7 +505,7 @@ fn a_cpu_budget_is_said_in_the_header_and_unbudgeted_is_one_flag_away() {
     assert_eq!(code, Some(0), "stdout:\n{stdout}\nstderr:\n{stderr}");
     assert!(stderr.contains("unbudgeted (--unbudgeted): no CPU quota on any contestant"), "{stderr}");
     assert!(stdout.contains("unbudgeted: no CPU quota on any contestant"), "{stdout}");
-    let set = ResultSet::load(&unbudgeted).unwrap();
+    let set = stackbench_testkit::record::load_results(&unbudgeted);
     assert!(set.runs.iter().all(|r| r.samples.as_ref().is_some_and(|s| s.cgroup.is_none())));
     let invocation: serde_json::Value =
         serde_json::from_slice(&std::fs::read(unbudgeted.join("invocation.json")).unwrap()).unwrap();

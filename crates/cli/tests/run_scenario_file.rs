@@ -56,7 +56,7 @@ fn run(s: &Scratch, contestants: &str) -> (Option<i32>, String, ResultSet) {
         .output()
         .unwrap();
     let said = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
-    (o.status.code(), said, ResultSet::load(&out).unwrap())
+    (o.status.code(), said, stackbench_testkit::record::load_results(&out))
 }
 
 fn contestant(name: &str, command: &str) -> String {

@@ -69,7 +69,7 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn record(path: &Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    stackbench_testkit::record::record_file(path)
 }
 
 fn unix_ms(t: SystemTime) -> u64 {
@@ -343,7 +343,7 @@ fn the_k8s_manifest_is_valid_and_its_pods_command_makes_shards_that_merge() {
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("merged        3 records"), "{stderr}");
     assert!(!stderr.contains("warning:"), "the pods' shards are one load, started together: {stderr}");
-    let m: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let m = stackbench_testkit::record::record_json(&out.stdout);
     assert_eq!(m["params"]["model"]["connections"], 6, "{}", m["params"]);
     assert_eq!(m["thresholds"][0]["passed"], true);
     drop(server);

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use stackbench_record::store::{ResultSet, Status};
+use stackbench_record::store::Status;
 use stackbench_testkit::contestants::contestant;
 
 const BIN: &str = env!("CARGO_BIN_EXE_stackbench");
@@ -105,7 +105,7 @@ fn ctrl_c_during_a_build_stops_at_once() {
     assert_eq!(code, Some(130));
     assert!(took < Duration::from_secs(5), "stopped promptly: {took:?}");
     assert_none_left(&mark);
-    let set = ResultSet::load(&dir.join("results")).unwrap();
+    let set = stackbench_testkit::record::load_results(&dir.join("results"));
     assert_eq!(set.manifest.status, Status::Interrupted);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -235,7 +235,7 @@ fn a_result_directory_has_one_writer() {
     let stderr = String::from_utf8_lossy(&again.stderr);
     assert_eq!(again.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("was left running by a stackbench that is no longer running"), "{stderr}");
-    let set = ResultSet::load(&results).unwrap();
+    let set = stackbench_testkit::record::load_results(&results);
     assert_eq!(set.manifest.status, Status::Complete);
     assert_eq!(set.runs.iter().filter(|r| !r.interrupted).count(), 1, "one run, by one writer");
     let _ = std::fs::remove_dir_all(&dir);

@@ -69,7 +69,7 @@ fn finds_a_known_capacity_from_below() {
         threads: Some(1),
         ..LoadOptions::default()
     };
-    let record = run(&o.to_spec(&url).unwrap(), &Stop::new()).unwrap();
+    let record = stackbench_testkit::record::valid(run(&o.to_spec(&url).unwrap(), &Stop::new()).unwrap());
     let search = record.find_max.as_ref().unwrap();
     let s = served.lock().unwrap();
     // The server's own capacity: what one-at-a-time service takes, sleep overshoot included.

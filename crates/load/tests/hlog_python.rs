@@ -59,7 +59,7 @@ fn python_hdrhistogram_reads_the_interval_log() {
     };
     let mut spec = o.to_spec(&s.url("/")).unwrap();
     spec.hlog = Some(path.clone());
-    let r = run(&spec, &Stop::new()).unwrap();
+    let r = stackbench_testkit::record::valid(run(&spec, &Stop::new()).unwrap());
 
     let out = Command::new(&python).arg("-c").arg(READER).arg(&path).output().expect("run python");
     assert!(out.status.success(), "python failed: {}", String::from_utf8_lossy(&out.stderr));

@@ -22,7 +22,9 @@ fn load(fault: Fault, o: LoadOptions) -> RunRecord {
         threads: Some(1),
         ..o
     };
-    run(&o.to_spec(&format!("http://{addr}")).unwrap(), &Stop::new()).unwrap()
+    stackbench_testkit::record::valid(
+        run(&o.to_spec(&format!("http://{addr}")).unwrap(), &Stop::new()).unwrap(),
+    )
 }
 
 fn named<'r>(r: &'r RunRecord, name: &str) -> &'r stackbench_record::Named {

@@ -41,7 +41,7 @@ fn load(url: &str, path: PathBuf, o: LoadOptions) -> RunRecord {
         connections: Some(2),
         ..o
     };
-    run(&o.to_spec(url).unwrap(), &Stop::new()).unwrap()
+    stackbench_testkit::record::valid(run(&o.to_spec(url).unwrap(), &Stop::new()).unwrap())
 }
 
 fn named<'r>(r: &'r RunRecord, name: &str) -> &'r stackbench_record::Named {

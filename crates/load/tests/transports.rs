@@ -24,7 +24,7 @@ fn opts() -> LoadOptions {
 
 fn load(o: &LoadOptions, url: &str) -> RunRecord {
     let spec = o.to_spec(url).unwrap();
-    run(&spec, &Stop::new()).unwrap()
+    stackbench_testkit::record::valid(run(&spec, &Stop::new()).unwrap())
 }
 
 fn err(r: &RunRecord, kind: &str) -> u64 {

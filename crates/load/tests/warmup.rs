@@ -9,7 +9,7 @@ use crate::common::{Behavior, start};
 use stackbench_load::{Dur, LoadOptions, RunRecord, Stop, WarmupArg, run};
 
 fn load(o: &LoadOptions, url: &str) -> RunRecord {
-    run(&o.to_spec(url).unwrap(), &Stop::new()).unwrap()
+    stackbench_testkit::record::valid(run(&o.to_spec(url).unwrap(), &Stop::new()).unwrap())
 }
 
 fn auto(max_s: u64) -> LoadOptions {

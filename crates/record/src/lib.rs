@@ -2,8 +2,9 @@
 //! contract between the load engine (which produces it), the orchestrator
 //! (which labels it, adds the contestant's samples and stores it) and the
 //! reports (which read it). Its JSON schema is documented in
-//! `docs/run-record.md`; change both together and bump [`SCHEMA_VERSION`] on
-//! any change that is not a new optional field.
+//! `docs/run-record.md` and written as a file ([`JSON_SCHEMA`]); change the
+//! three together and bump [`SCHEMA_VERSION`] on any change that is not a new
+//! optional field.
 //!
 //! Units are in the names: `_us` microseconds, `_ms` milliseconds, `_s`
 //! seconds, `_bytes` bytes. Latency histograms hold microseconds (1 µs to
@@ -39,6 +40,11 @@ pub use env::Environment;
 pub use histogram::{HistogramError, Latency, decode_histogram, encode_histogram, new_histogram};
 pub use quantiles::Quantiles;
 pub use search::{Search, SearchStep};
+
+/// The record's JSON Schema (draft 2020-12, `crates/record/schema/run-record.schema.json`):
+/// what a record of [`SCHEMA_VERSION`] may hold, for tools in any language. The test suite
+/// validates every record it writes against it.
+pub const JSON_SCHEMA: &str = include_str!("../schema/run-record.schema.json");
 
 /// Version of the record format written by this build.
 pub const SCHEMA_VERSION: u32 = 1;

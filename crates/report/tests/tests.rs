@@ -6,6 +6,7 @@ mod analysis;
 mod calibration;
 mod chart_layout;
 mod html_browser;
+mod records;
 mod snapshots;
 
 #[test]

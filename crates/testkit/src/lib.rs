@@ -14,6 +14,8 @@
 //!   start, pause (SIGSTOP: hung) and resume.
 //! - [`http`]: a tiny blocking HTTP/1.1 client, so tests of real servers need
 //!   no client stack of their own (and do not test ours with ours).
+//! - [`record`]: records a test wrote, parsed and validated against the RunRecord's JSON
+//!   schema (`crates/record/schema/run-record.schema.json`).
 //! - [`process`]: a server process started for a test, its announced address,
 //!   SIGTERM and a bounded wait for its exit.
 //! - [`todo`]: a small todo service for the tests of scenario files, right or
@@ -27,6 +29,7 @@ pub mod hostile;
 pub mod http;
 pub mod instances;
 pub mod process;
+pub mod record;
 pub mod tls;
 pub mod todo;
 

@@ -124,6 +124,7 @@ fn swarm_load(lab: &Lab, case: &str, url: &str, load: &[&str], shards: u32, kill
     let merged = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!("{case}: no merged record ({e}): {}", String::from_utf8_lossy(&out.stderr))
     });
+    stackbench_testkit::record::assert_valid_record(&merged);
     Case { out, shards: files.iter().map(|f| record(f)).collect(), merged }
 }
 
@@ -229,7 +230,7 @@ fn image_runs_as_nobody_on_the_hosts_network(lab: &Lab, url: &str) {
             .args(["run", "--rm", "--network", "host", "--entrypoint", "sh", &lab.image, "-c"])
             .arg(format!("exec stackbench load {url} --scenario dummy -c 4 -d 1s --json - --quiet")),
     );
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = stackbench_testkit::record::record_json(&out.stdout);
     assert!(r["summary"]["ok"].as_u64().unwrap() > 100, "{}", r["summary"]);
     assert_eq!(r["summary"]["errors"], 0);
     assert!(String::from_utf8_lossy(&out.stderr).contains("stackbench load"), "the summary goes to stderr");
