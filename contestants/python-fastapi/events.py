@@ -12,7 +12,10 @@ the Rust reference contestant (every 400 names the field at fault).
 Unknown keys are ignored (whatever their value, duplicates included); an
 explicit null for an optional field takes its default; one of the four fields
 given twice is refused (JSON parsers disagree on which one wins). The body
-must be UTF-8 JSON with nothing but whitespace after the object."""
+must be UTF-8 JSON with nothing but whitespace after the object.
+
+python-flask and python-fastapi carry this file as two identical copies;
+crates/cli/tests/contestant_copies.rs keeps them so."""
 
 import json
 import math

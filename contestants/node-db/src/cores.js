@@ -3,6 +3,9 @@
 // `taskset` and stackbench's `cpus` set), lowered to a cgroup CPU quota when
 // there is one (stackbench's `cpu_quota`). os.availableParallelism() counts
 // every online CPU and ignores both, so it is only the fallback.
+//
+// node-fastify, node-db and node-grpc carry this file as three identical
+// copies; crates/cli/tests/contestant_copies.rs keeps them so.
 
 const fs = require('node:fs');
 const os = require('node:os');

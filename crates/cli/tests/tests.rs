@@ -4,6 +4,7 @@
 
 mod bubble_sort_verify;
 mod builtin_files;
+mod contestant_copies;
 mod contestants;
 mod db_read_outage_contestants;
 mod go_gin_event_log_faults;

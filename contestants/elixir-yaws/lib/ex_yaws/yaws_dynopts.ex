@@ -19,6 +19,10 @@ defmodule ExYaws.YawsDynopts do
   neither Yaws nor this application adds one (Yaws's messages go to `logger`
   as they are); at every stop of the VM it logged
   `{removed_failing_handler,error_logger}`.
+
+  elixir-yaws and elixir-db carry this file as two copies, their application's
+  module name the one difference; crates/cli/tests/contestant_copies.rs keeps
+  them so.
   """
 
   @source ~S"""

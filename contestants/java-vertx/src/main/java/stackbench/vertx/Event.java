@@ -10,10 +10,15 @@ import java.util.Set;
 
 /**
  * The event of the dummy and event-log scenarios (docs/scenarios.md), parsed
- * and validated with Jackson's streaming parser (the JSON library under
- * Vert.x), every error naming the field at fault. Vert.x's own
- * {@code JsonObject} would keep the last of two equal keys and turn a number
- * into whichever Java type fits it, so the body is walked token by token.
+ * and validated with Jackson's streaming parser (the JSON library under Spring
+ * MVC and Vert.x alike), every error naming the field at fault. Binding with
+ * either framework's defaults ({@code @RequestBody}, Vert.x's
+ * {@code JsonObject}) would keep the last of two equal keys and turn a number
+ * into whichever Java type fits it ({@code "1.5"} for a number, {@code 1.5}
+ * for a long), so the body is walked token by token.
+ *
+ * <p>java-spring and java-vertx carry this file as two copies, their package
+ * the one difference; crates/cli/tests/contestant_copies.rs keeps them so.
  *
  * @param hasTimestamp false when the body had none (or null): the server stamps it
  */
