@@ -35,6 +35,9 @@ pub enum ErrorKind {
     /// A jsonpath expression that cannot be parsed.
     #[error("jsonpath {0}")]
     JsonPath(String),
+    /// An XPath expression that cannot be compiled.
+    #[error("{0}")]
+    XPath(String),
     /// A regular expression that cannot be compiled.
     #[error("regex: {0}")]
     Regex(String),

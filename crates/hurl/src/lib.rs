@@ -24,6 +24,7 @@ pub mod parse;
 pub mod run;
 pub mod scenario;
 pub mod template;
+pub mod xpath;
 
 pub use error::{ErrorKind, ParseError, Pos};
 pub use eval::{Answer, Failure, FailureKind, Request};
@@ -117,18 +118,24 @@ pub fn check_variables(file: &HurlFile, defined: impl Fn(&str) -> bool) -> Resul
     Ok(())
 }
 
-/// Refuses a jsonpath written without templates that does not compile. `verify` runs it
-/// as Hurl does, failing the check it is in; the load engine refuses it here, with its
-/// `file:line:col`, rather than count every request it checks as failed.
+/// Refuses a jsonpath or an xpath query written without templates that does not compile.
+/// `verify` runs it as Hurl does, failing the check it is in; the load engine refuses it
+/// here, with its `file:line:col`, rather than count every request it checks as failed.
 pub fn invalid_jsonpath(file: &HurlFile) -> Result<(), ParseError> {
     for r in file.entries.iter().filter_map(|e| e.response.as_ref()) {
         let captures = r.captures.iter().map(|c| (c.pos, &c.query));
         for (pos, q) in captures.chain(r.asserts.iter().map(|a| (a.pos, &a.query))) {
-            if let model::Query::JsonPathTemplate(t) = q
-                && let Some(src) = t.as_literal()
-                && let Err((_, why)) = jsonpath::JsonPath::parse(src)
-            {
-                let kind = ErrorKind::JsonPath(format!("{src:?}: {why}"));
+            let kind = match q {
+                model::Query::JsonPathTemplate(t) => t
+                    .as_literal()
+                    .and_then(|src| jsonpath::JsonPath::parse(src).err().map(|(_, why)| (src, why)))
+                    .map(|(src, why)| ErrorKind::JsonPath(format!("{src:?}: {why}"))),
+                model::Query::XPath(t) => {
+                    t.as_literal().and_then(|src| xpath::compile(src).err()).map(ErrorKind::XPath)
+                }
+                _ => None,
+            };
+            if let Some(kind) = kind {
                 return Err(ParseError { file: file.file.clone(), pos, kind });
             }
         }

@@ -2,7 +2,7 @@
 //! real HTTP server over TCP (a small HTTP/1.1 server written for this test,
 //! [`serve`]) and judged the way Hurl's documentation says Hurl judges it:
 //! requests as curl encodes them (the server echoes what it received),
-//! queries, filters, predicates, jsonpath's results, `[Options]`, and the
+//! queries, filters, predicates, jsonpath's and xpath's results, `[Options]`, and the
 //! eight verdicts of issue 46 that stackbench once judged otherwise.
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
@@ -88,6 +88,7 @@ fn route(
             (200, h, gz.finish().unwrap())
         }
         "/latin1" => (200, vec![("Content-Type", "text/plain; charset=ISO-8859-1".into())], b"caf\xe9".to_vec()),
+        p if p.starts_with("/xpath/") => xpath::page(p),
         "/bytes" => (200, vec![("Content-Type", "application/octet-stream".into())], vec![0, 1, 0xff]),
         "/flaky" => {
             let n = calls.fetch_add(1, Ordering::SeqCst) + 1;
@@ -209,6 +210,8 @@ fn fails_at(text: &str, lines: &[u32]) {
     let steps = run(text);
     assert_eq!(failed(&steps), lines, "{text}\n{steps:#?}");
 }
+
+mod xpath;
 
 mod issue_46 {
     //! The eight verdicts of issue 46, each judged as Hurl judges it.

@@ -58,6 +58,12 @@ pub(crate) fn apply<'a>(
             let found = p.nodes(&doc, &doc, &mut Budget::for_answer(s.len())).map_err(|e| e.to_string())?;
             return Ok(super::query::unwrap(&found));
         }
+        (FilterKind::XPath(t), Value::Str(s)) => {
+            let expr = crate::xpath::compile(&text(t, vars)?)?;
+            // Hurl reads the value with its HTML parser, which takes XML too.
+            let doc = crate::xpath::Doc::parse(&s, crate::xpath::Format::Html)?;
+            doc.eval(&expr)?
+        }
         (FilterKind::Regex(re), Value::Str(s)) => {
             let re = regex_of(re, vars, scratch)?;
             return Ok(re

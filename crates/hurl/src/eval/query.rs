@@ -1,8 +1,9 @@
 //! Queries, as Hurl evaluates them (`runner/query.rs` in Hurl), on one answer:
 //! its body decoded once per check by its `Content-Encoding` (gzip, deflate,
 //! br) and read as text in its charset, parsed as JSON once for every jsonpath
-//! query; `Set-Cookie` headers read for `cookie`. A jsonpath yields nothing, the
-//! one value it found, or the list of what it found, as in Hurl.
+//! query and as an XML or HTML document once for every xpath query; `Set-Cookie`
+//! headers read for `cookie`. A jsonpath yields nothing, the one value it found,
+//! or the list of what it found, as in Hurl.
 
 use std::borrow::Cow;
 use std::cell::OnceCell;
@@ -17,6 +18,7 @@ use super::{Answer, FailureKind};
 use crate::jsonpath::{Budget, JsonPath};
 use crate::model::{CookieAttr, Query, RegexArg};
 use crate::template::Vars;
+use crate::xpath;
 
 /// The most a decompressed body may hold (the engine's answer cap).
 const MAX_DECODED: u64 = 64 << 20;
@@ -29,6 +31,7 @@ pub(crate) struct Body<'a> {
     bytes: OnceCell<Result<Cow<'a, [u8]>, String>>,
     text: OnceCell<Result<Cow<'a, str>, String>>,
     json: OnceCell<Result<serde_json::Value, String>>,
+    xml: OnceCell<Result<xpath::Doc, String>>,
 }
 
 impl<'a> Body<'a> {
@@ -40,6 +43,7 @@ impl<'a> Body<'a> {
             bytes: OnceCell::new(),
             text: OnceCell::new(),
             json: OnceCell::new(),
+            xml: OnceCell::new(),
         }
     }
 
@@ -84,6 +88,19 @@ impl<'a> Body<'a> {
             .get_or_init(|| {
                 let text = self.text()?;
                 parse_json(text.as_bytes()).map_err(|_| "the answer's body is not JSON".to_owned())
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+}
+
+impl Body<'_> {
+    /// The body as a document for XPath: HTML when its `Content-Type` says so, else XML.
+    fn xml(&self) -> Result<&xpath::Doc, String> {
+        self.xml
+            .get_or_init(|| {
+                let format = xpath::Format::of_content_type(self.content_type);
+                xpath::Doc::parse(self.text()?, format)
             })
             .as_ref()
             .map_err(Clone::clone)
@@ -194,7 +211,10 @@ pub(crate) fn query<'b>(
             let name = render(t, vars, scratch).map_err(|e| e.to_string())?.to_owned();
             return Ok(vars.get(&name).map(|v| Value::of_var(v).into_owned()));
         }
-        Query::XPath(_) => return Err(FailureKind::Error("the xpath query is not evaluated".to_owned())),
+        Query::XPath(t) => {
+            let expr = xpath::compile(render(t, vars, scratch).map_err(|e| e.to_string())?)?;
+            return Ok(Some(body.xml()?.eval(&expr)?));
+        }
         Query::Certificate(_) => return Ok(None),
     }))
 }

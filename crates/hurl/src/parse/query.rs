@@ -88,7 +88,7 @@ impl Parser<'_> {
             "md5" => Query::Md5,
             "header" => Query::Header(self.quoted_arg(c, w)?.0),
             "variable" => Query::Variable(self.quoted_arg(c, w)?.0),
-            "xpath" => return Err(self.unsupported(at, "the `xpath` query")),
+            "xpath" => Query::XPath(self.quoted_arg(c, w)?.0),
             "jsonpath" => Parser::jsonpath(self.quoted_arg(c, w)?.0),
             "regex" => Query::Regex(self.regex_arg(c, w)?),
             "cookie" => {
@@ -266,7 +266,7 @@ impl Parser<'_> {
             "split" => FilterKind::Split(one(c)?),
             "toDate" => FilterKind::ToDate(one(c)?),
             "urlQueryParam" => FilterKind::UrlQueryParam(one(c)?),
-            "xpath" => return Err(self.unsupported(c.i, "the `xpath` filter")),
+            "xpath" => FilterKind::XPath(one(c)?),
             "regex" => {
                 c.i += w.len();
                 FilterKind::Regex(self.regex_arg(c, w)?)

@@ -145,9 +145,22 @@ fn unsupported(text: &str, line: u32, col: u32, what: &str) {
 
 #[test]
 fn unsupported_features_are_named_where_they_are() {
-    unsupported("GET http://h\nHTTP 200\n[Asserts]\nxpath \"//a\" exists\n", 4, 1, "`xpath` query");
     unsupported("POST http://h\nfile,data.bin;\n", 2, 6, "`file,` outside a scenario file");
     unsupported("GET http://h/{{getEnv \"{{x}}\"}}\n", 1, 30, "template in `getEnv`");
+}
+
+#[test]
+fn xpath_queries_and_filters_are_read() {
+    let f = parse(
+        "x.hurl",
+        "GET http://h\nHTTP 200\n[Asserts]\nxpath \"//a\" count == 2\nbody xpath \"string(//b)\" == \"x\"\n",
+    )
+    .unwrap();
+    let asserts = &f.entries[0].response.as_ref().unwrap().asserts;
+    assert!(matches!(&asserts[0].query, Query::XPath(t) if t.as_literal() == Some("//a")));
+    assert!(
+        matches!(&asserts[1].filters[0].kind, FilterKind::XPath(t) if t.as_literal() == Some("string(//b)"))
+    );
 }
 
 #[test]

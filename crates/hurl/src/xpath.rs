@@ -1,0 +1,318 @@
+//! XPath 1.0 on an answer's body, as Hurl evaluates it (`runner/xpath.rs` in Hurl).
+//!
+//! Hurl reads the body with libxml2: as HTML (lenient) when the answer's `Content-Type`
+//! says `html`, else as XML, and for the `xpath` filter always as HTML. It registers every
+//! namespace prefix the document declares, and the first default namespace as `_`, so
+//! `//_:svg/_:circle` works. A node set is given as how many nodes it holds; numbers,
+//! strings and booleans as themselves.
+//!
+//! Here the engine is pure Rust: `sxd-xpath` (XPath 1.0) over an `sxd-document` tree, the
+//! HTML read by html5ever (`sxd_html`, HTML5's parsing algorithm, elements in no namespace
+//! as libxml2 gives them). The differences from libxml2 are listed in docs/scenarios.md.
+//!
+//! A body is hostile input: nothing here loads a DTD, an external entity or any file (the
+//! XML reader knows only the five predefined entities, so a "billion laughs" body is
+//! refused as invalid), and before a body is parsed its size, its count of tags and its
+//! nesting are bounded, so a huge or deeply nested body is refused instead of parsed.
+
+use std::borrow::Cow;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use sxd_document::Package;
+use sxd_document::dom::{ChildOfElement, ChildOfRoot, Element};
+use sxd_xpath::{Context, Factory, XPath};
+
+use crate::eval::value::Value;
+
+/// The most bytes of a body that are parsed for XPath.
+pub const MAX_BYTES: usize = 16 << 20;
+/// The most tags a body may hold (each becomes a node of the tree).
+pub const MAX_TAGS: usize = 1 << 20;
+/// The deepest nesting of elements read as XML (libxml2's own default limit).
+pub const MAX_XML_DEPTH: usize = 256;
+/// The deepest nesting of elements read as HTML, counting only elements whose end tag
+/// HTML requires (a `<p>` or `<li>` left open does not deepen the tree).
+pub const MAX_HTML_DEPTH: usize = 512;
+
+/// How a body is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Html,
+    Xml,
+}
+
+impl Format {
+    /// Hurl's choice for a query: HTML when the `Content-Type` says so, else XML.
+    pub fn of_content_type(content_type: Option<&str>) -> Format {
+        match content_type {
+            Some(t) if t.to_ascii_lowercase().contains("html") => Format::Html,
+            _ => Format::Xml,
+        }
+    }
+}
+
+/// An XPath expression, compiled, with the namespace prefixes it names.
+pub struct XPathExpr {
+    xpath: XPath,
+    prefixes: Vec<String>,
+}
+
+impl std::fmt::Debug for XPathExpr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("XPathExpr").field("prefixes", &self.prefixes).finish_non_exhaustive()
+    }
+}
+
+/// `expr` compiled, or why it cannot be.
+pub fn compile(expr: &str) -> Result<XPathExpr, String> {
+    let built = catch_unwind(|| Factory::new().build(expr))
+        .map_err(|_| format!("invalid xpath expression {expr:?}"))?;
+    match built {
+        Ok(Some(xpath)) => Ok(XPathExpr { xpath, prefixes: prefixes(expr) }),
+        Ok(None) => Err("the xpath expression is empty".to_owned()),
+        Err(e) => Err(format!("invalid xpath expression {expr:?}: {e}")),
+    }
+}
+
+/// The namespace prefixes of the qualified names in `expr` (`p` of `p:name`, `p:*`,
+/// `$p:var`), outside its string literals; an axis (`child::`) is not one.
+fn prefixes(expr: &str) -> Vec<String> {
+    let b = expr.as_bytes();
+    let name_char = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.') || c >= 0x80;
+    let mut found: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'"' || c == b'\'' {
+            i += 1 + b[i + 1..].iter().position(|&q| q == c).map_or(b.len(), |e| e + 1);
+        } else if c.is_ascii_alphabetic() || c == b'_' || c >= 0x80 {
+            let start = i;
+            while i < b.len() && name_char(b[i]) {
+                i += 1;
+            }
+            let next = b.get(i + 1).copied();
+            if b.get(i) == Some(&b':') && next.is_some_and(|n| n != b':' && (name_char(n) || n == b'*')) {
+                let p = &expr[start..i];
+                if !found.iter().any(|f| f == p) {
+                    found.push(p.to_owned());
+                }
+                i += 1;
+            }
+        } else if c.is_ascii_digit() {
+            while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'.') {
+                i += 1;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    found
+}
+
+/// A body parsed once, for every XPath expression that reads it.
+pub struct Doc {
+    package: Package,
+    /// The prefixes to register (`_` for the first default namespace), XML only.
+    namespaces: Vec<(String, String)>,
+}
+
+impl std::fmt::Debug for Doc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Doc").field("namespaces", &self.namespaces).finish_non_exhaustive()
+    }
+}
+
+impl Doc {
+    /// `text` parsed as `format`, or why it cannot be.
+    pub fn parse(text: &str, format: Format) -> Result<Doc, String> {
+        let what = match format {
+            Format::Html => "HTML",
+            Format::Xml => "XML",
+        };
+        if text.trim().is_empty() {
+            return Err(format!("the body is empty, not {what}"));
+        }
+        check_bounds(text, format)?;
+        let package = match format {
+            Format::Xml => sxd_document::parser::parse(&without_doctype(text))
+                .map_err(|e| format!("the body is not valid XML: {e}"))?,
+            // The HTML tree builder asserts its own invariants; one failing is this body's
+            // error, not the run's.
+            Format::Html => catch_unwind(AssertUnwindSafe(|| sxd_html::parse_html(text)))
+                .map_err(|_| "the body could not be read as HTML".to_owned())?,
+        };
+        let namespaces = match format {
+            Format::Xml => namespaces(&package),
+            Format::Html => Vec::new(),
+        };
+        Ok(Doc { package, namespaces })
+    }
+
+    /// The value of `expr` on this document, typed as Hurl types it.
+    pub fn eval(&self, expr: &XPathExpr) -> Result<Value<'static>, String> {
+        if let Some(p) = expr.prefixes.iter().find(|p| !self.namespaces.iter().any(|(n, _)| n == *p)) {
+            return Err(format!("xpath: the namespace prefix `{p}` is not declared in the body"));
+        }
+        let doc = self.package.as_document();
+        let mut context = Context::new();
+        for (prefix, uri) in &self.namespaces {
+            context.set_namespace(prefix, uri);
+        }
+        let value = catch_unwind(AssertUnwindSafe(|| expr.xpath.evaluate(&context, doc.root())))
+            .map_err(|_| "xpath: the expression could not be evaluated".to_owned())?
+            .map_err(|e| format!("xpath: {e}"))?;
+        Ok(match value {
+            sxd_xpath::Value::Boolean(b) => Value::Bool(b),
+            sxd_xpath::Value::Number(n) => Value::Float(n),
+            sxd_xpath::Value::String(s) => Value::Str(s.into()),
+            sxd_xpath::Value::Nodeset(n) => Value::Nodeset(n.size()),
+        })
+    }
+}
+
+/// `text` with its document type declaration blanked out (same length, so a parse error's
+/// offset still points into the body). No DTD is read either way; the XML reader knows
+/// only `SYSTEM` identifiers, and `<!DOCTYPE svg PUBLIC "..." "...">` is common.
+fn without_doctype(text: &str) -> Cow<'_, str> {
+    let Some(start) = memchr::memmem::find(text.as_bytes(), b"<!DOCTYPE") else {
+        return Cow::Borrowed(text);
+    };
+    let (mut quote, mut subset, mut end) = (None, 0usize, None);
+    for (i, c) in text.bytes().enumerate().skip(start + 2) {
+        match (quote, c) {
+            (Some(q), _) if c == q => quote = None,
+            (None, b'"' | b'\'') => quote = Some(c),
+            (None, b'[') => subset += 1,
+            (None, b']') => subset = subset.saturating_sub(1),
+            (None, b'>') if subset == 0 => {
+                end = Some(i);
+                break;
+            }
+            _ => {}
+        }
+    }
+    let Some(end) = end else { return Cow::Borrowed(text) };
+    let mut out = String::with_capacity(text.len());
+    out.push_str(&text[..start]);
+    out.extend(text[start..=end].chars().map(|c| if c == '\n' { '\n' } else { ' ' }));
+    out.push_str(&text[end + 1..]);
+    Cow::Owned(out)
+}
+
+/// Refuses a body too large, with too many tags or nested too deep to parse safely.
+fn check_bounds(text: &str, format: Format) -> Result<(), String> {
+    if text.len() > MAX_BYTES {
+        return Err(format!(
+            "the body has {} bytes; xpath reads bodies of at most {} MiB",
+            text.len(),
+            MAX_BYTES >> 20
+        ));
+    }
+    let (tags, depth) = scan(text.as_bytes(), format);
+    if tags > MAX_TAGS {
+        return Err(format!("the body has more than {MAX_TAGS} tags; xpath reads at most that many"));
+    }
+    let max = match format {
+        Format::Xml => MAX_XML_DEPTH,
+        Format::Html => MAX_HTML_DEPTH,
+    };
+    if depth > max {
+        return Err(format!("the body nests elements more than {max} deep; xpath reads at most that"));
+    }
+    Ok(())
+}
+
+/// HTML elements without an end tag, or whose end tag may be left out without deepening
+/// the tree (the next sibling closes them).
+const NOT_NESTING: &[&str] = &[
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track",
+    "wbr", "p", "li", "dt", "dd", "option", "optgroup", "tr", "td", "th", "thead", "tbody", "tfoot",
+    "colgroup", "rb", "rt", "rp", "rtc", "html", "head", "body",
+];
+
+/// How many start tags `text` holds and how deep they nest, by a scan of its tags (a bound
+/// for the parser, not a parser: comments, declarations and processing instructions are
+/// skipped; an HTML element in [`NOT_NESTING`] does not count toward the depth).
+fn scan(text: &[u8], format: Format) -> (usize, usize) {
+    let (mut tags, mut depth, mut deepest) = (0usize, 0usize, 0usize);
+    let mut i = 0;
+    while let Some(at) = memchr::memchr(b'<', &text[i..]) {
+        i += at + 1;
+        let rest = &text[i..];
+        if rest.starts_with(b"!--") {
+            i += memchr::memmem::find(rest, b"-->").map_or(rest.len(), |e| e + 3);
+            continue;
+        }
+        let end = memchr::memchr(b'>', rest).unwrap_or(rest.len());
+        let tag = &rest[..end];
+        i += end;
+        match tag.first() {
+            Some(b'/') => depth = depth.saturating_sub(1),
+            Some(c) if c.is_ascii_alphabetic() => {
+                tags += 1;
+                if tag.ends_with(b"/") && format == Format::Xml {
+                    continue;
+                }
+                let name_len =
+                    tag.iter().position(|c| c.is_ascii_whitespace() || *c == b'/').unwrap_or(tag.len());
+                let name = &tag[..name_len];
+                if format == Format::Html
+                    && NOT_NESTING.iter().any(|n| name.eq_ignore_ascii_case(n.as_bytes()))
+                {
+                    continue;
+                }
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            _ => {}
+        }
+    }
+    (tags, deepest)
+}
+
+/// The namespace prefixes the document declares, in document order, a later declaration of
+/// a prefix replacing an earlier one, and the first default namespace as `_` (Hurl's rule).
+fn namespaces(package: &Package) -> Vec<(String, String)> {
+    let doc = package.as_document();
+    let mut found: Vec<(String, String)> = Vec::new();
+    let mut default = None;
+    let mut stack: Vec<(Element<'_>, Option<Element<'_>>)> = doc
+        .root()
+        .children()
+        .into_iter()
+        .filter_map(|c| match c {
+            ChildOfRoot::Element(e) => Some((e, None)),
+            _ => None,
+        })
+        .collect();
+    while let Some((e, parent)) = stack.pop() {
+        if default.is_none() {
+            default = e.default_namespace_uri().map(str::to_owned);
+        }
+        for ns in e.namespaces_in_scope() {
+            let (prefix, uri) = (ns.prefix(), ns.uri());
+            let own = e.namespace_uri_for_prefix(prefix) == Some(uri)
+                && parent.is_none_or(|p| p.namespace_uri_for_prefix(prefix) != Some(uri));
+            if own && prefix != "xml" {
+                found.retain(|(p, _)| p != prefix);
+                found.push((prefix.to_owned(), uri.to_owned()));
+            }
+        }
+        let children: Vec<_> = e
+            .children()
+            .into_iter()
+            .filter_map(|c| match c {
+                ChildOfElement::Element(child) => Some((child, Some(e))),
+                _ => None,
+            })
+            .collect();
+        stack.extend(children.into_iter().rev());
+    }
+    if let Some(uri) = default {
+        found.push(("_".to_owned(), uri));
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests;
