@@ -242,6 +242,8 @@ pub enum Kind {
     Bytes,
     /// A date, kept as Hurl writes one (`2026-01-31T12:00:00.000000Z`).
     Date,
+    /// An XPath node set, kept as how many nodes it holds.
+    Nodeset,
 }
 
 impl Kind {
@@ -439,7 +441,10 @@ impl Vars {
         let v = self.get_at(slot as usize)?;
         match (escape, v.kind) {
             (Escape::Plain, _)
-            | (Escape::JsonValue, Kind::Integer | Kind::Float | Kind::Bool | Kind::Null | Kind::Json) => {
+            | (
+                Escape::JsonValue,
+                Kind::Integer | Kind::Float | Kind::Bool | Kind::Null | Kind::Json | Kind::Nodeset,
+            ) => {
                 out.put_slice(v.text.as_bytes());
             }
             (Escape::JsonString, _) => json_escape(&v.text, out),

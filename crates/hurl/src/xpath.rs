@@ -138,7 +138,7 @@ impl Doc {
                 .map_err(|e| format!("the body is not valid XML: {e}"))?,
             // The HTML tree builder asserts its own invariants; one failing is this body's
             // error, not the run's.
-            Format::Html => catch_unwind(AssertUnwindSafe(|| sxd_html::parse_html(text)))
+            Format::Html => catch_unwind(AssertUnwindSafe(|| sxd_html::parse_html(before_tail(text))))
                 .map_err(|_| "the body could not be read as HTML".to_owned())?,
         };
         let namespaces = match format {
@@ -197,6 +197,20 @@ fn without_doctype(text: &str) -> Cow<'_, str> {
     out.extend(text[start..=end].chars().map(|c| if c == '\n' { '\n' } else { ' ' }));
     out.push_str(&text[end + 1..]);
     Cow::Owned(out)
+}
+
+/// `text` without the white space after its `</body>` (and `</html>`): HTML5's parser puts
+/// it in the body, so `string(//body)` would end in it; libxml2 leaves it out.
+fn before_tail(text: &str) -> &str {
+    let b = text.as_bytes();
+    let Some(at) = memchr::memmem::rfind(b, b"</body").or_else(|| memchr::memmem::rfind(b, b"</BODY")) else {
+        return text;
+    };
+    let Some(gt) = memchr::memchr(b'>', &b[at..]).map(|g| at + g) else { return text };
+    let tail = b[gt + 1..].trim_ascii();
+    let closes_html =
+        tail.len() >= 7 && tail[..7].eq_ignore_ascii_case(b"</html>") && tail[7..].trim_ascii().is_empty();
+    if tail.is_empty() || closes_html { &text[..=gt] } else { text }
 }
 
 /// Refuses a body too large, with too many tags or nested too deep to parse safely.

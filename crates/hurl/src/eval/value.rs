@@ -251,6 +251,10 @@ impl<'a> Value<'a> {
                 slot.text.push_str(&format_date(d));
                 Kind::Date
             }
+            Value::Nodeset(n) => {
+                slot.text.push_str(itoa::Buffer::new().format(*n));
+                Kind::Nodeset
+            }
             v => {
                 slot.text.push_str(&v.to_json().to_string());
                 Kind::Json
@@ -277,6 +281,7 @@ impl<'a> Value<'a> {
             Kind::Null => Value::Null,
             Kind::Json => serde_json::from_str(&v.text).map_or(Value::Null, |j| Value::from_json(&j)),
             Kind::Bytes => Value::Bytes(Cow::Owned(unhex(&v.text))),
+            Kind::Nodeset => Value::Nodeset(v.text.parse().unwrap_or(0)),
             Kind::Date => DateTime::parse_from_rfc3339(&v.text)
                 .map_or_else(|_| Value::Str(Cow::Borrowed(&v.text)), |d| Value::Date(d.with_timezone(&Utc))),
         }

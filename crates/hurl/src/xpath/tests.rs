@@ -52,6 +52,16 @@ fn html_is_read_leniently_with_elements_in_no_namespace() {
 }
 
 #[test]
+fn white_space_after_the_body_is_not_in_it() {
+    let page = "<html><head></head><body>你好世界</body>\n</html>\n\n";
+    assert_eq!(html(page, "string(//body)"), s("你好世界"));
+    assert_eq!(html("<html><body>x</body></html>  ", "string(//body)"), s("x"));
+    assert_eq!(html("<body>x</body> y", "string(//body)"), s("x y"));
+    assert_eq!(html("<body>x</body>été", "string(//body)"), s("xété"));
+    assert_eq!(before_tail("<BODY>x</BODY >\n</HTML>\n"), "<BODY>x</BODY >");
+}
+
+#[test]
 fn namespaces_are_registered_with_underscore_for_the_default() {
     let prefixed = r#"<?xml version="1.0"?>
 <a:books xmlns:a="foo:" xmlns:b="bar:"><b:book xmlns:c="baz:"><b:title>Dune</b:title>

@@ -52,6 +52,14 @@ fn a_capture_from_a_page_feeds_the_next_request() {
 }
 
 #[test]
+fn a_captured_node_set_is_a_node_set() {
+    passes(
+        "GET {{base_url}}/xpath/html\nHTTP 200\n[Captures]\nitems: xpath \"//li\"\n[Asserts]\n\
+         variable \"items\" count == 3\nvariable \"items\" exists\n",
+    );
+}
+
+#[test]
 fn xml_namespaces_and_the_default_one_as_underscore() {
     passes(
         "GET {{base_url}}/xpath/xml\nHTTP 200\n[Asserts]\n\
