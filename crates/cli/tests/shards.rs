@@ -273,6 +273,42 @@ fn three_shards_on_three_hosts_merge_exactly() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The shell command of a `k8s load` manifest's pods.
+fn pods_command(manifest: &str) -> String {
+    let line = manifest.lines().find(|l| l.trim_start().starts_with("command:")).unwrap();
+    let list: Vec<String> =
+        serde_json::from_str(line.trim_start().trim_start_matches("command:").trim()).unwrap();
+    assert_eq!(list[..2], ["sh", "-c"]);
+    list[2].clone()
+}
+
+/// Runs `command` as `n` pods' shells run it (JOB_COMPLETION_INDEX set by the Job), in `cwd`,
+/// and asserts that each succeeded.
+fn run_pods(command: &str, n: usize, cwd: Option<&Path>) -> Vec<Output> {
+    let bin_dir = Path::new(STACKBENCH).parent().unwrap();
+    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
+    let pods: Vec<_> = (0..n)
+        .map(|index| {
+            let mut sh = Command::new("sh");
+            if let Some(dir) = cwd {
+                sh.current_dir(dir);
+            }
+            sh.args(["-c", command])
+                .env("JOB_COMPLETION_INDEX", index.to_string())
+                .env("PATH", &path)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let outs: Vec<Output> = pods.into_iter().map(|pod| pod.wait_with_output().unwrap()).collect();
+    for out in &outs {
+        assert!(out.status.success(), "a pod's shard: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    outs
+}
+
 #[test]
 fn the_k8s_manifest_is_valid_and_its_pods_command_makes_shards_that_merge() {
     let Some(validate) =
@@ -301,30 +337,9 @@ fn the_k8s_manifest_is_valid_and_its_pods_command_makes_shards_that_merge() {
         String::from_utf8_lossy(&v.stderr)
     );
 
-    // The pods' command, as each pod's shell runs it (JOB_COMPLETION_INDEX is set by the Job).
-    let line = manifest.lines().find(|l| l.trim_start().starts_with("command:")).unwrap();
-    let list: Vec<String> =
-        serde_json::from_str(line.trim_start().trim_start_matches("command:").trim()).unwrap();
-    assert_eq!(list[..2], ["sh", "-c"]);
-    let bin_dir = Path::new(STACKBENCH).parent().unwrap();
-    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
-    let pods: Vec<_> = (0..3)
-        .map(|index| {
-            Command::new("sh")
-                .args(["-c", &list[2]])
-                .env("JOB_COMPLETION_INDEX", index.to_string())
-                .env("PATH", &path)
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap()
-        })
-        .collect();
     // What `kubectl logs` gives: each pod's stderr (its summary) and stdout (its record) together.
     let mut logs = Vec::new();
-    for pod in pods {
-        let out = pod.wait_with_output().unwrap();
-        assert!(out.status.success(), "a pod's shard: {}", String::from_utf8_lossy(&out.stderr));
+    for out in run_pods(&pods_command(&manifest), 3, None) {
         logs.extend_from_slice(&out.stderr);
         logs.extend_from_slice(&out.stdout);
     }
@@ -394,28 +409,9 @@ fn the_k8s_manifest_carries_the_loads_files_to_its_pods() {
         std::fs::write(mount.join(key), bytes).unwrap();
     }
     assert!(manifest.contains("mountPath: \"/stackbench/files\""), "{manifest}");
-    let line = manifest.lines().find(|l| l.trim_start().starts_with("command:")).unwrap();
-    let list: Vec<String> =
-        serde_json::from_str(line.trim_start().trim_start_matches("command:").trim()).unwrap();
-    let command = list[2].replace("/stackbench/files", &mount.display().to_string());
-    let bin_dir = Path::new(STACKBENCH).parent().unwrap();
-    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
-    let pods: Vec<_> = (0..2)
-        .map(|index| {
-            Command::new("sh")
-                .args(["-c", &command])
-                .current_dir("/") // the pods have none of the files where the command ran
-                .env("JOB_COMPLETION_INDEX", index.to_string())
-                .env("PATH", &path)
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap()
-        })
-        .collect();
-    for pod in pods {
-        let out = pod.wait_with_output().unwrap();
-        assert!(out.status.success(), "a pod's shard: {}", String::from_utf8_lossy(&out.stderr));
+    let command = pods_command(&manifest).replace("/stackbench/files", &mount.display().to_string());
+    // In `/`: the pods have none of the files where the manifest was printed.
+    for out in run_pods(&command, 2, Some(Path::new("/"))) {
         let rec: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert!(rec["summary"]["requests"].as_u64().unwrap() > 0, "{}", rec["summary"]);
         assert_eq!(rec["summary"]["errors"], 0, "{}", rec["errors"]);
