@@ -62,7 +62,7 @@ pub fn serves_tls(c: &Contestant) -> bool {
 /// with `tls = true`, trusting the certificate made for it (`made`) unless the profile
 /// says how to check certificates itself.
 pub fn reach(c: &Contestant, made: Option<&Made>) -> Reach {
-    let options = crate::engine::options(&c.scenario, &c.profile).unwrap_or_default();
+    let options = crate::plan::profile::options(&c.scenario, &c.profile).unwrap_or_default();
     let mut tls = options.tls_flags();
     if let Some(m) = made.filter(|_| tls.cacert.is_none() && !tls.insecure) {
         tls.cacert = Some(m.cert.clone());

@@ -86,13 +86,13 @@ fn check(p: &Precision, repetitions: u32) -> Result<(), String> {
 
 impl Plan {
     /// How many rounds of the plan's measured runs fit in `t` by
-    /// [`crate::engine::estimated_runs`] (a capacity search's first
+    /// [`super::profile::estimated_runs`] (a capacity search's first
     /// repetition is the longest), with the cool-downs between runs.
     fn rounds_within(&self, t: Duration) -> u32 {
         let cost = |n: u32| {
             self.contestants
                 .iter()
-                .map(|c| crate::engine::estimated_runs(&c.scenario, &c.profile, n))
+                .map(|c| super::profile::estimated_runs(&c.scenario, &c.profile, n))
                 .sum::<Duration>()
                 + self.cooldown * (self.contestants.len() as u32 * n)
         };

@@ -4,12 +4,18 @@
 //! its flags. Each refused value is reported at its own place (`file:line:col`
 //! of the value, whichever table it came from), and an unknown key is told
 //! the keys a plan accepts, not those it refuses.
+//!
+//! A profile is a table of `stackbench load` options by their long flag names
+//! (kebab-case), so it deserializes straight into
+//! [`stackbench_load::LoadOptions`] ([`options`]), with the scenario added;
+//! [`estimated_runs`] tells from it how long a contestant's runs take.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
 
 use serde::Deserialize as _;
 use stackbench_load::LoadOptions;
+use stackbench_record::size::ByteSize;
 use toml::Spanned;
 
 use super::ScenarioRef;
@@ -96,7 +102,7 @@ impl Profile {
                 return Err((at, key_error(key, e.message())));
             }
         }
-        let options = crate::engine::options(scenario, &self.table).map_err(|e| (None, e))?;
+        let options = options(scenario, &self.table).map_err(|e| (None, e))?;
         options.to_spec(&format!("{scheme}://127.0.0.1:9{path}")).map(drop).map_err(|e| {
             let message = e.to_string();
             (self.span_named(&message), message)
@@ -120,6 +126,80 @@ fn key_error(key: &str, message: &str) -> String {
         .filter(|k| refused(k).is_none() && *k != "scenario")
         .collect();
     format!("unknown key `{key}` in a load profile; the keys are {}", accepted.join(", "))
+}
+
+/// The engine's options for a profile: the table's keys, plus the scenario
+/// (`scenario`, or a scenario file's path and variables as `load --scenario-file
+/// F --variable N=V` gives them).
+pub fn options(scenario: &ScenarioRef, profile: &toml::Table) -> Result<LoadOptions, String> {
+    let mut table = profile.clone();
+    if let Some(s) = table.get("scenario").and_then(toml::Value::as_str)
+        && s != scenario.name()
+    {
+        return Err(format!(
+            "its `scenario = {s:?}` differs from the contestant's scenario {scenario}; remove it"
+        ));
+    }
+    match scenario {
+        ScenarioRef::Builtin(s) => {
+            table.insert("scenario".into(), toml::Value::String(s.name().into()));
+        }
+        ScenarioRef::File(_) => {
+            table.remove("scenario");
+        }
+    }
+    if let Some(why) = table.keys().find_map(|k| refused(k)) {
+        return Err(why.to_owned());
+    }
+    let mut options =
+        LoadOptions::deserialize(toml::Value::Table(table)).map_err(|e| e.message().trim().to_owned())?;
+    if let ScenarioRef::File(f) = scenario {
+        options.scenario_file = Some(f.path.clone());
+        options.variable = f.variable_args();
+        // The file is loaded again by the engine, as it was when the plan was read.
+        let limits = &f.scenario.limits;
+        options.file_root.clone_from(&limits.file_root);
+        options.max_file_size = Some(ByteSize(limits.max_file_size));
+        options.max_capture = Some(ByteSize(limits.max_capture as u64));
+    }
+    Ok(options)
+}
+
+/// About how long one contestant's measured runs take with this profile: a
+/// plain run is its warm-up and measured time; a capacity search about nine
+/// steps the first time and four after (docs/capacity.md), each a settle and
+/// a step; plus a second to start and stop the contestant each time.
+pub fn estimated_runs(
+    scenario: &ScenarioRef,
+    profile: &toml::Table,
+    repetitions: u32,
+) -> std::time::Duration {
+    use std::time::Duration;
+    // The timing does not depend on what is sent: the spec of the same profile's fixed request.
+    let timing = |o: LoadOptions| LoadOptions {
+        scenario: None,
+        scenario_file: None,
+        variable: Vec::new(),
+        check_every: None,
+        grpc: false,
+        threshold: Vec::new(),
+        slo: o.slo.iter().filter(|t| t.request.is_none()).cloned().collect(),
+        ..o
+    };
+    let Ok(spec) = options(scenario, profile)
+        .and_then(|o| timing(o).to_spec("http://127.0.0.1:9/").map_err(|e| e.to_string()))
+    else {
+        return Duration::ZERO;
+    };
+    let overhead = Duration::from_secs(1);
+    let one = |steps: u32| match &spec.search {
+        Some(s) => (spec.warmup + s.step) * steps + overhead,
+        None => spec.warmup + spec.duration().unwrap_or_default() + overhead,
+    };
+    if repetitions == 0 {
+        return Duration::ZERO;
+    }
+    one(9) + one(4) * (repetitions - 1)
 }
 
 #[cfg(test)]
