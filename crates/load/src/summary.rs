@@ -111,116 +111,12 @@ fn connection_lines(out: &mut String, c: &Connections, p: &Paint) {
 }
 
 /// The terminal summary of a run (`color`: ANSI colours for a terminal).
-#[allow(clippy::too_many_lines)] // one line of output after another
 pub fn summary_text(r: &RunRecord, color: bool) -> String {
     let p = Paint(color);
     let s = &r.summary;
     let mut out = String::new();
-    let model = match &r.params.model {
-        Model::Closed { connections, think_ms, .. } => {
-            let think = if *think_ms > 0 { format!(", think {think_ms}ms") } else { String::new() };
-            format!("closed model, {connections} users{think}")
-        }
-        Model::Open { rate, max_in_flight } if r.params.stages.is_empty() => {
-            format!("open model, {rate} req/s, max {max_in_flight} in flight")
-        }
-        Model::Open { rate, max_in_flight } => {
-            format!("open model from {rate} req/s, max {max_in_flight} in flight")
-        }
-    };
-    let model = if r.params.stages.is_empty() {
-        model
-    } else {
-        let list: Vec<String> = r
-            .params
-            .stages
-            .iter()
-            .map(|st| {
-                format!(
-                    "{}:{}",
-                    crate::parse::Dur(std::time::Duration::from_millis(st.duration_ms)),
-                    st.target
-                )
-            })
-            .collect();
-        let unit = if matches!(r.params.model, Model::Open { .. }) { "req/s" } else { "users" };
-        format!("{model}, stages {} ({unit})", list.join(","))
-    };
-    // A shard's users are its own share; its rate is the whole load's schedule, of which it
-    // sends every N-th request.
-    let model = match r.params.extra.get("shard").and_then(|v| v.as_str()) {
-        Some(shard) if matches!(r.params.model, Model::Open { .. }) => {
-            let n = shard.split('/').nth(1).unwrap_or("N");
-            format!("shard {shard} (every {n}th request) of: {model}")
-        }
-        Some(shard) => format!("shard {shard}, its share: {model}"),
-        None => model,
-    };
-    let tls = r.params.url.trim_start().to_ascii_lowercase().starts_with("https://");
-    let transport = match (r.params.transport.as_str(), tls) {
-        ("http1", false) => "HTTP/1.1",
-        ("http1", true) => "HTTP/1.1 over TLS",
-        ("h2c", false) => "h2c",
-        ("h2c", true) => "HTTP/2 over TLS",
-        ("grpc", false) => "gRPC (h2c)",
-        ("grpc", true) => "gRPC (HTTP/2 over TLS)",
-        (other, _) => other,
-    };
-    let scenario = r.params.scenario.as_deref().map(|s| format!(", scenario {s}")).unwrap_or_default();
-    let _ = writeln!(out, "{}", p.bold(&format!("stackbench load {}", r.params.url)));
-    let mut io =
-        r.params.extra.get("io").and_then(|v| v.as_str()).map(|io| format!(", {io}")).unwrap_or_default();
-    if let Some(us) = r.params.extra.get("timer_slack_us").and_then(serde_json::Value::as_u64) {
-        let _ = write!(io, ", timer slack {us} µs");
-    }
-    let _ = writeln!(
-        out,
-        "  {model}, {transport}{scenario}, {:.1}s measured, {} thread{}{io}",
-        s.duration_s,
-        r.params.threads,
-        if r.params.threads == 1 { "" } else { "s" }
-    );
-    if let Some(w) = &r.warmup {
-        let _ = writeln!(out, "  {:<13} {}", "warm-up", warmup_line(w, &p));
-    }
-    if let Some(invalid) = &r.invalid {
-        let _ = writeln!(
-            out,
-            "  {}",
-            p.red(&format!("FAILED ({}): {}; these numbers are not a result", invalid.kind, invalid.reason))
-        );
-    }
-    if r.interrupted && s.requests == 0 && s.duration_s < 1e-3 {
-        let _ = writeln!(out, "  {}", p.yellow("interrupted before the load started: nothing was sent"));
-    } else if r.interrupted {
-        let _ = writeln!(out, "  {}", p.yellow("interrupted: these numbers cover the part that ran"));
-    }
-    let _ = writeln!(
-        out,
-        "  {:<13} {} total, {} req/s, {:.0} req/min",
-        "requests",
-        p.bold(&s.requests.to_string()),
-        p.bold(&format!("{:.1}", s.rps)),
-        s.rps * 60.0
-    );
-    let ok_pct = if s.requests == 0 { 0.0 } else { 100.0 * s.ok as f64 / s.requests as f64 };
-    let _ = writeln!(out, "  {:<13} {} ({ok_pct:.2}%), {:.1} req/s", "ok", s.ok, s.ok_rps);
-    if s.errors == 0 {
-        let _ = writeln!(out, "  {:<13} {}", "errors", p.green("0"));
-    } else {
-        let mut kinds: Vec<_> = r.errors.iter().collect();
-        kinds.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-        let list: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} {n}")).collect();
-        let _ = writeln!(out, "  {:<13} {} ({})", "errors", p.red(&s.errors.to_string()), list.join(", "));
-    }
-    if r.errors.contains_key(&stackbench_record::ErrorKind::TlsAnswer.key()) {
-        let server = r.params.url.split("://").nth(1).and_then(|rest| rest.split('/').next()).unwrap_or("");
-        let _ = writeln!(
-            out,
-            "  {:<13} the server at {server} answered with a TLS record (tls_answer): it speaks TLS; use https://",
-            "",
-        );
-    }
+    header_lines(&mut out, r, &p);
+    count_lines(&mut out, r, &p);
     if s.latency.count > 0 {
         latency_lines(&mut out, "latency", &s.latency);
     } else {
@@ -267,6 +163,137 @@ pub fn summary_text(r: &RunRecord, color: bool) -> String {
             writeln!(out, "  {:<13} {} performed ({every}), {failed} failed", "checks", s.checks.performed);
     }
     per_request_lines(&mut out, r, &p);
+    generator_lines(&mut out, r, &p);
+    outcome_lines(&mut out, r, &p);
+    out
+}
+
+/// What was asked of the load: the model (with its stages, or a shard's share of it).
+fn model_phrase(r: &RunRecord) -> String {
+    let model = match &r.params.model {
+        Model::Closed { connections, think_ms, .. } => {
+            let think = if *think_ms > 0 { format!(", think {think_ms}ms") } else { String::new() };
+            format!("closed model, {connections} users{think}")
+        }
+        Model::Open { rate, max_in_flight } if r.params.stages.is_empty() => {
+            format!("open model, {rate} req/s, max {max_in_flight} in flight")
+        }
+        Model::Open { rate, max_in_flight } => {
+            format!("open model from {rate} req/s, max {max_in_flight} in flight")
+        }
+    };
+    let model = if r.params.stages.is_empty() {
+        model
+    } else {
+        let list: Vec<String> = r
+            .params
+            .stages
+            .iter()
+            .map(|st| {
+                format!(
+                    "{}:{}",
+                    crate::parse::Dur(std::time::Duration::from_millis(st.duration_ms)),
+                    st.target
+                )
+            })
+            .collect();
+        let unit = if matches!(r.params.model, Model::Open { .. }) { "req/s" } else { "users" };
+        format!("{model}, stages {} ({unit})", list.join(","))
+    };
+    // A shard's users are its own share; its rate is the whole load's schedule, of which it
+    // sends every N-th request.
+    match r.params.extra.get("shard").and_then(|v| v.as_str()) {
+        Some(shard) if matches!(r.params.model, Model::Open { .. }) => {
+            let n = shard.split('/').nth(1).unwrap_or("N");
+            format!("shard {shard} (every {n}th request) of: {model}")
+        }
+        Some(shard) => format!("shard {shard}, its share: {model}"),
+        None => model,
+    }
+}
+
+/// The transport as a person says it (`HTTP/2 over TLS`).
+fn transport_phrase(r: &RunRecord) -> &str {
+    let tls = r.params.url.trim_start().to_ascii_lowercase().starts_with("https://");
+    match (r.params.transport.as_str(), tls) {
+        ("http1", false) => "HTTP/1.1",
+        ("http1", true) => "HTTP/1.1 over TLS",
+        ("h2c", false) => "h2c",
+        ("h2c", true) => "HTTP/2 over TLS",
+        ("grpc", false) => "gRPC (h2c)",
+        ("grpc", true) => "gRPC (HTTP/2 over TLS)",
+        (other, _) => other,
+    }
+}
+
+/// The URL, what was asked, and whether the numbers are a whole result.
+fn header_lines(out: &mut String, r: &RunRecord, p: &Paint) {
+    let s = &r.summary;
+    let (model, transport) = (model_phrase(r), transport_phrase(r));
+    let scenario = r.params.scenario.as_deref().map(|s| format!(", scenario {s}")).unwrap_or_default();
+    let _ = writeln!(out, "{}", p.bold(&format!("stackbench load {}", r.params.url)));
+    let mut io =
+        r.params.extra.get("io").and_then(|v| v.as_str()).map(|io| format!(", {io}")).unwrap_or_default();
+    if let Some(us) = r.params.extra.get("timer_slack_us").and_then(serde_json::Value::as_u64) {
+        let _ = write!(io, ", timer slack {us} µs");
+    }
+    let _ = writeln!(
+        out,
+        "  {model}, {transport}{scenario}, {:.1}s measured, {} thread{}{io}",
+        s.duration_s,
+        r.params.threads,
+        if r.params.threads == 1 { "" } else { "s" }
+    );
+    if let Some(w) = &r.warmup {
+        let _ = writeln!(out, "  {:<13} {}", "warm-up", warmup_line(w, p));
+    }
+    if let Some(invalid) = &r.invalid {
+        let _ = writeln!(
+            out,
+            "  {}",
+            p.red(&format!("FAILED ({}): {}; these numbers are not a result", invalid.kind, invalid.reason))
+        );
+    }
+    if r.interrupted && s.requests == 0 && s.duration_s < 1e-3 {
+        let _ = writeln!(out, "  {}", p.yellow("interrupted before the load started: nothing was sent"));
+    } else if r.interrupted {
+        let _ = writeln!(out, "  {}", p.yellow("interrupted: these numbers cover the part that ran"));
+    }
+}
+
+/// Requests, how many were ok, and the errors by kind.
+fn count_lines(out: &mut String, r: &RunRecord, p: &Paint) {
+    let s = &r.summary;
+    let _ = writeln!(
+        out,
+        "  {:<13} {} total, {} req/s, {:.0} req/min",
+        "requests",
+        p.bold(&s.requests.to_string()),
+        p.bold(&format!("{:.1}", s.rps)),
+        s.rps * 60.0
+    );
+    let ok_pct = if s.requests == 0 { 0.0 } else { 100.0 * s.ok as f64 / s.requests as f64 };
+    let _ = writeln!(out, "  {:<13} {} ({ok_pct:.2}%), {:.1} req/s", "ok", s.ok, s.ok_rps);
+    if s.errors == 0 {
+        let _ = writeln!(out, "  {:<13} {}", "errors", p.green("0"));
+    } else {
+        let mut kinds: Vec<_> = r.errors.iter().collect();
+        kinds.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        let list: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        let _ = writeln!(out, "  {:<13} {} ({})", "errors", p.red(&s.errors.to_string()), list.join(", "));
+    }
+    if r.errors.contains_key(&stackbench_record::ErrorKind::TlsAnswer.key()) {
+        let server = r.params.url.split("://").nth(1).and_then(|rest| rest.split('/').next()).unwrap_or("");
+        let _ = writeln!(
+            out,
+            "  {:<13} the server at {server} answered with a TLS record (tls_answer): it speaks TLS; use https://",
+            "",
+        );
+    }
+}
+
+/// The generator's own cost, what the latency means in this model, and a saturated generator.
+fn generator_lines(out: &mut String, r: &RunRecord, p: &Paint) {
     let g = &r.generator;
     let _ = writeln!(
         out,
@@ -279,7 +306,7 @@ pub fn summary_text(r: &RunRecord, color: bool) -> String {
         if g.cores == 1 { "" } else { "s" },
         g.utilization * 100.0
     );
-    if s.corrected_for_coordinated_omission {
+    if r.summary.corrected_for_coordinated_omission {
         let _ = writeln!(
             out,
             "  note: open model: latency counts from each request's intended send time (corrected for \
@@ -306,6 +333,10 @@ pub fn summary_text(r: &RunRecord, color: bool) -> String {
             ))
         );
     }
+}
+
+/// The `--threshold` outcomes and a capacity search's steps and sentence.
+fn outcome_lines(out: &mut String, r: &RunRecord, p: &Paint) {
     for t in &r.thresholds {
         let mark = if t.passed { p.green("pass") } else { p.red("FAIL") };
         let _ = writeln!(out, "  threshold {mark} {} (measured {})", t.expression, trim_float(t.actual));
@@ -319,7 +350,6 @@ pub fn summary_text(r: &RunRecord, color: bool) -> String {
         let _ =
             writeln!(out, "  {}", if search.sustained_rps.is_some() { p.bold(&line) } else { p.red(&line) });
     }
-    out
 }
 
 /// A scenario file's requests by name and its iterations: one row each (none when they
