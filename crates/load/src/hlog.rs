@@ -6,6 +6,13 @@
 //! the max-value divisor is 1000), and the histogram V2-compressed, base64.
 //!
 //! Lines are written as each second ends, so an interrupted run keeps its log.
+//!
+//! The `hdrhistogram` crate has a writer of this format too, but it borrows its output
+//! and serializer for its whole life (`IntervalLogWriter<'a, 'b, W, S>`), so the collector
+//! that keeps the log open over a run and writes a line each second could hold it only in a
+//! self-referential struct; and it writes neither the format-version line nor the legend
+//! that Java's writer writes. The lines here are the crate's, byte for byte (a test below
+//! holds them to it), plus those two (docs/design.md, "The interval log").
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write as _};
@@ -79,5 +86,48 @@ mod tests {
         assert!((entries[0].1 - 20.0).abs() < 0.1, "{entries:?}");
         assert_eq!(decode_histogram(&entries[0].2).unwrap().len(), 3);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_lines_are_the_hdrhistogram_crates_with_javas_version_and_legend() {
+        use hdrhistogram::serialization::V2DeflateSerializer;
+        use hdrhistogram::serialization::interval_log::IntervalLogWriterBuilder;
+        use std::time::Duration;
+
+        let dir = std::env::temp_dir().join(format!("sb-hlog-crate-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.hlog");
+        let start = UNIX_EPOCH + Duration::from_millis(1_765_000_000_123);
+        let mut busy = new_histogram();
+        for v in [100, 200, 20_000, 59_000_000] {
+            busy.record(v).unwrap();
+        }
+        let seconds = [busy, new_histogram()];
+        let mut w = HlogWriter::create(&path, start, "stackbench load http://127.0.0.1:1/").unwrap();
+        for (t, h) in seconds.iter().enumerate() {
+            w.interval(t as f64, 1.0, h).unwrap();
+        }
+        drop(w);
+        let ours = std::fs::read_to_string(&path).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+
+        let (mut theirs, mut serializer) = (Vec::new(), V2DeflateSerializer::new());
+        let mut log = IntervalLogWriterBuilder::new()
+            .add_comment("stackbench load http://127.0.0.1:1/")
+            .add_comment("[Histogram log format version 1.3]")
+            .with_start_time(start)
+            .with_base_time(start)
+            .with_max_value_divisor(1000.0)
+            .begin_log_with(&mut theirs, &mut serializer)
+            .unwrap();
+        for (t, h) in seconds.iter().enumerate() {
+            log.write_histogram(h, Duration::from_secs(t as u64), Duration::from_secs(1), None).unwrap();
+        }
+        drop(log);
+        let theirs = String::from_utf8(theirs).unwrap();
+        let legend =
+            "\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n";
+        let (headers, intervals) = theirs.split_at(theirs.find("0.000,").unwrap());
+        assert_eq!(ours, format!("{headers}{legend}{intervals}"));
     }
 }
