@@ -116,9 +116,9 @@ pub(crate) fn terminal(c: &Comparison, color: bool) -> String {
     for (scenario, changes) in scenarios(c) {
         let _ = writeln!(out, "\n{}", p.wrap("1", scenario));
         let rows: Vec<[String; 6]> = changes.iter().map(|ch| cells(ch)).collect();
-        let widths = super::terminal::column_widths(&HEADERS, &rows);
+        let widths = super::table::column_widths(&HEADERS, &rows);
         // Contestant and verdict are words; the columns between are numbers.
-        let pad = |s: &str, i: usize| super::terminal::pad(s, widths[i], i != 0 && i != 5);
+        let pad = |s: &str, i: usize| super::table::pad(s, widths[i], i != 0 && i != 5);
         let head: Vec<String> = HEADERS.iter().enumerate().map(|(i, h)| pad(h, i)).collect();
         let _ = writeln!(out, "  {}", p.wrap("1", head.join("  ").trim_end()));
         for (row, ch) in rows.iter().zip(&changes) {

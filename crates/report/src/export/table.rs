@@ -1,5 +1,7 @@
 //! The summary table every human-readable format prints per scenario (the
-//! terminal, Markdown and HTML), so they never disagree about a column.
+//! terminal, Markdown and HTML), so they never disagree about a column; and the
+//! fixed-width layout of a text table (column widths, padding) that the
+//! terminal's tables and a comparison's share.
 
 use crate::analysis::{ContestantReport, ScenarioReport};
 use crate::fmt;
@@ -230,4 +232,17 @@ pub fn provenance(a: &crate::Analysis) -> Vec<String> {
         lines.push(format!("{}: {}", c.name, parts.join(" · ")));
     }
     lines
+}
+
+/// Each column's width: its widest cell or header, in characters.
+pub(super) fn column_widths<const N: usize>(headers: &[&str; N], rows: &[[String; N]]) -> [usize; N] {
+    std::array::from_fn(|i| {
+        rows.iter().map(|r| r[i].chars().count()).chain([headers[i].chars().count()]).max().unwrap_or(0)
+    })
+}
+
+/// `s` filled with spaces to `width`, on the left when `right` (numbers).
+pub(super) fn pad(s: &str, width: usize, right: bool) -> String {
+    let fill = " ".repeat(width.saturating_sub(s.chars().count()));
+    if right { format!("{fill}{s}") } else { format!("{s}{fill}") }
 }

@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use super::table::{self, HEADERS, NUMERIC, REQUEST_HEADERS, REQUEST_NUMERIC};
+use super::table::{self, HEADERS, NUMERIC, REQUEST_HEADERS, REQUEST_NUMERIC, column_widths, pad};
 use super::{Exporter, RenderOptions};
 use crate::analysis::{Analysis, ScenarioReport, Verdict};
 use crate::compare::Comparison;
@@ -127,17 +127,4 @@ fn aligned<const N: usize>(
         let cells: Vec<String> = (0..N).map(|i| pad(&row[i], widths[i], numeric[i])).collect();
         let _ = writeln!(out, "  {}", cells.join("  ").trim_end());
     }
-}
-
-/// Each column's width: its widest cell or header, in characters.
-pub(super) fn column_widths<const N: usize>(headers: &[&str; N], rows: &[[String; N]]) -> [usize; N] {
-    std::array::from_fn(|i| {
-        rows.iter().map(|r| r[i].chars().count()).chain([headers[i].chars().count()]).max().unwrap_or(0)
-    })
-}
-
-/// `s` filled with spaces to `width`, on the left when `right` (numbers).
-pub(super) fn pad(s: &str, width: usize, right: bool) -> String {
-    let fill = " ".repeat(width.saturating_sub(s.chars().count()));
-    if right { format!("{fill}{s}") } else { format!("{s}{fill}") }
 }
