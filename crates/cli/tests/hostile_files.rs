@@ -119,6 +119,7 @@ fn a_jsonpath_that_blows_up_fails_its_check_in_bounded_memory() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let record = stackbench_testkit::record::record_json(&out.stdout);
     assert_eq!(record["summary"]["requests"], 5, "{}", record["summary"]);
+    // Every answer checked (`--check-every 1`: `auto` may skip a costly check).
     assert_eq!(record["errors"]["check"], 5, "{}", record["errors"]);
 }
 
@@ -270,5 +271,261 @@ fn a_file_may_not_take_a_builtins_name() {
         let all = text(&out);
         assert_eq!(out.status.code(), Some(1), "{all}");
         assert!(all.contains("mine.toml:1:8: `name = \"dummy\"` is a built-in scenario's"), "{all}");
+    }
+}
+
+/// What a server received holds no line that a value smuggled in: no `Evil` header, no second
+/// request.
+fn nothing_smuggled(server: &Hostile) {
+    let got = server.received();
+    assert!(!got.contains("Evil") && !got.contains("smuggled"), "{got}");
+}
+
+/// Issue 45 #4: a captured `"a\r\nEvil: 1"` written into a header added a header, and into a
+/// URL split the request (the server read a second `GET /smuggled`); the same through a CSV
+/// row or `--variable`. Such a request is not sent: `verify` fails its case with the reason,
+/// `load` counts it `check`.
+#[test]
+fn a_value_with_cr_lf_or_nul_never_reaches_a_request_line_or_header() {
+    let server =
+        answering(200, r#"{"h": "a\r\nEvil: 1", "u": "a HTTP/1.1\r\n\r\nGET /smuggled", "z": "a\u0000b"}"#);
+    let d = dir("inject");
+    let take = "GET {{base_url}}/take\nHTTP 200\n[Captures]\nh: jsonpath \"$.h\"\nu: jsonpath \"$.u\"\nz: jsonpath \"$.z\"\n\n";
+    let cases = [
+        ("header.hurl", "GET {{base_url}}/give\nX-H: {{h}}\nHTTP 200\n", "a carriage return (CR)"),
+        ("url.hurl", "GET {{base_url}}/give/{{u}}\nHTTP 200\n", "a carriage return (CR)"),
+        ("nul.hurl", "GET {{base_url}}/give\nX-Z: {{z}}\nHTTP 200\n", "a NUL byte"),
+    ];
+    for (name, give, said) in cases {
+        let file = write(&d, name, &format!("{take}{give}"));
+        let out = bounded(
+            stackbench().args(["verify", &server.url(""), "--scenario-file"]).arg(&file),
+            Duration::from_secs(30),
+            400 << 20,
+        );
+        let all = text(&out);
+        assert_eq!(out.status.code(), Some(1), "{name}: {all}");
+        assert!(all.contains(said) && all.contains("the request is not sent"), "{name}: {all}");
+        let out = bounded(
+            stackbench()
+                .args([
+                    "load",
+                    &server.url(""),
+                    "-c",
+                    "1",
+                    "-n",
+                    "5",
+                    "--json",
+                    "-",
+                    "--quiet",
+                    "--scenario-file",
+                ])
+                .arg(&file),
+            Duration::from_secs(30),
+            400 << 20,
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(record["errors"]["check"], 5, "{name}: {}", record["errors"]);
+    }
+    // A data row, and --variable.
+    write(&d, "rows.csv", "v\n\"a\r\nEvil: 1\"\n");
+    let rows = write(
+        &d,
+        "rows.toml",
+        "[[rows]]\nfile = \"rows.csv\"\n[[flow]]\nhurl = \"GET {{base_url}}/row/{{v}}\\nHTTP 200\\n\"\n",
+    );
+    let var = write(&d, "var.hurl", "GET {{base_url}}/var\nX-V: {{v}}\nHTTP 200\n");
+    for (file, extra) in [(&rows, &[][..]), (&var, &["--variable", "v=a\r\nEvil: 1"][..])] {
+        let out = stackbench()
+            .args(["verify", &server.url(""), "--scenario-file"])
+            .arg(file)
+            .args(extra)
+            .output()
+            .unwrap();
+        let all = text(&out);
+        assert_eq!(out.status.code(), Some(1), "{all}");
+        assert!(all.contains("variable `v` holds a carriage return (CR)"), "{all}");
+    }
+    nothing_smuggled(&server);
+}
+
+/// Issue 45 #5: `verify` followed a captured absolute URL, or a capture that extends the
+/// target's host, to another host and said "passes"; `load` sent nothing there. A host comes
+/// from the file or the user: the request is refused and the other host hears nothing.
+#[test]
+fn verify_never_follows_an_answer_to_another_host() {
+    let elsewhere = answering(200, "{}");
+    let other = elsewhere.addr;
+    let server = answering(200, &format!(r#"{{"next": "http://{other}/x", "tail": "@{other}/x"}}"#));
+    let d = dir("hosts");
+    let take = "GET {{base_url}}/take\nHTTP 200\n[Captures]\nnext: jsonpath \"$.next\"\ntail: jsonpath \"$.tail\"\n\n";
+    for (name, give) in [
+        ("absolute.hurl", "GET {{next}}\nHTTP 200\n"),
+        ("userinfo.hurl", "GET {{base_url}}{{tail}}\nHTTP 200\n"),
+    ] {
+        let file = write(&d, name, &format!("{take}{give}"));
+        let out =
+            stackbench().args(["verify", &server.url(""), "--scenario-file"]).arg(&file).output().unwrap();
+        let all = text(&out);
+        assert_eq!(out.status.code(), Some(1), "{name}: {all}");
+        assert!(
+            all.contains("comes from an answer or a data row and would write the request's host"),
+            "{all}"
+        );
+    }
+    // A data file's `base_url`, and a capture of it, are refused when the file loads.
+    write(&d, "hosts.csv", &format!("base_url\nhttp://{other}\n"));
+    let rows = write(
+        &d,
+        "rows.toml",
+        "[[rows]]\nfile = \"hosts.csv\"\n[[flow]]\nhurl = \"GET {{base_url}}/x\\nHTTP 200\\n\"\n",
+    );
+    let capture = write(
+        &d,
+        "capture.hurl",
+        "GET {{base_url}}/take\nHTTP 200\n[Captures]\nbase_url: jsonpath \"$.next\"\n\nGET {{base_url}}/x\nHTTP 200\n",
+    );
+    for (file, said) in [
+        (&rows, "rows.toml:2:8: a data file cannot set `base_url`"),
+        (&capture, "capture.hurl:4:1: a capture cannot set `base_url`"),
+    ] {
+        let out =
+            stackbench().args(["verify", &server.url(""), "--scenario-file"]).arg(file).output().unwrap();
+        assert!(text(&out).contains(said), "{said} not in {}", text(&out));
+    }
+    assert_eq!(elsewhere.received(), "", "the other host heard nothing");
+}
+
+/// Issue 45 #11: a 10 MiB URL was sent under `load`, and `verify` printed 20 MB. The values a
+/// request's line and headers carry are bounded (64 KiB): past it the request is not sent
+/// (`check`); and what `verify` prints of one failure is cut, and says so.
+#[test]
+fn huge_request_lines_are_not_sent_and_verify_says_little() {
+    let long = "x".repeat(10 << 20);
+    let server = answering(200, &format!(r#"{{"t": "{long}", "s": "{}"}}"#, "a b".repeat(20_000)));
+    let d = dir("huge");
+    let file = write(
+        &d,
+        "huge.hurl",
+        "GET {{base_url}}/take\nHTTP 200\n[Captures]\nt: jsonpath \"$.t\"\n\nGET {{base_url}}/give/{{t}}\nHTTP 200\n",
+    );
+    let out = bounded(
+        stackbench()
+            .args([
+                "load",
+                &server.url(""),
+                "-c",
+                "2",
+                "-n",
+                "6",
+                "--max-capture",
+                "32MiB",
+                "--json",
+                "-",
+                "--quiet",
+            ])
+            .arg("--scenario-file")
+            .arg(&file),
+        Duration::from_mins(1),
+        1 << 30,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(record["errors"]["check"], 6, "{}", record["errors"]);
+    assert!(!server.received().contains("/give"), "no such request was sent");
+    let out = bounded(
+        stackbench()
+            .args(["verify", &server.url(""), "--max-capture", "32MiB", "--scenario-file"])
+            .arg(&file),
+        Duration::from_mins(1),
+        1 << 30,
+    );
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{}", &all[..all.len().min(2000)]);
+    assert!(
+        all.len() < 4000 && all.contains("is too long"),
+        "{} bytes: {}",
+        all.len(),
+        &all[..all.len().min(2000)]
+    );
+    // A message that would carry a value of an answer is cut, and says so.
+    let spaced = write(
+        &d,
+        "spaced.hurl",
+        "GET {{base_url}}/take\nHTTP 200\n[Captures]\ns: jsonpath \"$.s\"\n\nGET {{base_url}}/give/{{s}}\nHTTP 200\n",
+    );
+    let out = bounded(
+        stackbench().args(["verify", &server.url(""), "--scenario-file"]).arg(&spaced),
+        Duration::from_mins(1),
+        1 << 30,
+    );
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{}", &all[..all.len().min(2000)]);
+    assert!(
+        all.len() < 4000 && all.contains("(cut: "),
+        "{} bytes: {}",
+        all.len(),
+        &all[..all.len().min(2000)]
+    );
+}
+
+/// Issue 45 #12: a file's `Host:` was sent beside the computed one (two Host headers), and
+/// `Content-Length: 0` with `Transfer-Encoding: chunked` and a 5-byte body was sent as
+/// written. The file's Host replaces the computed one; a Content-Length that matches its body
+/// is sent once; one that does not, and Transfer-Encoding, are refused where they are written.
+#[test]
+fn a_request_has_one_host_and_one_framing() {
+    let server = answering(200, "{}");
+    let d = dir("framing");
+    let good = write(
+        &d,
+        "good.hurl",
+        "POST {{base_url}}/x\nHost: vhost.example\nContent-Length: 5\n`hello`\nHTTP 200\n",
+    );
+    for cmd in ["verify", "load"] {
+        let mut c = stackbench();
+        c.args([cmd, &server.url(""), "--scenario-file"]).arg(&good);
+        if cmd == "load" {
+            c.args(["-c", "1", "-n", "1", "--quiet"]);
+        }
+        let out = c.output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{cmd}: {}", text(&out));
+    }
+    let got = server.received();
+    let heads: Vec<&str> = got.split("POST /x HTTP/1.1\r\n").skip(1).collect();
+    assert_eq!(heads.len(), 2, "{got}");
+    for head in heads {
+        let head = head.to_ascii_lowercase();
+        assert_eq!(head.matches("\r\nhost: ").count() + usize::from(head.starts_with("host: ")), 1, "{head}");
+        assert!(head.contains("host: vhost.example\r\n"), "{head}");
+        assert_eq!(head.matches("content-length: 5\r\n").count(), 1, "{head}");
+    }
+    let bad = [
+        (
+            "length.hurl",
+            "POST {{base_url}}/x\nContent-Length: 0\n`hello`\nHTTP 200\n",
+            "length.hurl:2:1: `Content-Length: 0` does not match the body, 5 bytes",
+        ),
+        (
+            "chunked.hurl",
+            "POST {{base_url}}/x\nTransfer-Encoding: chunked\n`hello`\nHTTP 200\n",
+            "chunked.hurl:2:1: stackbench frames every request's body itself",
+        ),
+        (
+            "hosts.hurl",
+            "GET {{base_url}}/x\nHost: a\nHost: b\nHTTP 200\n",
+            "hosts.hurl:3:1: `Host` is given twice",
+        ),
+    ];
+    for (name, hurl, said) in bad {
+        let file = write(&d, name, hurl);
+        for cmd in ["verify", "load"] {
+            let out =
+                stackbench().args([cmd, &server.url(""), "--scenario-file"]).arg(&file).output().unwrap();
+            let all = text(&out);
+            assert_eq!(out.status.code(), Some(1), "{cmd} {name}: {all}");
+            assert!(all.contains(said), "{said} not in {all}");
+        }
     }
 }

@@ -55,6 +55,23 @@ pub struct ParseError {
     pub kind: ErrorKind,
 }
 
+/// The most characters of one message `verify` prints or records about a case: a value
+/// from a hostile answer (a 10 MiB URL, a capture) is cut there, and says so.
+pub const MESSAGE_MAX: usize = 1000;
+
+/// `text`, cut to at most `max` bytes (at a character's boundary) with what was cut said:
+/// `... (cut: 123 more bytes)`.
+pub fn cut(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if text.len() <= max {
+        return text.into();
+    }
+    let mut at = max;
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    format!("{}... (cut: {} more bytes)", &text[..at], text.len() - at).into()
+}
+
 /// 1-based line and column of byte `offset` in `text` (for one position; a file that
 /// places many keeps its [`Lines`]).
 pub fn pos_of(text: &str, offset: usize) -> Pos {
@@ -92,6 +109,13 @@ impl Lines {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_messages_are_cut_and_say_so() {
+        assert_eq!(cut("short", 10), "short");
+        assert_eq!(cut("abcdef", 3), "abc... (cut: 3 more bytes)");
+        assert_eq!(cut("ééé", 3), "é... (cut: 4 more bytes)", "at a character's boundary");
+    }
 
     proptest::proptest! {
         /// The line index places every offset where a walk from the start places it.

@@ -346,11 +346,10 @@ pub(crate) fn placeholder_value(t: &Template, vars: &mut Vars) -> Result<Value<'
                 *pos,
                 vars,
             ),
-            _ => vars.get(name).map(|v| Value::of_var(v).into_owned()).ok_or_else(|| RenderError {
-                name: name.to_string(),
-                pos: *pos,
-                why: None,
-            }),
+            _ => vars
+                .get(name)
+                .map(|v| Value::of_var(v).into_owned())
+                .ok_or_else(|| RenderError::no_value(name, *pos)),
         },
         [Part::Expr { expr, pos, .. }] => expr_value(expr, *pos, vars),
         _ => Ok(Value::Str(std::borrow::Cow::Owned(t.render_string(vars)?))),
@@ -367,13 +366,12 @@ fn start_of(name: &str) -> ExprStart {
 
 /// An expression's value: its start, through its filters.
 fn expr_value(e: &Expr, pos: Pos, vars: &mut Vars) -> Result<Value<'static>, RenderError> {
-    let why = |why: String| RenderError { name: e.source.to_string(), pos, why: Some(why.into()) };
+    let why = |why: String| RenderError::expr(&e.source, pos, why);
     let mut v = match &e.start {
-        ExprStart::Var(name) => vars.get(name).map(|v| Value::of_var(v).into_owned()).ok_or(RenderError {
-            name: name.to_string(),
-            pos,
-            why: None,
-        })?,
+        ExprStart::Var(name) => vars
+            .get(name)
+            .map(|v| Value::of_var(v).into_owned())
+            .ok_or_else(|| RenderError::no_value(name, pos))?,
         ExprStart::NewUuid => {
             let mut out = Vec::new();
             vars.fill(crate::template::Hole::Uuid { quoted: false }, &mut out);
@@ -404,7 +402,7 @@ pub(crate) fn render_expr(
     out: &mut Vec<u8>,
 ) -> Result<(), RenderError> {
     let v = expr_value(e, pos, vars)?;
-    let why = |why: String| RenderError { name: e.source.to_string(), pos, why: Some(why.into()) };
+    let why = |why: String| RenderError::expr(&e.source, pos, why);
     if let (Escape::JsonValue, Value::List(_) | Value::Object(_)) = (escape, &v) {
         out.extend_from_slice(v.to_json().to_string().as_bytes());
         return Ok(());

@@ -18,6 +18,7 @@ pub mod error;
 pub mod eval;
 pub mod expr;
 pub mod files;
+pub mod framing;
 pub mod jsonpath;
 pub mod model;
 pub mod parse;
@@ -105,6 +106,17 @@ pub fn check_variables(file: &HurlFile, defined: impl Fn(&str) -> bool) -> Resul
             check(t, &taken)?;
         }
         let Some(r) = &entry.response else { continue };
+        if let Some(c) = r.captures.iter().find(|c| &*c.name == "base_url") {
+            return Err(ParseError {
+                file: file.file.clone(),
+                pos: c.pos,
+                kind: ErrorKind::Syntax(
+                    "a capture cannot set `base_url`: a request's host comes from the file or the user \
+                     (the target, --variable), never from an answer"
+                        .into(),
+                ),
+            });
+        }
         for c in &r.captures {
             for t in c.templates() {
                 check(t, &taken)?;
@@ -155,7 +167,8 @@ pub fn load_in(
     files: Option<files::Files<'_>>,
     defined: impl Fn(&str) -> bool,
 ) -> Result<HurlFile, ParseError> {
-    let f = parse::parse_in(file, text, files)?;
+    let mut f = parse::parse_in(file, text, files)?;
+    framing::settle(&mut f)?;
     check_variables(&f, defined)?;
     if f.entries.is_empty() {
         return Err(ParseError {
@@ -258,6 +271,14 @@ hurl = "DELETE {{base_url}}/x\nHTTP 204\n"
             }
             fuzz_scenario(&data);
         }
+    }
+
+    /// Issue 45 #5: a capture may not set the target.
+    #[test]
+    fn a_capture_may_not_set_base_url() {
+        let (pos, kind) = refused("GET {{base_url}}/a\nHTTP 200\n[Captures]\nbase_url: jsonpath \"$.u\"\n");
+        assert_eq!(pos, Pos { line: 4, col: 1 });
+        assert!(kind.to_string().starts_with("a capture cannot set `base_url`"), "{kind}");
     }
 
     #[test]

@@ -56,6 +56,8 @@ pub struct Entry {
 /// A request header. `Name;` and `Name:` both send the header with an empty value.
 #[derive(Debug, Clone)]
 pub struct Header {
+    /// Where its name starts.
+    pub pos: Pos,
     pub name: Template,
     pub value: Template,
 }
@@ -217,6 +219,7 @@ impl HurlFile {
             e.pos = f(e.pos);
             let mut templates: Vec<&mut Template> = vec![&mut e.url];
             for h in &mut e.headers {
+                h.pos = f(h.pos);
                 templates.push(&mut h.name);
                 templates.push(&mut h.value);
             }

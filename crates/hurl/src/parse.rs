@@ -263,6 +263,7 @@ impl<'a> Parser<'a> {
 
     /// `name: value` or `name;` (an empty value) at `c`.
     fn header(&self, c: &mut Cur) -> Res<Header> {
+        let pos = self.pos(c.i);
         let name = self.key_string(c)?;
         let mut d = *c;
         self.skip_sp(&mut d);
@@ -270,11 +271,11 @@ impl<'a> Parser<'a> {
             d.i += 1;
             self.end_of_line(d)?;
             *c = Cur { i: d.end, end: d.end };
-            return Ok(Header { name, value: Template::default() });
+            return Ok(Header { pos, name, value: Template::default() });
         }
         self.colon(c)?;
         let value = self.value_string(c)?;
-        Ok(Header { name, value })
+        Ok(Header { pos, name, value })
     }
 
     fn colon(&self, c: &mut Cur) -> Res<()> {

@@ -6,6 +6,7 @@
 
 use std::fmt;
 
+use crate::error::{MESSAGE_MAX, cut};
 use crate::eval::{Answer, Failure, FailureKind, Request};
 use crate::model::{Entry, HurlFile};
 use crate::scenario::{CleanValue, Level, Reset, Scenario};
@@ -53,8 +54,8 @@ fn run_flow_explained<A: Answer>(
     'entries: for (i, e) in hurl.entries.iter().enumerate() {
         let name = names.get(i).cloned().unwrap_or_else(|| e.name());
         let no_value = |err: &crate::template::RenderError, vars: &Vars| {
-            if let Some(w) = &err.why {
-                return format!("{}:{}: {w}", hurl.file, err.pos);
+            if err.why != crate::template::Unwritable::NoValue {
+                return format!("{}:{err}", hurl.file);
             }
             let because = why(&err.name, vars).unwrap_or_else(|| "the capture that sets it failed".into());
             format!("{}:{}: variable `{}` has no value ({because})", hurl.file, err.pos, err.name)
@@ -105,7 +106,7 @@ fn run_flow_explained<A: Answer>(
                 }
                 // A check that names an expression without value: say why it has none.
                 let error = failures.iter().find_map(|f| match &f.kind {
-                    FailureKind::Render(r) if r.why.is_none() => {
+                    FailureKind::Render(r) if r.why == crate::template::Unwritable::NoValue => {
                         why(&r.name, vars).map(|w| format!("variable `{}` has no value ({w})", r.name))
                     }
                     _ => None,
@@ -135,14 +136,15 @@ impl CaseResult {
 }
 
 impl fmt::Display for CaseResult {
-    /// One line per failed check or error: `file:line:col: ...`.
+    /// One line per failed check or error: `file:line:col: ...`, each cut at
+    /// [`MESSAGE_MAX`] (a hostile answer's value can be megabytes).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for s in &self.steps {
             for fail in &s.failures {
-                writeln!(f, "  {}: {}:{fail}", s.name, self.file)?;
+                writeln!(f, "  {}: {}", s.name, cut(&format!("{}:{fail}", self.file), MESSAGE_MAX))?;
             }
             if let Some(e) = &s.error {
-                writeln!(f, "  {}: {e}", s.name)?;
+                writeln!(f, "  {}: {}", s.name, cut(e, MESSAGE_MAX))?;
             }
         }
         Ok(())
@@ -208,7 +210,10 @@ pub fn verify<A: Answer>(
             vars.set(k, &v, kind);
         }
         for (k, v) in &carried {
-            vars.set(k, &v.text, v.kind);
+            // What an earlier case captured: an answer's value still.
+            let i = vars.index(k);
+            vars.set_at(i, &v.text, v.kind);
+            vars.mark_untrusted(i);
         }
         s.draw(n as u64, &mut vars);
         let mut steps = Vec::new();

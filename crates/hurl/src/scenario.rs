@@ -347,7 +347,8 @@ impl Scenario {
         let files = Some(Files::Dir { dir, root: &root });
         // A `.hurl` file alone may have no request, as in Hurl (`verify` then has nothing
         // to check; the load engine refuses a flow without one).
-        let hurl = crate::parse::parse_in(&file, &text, files)?;
+        let mut hurl = crate::parse::parse_in(&file, &text, files)?;
+        crate::framing::settle(&mut hurl)?;
         crate::check_variables(&hurl, |n| n == "base_url" || defined.contains(&n))?;
         let request_names = hurl.entries.iter().map(crate::model::Entry::name).collect();
         let flow = Flow { name: stem.clone(), weight: 1, hurl, request_names };
@@ -567,6 +568,8 @@ impl Scenario {
             for (c, (col, (text, kind))) in r.columns.iter().zip(&r.rows[i]).enumerate() {
                 let at = slot(vars, first + c, col);
                 vars.set_at(at, text, *kind);
+                // A data row's value: it may not write a request's host.
+                vars.mark_untrusted(at);
             }
             first += r.columns.len();
         }
@@ -667,6 +670,13 @@ fn data(cx: &Ctx<'_>, raw: &RawScenario, defined: &[&str]) -> Result<(Vec<Variab
         };
         let (path, data) = cx.read(&r.get_ref().file)?;
         let loaded = Rows::parse(&path, &data, order)?;
+        if loaded.columns.iter().any(|c| c == "base_url") {
+            return Err(cx.syntax(
+                r.get_ref().file.span(),
+                "a data file cannot set `base_url` (its column): a request's host comes from the file or \
+                 the user (the target, --variable), never from a data row",
+            ));
+        }
         for col in &loaded.columns {
             if variables.iter().any(|v| &v.name == col) || rows.iter().any(|o: &Rows| o.columns.contains(col))
             {

@@ -22,6 +22,9 @@ use stackbench_scenarios::rng::SplitMix64;
 use crate::error::Pos;
 
 pub mod compiled;
+mod head;
+
+pub use head::{MAX_HEAD_VALUES, RenderError, Unwritable, unsafe_byte};
 
 /// How a variable's text is written where it appears.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -171,6 +174,11 @@ impl Template {
         }
     }
 
+    /// The bytes of its literal text.
+    pub fn literal_len(&self) -> usize {
+        self.parts.iter().map(|p| if let Part::Lit(l) = p { l.len() } else { 0 }).sum()
+    }
+
     /// The template as written (`/todos/{{todo_id}}`), for names and messages.
     pub fn source(&self) -> String {
         let mut s = String::new();
@@ -200,9 +208,9 @@ impl Template {
         for p in &self.parts {
             match p {
                 Part::Lit(l) => out.extend_from_slice(l.as_bytes()),
-                Part::Var { name, escape, pos } => vars
-                    .write(name, *escape, out)
-                    .map_err(|()| RenderError { name: name.to_string(), pos: *pos, why: None })?,
+                Part::Var { name, escape, pos } => {
+                    vars.write(name, *escape, out).map_err(|()| RenderError::no_value(name, *pos))?;
+                }
                 Part::Bytes(b) => out.extend_from_slice(b),
                 Part::Expr { expr, escape, pos } => crate::eval::render_expr(expr, *escape, *pos, vars, out)?,
             }
@@ -216,16 +224,6 @@ impl Template {
         self.render(vars, &mut out)?;
         Ok(String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
     }
-}
-
-/// A template referred to a variable that has no value in this iteration, or a
-/// placeholder's expression could not be evaluated (`why`).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{pos}: {}", why.as_deref().map_or_else(|| format!("variable `{name}` has no value"), str::to_owned))]
-pub struct RenderError {
-    pub name: String,
-    pub pos: Pos,
-    pub why: Option<Box<str>>,
 }
 
 /// What a variable's text stands for (it decides quoting in JSON and comparisons).
@@ -291,11 +289,21 @@ pub struct Value {
     pub kind: Kind,
 }
 
+/// Whether a variable has a value, and whence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Held {
+    None,
+    /// From the file or the user.
+    Value,
+    /// From an answer (a capture) or a data row: it may not write a request's host.
+    Untrusted,
+}
+
 /// The variables of one iteration (few: a linear scan beats hashing) and the
 /// generators' random source.
 #[derive(Debug, Clone)]
 pub struct Vars {
-    slots: Vec<(Box<str>, Value, bool)>,
+    slots: Vec<(Box<str>, Value, Held)>,
     pub rng: SplitMix64,
     /// Values never shown: `--secret`s and `redact` captures.
     secrets: Vec<Box<str>>,
@@ -351,7 +359,7 @@ impl Vars {
 
     /// The value buffer of slot `i` ([`Vars::index`], it becomes set) and the random source.
     pub fn slot_and_rng_at(&mut self, i: usize) -> (&mut Value, &mut SplitMix64) {
-        self.slots[i].2 = true;
+        self.slots[i].2 = Held::Value;
         (&mut self.slots[i].1, &mut self.rng)
     }
 
@@ -364,7 +372,7 @@ impl Vars {
     pub fn unset<'a>(&mut self, names: impl IntoIterator<Item = &'a str>) {
         for name in names {
             if let Some(s) = self.slots.iter_mut().find(|(n, _, _)| **n == *name) {
-                s.2 = false;
+                s.2 = Held::None;
             }
         }
     }
@@ -373,7 +381,7 @@ impl Vars {
     /// template ([`crate::compiled`]) finds the variable without looking its name up.
     pub fn index(&mut self, name: &str) -> usize {
         self.find(name).unwrap_or_else(|| {
-            self.slots.push((name.into(), Value { text: String::new(), kind: Kind::Null }, false));
+            self.slots.push((name.into(), Value { text: String::new(), kind: Kind::Null }, Held::None));
             self.slots.len() - 1
         })
     }
@@ -384,21 +392,35 @@ impl Vars {
 
     /// The value in slot `i` ([`Vars::index`]), if set in this iteration.
     pub fn get_at(&self, i: usize) -> Option<&Value> {
-        self.slots.get(i).filter(|s| s.2).map(|(_, v, _)| v)
+        self.slots.get(i).filter(|s| s.2 != Held::None).map(|(_, v, _)| v)
     }
 
-    /// The value buffer of slot `i` ([`Vars::index`]) to fill in place (it becomes set).
+    /// The value buffer of slot `i` ([`Vars::index`]) to fill in place (it becomes set, from
+    /// the file or the user).
     pub fn slot_at(&mut self, i: usize) -> &mut Value {
         let s = &mut self.slots[i];
-        s.2 = true;
+        s.2 = Held::Value;
         &mut s.1
     }
 
     /// Forgets the value of slot `i`, keeping its buffer.
     pub fn unset_at(&mut self, i: usize) {
         if let Some(s) = self.slots.get_mut(i) {
-            s.2 = false;
+            s.2 = Held::None;
         }
+    }
+
+    /// Says that the value of slot `i`, if it has one, came from an answer or a data row: it
+    /// may not write a request's host ([`Vars::untrusted`]).
+    pub fn mark_untrusted(&mut self, i: usize) {
+        if let Some(s) = self.slots.get_mut(i).filter(|s| s.2 != Held::None) {
+            s.2 = Held::Untrusted;
+        }
+    }
+
+    /// Whether `name` has a value from an answer (a capture) or a data row.
+    pub fn untrusted(&self, name: &str) -> bool {
+        self.find(name).is_some_and(|i| self.slots[i].2 == Held::Untrusted)
     }
 
     /// What a reference to `name`, written as `escape` says, stands for in these variables:
@@ -626,7 +648,7 @@ mod tests {
         let mut t = Template::literal("/x/");
         t.push_var("id", Escape::Plain, Pos { line: 3, col: 9 });
         let err = t.render(&mut Vars::new(1), &mut Vec::new()).unwrap_err();
-        assert_eq!(err, RenderError { name: "id".into(), pos: Pos { line: 3, col: 9 }, why: None });
+        assert_eq!(err, RenderError::no_value("id", Pos { line: 3, col: 9 }));
     }
 
     #[test]

@@ -369,29 +369,35 @@ impl IterState {
         i
     }
 
-    /// Writes `entry` (request `i` of flow `flow`) as an HTTP/1.1 request; `None` when a
-    /// variable it uses has no value (a capture of this iteration found nothing).
-    pub fn wire(&mut self, src: &FileSource, (flow, i): (usize, usize), entry: &Entry) -> Option<&[u8]> {
+    /// Writes `entry` (request `i` of flow `flow`) as an HTTP/1.1 request. `Err` when it
+    /// cannot be: a variable it uses has no value (a capture of this iteration found
+    /// nothing), or holds what its line or headers cannot carry ([`Unsent`]).
+    pub fn wire(
+        &mut self,
+        src: &FileSource,
+        (flow, i): (usize, usize),
+        entry: &Entry,
+    ) -> Result<&[u8], Unsent> {
         self.wire.clear();
         let compiled = self.programs.get(flow).and_then(|f| f.get(i)).and_then(Option::as_ref);
         let ours = src.scenario.flows.get(flow).and_then(|f| f.hurl.entries.get(i));
         if let Some(p) = compiled.filter(|_| ours.is_some_and(|e| std::ptr::eq(entry, e))) {
-            p.write(&mut self.vars, &mut self.body, &mut self.wire)?;
+            p.write(&mut self.vars, &mut self.body, &mut self.wire).map_err(Unsent::from)?;
         } else {
-            entry.render(&mut self.vars, &mut self.req).ok()?;
+            entry.render(&mut self.vars, &mut self.req).map_err(|e| Unsent::from(e.why))?;
             let path = self.req.url.get(self.origin..).unwrap_or_default();
             let len = src.scenario.flows.get(flow).map_or(0, |f| f.hurl.entries.len());
             write_http1_request(
                 &mut self.wire,
                 &entry.method,
-                &self.authority,
+                (!entry.own_host()).then_some(self.authority.as_str()),
                 path,
                 &self.req.headers,
                 &self.req.body,
                 self.closing.keeps(i, len),
             );
         }
-        Some(&self.wire)
+        Ok(&self.wire)
     }
 
     /// Writes request `i` of flow `flow` (`entry`) in the file's protocol.
@@ -405,7 +411,7 @@ impl IterState {
             return self.h2_request(src, at, entry);
         }
         let head_only = &*entry.method == "HEAD";
-        self.wire(src, at, entry).ok_or(Unsent::Capture)?;
+        self.wire(src, at, entry)?;
         if self.shared {
             // The split shares the buffer's allocation; once the ring drops it, the next
             // `clear` and write take the whole buffer back (no allocation per request).
@@ -585,6 +591,22 @@ mod tests {
             assert_eq!(&bytes[..], wire, "the same bytes from the same random source");
             assert_eq!(out.size(), size);
         }
+    }
+
+    /// Issue 45 #12: a file's `Host` was sent beside the computed one; it takes its place,
+    /// and a `Content-Length` that says the body's length is sent once, by the framing.
+    #[test]
+    fn a_files_host_and_length_are_sent_once() {
+        let src =
+            source("POST {{base_url}}/x\nHost: vhost.example\nContent-Length: 2\n`ab`\nHTTP 200\n").unwrap();
+        let t = target("http://127.0.0.1:9");
+        let mut st = IterState::new(&src, &t, true, Io::Epoll, 0);
+        st.begin(&src, 0);
+        let entry = &src.scenario.flows[0].hurl.entries[0];
+        let text = String::from_utf8(st.wire(&src, (0, 0), entry).unwrap().to_vec()).unwrap();
+        assert_eq!(text.matches("Host: ").count(), 1, "{text}");
+        assert!(text.contains("\r\nHost: vhost.example\r\n") && !text.contains("127.0.0.1:9"), "{text}");
+        assert_eq!(text.to_ascii_lowercase().matches("content-length").count(), 1, "{text}");
     }
 
     #[test]

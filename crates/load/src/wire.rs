@@ -154,12 +154,13 @@ pub fn http1_request(
         lines.extend_from_slice(format!("{k}: {}\r\n", String::from_utf8_lossy(v.as_bytes())).as_bytes());
     }
     let mut out = BytesMut::new();
-    write_http1_request(&mut out, method.as_str(), authority, path.as_bytes(), &lines, body, keepalive);
+    write_http1_request(&mut out, method.as_str(), Some(authority), path.as_bytes(), &lines, body, keepalive);
     out.to_vec()
 }
 
 /// Appends one HTTP/1.1 request to `out` without allocating beyond `out`'s growth:
-/// `headers` are whole `Name: value\r\n` lines, written after `Host` and `User-Agent`.
+/// `headers` are whole `Name: value\r\n` lines, written after `Host` (`authority`; `None`
+/// when `headers` hold the request's own) and `User-Agent`.
 /// `Content-Length` goes with a body, and with POST, PUT and PATCH always. Written in the
 /// pieces a scenario file's request is compiled from once per user (`crate::flow`), so the
 /// two write the same bytes: [`write_http1_method`], the request target, [`write_http1_host`],
@@ -167,7 +168,7 @@ pub fn http1_request(
 pub fn write_http1_request(
     out: &mut impl BufMut,
     method: &str,
-    authority: &str,
+    authority: Option<&str>,
     path: &[u8],
     headers: &[u8],
     body: &[u8],
@@ -192,11 +193,16 @@ pub fn request_target(path: &[u8]) -> &[u8] {
     if path.is_empty() { b"/" } else { path }
 }
 
-/// What follows the request target: the protocol, `Host` and the stackbench `User-Agent`.
-pub fn write_http1_host(out: &mut impl BufMut, authority: &str) {
-    out.put_slice(b" HTTP/1.1\r\nHost: ");
-    out.put_slice(authority.as_bytes());
-    out.put_slice(concat!("\r\nUser-Agent: stackbench/", env!("CARGO_PKG_VERSION"), "\r\n").as_bytes());
+/// What follows the request target: the protocol, `Host` (`None`: the request's own header
+/// lines hold it, a scenario file's `Host:`) and the stackbench `User-Agent`.
+pub fn write_http1_host(out: &mut impl BufMut, authority: Option<&str>) {
+    out.put_slice(b" HTTP/1.1\r\n");
+    if let Some(authority) = authority {
+        out.put_slice(b"Host: ");
+        out.put_slice(authority.as_bytes());
+        out.put_slice(b"\r\n");
+    }
+    out.put_slice(concat!("User-Agent: stackbench/", env!("CARGO_PKG_VERSION"), "\r\n").as_bytes());
 }
 
 /// What follows the header lines: `Content-Length` (with a body, and with POST, PUT and

@@ -185,7 +185,7 @@ impl Local {
                 Ok(out) => out,
                 // The capture that sets its variable failed, and was counted.
                 Err(Unsent::Capture) => break,
-                Err(Unsent::Message) => {
+                Err(Unsent::Message | Unsent::Refused) => {
                     self.recorder.borrow_mut().unsent_step(name, due, ErrorKind::Check, single);
                     recorded = single;
                     result = Err(ErrorKind::Check);

@@ -96,5 +96,5 @@ fn duration(d: &Arg<Duration>, vars: &mut Vars) -> Result<Duration, RenderError>
 
 fn bad(t: &Template, why: String) -> RenderError {
     let (name, pos) = t.vars().first().map(|(n, p)| ((*n).to_owned(), *p)).unwrap_or_default();
-    RenderError { name, pos, why: Some(why.into()) }
+    RenderError::expr(&name, pos, why)
 }

@@ -148,11 +148,7 @@ fn regex(t: &Template, vars: &mut Vars, scratch: &mut Vec<u8>) -> Result<Regex, 
     let src = render(t, vars, scratch).map_err(Miss::Operand)?;
     Regex::new(src).map_err(|e| {
         let pos = t.vars().first().map(|(_, p)| *p).unwrap_or_default();
-        Miss::Operand(RenderError {
-            name: String::new(),
-            pos,
-            why: Some(format!("invalid regex: {e}").into()),
-        })
+        Miss::Operand(RenderError::expr("", pos, format!("invalid regex: {e}")))
     })
 }
 

@@ -5,20 +5,36 @@
 //! `[Multipart]` as curl's `multipart/form-data`, the `header`, `user` and
 //! `compressed` options, and the `Content-Type` a body implies when the entry
 //! sets none.
+//!
+//! What a request's line and headers carry is checked as it is written
+//! ([`Template::render_head`]): no value with a CR, LF or NUL, at most
+//! [`MAX_HEAD_VALUES`] bytes of values, no host from an answer or a data row, no
+//! header stackbench writes itself named by a variable (docs/scenarios.md, "Limits").
 
 use base64::Engine as _;
 
 use super::Request;
 use crate::model::{BodyKind, Entry, MultipartParam, OptionValue, Param};
-use crate::template::{RenderError, Vars};
+use crate::template::{MAX_HEAD_VALUES, Part, RenderError, Template, Unwritable, Vars};
 
 impl Entry {
-    /// Renders the request into `req` (cleared first).
+    /// Renders the request into `req` (cleared first). A value that cannot go in the URL or
+    /// a header (a CR, LF or NUL; more than the head may carry, [`MAX_HEAD_VALUES`]; a host
+    /// from an answer or a data row), or a header name from a variable that is one
+    /// stackbench writes itself, is an error: the request is not sent.
     pub fn render(&self, vars: &mut Vars, req: &mut Request) -> Result<(), RenderError> {
         req.url.clear();
         req.headers.clear();
         req.body.clear();
-        self.url.render(vars, &mut req.url)?;
+        let mut room = MAX_HEAD_VALUES;
+        let base = matches!(self.url.parts.first(), Some(Part::Var { name, .. }) if &**name == "base_url");
+        let untrusted = self.url.render_head(vars, &mut req.url, &mut room, base)?;
+        // A host comes from the file or the user, never from an answer or a data row.
+        if let Some((at, name, pos)) = untrusted
+            && at < authority_end(&req.url)
+        {
+            return Err(RenderError::unwritable(name, pos, Unwritable::Host));
+        }
         if !self.query.is_empty() {
             let sep = match req.url.last() {
                 Some(b'?') => "",
@@ -26,18 +42,20 @@ impl Entry {
                 _ => "?",
             };
             req.url.extend_from_slice(sep.as_bytes());
-            encode_params(&self.query, vars, &mut req.url)?;
+            encode_params(&self.query, vars, &mut req.url, &mut room)?;
         }
         let mut has = Has::default();
         for h in &self.headers {
             let start = req.headers.len();
-            h.name.render(vars, &mut req.headers)?;
-            has.see(&req.headers[start..]);
+            h.name.render_head(vars, &mut req.headers, &mut room, false)?;
+            let name = &req.headers[start..];
+            has.see(name);
+            own_header(&h.name, name, self.pos)?;
             req.headers.extend_from_slice(b": ");
-            h.value.render(vars, &mut req.headers)?;
+            h.value.render_head(vars, &mut req.headers, &mut room, false)?;
             req.headers.extend_from_slice(b"\r\n");
         }
-        self.option_headers(vars, req, &mut has)?;
+        self.option_headers(vars, req, &mut has, &mut room)?;
         if let Some(p) = &self.basic_auth
             && !has.authorization
         {
@@ -58,14 +76,15 @@ impl Entry {
                 if i > 0 {
                     req.headers.extend_from_slice(b"; ");
                 }
-                c.name.render(vars, &mut req.headers)?;
+                c.name.render_head(vars, &mut req.headers, &mut room, false)?;
                 req.headers.push(b'=');
-                c.value.render(vars, &mut req.headers)?;
+                c.value.render_head(vars, &mut req.headers, &mut room, false)?;
             }
             req.headers.extend_from_slice(b"\r\n");
         }
         if !self.form.is_empty() {
-            encode_params(&self.form, vars, &mut req.body)?;
+            let mut unbounded = usize::MAX;
+            encode_params(&self.form, vars, &mut req.body, &mut unbounded)?;
             if !has.content_type {
                 req.headers.extend_from_slice(b"Content-Type: application/x-www-form-urlencoded\r\n");
             }
@@ -83,6 +102,12 @@ impl Entry {
         req.headers.extend_from_slice(self.implied_headers(has.content_type));
         req.headers.extend_from_slice(Entry::implied_accept(has.accept));
         Ok(())
+    }
+
+    /// Whether the file gives this request's `Host` (then it takes the place of the one
+    /// computed from the target).
+    pub fn own_host(&self) -> bool {
+        self.headers.iter().any(|h| h.name.as_literal().is_some_and(|n| n.eq_ignore_ascii_case("host")))
     }
 
     /// curl's `Accept: */*`, which Hurl sends when the entry sets no `Accept` header.
@@ -105,15 +130,23 @@ impl Entry {
     }
 
     /// The headers of its `header`, `user` and `compressed` options.
-    fn option_headers(&self, vars: &mut Vars, req: &mut Request, has: &mut Has) -> Result<(), RenderError> {
+    fn option_headers(
+        &self,
+        vars: &mut Vars,
+        req: &mut Request,
+        has: &mut Has,
+        room: &mut usize,
+    ) -> Result<(), RenderError> {
         for o in &self.options {
             match (o.name, &o.value) {
                 ("header", OptionValue::Text(t)) => {
                     let start = req.headers.len();
-                    t.render(vars, &mut req.headers)?;
+                    t.render_head(vars, &mut req.headers, room, false)?;
                     let line = &req.headers[start..];
                     let colon = line.iter().position(|&b| b == b':').unwrap_or(line.len());
-                    has.see(&req.headers[start..start + colon]);
+                    let name = &req.headers[start..start + colon];
+                    has.see(name);
+                    own_header(t, name, o.pos)?;
                     req.headers.extend_from_slice(b"\r\n");
                 }
                 ("user", OptionValue::Text(t)) if !has.authorization => {
@@ -182,18 +215,46 @@ impl Has {
     }
 }
 
-/// `name=value&...`, each value escaped as `curl_easy_escape` does (names as written).
-fn encode_params(params: &[Param], vars: &mut Vars, out: &mut Vec<u8>) -> Result<(), RenderError> {
+/// `name=value&...`, each value escaped as `curl_easy_escape` does (names as written, as
+/// in a request's line: [`Template::render_head`]); `room` spent by both.
+fn encode_params(
+    params: &[Param],
+    vars: &mut Vars,
+    out: &mut Vec<u8>,
+    room: &mut usize,
+) -> Result<(), RenderError> {
     for (i, p) in params.iter().enumerate() {
         if i > 0 {
             out.push(b'&');
         }
-        p.name.render(vars, out)?;
+        p.name.render_head(vars, out, room, false)?;
         out.push(b'=');
         let value = p.value.render_string(vars)?;
-        out.extend_from_slice(super::filter::url_encode(&value, false).as_bytes());
+        let value = super::filter::url_encode(&value, false);
+        *room = room.checked_sub(value.len()).ok_or_else(|| {
+            let (name, pos) = p.value.vars().first().copied().unwrap_or(("", p.pos));
+            RenderError::unwritable(name, pos, Unwritable::TooLong { max: MAX_HEAD_VALUES })
+        })?;
+        out.extend_from_slice(value.as_bytes());
     }
     Ok(())
+}
+
+/// `Err` when a header's name, `written` from template `t`, is one stackbench writes itself
+/// (`Host`, `Content-Length`, `Transfer-Encoding`) and came from a variable: the file's own
+/// are settled when it loads ([`crate::framing::settle`]).
+fn own_header(t: &Template, written: &[u8], pos: crate::error::Pos) -> Result<(), RenderError> {
+    if t.as_literal().is_none() && crate::framing::written_by_us(written.trim_ascii()) {
+        let (var, pos) = t.vars().first().copied().unwrap_or(("", pos));
+        return Err(RenderError::unwritable(var, pos, Unwritable::OwnHeader));
+    }
+    Ok(())
+}
+
+/// Where the authority (`user@host:port`) of `url` ends: before its path, query or fragment.
+pub(crate) fn authority_end(url: &[u8]) -> usize {
+    let start = url.windows(3).position(|w| w == b"://").map_or(0, |i| i + 3);
+    url[start..].iter().position(|b| matches!(b, b'/' | b'?' | b'#')).map_or(url.len(), |i| start + i)
 }
 
 /// `Authorization: Basic` of `user:password`.
@@ -207,8 +268,7 @@ fn basic(user: &str, out: &mut Vec<u8>) {
 /// (percent-decoded).
 fn take_credentials(url: &mut Vec<u8>) -> Option<String> {
     let scheme = url.windows(3).position(|w| w == b"://")? + 3;
-    let end =
-        url[scheme..].iter().position(|&b| matches!(b, b'/' | b'?' | b'#')).map_or(url.len(), |n| scheme + n);
+    let end = authority_end(url);
     let at = url[scheme..end].iter().rposition(|&b| b == b'@')? + scheme;
     let user: Vec<u8> = url.drain(scheme..=at).collect();
     let user = String::from_utf8_lossy(&user[..user.len() - 1]).into_owned();

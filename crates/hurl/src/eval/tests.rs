@@ -413,3 +413,94 @@ fn compiled_checks_judge_the_benchmarked_entry() {
     assert_eq!(failures[0].source, "jsonpath \"$.count\" == 1");
     assert_eq!(vars.get("c0").map(|v| v.text.as_str()), Some("2"));
 }
+
+/// Renders the second entry of `text` after the first's capture took `value` (as `v`).
+fn render_after_capture(text: &str, value: &str) -> Result<Request, crate::template::RenderError> {
+    let f = parse("t.hurl", text).unwrap();
+    let mut vars = Vars::new(1);
+    vars.set("base_url", "http://127.0.0.1:8080", Kind::String);
+    let body = serde_json::json!({ "v": value }).to_string();
+    f.entries[0].check(&fake(200, &body), &mut vars, &mut Vec::new(), &mut Vec::new());
+    let mut req = Request::default();
+    f.entries[1].render(&mut vars, &mut req).map(|()| req)
+}
+
+/// Issue 45 #4: a value a placeholder's filter makes (`{{v urlDecode}}` of `a%0D%0AEvil: 1`)
+/// is held to the same rule as a variable's.
+#[test]
+fn a_filtered_value_that_would_end_a_line_refuses_the_request() {
+    use crate::template::Unwritable;
+    let take = "GET {{base_url}}/a\nHTTP 200\n[Captures]\nv: jsonpath \"$.v\"\n\n";
+    for second in ["GET {{base_url}}/b\nX-V: {{v urlDecode}}\n", "GET {{base_url}}/{{v urlDecode}}\n"] {
+        let e = render_after_capture(&format!("{take}{second}"), "a%0D%0AEvil: 1").unwrap_err();
+        assert_eq!((&e.why, e.name.as_str()), (&Unwritable::Byte(b'\r'), "v"), "{second}");
+        assert!(e.refused(), "{e}");
+    }
+    let req =
+        render_after_capture(&format!("{take}GET {{{{base_url}}}}/{{{{v urlDecode}}}}\n"), "x%20y").unwrap();
+    assert_eq!(req.url, b"http://127.0.0.1:8080/x y");
+}
+
+/// Issue 45 #4: a captured CR LF written into a header added a header, and into a URL split
+/// the request. A value with a CR, LF or NUL refuses the request, wherever it would go in its
+/// line or headers; in a body it is sent as it is.
+#[test]
+fn a_value_that_would_end_a_line_refuses_the_request() {
+    use crate::template::Unwritable;
+    let take = "GET {{base_url}}/a\nHTTP 200\n[Captures]\nv: jsonpath \"$.v\"\n\n";
+    for (second, at) in [
+        ("GET {{base_url}}/b\nX-V: {{v}}\n", (7, 6)),
+        ("GET {{base_url}}/b/{{v}}\n", (6, 20)),
+        ("GET {{base_url}}/b?q={{v}}\n", (6, 22)),
+        ("GET {{base_url}}/b\n[Cookies]\nc: {{v}}\n", (8, 4)),
+        ("GET {{base_url}}/b\n[Query]\n{{v}}: 1\n", (8, 1)),
+        ("GET {{base_url}}/b\n[Options]\nheader: X-V: {{v}}\n", (8, 14)),
+    ] {
+        for (value, byte) in [("a\r\nEvil: 1", b'\r'), ("a\nGET /smuggled", b'\n'), ("a\0b", 0)] {
+            let e = render_after_capture(&format!("{take}{second}"), value).unwrap_err();
+            assert_eq!((&e.why, e.name.as_str()), (&Unwritable::Byte(byte), "v"), "{second} {value:?}");
+            assert_eq!((e.pos.line, e.pos.col), at, "{second}");
+            assert!(e.to_string().contains("the request is not sent"), "{e}");
+        }
+    }
+    let body =
+        render_after_capture(&format!("{take}POST {{{{base_url}}}}/b\n{{\"v\": \"{{{{v}}}}\"}}\n"), "a\r\nb");
+    assert_eq!(body.unwrap().body, br#"{"v": "a\r\nb"}"#, "JSON-escaped in a body");
+}
+
+/// Issue 45 #11: a 10 MiB URL was sent. The values a request's line and headers carry are
+/// bounded; past the bound the request is refused, before the value is written.
+#[test]
+fn a_head_past_its_bound_refuses_the_request() {
+    use crate::template::{MAX_HEAD_VALUES, Unwritable};
+    let text = "GET {{base_url}}/a\nHTTP 200\n[Captures]\nv: jsonpath \"$.v\"\n\nGET {{base_url}}/b/{{v}}\nX-V: {{v}}\n";
+    let half = "x".repeat(MAX_HEAD_VALUES / 2);
+    assert!(render_after_capture(text, &half).is_ok(), "two halves fit");
+    let e = render_after_capture(text, &format!("{half}y")).unwrap_err();
+    assert_eq!((&e.why, e.pos.line), (&Unwritable::TooLong { max: MAX_HEAD_VALUES }, 7), "{e}");
+}
+
+/// Issue 45 #5: a captured absolute URL, or a capture that extends the target's host (`@`,
+/// `.`), was followed to another host by `verify`. A value from an answer may write a path,
+/// never a host.
+#[test]
+fn a_host_never_comes_from_an_answer() {
+    use crate::template::Unwritable;
+    let take = "GET {{base_url}}/a\nHTTP 200\n[Captures]\nv: jsonpath \"$.v\"\n\n";
+    for (second, value) in [
+        ("GET {{v}}\n", "http://elsewhere.example/x"),
+        ("GET {{base_url}}{{v}}\n", "@elsewhere.example/x"),
+        ("GET {{base_url}}{{v}}\n", ".elsewhere.example/x"),
+        ("GET http://{{v}}/x\n", "elsewhere.example"),
+    ] {
+        let e = render_after_capture(&format!("{take}{second}"), value).unwrap_err();
+        assert_eq!(e.why, Unwritable::Host, "{second} {value}");
+    }
+    for (second, value) in [
+        ("GET {{base_url}}{{v}}\n", "/x@y"),
+        ("GET {{base_url}}/{{v}}\n", "a.b@c"),
+        ("GET http://h/{{v}}\n", "x"),
+    ] {
+        assert!(render_after_capture(&format!("{take}{second}"), value).is_ok(), "{second} {value}");
+    }
+}

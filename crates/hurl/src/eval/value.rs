@@ -216,7 +216,8 @@ impl<'a> Value<'a> {
     /// without a value, and its buffer given back.
     pub fn set(&self, vars: &mut Vars, name: &str) -> Result<(), usize> {
         let max = vars.max_capture;
-        let slot = vars.slot(name);
+        let i = vars.index(name);
+        let slot = vars.slot_at(i);
         slot.text.clear();
         slot.kind = match self {
             Value::Str(s) => {
@@ -263,9 +264,11 @@ impl<'a> Value<'a> {
         if slot.text.len() > max {
             let len = slot.text.len();
             slot.text = String::new();
-            vars.unset([name]);
+            vars.unset_at(i);
             return Err(len);
         }
+        // An answer's value: it may not write a request's host.
+        vars.mark_untrusted(i);
         Ok(())
     }
 

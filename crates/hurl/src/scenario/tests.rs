@@ -504,3 +504,15 @@ fn files_outside_the_scenario_are_refused_where_they_are_named() {
     let e = Scenario::load_with(&inner.join("s.toml"), &[], &wide).unwrap_err();
     assert!(e.to_string().contains("secret.json:1:1"), "read, then refused as Hurl: {e}");
 }
+
+/// Issue 45 #5: a data row may not set the target.
+#[test]
+fn a_data_row_may_not_set_base_url() {
+    let e = refused(
+        "rows-base-url",
+        "[[rows]]\nfile = \"u.csv\"\n[[flow]]\nhurl = \"GET {{base_url}}/\"\n",
+        &[("u.csv", "base_url\nhttp://elsewhere.example\n")],
+    );
+    assert_eq!((e.pos.line, e.pos.col), (2, 8));
+    assert!(e.to_string().contains("a data file cannot set `base_url`"), "{e}");
+}

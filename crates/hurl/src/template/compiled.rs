@@ -12,7 +12,7 @@
 
 use bytes::BufMut;
 
-use super::{Hole, Template, Vars};
+use super::{Hole, MAX_HEAD_VALUES, Template, Unwritable, Vars, unsafe_byte};
 use crate::template::Part;
 
 /// Literal runs and holes, in order.
@@ -70,6 +70,28 @@ impl Compiled {
     /// The length of what it writes, when every hole writes one length.
     pub fn fixed_len(&self) -> Option<usize> {
         self.holes.iter().try_fold(self.text.len(), |n, (_, h)| Some(n + h.fixed_len()?))
+    }
+
+    /// As [`Compiled::render`], for a request's line and headers (every variable's hole is in
+    /// one of them): a value that holds a CR, LF or NUL, or that would make the values carry
+    /// more than [`MAX_HEAD_VALUES`] bytes, is refused before it is written, as
+    /// [`Template::render_head`] refuses it (`out` then holds a part).
+    pub fn render_head(&self, vars: &mut Vars, out: &mut impl BufMut) -> Result<(), Unwritable> {
+        let (mut room, mut from) = (MAX_HEAD_VALUES, 0);
+        for &(at, hole) in &self.holes {
+            out.put_slice(&self.text[from..at as usize]);
+            if let Hole::Var { slot, .. } = hole {
+                let v = vars.get_at(slot as usize).ok_or(Unwritable::NoValue)?;
+                if let Some(b) = unsafe_byte(v.text.as_bytes()) {
+                    return Err(Unwritable::Byte(b));
+                }
+                room = room.checked_sub(v.text.len()).ok_or(Unwritable::TooLong { max: MAX_HEAD_VALUES })?;
+            }
+            vars.fill(hole, out).ok_or(Unwritable::NoValue)?;
+            from = at as usize;
+        }
+        out.put_slice(&self.text[from..]);
+        Ok(())
     }
 
     /// Appends the rendering to `out` with the values of `vars` (whose slots it was compiled

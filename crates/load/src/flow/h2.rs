@@ -19,6 +19,7 @@
 use bytes::{BufMut as _, BytesMut};
 use stackbench_hurl::Entry;
 use stackbench_hurl::scenario::Protocol;
+use stackbench_hurl::template::Unwritable;
 use stackbench_record::ErrorKind;
 
 use super::{Answered, Calls, FileSource, IterState, Verdict};
@@ -48,27 +49,62 @@ pub enum Unsent {
     /// Its message does not fit the method's input (a drawn value of another type): counted
     /// as a failed check on the request, unsent.
     Message,
+    /// A variable's value cannot go where it stands (a CR, LF or NUL in the URL or a header,
+    /// more than the head may carry, a header name stackbench writes itself), or a
+    /// placeholder's filters fail on it: counted as a failed check on the request, unsent.
+    Refused,
+}
+
+impl From<Unwritable> for Unsent {
+    fn from(why: Unwritable) -> Unsent {
+        match why {
+            Unwritable::NoValue => Unsent::Capture,
+            Unwritable::Expr(_)
+            | Unwritable::Byte(_)
+            | Unwritable::TooLong { .. }
+            | Unwritable::OwnHeader
+            | Unwritable::Host => Unsent::Refused,
+        }
+    }
 }
 
 /// Fields a client must not send on HTTP/2 (RFC 9113 §8.2.2), and `Host`, which is `:authority`.
 const DROPPED: [&str; 6] =
     ["host", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade"];
 
-/// Calls `f` with each field of a rendered request's header lines (`Name: value\r\n`) that
-/// goes on HTTP/2: the forbidden ones left out and, for gRPC, `content-type` and `te`, which a
-/// call sets itself (a JSON body's default content type is not the message's). Names as written.
-pub fn for_each_field<'h>(headers: &'h [u8], grpc: bool, mut f: impl FnMut(&'h str, &'h [u8])) {
+/// The value of the `Host` line of a rendered request's header lines, if it has one.
+fn host_field(headers: &[u8]) -> Option<&str> {
+    let mut host = None;
+    for_each_line(headers, |name, value| {
+        if host.is_none() && name.eq_ignore_ascii_case("host") {
+            host = std::str::from_utf8(value).ok();
+        }
+    });
+    host
+}
+
+/// Calls `f` with the name (trimmed) and value (trimmed) of each of a rendered request's
+/// header lines (`Name: value\r\n`).
+fn for_each_line<'h>(headers: &'h [u8], mut f: impl FnMut(&'h str, &'h [u8])) {
     for line in headers.split(|&b| b == b'\n') {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         let Some(colon) = line.iter().position(|&b| b == b':') else { continue };
         let Ok(name) = std::str::from_utf8(&line[..colon]) else { continue };
-        let name = name.trim();
+        f(name.trim(), line[colon + 1..].trim_ascii());
+    }
+}
+
+/// Calls `f` with each field of a rendered request's header lines (`Name: value\r\n`) that
+/// goes on HTTP/2: the forbidden ones left out and, for gRPC, `content-type` and `te`, which a
+/// call sets itself (a JSON body's default content type is not the message's). Names as written.
+pub fn for_each_field<'h>(headers: &'h [u8], grpc: bool, mut f: impl FnMut(&'h str, &'h [u8])) {
+    for_each_line(headers, |name, value| {
         let own = grpc && (name.eq_ignore_ascii_case("content-type") || name.eq_ignore_ascii_case("te"));
         if own || DROPPED.iter().any(|d| name.eq_ignore_ascii_case(d)) {
-            continue;
+            return;
         }
-        f(name, line[colon + 1..].trim_ascii());
-    }
+        f(name, value);
+    });
 }
 
 impl IterState {
@@ -79,7 +115,7 @@ impl IterState {
         (flow, i): (usize, usize),
         entry: &Entry,
     ) -> Result<Outgoing<'_>, Unsent> {
-        entry.render(&mut self.vars, &mut self.req).map_err(|_| Unsent::Capture)?;
+        entry.render(&mut self.vars, &mut self.req).map_err(|e| Unsent::from(e.why))?;
         let grpc = src.scenario.protocol == Protocol::Grpc;
         let body = &mut self.h2.body;
         body.clear();
@@ -100,7 +136,12 @@ impl IterState {
         let own = &own[..if grpc { 3 } else { 1 }];
         let head = &mut self.h2.head;
         head.clear();
-        hpack::encode_request_into(head, &entry.method, &self.authority, path, own);
+        // The file's `Host` is the request's `:authority` (the target's otherwise).
+        let authority = Some(&self.req.headers)
+            .filter(|_| entry.own_host())
+            .and_then(|h| host_field(h))
+            .unwrap_or(&self.authority);
+        hpack::encode_request_into(head, &entry.method, authority, path, own);
         // Each field of the file's, its name lower-cased (into one buffer kept between requests).
         let name = &mut self.h2.name;
         for_each_field(&self.req.headers, grpc, |n, value| {

@@ -9,6 +9,11 @@
 //! many digits (nearly always), that is all, with no copy of the body; when
 //! not, the body is moved and framed as the writer frames it.
 //!
+//! The values of the holes in the request line and headers are checked as they are
+//! written ([`Compiled::render_head`]): one holding a CR, LF or NUL, or more than the head
+//! may carry, refuses the request, as rendering the entry does. A file's own `Host` takes
+//! the place of the one computed from the target.
+//!
 //! An entry is compiled when `{{base_url}}` is the same in every iteration
 //! (no capture or drawn value sets it), its header names have no variables,
 //! and its path cannot render empty; the others are written by rendering the
@@ -18,8 +23,8 @@
 use std::cell::Cell;
 
 use bytes::{BufMut, BytesMut};
-use stackbench_hurl::template::Part;
 use stackbench_hurl::template::compiled::Compiled;
+use stackbench_hurl::template::{Part, Unwritable, unsafe_byte};
 use stackbench_hurl::{Entry, Vars};
 
 use crate::wire::{request_target, write_http1_framing, write_http1_host, write_http1_method};
@@ -70,13 +75,16 @@ impl Program {
         if path.literal().is_empty() && !path.is_literal() {
             return None; // it may render empty, which the writer sends as `/`
         }
+        if unsafe_byte(prefix).is_some() {
+            return None; // the interpreter refuses it, for each request
+        }
         if path.is_literal() {
             head.push_bytes(request_target(path.literal()));
         } else {
             head.push_compiled(&path);
         }
         line.clear();
-        write_http1_host(&mut line, authority);
+        write_http1_host(&mut line, (!entry.own_host()).then_some(authority));
         head.push_bytes(&line);
         let (mut has_type, mut has_accept) = (false, false);
         for h in &entry.headers {
@@ -109,15 +117,20 @@ impl Program {
     }
 
     /// Appends the request to `out`, with the values of `vars`; `body` is a buffer kept
-    /// between requests. `None` when a variable it uses has no value (then `out` may hold
-    /// a part of it).
-    pub(super) fn write(&self, vars: &mut Vars, body: &mut Vec<u8>, out: &mut BytesMut) -> Option<()> {
-        self.head.render(vars, out)?;
-        let Some(b) = &self.body else { return Some(()) };
+    /// between requests. `Err` when a variable it uses has no value, or one of its line or
+    /// headers cannot carry ([`Compiled::render_head`]; then `out` may hold a part of it).
+    pub(super) fn write(
+        &self,
+        vars: &mut Vars,
+        body: &mut Vec<u8>,
+        out: &mut BytesMut,
+    ) -> Result<(), Unwritable> {
+        self.head.render_head(vars, out)?;
+        let Some(b) = &self.body else { return Ok(()) };
         let (guess, at) = (self.last_len.get(), out.len());
         write_http1_framing(out, &self.method, guess, self.keepalive);
         let framed = out.len();
-        b.render(vars, out)?;
+        b.render(vars, out).ok_or(Unwritable::NoValue)?;
         let len = out.len() - framed;
         self.last_len.set(len);
         if len != 0 && guess != 0 && len.ilog10() == guess.ilog10() {
@@ -126,14 +139,14 @@ impl Program {
             let (mut digits, place) = (itoa::Buffer::new(), at + LENGTH.len());
             let digits = digits.format(len).as_bytes();
             out[place..place + digits.len()].copy_from_slice(digits);
-            return Some(());
+            return Ok(());
         }
         body.clear();
         body.extend_from_slice(&out[framed..]);
         out.truncate(at);
         write_http1_framing(out, &self.method, len, self.keepalive);
         out.put_slice(body);
-        Some(())
+        Ok(())
     }
 }
 
@@ -171,7 +184,8 @@ mod tests {
 
     proptest! {
         /// A compiled request is what rendering the entry and the writer put on the wire,
-        /// from the same random source; it fails where rendering fails.
+        /// from the same random source; it fails where rendering fails, and for the same
+        /// reason (a value without, or holding a CR, LF or NUL in the URL or a header).
         #[test]
         fn writes_what_the_interpreter_writes(
             method in prop_oneof![Just("GET"), Just("POST"), Just("DELETE")],
@@ -179,8 +193,9 @@ mod tests {
             headers in proptest::collection::vec(("[A-Za-z-]{1,12}", parts()), 0..3),
             body in proptest::option::of((any::<bool>(), parts())),
             // No `@`: one in a URL's authority is credentials, which the rendering takes out
-            // of the URL (as curl does) and a target's authority never has.
-            values in proptest::collection::vec(("[ -?A-~é]{0,5}", prop_oneof![Just(Kind::String), Just(Kind::Integer)]), 2),
+            // of the URL (as curl does) and a target's authority never has. CR, LF and NUL:
+            // both paths refuse them alike.
+            values in proptest::collection::vec(("[ -?A-~é\r\n\x00]{0,5}", prop_oneof![Just(Kind::String), Just(Kind::Integer)]), 2),
             prefix in prop_oneof![Just(""), Just("/api")],
             keepalive in any::<bool>(),
             seed in any::<u64>(),
@@ -197,7 +212,7 @@ mod tests {
                 }
             }
             let mut entry = Entry::new(Pos::default(), method, url_t);
-            entry.headers = headers.iter().map(|(n, v)| Header { name: Template::literal(n), value: template(v, Escape::Plain) }).collect();
+            entry.headers = headers.iter().map(|(n, v)| Header { pos: Pos::default(), name: Template::literal(n), value: template(v, Escape::Plain) }).collect();
             entry.body = body.as_ref().map(|(json, b)| Body {
                 kind: if *json { BodyKind::Json } else { BodyKind::Raw },
                 template: template(b, if *json { Escape::JsonValue } else { Escape::Plain }),
@@ -208,13 +223,14 @@ mod tests {
                 vars.set(name, text, *kind);
             }
             let origin = "http://h:1".len();
+            let host = (!entry.own_host()).then_some("h:1");
             let program = Program::compile(&entry, &mut vars, prefix.as_bytes(), "h:1", keepalive);
             let (mut a, mut b) = (vars.clone(), vars.clone());
             let mut req = Request::default();
             let mut want = Vec::new();
             let rendered = entry.render(&mut a, &mut req);
             if rendered.is_ok() {
-                write_http1_request(&mut want, method, "h:1", &req.url[origin..], &req.headers, &req.body, keepalive);
+                write_http1_request(&mut want, method, host, &req.url[origin..], &req.headers, &req.body, keepalive);
             }
             let Some(program) = program else {
                 // Only a path of variables alone is left to the interpreter here.
@@ -223,8 +239,8 @@ mod tests {
             };
             let mut got = BytesMut::new();
             let written = program.write(&mut b, &mut Vec::new(), &mut got);
-            prop_assert_eq!(written.is_some(), rendered.is_ok());
-            if written.is_some() {
+            prop_assert_eq!(written.as_ref().err(), rendered.as_ref().err().map(|e| &e.why));
+            if written.is_ok() {
                 prop_assert_eq!(String::from_utf8_lossy(&got), String::from_utf8_lossy(&want));
                 prop_assert_eq!(a.rng.0, b.rng.0);
             }
@@ -234,10 +250,10 @@ mod tests {
                 let (mut c, mut d) = (vars.clone(), vars.clone());
                 let mut want = Vec::new();
                 if entry.render(&mut c, &mut req).is_ok() {
-                    write_http1_request(&mut want, method, "h:1", &req.url[origin..], &req.headers, &req.body, keepalive);
+                    write_http1_request(&mut want, method, host, &req.url[origin..], &req.headers, &req.body, keepalive);
                 }
                 let mut got = BytesMut::from(&b"x"[..]);
-                if program.write(&mut d, &mut Vec::new(), &mut got).is_some() {
+                if program.write(&mut d, &mut Vec::new(), &mut got).is_ok() {
                     prop_assert_eq!(String::from_utf8_lossy(&got[1..]), String::from_utf8_lossy(&want));
                 }
             }

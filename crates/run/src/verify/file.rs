@@ -11,6 +11,7 @@
 
 use std::time::Duration;
 
+use stackbench_hurl::error::{MESSAGE_MAX, cut};
 use stackbench_hurl::model::Entry;
 use stackbench_hurl::run::{Verification, run_flow, verify as run_cases};
 use stackbench_hurl::scenario::{Protocol, Reset, Scenario, VerifyCase};
@@ -265,7 +266,9 @@ pub fn record(scenario: &Scenario, v: &Verification) -> Record {
         let level = super::level_name(case.level);
         for step in case.steps.iter().filter(|s| s.error.is_some() || !s.failures.is_empty()) {
             let checks = step.failures.iter().map(|f| format!("{}:{f}", case.file));
-            let detail: Vec<String> = checks.chain(step.error.clone()).collect();
+            // Each cut, as `verify` prints it: a hostile answer's value can be megabytes.
+            let detail: Vec<String> =
+                checks.chain(step.error.clone()).map(|d| cut(&d, MESSAGE_MAX).into_owned()).collect();
             failures.push(VerifyFailure {
                 rule: case.name.clone(),
                 detail: format!("{}: {}", step.name, detail.join("; ")),
@@ -350,11 +353,10 @@ impl Readiness<'_> {
         }
         Ok(match steps.iter().find(|s| s.error.is_some() || !s.failures.is_empty()) {
             None => Ok(()),
-            Some(s) => Err(format!(
-                "{}: {}",
-                case.name,
-                s.error.clone().unwrap_or_else(|| format!("{}:{}", case.hurl.file, s.failures[0]))
-            )),
+            Some(s) => {
+                let why = s.error.clone().unwrap_or_else(|| format!("{}:{}", case.hurl.file, s.failures[0]));
+                Err(format!("{}: {}", case.name, cut(&why, MESSAGE_MAX)))
+            }
         })
     }
 }
@@ -379,7 +381,10 @@ pub fn reset_requests(
     let sender = Sender::new(prober, scenario, defined)?;
     let steps = run_flow(hurl, &[], &mut vars, &mut |e: &Entry, req: &Request| sender.send(e, req));
     match steps.iter().find(|s| s.error.is_some() || !s.failures.is_empty()) {
-        Some(s) => Err(s.error.clone().unwrap_or_else(|| format!("{}:{}", hurl.file, s.failures[0]))),
+        Some(s) => {
+            let why = s.error.clone().unwrap_or_else(|| format!("{}:{}", hurl.file, s.failures[0]));
+            Err(cut(&why, MESSAGE_MAX).into_owned())
+        }
         None => Ok(()),
     }
 }

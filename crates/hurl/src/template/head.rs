@@ -1,0 +1,168 @@
+//! What a request's line and headers may carry: a template written there
+//! ([`Template::render_head`]) refuses a value with a CR, LF or NUL, and more than
+//! [`MAX_HEAD_VALUES`] bytes of values; and why a template could not be written
+//! ([`RenderError`], [`Unwritable`]). docs/scenarios.md, "What a request's line and
+//! headers may carry".
+
+use super::{ExprStart, Part, Template, Vars};
+use crate::error::Pos;
+
+impl Template {
+    /// As [`Template::render`], for a request's line or a header: no value written in it (a
+    /// variable's, or a placeholder's with filters) may hold a CR, LF or NUL
+    /// ([`unsafe_byte`]), and `room` (what the head may still carry of those values,
+    /// [`MAX_HEAD_VALUES`]) is spent by each value. `skip_first`: the first part,
+    /// `{{base_url}}` (the target), is not spent. Returns where in `out` the first value from
+    /// an answer or a data row was written ([`Vars::untrusted`]), with its variable's name and
+    /// place.
+    pub fn render_head(
+        &self,
+        vars: &mut Vars,
+        out: &mut Vec<u8>,
+        room: &mut usize,
+        skip_first: bool,
+    ) -> Result<Option<(usize, &str, Pos)>, RenderError> {
+        let mut untrusted = None;
+        for (i, p) in self.parts.iter().enumerate() {
+            let start = out.len();
+            let (name, pos): (&str, Pos) = match p {
+                Part::Lit(l) => {
+                    out.extend_from_slice(l.as_bytes());
+                    continue;
+                }
+                // The file's own bytes (bounded when it loads), as its text.
+                Part::Bytes(b) => {
+                    out.extend_from_slice(b);
+                    continue;
+                }
+                Part::Var { name, escape, pos } => {
+                    // Measured before it is written: a long value is never copied.
+                    if !(skip_first && i == 0) && vars.get(name).is_some_and(|v| v.text.len() > *room) {
+                        let why = Unwritable::TooLong { max: MAX_HEAD_VALUES };
+                        return Err(RenderError::unwritable(name, *pos, why));
+                    }
+                    vars.write(name, *escape, out).map_err(|()| RenderError::no_value(name, *pos))?;
+                    (name, *pos)
+                }
+                Part::Expr { expr, escape, pos } => {
+                    crate::eval::render_expr(expr, *escape, *pos, vars, out)?;
+                    let name = match &expr.start {
+                        ExprStart::Var(n) => &**n,
+                        _ => &*expr.source,
+                    };
+                    (name, *pos)
+                }
+            };
+            let written = &out[start..];
+            if let Some(b) = unsafe_byte(written) {
+                out.truncate(start);
+                return Err(RenderError::unwritable(name, pos, Unwritable::Byte(b)));
+            }
+            if !(skip_first && i == 0) {
+                *room = room.checked_sub(written.len()).ok_or_else(|| {
+                    RenderError::unwritable(name, pos, Unwritable::TooLong { max: MAX_HEAD_VALUES })
+                })?;
+            }
+            if untrusted.is_none() && vars.untrusted(name) {
+                untrusted = Some((start, name, pos));
+            }
+        }
+        Ok(untrusted)
+    }
+}
+
+/// The most bytes of variables' values a request's line and headers may carry together
+/// (`{{base_url}}`, the target, aside): as much as an answer's head may have. The file's own
+/// text of them is bounded alike when it loads.
+pub const MAX_HEAD_VALUES: usize = 64 << 10;
+
+/// The first byte of `text` that a request line or header cannot carry: CR, LF (which would
+/// end the line and start another: a header, or a second request) or NUL.
+#[inline]
+pub fn unsafe_byte(text: &[u8]) -> Option<u8> {
+    memchr::memchr3(b'\r', b'\n', 0, text).map(|i| text[i])
+}
+
+/// Why a template could not be written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unwritable {
+    /// The variable has no value in this iteration.
+    NoValue,
+    /// A placeholder's expression could not be evaluated (`{{id toInt}}` of `"x"`): why.
+    Expr(Box<str>),
+    /// Its value holds this byte (CR, LF or NUL), which a request line or header cannot carry.
+    Byte(u8),
+    /// With its value, the request's line and headers would carry more than `max` bytes of
+    /// variables' values.
+    TooLong { max: usize },
+    /// As a header's name, it names one that stackbench writes itself (`Content-Length`,
+    /// `Transfer-Encoding`, `Host`).
+    OwnHeader,
+    /// Its value, from an answer or a data row, would write the request's host.
+    Host,
+}
+
+/// A template's variable could not be written: it has no value in this iteration, a
+/// placeholder's expression could not be evaluated, or its value cannot go where it stands.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{pos}: {}", self.why())]
+pub struct RenderError {
+    pub name: String,
+    pub pos: Pos,
+    pub why: Unwritable,
+}
+
+impl RenderError {
+    /// Variable `name`, at `pos`, has no value.
+    pub fn no_value(name: &str, pos: Pos) -> RenderError {
+        RenderError::unwritable(name, pos, Unwritable::NoValue)
+    }
+
+    /// Placeholder `name`, at `pos`, could not be evaluated: `why`.
+    pub fn expr(name: &str, pos: Pos, why: impl Into<Box<str>>) -> RenderError {
+        RenderError::unwritable(name, pos, Unwritable::Expr(why.into()))
+    }
+
+    /// Variable `name`, at `pos`, cannot be written, for `why`.
+    pub fn unwritable(name: &str, pos: Pos, why: Unwritable) -> RenderError {
+        RenderError { name: name.to_owned(), pos, why }
+    }
+
+    /// Whether the request was not written because a value cannot go where it stands (not
+    /// for lack of one, nor for an expression's failure).
+    pub fn refused(&self) -> bool {
+        !matches!(self.why, Unwritable::NoValue | Unwritable::Expr(_))
+    }
+
+    /// What is wrong, after the position.
+    fn why(&self) -> String {
+        let byte = |b: u8| match b {
+            b'\r' => "a carriage return (CR)",
+            b'\n' => "a line feed (LF)",
+            _ => "a NUL byte",
+        };
+        let name = &self.name;
+        match &self.why {
+            Unwritable::NoValue => format!("variable `{name}` has no value"),
+            Unwritable::Expr(why) => why.to_string(),
+            Unwritable::Byte(b) => format!(
+                "variable `{name}` holds {}, which a request line or header cannot carry (it would end the \
+                 line): the request is not sent",
+                byte(*b)
+            ),
+            Unwritable::Host => format!(
+                "variable `{name}` comes from an answer or a data row and would write the request's host: a \
+                 host comes from the file or the user (the target, --variable), never from an answer: the \
+                 request is not sent"
+            ),
+            Unwritable::OwnHeader => format!(
+                "variable `{name}` names, as a header, one that stackbench writes itself (Host, \
+                 Content-Length, Transfer-Encoding): the request is not sent"
+            ),
+            Unwritable::TooLong { max } => format!(
+                "variable `{name}` is too long: with it the request's line and headers would carry more \
+                 than {max} bytes of variables' values, the most they may: the request is not sent"
+            ),
+        }
+    }
+}
