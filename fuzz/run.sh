@@ -16,7 +16,7 @@ seconds=${1:-120}
 command -v cargo-fuzz >/dev/null || { echo "cargo fuzz is missing: cargo install cargo-fuzz" >&2; exit 1; }
 rustup run nightly rustc --version >/dev/null 2>&1 || { echo "the nightly toolchain is missing: rustup toolchain install nightly" >&2; exit 1; }
 status=0
-for target in http1_answer h2c_frames hpack_block hurl_file scenario_file scenario_expr; do
+for target in ${TARGETS:-http1_answer h2c_frames hpack_block hurl_file scenario_file scenario_expr scenario_eval}; do
   mkdir -p "corpus/$target"
   echo "== $target, ${seconds}s"
   if ! cargo +nightly fuzz run "$target" "corpus/$target" -- -max_total_time="$seconds" -rss_limit_mb=2048 -max_len=70000 2>&1 | tail -n 4; then

@@ -19,6 +19,7 @@ pub mod eval;
 pub mod expr;
 pub mod files;
 pub mod framing;
+mod fuzzing;
 pub mod jsonpath;
 pub mod model;
 pub mod parse;
@@ -29,6 +30,7 @@ pub mod xpath;
 
 pub use error::{ErrorKind, ParseError, Pos};
 pub use eval::{Answer, Failure, FailureKind, Request};
+pub use fuzzing::fuzz_eval;
 pub use model::{Entry, HurlFile};
 pub use template::{Kind, Vars};
 
