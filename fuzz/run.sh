@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Runs every fuzz target of the load engine's parsers (HTTP/1.1 answers,
-# HTTP/2 frames, HPACK blocks), of the Hurl and TOML scenario parsers and of the
-# scenario expressions for a while each, with cargo fuzz (libFuzzer) on the nightly
-# toolchain. Not part of CI.
+# HTTP/2 frames, HPACK blocks), of the Hurl and TOML scenario parsers, of the
+# scenario expressions and of the scenario evaluator against hostile answers for a
+# while each, with cargo fuzz (libFuzzer) on the nightly toolchain. CI runs it with
+# 30 seconds per target (.ci/run); fuzz/README.md says what each target holds.
 #
 #   fuzz/run.sh [SECONDS_PER_TARGET]        # default 120
+#   TARGETS="scenario_eval" fuzz/run.sh 600  # some targets only
 #
 # Needs: rustup's nightly toolchain and `cargo install cargo-fuzz`. A crash is
 # saved under fuzz/artifacts/<target>/; reproduce it with
