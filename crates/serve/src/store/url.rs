@@ -2,11 +2,14 @@
 //! the database's own URL syntax (`table`, `key`, `measurement`, `pool`,
 //! `sync`). Those are removed before the URL reaches the client library; every
 //! other query parameter is passed on untouched (e.g. PostgreSQL's
-//! `connect_timeout`). Passwords never reach a message: [`StoreSpec`]'s
-//! `Display` masks them.
+//! `connect_timeout`). A server's URL is read by the `url` crate; SQLite's
+//! `sqlite:PATH` is a file path. Passwords never reach a message:
+//! [`StoreSpec`]'s `Display` and every error mask them ([`redact`]).
 
 use std::fmt;
 use std::path::PathBuf;
+
+use url::Url;
 
 use super::{StoreError, valid_identifier};
 
@@ -88,40 +91,26 @@ impl StoreSpec {
     pub fn parse(s: &str) -> Result<StoreSpec, StoreError> {
         let s = s.trim();
         let (scheme, _) = s.split_once(':').unwrap_or((s, ""));
-        let (base, params) = split_query(s);
-        let mut params = Params::new(params);
         let spec = match scheme.to_ascii_lowercase().as_str() {
-            "sqlite" => {
-                let path = base.strip_prefix("sqlite").unwrap_or("").trim_start_matches(':');
-                // sqlite://rel.db, sqlite:///abs.db, sqlite:rel.db, sqlite:/abs.db
-                let path = path.strip_prefix("//").unwrap_or(path);
-                let path = if path.is_empty() { DEFAULT_SQLITE_PATH } else { path };
-                let sync = match params.take("sync").as_deref() {
-                    None | Some("full") => SqliteSync::Full,
-                    Some("normal") => SqliteSync::Normal,
-                    Some(other) => {
-                        return Err(StoreError::Url(format!(
-                            "sync={other} is not a SQLite sync mode; use sync=full (fsync every commit, the \
-                             default) or sync=normal (survives a killed process, not a power loss)"
-                        )));
-                    }
-                };
-                let table = params.table()?;
-                params.finish(&["table", "sync"], "sqlite")?;
-                StoreSpec::Sqlite(SqliteOptions { path: PathBuf::from(path), table, sync })
-            }
+            "sqlite" => StoreSpec::Sqlite(sqlite(s)?),
             "postgres" | "postgresql" => {
+                let (mut url, mut params) = server_url(s)?;
                 let table = params.table()?;
                 let pool = params.pool()?;
-                StoreSpec::Postgres(SqlOptions { url: params.rebuild(base), table, pool })
+                params.pass_on(&mut url);
+                StoreSpec::Postgres(SqlOptions { url: url.into(), table, pool })
             }
             "mysql" | "mariadb" => {
+                let (mut url, mut params) = server_url(s)?;
                 let table = params.table()?;
                 let pool = params.pool()?;
-                let base = format!("mysql{}", &base[scheme.len()..]);
-                StoreSpec::Mysql(SqlOptions { url: params.rebuild(&base), table, pool })
+                params.pass_on(&mut url);
+                // Both are special-free schemes, so the swap cannot be refused.
+                let _ = url.set_scheme("mysql");
+                StoreSpec::Mysql(SqlOptions { url: url.into(), table, pool })
             }
             "redis" => {
+                let (mut url, mut params) = server_url(s)?;
                 let key = match params.take("key") {
                     None => DEFAULT_REDIS_KEY.to_owned(),
                     Some(k) if !k.is_empty() && k.len() <= 64 && k.bytes().all(|b| b.is_ascii_graphic()) => k,
@@ -131,39 +120,14 @@ impl StoreSpec {
                         )));
                     }
                 };
-                StoreSpec::Redis(RedisOptions { url: params.rebuild(base), key })
+                params.pass_on(&mut url);
+                StoreSpec::Redis(RedisOptions { url: url.into(), key })
             }
-            "influxdb" | "influx" => {
-                let rest = base.split_once("://").map(|(_, r)| r).ok_or_else(|| influx_form(s))?;
-                let (userinfo, rest) = match rest.rsplit_once('@') {
-                    Some((u, r)) => (Some(u), r),
-                    None => (None, rest),
-                };
-                let (authority, db) = rest.split_once('/').ok_or_else(|| influx_form(s))?;
-                let db = db.trim_end_matches('/');
-                if authority.is_empty() || db.is_empty() || db.contains(['/', '"', '\\']) {
-                    return Err(influx_form(s));
-                }
-                let authority = if authority.contains(':') && !authority.ends_with(']') {
-                    authority.to_owned()
-                } else {
-                    format!("{authority}:8086")
-                };
-                let credentials = userinfo.map(|u| {
-                    let (user, pass) = u.split_once(':').unwrap_or((u, ""));
-                    (user.to_owned(), pass.to_owned())
-                });
-                let measurement = match params.take("measurement") {
-                    None => DEFAULT_MEASUREMENT.to_owned(),
-                    Some(m) if valid_identifier(&m) => m,
-                    Some(m) => return Err(bad_name("measurement", &m)),
-                };
-                params.finish(&["measurement"], "influxdb")?;
-                StoreSpec::Influx(InfluxOptions { authority, db: db.to_owned(), measurement, credentials })
-            }
+            "influxdb" | "influx" => StoreSpec::Influx(influx(s)?),
             _ => {
                 return Err(StoreError::Url(format!(
-                    "unknown store {s:?}; use one of {FORMS} (or omit --store for the embedded {DEFAULT_STORE})"
+                    "unknown store {:?}; use one of {FORMS} (or omit --store for the embedded {DEFAULT_STORE})",
+                    redact(s)
                 )));
             }
         };
@@ -201,8 +165,65 @@ impl fmt::Display for StoreSpec {
     }
 }
 
+/// `sqlite:PATH` (also `sqlite://PATH`, `sqlite:///ABS`): a file path, not a URL (spaces and
+/// `%` are the file's own characters), with our parameters after `?`.
+fn sqlite(s: &str) -> Result<SqliteOptions, StoreError> {
+    let (base, query) = s.split_once('?').unwrap_or((s, ""));
+    let mut params = Params::new(query);
+    let path = base.get("sqlite".len()..).unwrap_or("").trim_start_matches(':');
+    // sqlite://rel.db, sqlite:///abs.db, sqlite:rel.db, sqlite:/abs.db
+    let path = path.strip_prefix("//").unwrap_or(path);
+    let path = if path.is_empty() { DEFAULT_SQLITE_PATH } else { path };
+    let sync = match params.take("sync").as_deref() {
+        None | Some("full") => SqliteSync::Full,
+        Some("normal") => SqliteSync::Normal,
+        Some(other) => {
+            return Err(StoreError::Url(format!(
+                "sync={other} is not a SQLite sync mode; use sync=full (fsync every commit, the \
+                 default) or sync=normal (survives a killed process, not a power loss)"
+            )));
+        }
+    };
+    let table = params.table()?;
+    params.finish(&["table", "sync"], "sqlite")?;
+    Ok(SqliteOptions { path: PathBuf::from(path), table, sync })
+}
+
+/// A database server's URL, read by the `url` crate, and its query parameters (ours still in).
+fn server_url(s: &str) -> Result<(Url, Params), StoreError> {
+    let url = Url::parse(s)
+        .map_err(|e| StoreError::Url(format!("{:?} is not a URL ({e}); use one of {FORMS}", redact(s))))?;
+    let params = Params::new(url.query().unwrap_or(""));
+    Ok((url, params))
+}
+
+/// `influxdb://[USER:PASSWORD@]HOST[:8086]/DB`.
+fn influx(s: &str) -> Result<InfluxOptions, StoreError> {
+    let (url, mut params) = server_url(s)?;
+    let host = url.host_str().filter(|h| !h.is_empty()).ok_or_else(|| influx_form(s))?;
+    let db = decoded(url.path().trim_start_matches('/').trim_end_matches('/'));
+    if db.is_empty() || db.contains(['/', '"', '\\']) {
+        return Err(influx_form(s));
+    }
+    let credentials = (!url.username().is_empty() || url.password().is_some())
+        .then(|| (decoded(url.username()), decoded(url.password().unwrap_or(""))));
+    let measurement = match params.take("measurement") {
+        None => DEFAULT_MEASUREMENT.to_owned(),
+        Some(m) if valid_identifier(&m) => m,
+        Some(m) => return Err(bad_name("measurement", &m)),
+    };
+    params.finish(&["measurement"], "influxdb")?;
+    let authority = format!("{host}:{}", url.port().unwrap_or(8086));
+    Ok(InfluxOptions { authority, db, measurement, credentials })
+}
+
+/// A URL component with its `%XX` escapes undone (a user name or database written escaped).
+fn decoded(component: &str) -> String {
+    percent_encoding::percent_decode_str(component).decode_utf8_lossy().into_owned()
+}
+
 fn influx_form(s: &str) -> StoreError {
-    StoreError::Url(format!("{s:?} does not name a database; write influxdb://HOST:8086/DB"))
+    StoreError::Url(format!("{:?} does not name a database; write influxdb://HOST:8086/DB", redact(s)))
 }
 
 fn bad_name(what: &str, got: &str) -> StoreError {
@@ -211,44 +232,44 @@ fn bad_name(what: &str, got: &str) -> StoreError {
     ))
 }
 
-/// `scheme://user:secret@host` → `scheme://user:***@host`.
+/// `scheme://user:secret@host` → `scheme://user:***@host`; a string that is not a URL shows
+/// its scheme alone (`scheme://***`), so a password never reaches a message either way.
 pub fn redact(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
-    };
-    let host_end = rest.find('/').unwrap_or(rest.len());
-    match rest[..host_end].rsplit_once('@') {
-        Some((userinfo, _)) if userinfo.contains(':') => {
-            let user = userinfo.split(':').next().unwrap_or("");
-            let at = rest[..host_end].rfind('@').unwrap_or(0);
-            format!("{scheme}://{user}:***{}", &rest[at..])
+    match Url::parse(url) {
+        Ok(mut parsed) if parsed.password().is_some() => {
+            // A URL with a password has a host, so setting it cannot be refused.
+            let _ = parsed.set_password(Some("***"));
+            parsed.into()
         }
-        _ => url.to_owned(),
+        Ok(_) => url.to_owned(),
+        Err(_) => match url.split_once(':') {
+            Some((scheme, _)) if url.contains('@') => format!("{scheme}://***"),
+            _ => url.to_owned(),
+        },
     }
 }
 
-fn split_query(s: &str) -> (&str, &str) {
-    s.split_once('?').unwrap_or((s, ""))
+/// The query parameters of a store URL, ours taken out one by one; the rest go on to the
+/// client library as written (no re-encoding).
+struct Params {
+    rest: Vec<(String, String)>,
 }
 
-/// The query parameters of a store URL, ours taken out one by one.
-struct Params<'a> {
-    rest: Vec<(&'a str, &'a str)>,
-}
-
-impl<'a> Params<'a> {
-    fn new(query: &'a str) -> Self {
+impl Params {
+    fn new(query: &str) -> Self {
         let rest = query
             .split('&')
             .filter(|p| !p.is_empty())
             .map(|p| p.split_once('=').unwrap_or((p, "")))
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
             .collect();
         Params { rest }
     }
 
+    /// Takes one of ours out, its `%XX` escapes undone (the URL crate escapes a space, say).
     fn take(&mut self, key: &str) -> Option<String> {
-        let i = self.rest.iter().position(|(k, _)| *k == key)?;
-        Some(self.rest.remove(i).1.to_owned())
+        let i = self.rest.iter().position(|(k, _)| k == key)?;
+        Some(decoded(&self.rest.remove(i).1))
     }
 
     fn table(&mut self) -> Result<String, StoreError> {
@@ -282,17 +303,14 @@ impl<'a> Params<'a> {
         }
     }
 
-    /// The URL for the client library: `base` with the parameters not ours.
-    fn rebuild(&self, base: &str) -> String {
-        if self.rest.is_empty() {
-            return base.to_owned();
-        }
+    /// Leaves on `url` the parameters that are not ours, for the client library.
+    fn pass_on(&self, url: &mut Url) {
         let query: Vec<String> = self
             .rest
             .iter()
-            .map(|(k, v)| if v.is_empty() { (*k).to_owned() } else { format!("{k}={v}") })
+            .map(|(k, v)| if v.is_empty() { k.clone() } else { format!("{k}={v}") })
             .collect();
-        format!("{base}?{}", query.join("&"))
+        url.set_query((!query.is_empty()).then(|| query.join("&")).as_deref());
     }
 }
 
@@ -364,6 +382,45 @@ mod tests {
         );
         assert!(err("influxdb://127.0.0.1:8086").contains("influxdb://HOST:8086/DB"));
         assert!(err("influxdb://h/db?x=1").contains("measurement"));
+    }
+
+    #[test]
+    fn the_client_gets_its_parameters_as_written() {
+        let StoreSpec::Postgres(o) =
+            parse("postgresql://u@h/db?options=-c%20search_path%3Dx&pool=2&sslmode=disable")
+        else {
+            panic!()
+        };
+        assert_eq!(o.url, "postgresql://u@h/db?options=-c%20search_path%3Dx&sslmode=disable");
+        let StoreSpec::Postgres(o) = parse("postgres://u@h/db?pool=2") else { panic!() };
+        assert_eq!(o.url, "postgres://u@h/db", "no empty `?` left behind");
+    }
+
+    #[test]
+    fn influx_hosts_ports_and_escapes() {
+        let StoreSpec::Influx(o) = parse("influxdb://[::1]/seed/") else { panic!() };
+        assert_eq!((o.authority.as_str(), o.db.as_str(), o.credentials), ("[::1]:8086", "seed", None));
+        let StoreSpec::Influx(o) = parse("influx://bench:p%40ss@127.0.0.1:9999/seed") else { panic!() };
+        assert_eq!(o.authority, "127.0.0.1:9999");
+        assert_eq!(o.credentials, Some(("bench".to_owned(), "p@ss".to_owned())));
+        for bad in ["influxdb:///seed", "influxdb://h/a/b", "influxdb://h/a%22b", "influxdb://h/"] {
+            assert!(err(bad).contains("influxdb://HOST:8086/DB"), "{bad}: {}", err(bad));
+        }
+    }
+
+    #[test]
+    fn no_message_shows_a_password() {
+        for bad in [
+            "postgres://u:hunter2@h:99999/db",
+            "influxdb://u:hunter2@h",
+            "mongodb://u:hunter2@h/db",
+            "redis://u:hunter2@h/0?key=a%20b",
+        ] {
+            let e = err(bad);
+            assert!(!e.contains("hunter2"), "{bad}: {e}");
+        }
+        assert!(err("postgres://u:hunter2@h:99999/db").contains("is not a URL"));
+        assert_eq!(redact("postgres://u:hunter2@h:99999/db"), "postgres://***");
     }
 
     #[test]
