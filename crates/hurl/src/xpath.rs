@@ -12,7 +12,7 @@
 //!
 //! A body is hostile input: nothing here loads a DTD, an external entity or any file (the
 //! XML reader knows only the five predefined entities, so a "billion laughs" body is
-//! refused as invalid), and before a body is parsed its size, its count of tags and its
+//! refused as invalid), and before a body is parsed its size, its count of nodes and its
 //! nesting are bounded, so a huge or deeply nested body is refused instead of parsed.
 
 use std::borrow::Cow;
@@ -25,9 +25,11 @@ use sxd_xpath::{Context, Factory, XPath};
 use crate::eval::value::Value;
 
 /// The most bytes of a body that are parsed for XPath.
-pub const MAX_BYTES: usize = 16 << 20;
-/// The most tags a body may hold (each becomes a node of the tree).
-pub const MAX_TAGS: usize = 1 << 20;
+pub const MAX_BYTES: usize = 8 << 20;
+/// The most nodes a body may make, counted before parsing as two per start tag (the element
+/// and a text beside it) and one per attribute: a node of the tree takes some 400 bytes, so
+/// a document stays within about 200 MB.
+pub const MAX_NODES: usize = 500_000;
 /// The deepest nesting of elements read as XML (libxml2's own default limit).
 pub const MAX_XML_DEPTH: usize = 256;
 /// The deepest nesting of elements read as HTML, counting only elements whose end tag
@@ -213,7 +215,7 @@ fn before_tail(text: &str) -> &str {
     if tail.is_empty() || closes_html { &text[..=gt] } else { text }
 }
 
-/// Refuses a body too large, with too many tags or nested too deep to parse safely.
+/// Refuses a body too large, with too many nodes or nested too deep to parse safely.
 fn check_bounds(text: &str, format: Format) -> Result<(), String> {
     if text.len() > MAX_BYTES {
         return Err(format!(
@@ -222,9 +224,11 @@ fn check_bounds(text: &str, format: Format) -> Result<(), String> {
             MAX_BYTES >> 20
         ));
     }
-    let (tags, depth) = scan(text.as_bytes(), format);
-    if tags > MAX_TAGS {
-        return Err(format!("the body has more than {MAX_TAGS} tags; xpath reads at most that many"));
+    let (nodes, depth) = scan(text.as_bytes(), format);
+    if nodes > MAX_NODES {
+        return Err(format!(
+            "the body has more than {MAX_NODES} elements, attributes and texts; xpath reads at most that many"
+        ));
     }
     let max = match format {
         Format::Xml => MAX_XML_DEPTH,
@@ -244,7 +248,8 @@ const NOT_NESTING: &[&str] = &[
     "colgroup", "rb", "rt", "rp", "rtc", "html", "head", "body",
 ];
 
-/// How many start tags `text` holds and how deep they nest, by a scan of its tags (a bound
+/// How many nodes `text` makes (two per start tag, one per `=` in a tag: see [`MAX_NODES`])
+/// and how deep its elements nest, by a scan of its tags (a bound
 /// for the parser, not a parser: comments, declarations and processing instructions are
 /// skipped; an HTML element in [`NOT_NESTING`] does not count toward the depth).
 fn scan(text: &[u8], format: Format) -> (usize, usize) {
@@ -263,7 +268,7 @@ fn scan(text: &[u8], format: Format) -> (usize, usize) {
         match tag.first() {
             Some(b'/') => depth = depth.saturating_sub(1),
             Some(c) if c.is_ascii_alphabetic() => {
-                tags += 1;
+                tags += 2 + memchr::memchr_iter(b'=', tag).count();
                 if tag.ends_with(b"/") && format == Format::Xml {
                     continue;
                 }

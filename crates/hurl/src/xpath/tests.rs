@@ -169,12 +169,17 @@ fn deep_documents_within_bounds_evaluate_on_a_small_stack() {
 }
 
 #[test]
-fn huge_bodies_are_refused_by_size_and_by_tags() {
+fn huge_bodies_are_refused_by_size_and_by_nodes() {
     let big = "x".repeat(MAX_BYTES + 1);
     assert!(eval(&big, Format::Html, "//a").unwrap_err().contains("MiB"));
-    let tags = "<a/>".repeat(MAX_TAGS + 1);
+    let tags = "<a/>".repeat(MAX_NODES / 2);
     let doc = format!("<r>{tags}</r>");
-    assert!(eval(&doc, Format::Xml, "//a").unwrap_err().contains("tags"));
+    assert!(eval(&doc, Format::Xml, "//a").unwrap_err().contains("elements, attributes and texts"));
+    let attrs = " a=''".repeat(MAX_NODES);
+    let doc = format!("<r{attrs}/>");
+    assert!(eval(&doc, Format::Xml, "//r").unwrap_err().contains("elements, attributes and texts"));
+    let within = format!("<r>{}</r>", "<a/>".repeat(MAX_NODES / 2 - 1));
+    assert_eq!(xml(&within, "count(//a)"), Value::Float((MAX_NODES / 2 - 1) as f64));
 }
 
 #[test]
@@ -186,8 +191,8 @@ fn prefixes_are_found_outside_literals_and_axes() {
 
 #[test]
 fn the_scan_counts_tags_and_depth_skipping_comments() {
-    assert_eq!(scan(b"<a><b/><!-- <c><c><c> --><d></d></a>", Format::Xml), (3, 2));
-    assert_eq!(scan(b"<html><body><div><br><img src=x><p>t</div>", Format::Html), (6, 1));
-    assert_eq!(scan(b"</x></x><a>", Format::Xml), (1, 1));
+    assert_eq!(scan(b"<a><b/><!-- <c><c><c> --><d></d></a>", Format::Xml), (6, 2));
+    assert_eq!(scan(b"<html><body><div><br><img src=x><p>t</div>", Format::Html), (13, 1));
+    assert_eq!(scan(b"</x></x><a>", Format::Xml), (2, 1));
     assert_eq!(scan(b"a < b and c > d", Format::Html), (0, 0));
 }
