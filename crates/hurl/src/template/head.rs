@@ -77,10 +77,41 @@ impl Template {
 pub const MAX_HEAD_VALUES: usize = 64 << 10;
 
 /// The first byte of `text` that a request line or header cannot carry: CR, LF (which would
-/// end the line and start another: a header, or a second request) or NUL.
+/// end the line and start another: a header, or a second request) or NUL. Looked for eight
+/// bytes at a time: a word with no byte below 0x20 (nearly every word of a value) is passed in
+/// a few instructions, without the set-up a search routine makes for every call.
 #[inline]
 pub fn unsafe_byte(text: &[u8]) -> Option<u8> {
-    memchr::memchr3(b'\r', b'\n', 0, text).map(|i| text[i])
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let scan = |bytes: &[u8]| bytes.iter().copied().find(|&b| matches!(b, b'\r' | b'\n' | 0));
+    let mut words = text.chunks_exact(8);
+    for word in &mut words {
+        let w = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+        // Whether a byte of `w` is below 0x20: exact as a yes or no for the word.
+        if w.wrapping_sub(0x20 * ONES) & !w & HIGH != 0
+            && let Some(b) = scan(word)
+        {
+            return Some(b);
+        }
+    }
+    scan(words.remainder())
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::unsafe_byte;
+
+    proptest! {
+        /// The unsafe bytes are found eight at a time where a byte-by-byte look finds them.
+        #[test]
+        fn unsafe_byte_finds_cr_lf_and_nul(s in "[a-z\\x00-\\x1f\\x7f-\\u{3ff}]{0,24}") {
+            let want = s.bytes().find(|b| matches!(b, b'\r' | b'\n' | 0));
+            prop_assert_eq!(unsafe_byte(s.as_bytes()), want);
+        }
+    }
 }
 
 /// Why a template could not be written.
