@@ -134,36 +134,8 @@ impl Drop for Lab {
     }
 }
 
-const UNION: &str = r#"
-import json, math, sys
-from hdrh.histogram import HdrHistogram
-from hdrh.log import HistogramLogReader
-total = HdrHistogram(1, 60_000_000, 3)
-for path in sys.argv[1:]:
-    reader = HistogramLogReader(path, HdrHistogram(1, 60_000_000, 3))
-    while True:
-        h = reader.get_next_interval_histogram()
-        if h is None:
-            break
-        total.add(h)
-# The rank rule of stackbench (and of HdrHistogram's Java and Rust versions): the value at
-# quantile q is the highest equivalent value of the bucket that holds the ceil(q*n)-th latency.
-# (HdrHistogram_py's own get_value_at_percentile rounds the rank to the nearest instead.)
-def at(q):
-    rank = max(1, math.ceil(q * total.get_total_count()))
-    seen = 0
-    for step in total.get_recorded_iterator():
-        seen += step.count_added_in_this_iter_step
-        if seen >= rank:
-            return total.get_highest_equivalent_value(step.value_iterated_to)
-print(json.dumps({
-    "count": total.get_total_count(),
-    "p50": at(0.50),
-    "p99": at(0.99),
-    "max": total.get_max_value(),
-    "encoded": total.encode().decode(),
-}))
-"#;
+/// Python's `hdrhistogram` adding up interval logs ([`stackbench_testkit::hdrh`]).
+const UNION: &str = stackbench_testkit::hdrh::UNION;
 
 #[test]
 fn three_shards_on_three_hosts_merge_exactly() {

@@ -86,6 +86,22 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// Percentiles take the ⌈q·n⌉-th latency (HdrHistogram's rule, Java's and Rust's): of the
+    /// 151 latencies 1..=151 µs, p99 is the 150th. (HdrHistogram_py rounds the rank to the
+    /// nearest and says 149: docs/run-record.md, "Percentiles".)
+    #[test]
+    fn percentiles_take_the_rank_rounded_up() {
+        let mut h = new_histogram();
+        for v in 1..=151 {
+            h.record(v).unwrap();
+        }
+        let l = Latency::from_histogram(&h);
+        assert_eq!(
+            (l.p50_us, l.p90_us, l.p95_us, l.p99_us, l.p999_us, l.max_us),
+            (76, 136, 144, 150, 151, 151)
+        );
+    }
+
     proptest! {
         #[test]
         fn encoding_round_trips(values in proptest::collection::vec(1u64..HIGHEST_US, 0..500)) {

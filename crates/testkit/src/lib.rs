@@ -9,6 +9,7 @@
 //!   `CI=true` a missing database fails the test instead, so CI never passes by
 //!   skipping.
 //! - [`frames`]: a response body of given frames (data, trailers) for hyper servers.
+//! - [`hdrh`]: interval logs read by Python's `hdrhistogram`, an independent reader.
 //! - [`hostile`]: TCP servers that answer with malformed or endless bytes.
 //! - [`instances`]: private PostgreSQL, MariaDB and Redis servers to stop and
 //!   start, pause (SIGSTOP: hung) and resume.
@@ -25,6 +26,7 @@
 
 pub mod contestants;
 pub mod frames;
+pub mod hdrh;
 pub mod hostile;
 pub mod http;
 pub mod instances;
