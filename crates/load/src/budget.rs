@@ -17,6 +17,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// Bytes of answer buffers all connections together may hold beyond their first read chunk.
 pub const ANSWER_BUDGET: usize = 512 * 1024 * 1024;
 
+/// Allocations from this size on are mappings of their own, given back to the system when
+/// freed (`crate::sys::map_large_allocations`): an answer buffer past its first growths.
+pub const MAPPED_FROM: usize = 256 * 1024;
+
 /// A number of bytes shared out by [`Claim`]s.
 #[derive(Debug)]
 pub struct Budget {

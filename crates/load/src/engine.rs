@@ -84,6 +84,9 @@ pub enum LoadError {
 pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
     check_cpus(spec)?;
     check_file_limit(spec)?;
+    // A large answer's buffer leaves the process when freed: its whole memory stays within the
+    // answer budget and a fixed rest (docs/design.md, "Answers are held in bounded memory").
+    sys::map_large_allocations(crate::budget::MAPPED_FROM);
     let addr = resolve(spec)?;
     let agreed = probe(spec, addr)?;
     fault::install_hook();

@@ -2,8 +2,9 @@
 //! lacks: the process's and a thread's CPU time (`getrusage`, `/proc`), pinning a thread to a CPU
 //! (`sched_setaffinity`) and the CPUs it may use (`sched_getaffinity`), raising
 //! the open-file limit (`setrlimit`), and the
-//! resident set size (`/proc/self/statm`), and a `timerfd` for waits finer
-//! than tokio's 1 ms timer wheel.
+//! resident set size (`/proc/self/statm`), a `timerfd` for waits finer
+//! than tokio's 1 ms timer wheel, and large allocations mapped on their own
+//! (`mallopt`), so that freed answer buffers leave the process.
 #![allow(unsafe_code)] // libc calls without a safe wrapper in std; each is a single checked syscall
 
 use std::io;
@@ -58,6 +59,29 @@ fn rusage(who: libc::c_int) -> (Duration, Duration) {
     let usage = unsafe { usage.assume_init() };
     let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, (t.tv_usec as u32) * 1000);
     (tv(usage.ru_utime), tv(usage.ru_stime))
+}
+
+/// Has the C allocator give a freed answer buffer back to the system at once: every
+/// allocation from `threshold` bytes on is a mapping of its own, unmapped when freed (and
+/// grown by `mremap`, without a copy). glibc otherwise raises that threshold to the size of
+/// each such buffer freed (up to 32 MiB), and serves the next from its heaps, which keep
+/// freed memory: against endless answers the process then held more than the answer budget
+/// (`crate::budget`) allows. Once per process; a no-op off glibc.
+pub fn map_large_allocations(threshold: usize) {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            let threshold = libc::c_int::try_from(threshold).unwrap_or(libc::c_int::MAX);
+            // SAFETY: mallopt only sets a tuning parameter of the allocator; any value is valid
+            // (it returns 0 for one it does not take, which leaves the default).
+            unsafe {
+                libc::mallopt(libc::M_MMAP_THRESHOLD, threshold);
+            }
+        });
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    let _ = threshold;
 }
 
 /// Pins the calling thread to `cpu`.
