@@ -64,6 +64,10 @@ pub trait Answer {
     fn duration(&self) -> Option<Duration> {
         None
     }
+    /// The redirects followed to reach this answer, in order (none unless the entry asked).
+    fn redirects(&self) -> &[Redirect] {
+        &[]
+    }
 }
 
 /// A request rendered into buffers kept between requests.
@@ -73,6 +77,19 @@ pub struct Request {
     /// `Name: value\r\n` lines.
     pub headers: Vec<u8>,
     pub body: Vec<u8>,
+    /// The method, when it is not the entry's (a redirect that changed it to `GET`).
+    pub method: Option<&'static str>,
+    /// Where the value of the `Cookie` line of `[Cookies]` begins in `headers`, if it has
+    /// one: the jar's cookies go before it, in the same line, as curl sends them.
+    pub cookies_at: Option<usize>,
+}
+
+/// A redirect followed to reach an answer (the `redirects` query).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Redirect {
+    pub status: u16,
+    /// Where it pointed: an absolute URL, as the file would write it.
+    pub location: String,
 }
 
 /// A check that did not hold.

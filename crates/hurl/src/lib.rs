@@ -13,6 +13,7 @@
 )]
 
 pub mod builtin;
+pub mod cookies;
 pub mod defined;
 pub mod error;
 pub mod eval;
@@ -22,6 +23,7 @@ pub mod framing;
 mod fuzzing;
 pub mod jsonpath;
 pub mod model;
+pub mod origin;
 pub mod parse;
 pub mod run;
 pub mod scenario;

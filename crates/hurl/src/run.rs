@@ -9,8 +9,13 @@ use std::fmt;
 use crate::error::{MESSAGE_MAX, cut};
 use crate::eval::{Answer, Failure, FailureKind, Request};
 use crate::model::{Entry, HurlFile};
+use crate::origin::Routes;
 use crate::scenario::{CleanValue, Level, Reset, Scenario};
 use crate::template::{Kind, Value, Vars};
+
+pub mod wire;
+
+use wire::Wire;
 
 /// Sends a rendered request and returns the answer, or why there is none.
 pub type Send<'a, A> = &'a mut dyn FnMut(&Entry, &Request) -> Result<A, String>;
@@ -36,15 +41,27 @@ pub fn run_flow<A: Answer>(
     vars: &mut Vars,
     send: Send<'_, A>,
 ) -> Vec<Step> {
-    run_flow_explained(hurl, names, vars, send, &|_, _| None)
+    run_flow_explained(hurl, names, vars, &mut Wire::default(), send, &|_, _| None)
 }
 
-/// As [`run_flow`]; `why(name, vars)` says why a variable has no value when it is not a
+/// As [`run_flow`], in the session `wire` (where the requests go, the user's cookies).
+pub fn run_flow_in<A: Answer>(
+    hurl: &HurlFile,
+    names: &[String],
+    vars: &mut Vars,
+    wire: &mut Wire<'_>,
+    send: Send<'_, A>,
+) -> Vec<Step> {
+    run_flow_explained(hurl, names, vars, wire, send, &|_, _| None)
+}
+
+/// As [`run_flow_in`]; `why(name, vars)` says why a variable has no value when it is not a
 /// failed capture (an expression, [`Scenario::why_no_value`]).
 fn run_flow_explained<A: Answer>(
     hurl: &HurlFile,
     names: &[String],
     vars: &mut Vars,
+    wire: &mut Wire<'_>,
     send: Send<'_, A>,
     why: &dyn Fn(&str, &Vars) -> Option<String>,
 ) -> Vec<Step> {
@@ -90,7 +107,7 @@ fn run_flow_explained<A: Answer>(
                     });
                     break 'entries;
                 }
-                let answer = match send(e, &req) {
+                let answer = match wire.exchange(e, &mut req, &options, send) {
                     Ok(a) => a,
                     Err(why) => {
                         steps.push(Step { name: name.clone(), failures: Vec::new(), error: Some(why) });
@@ -164,17 +181,84 @@ impl Verification {
     }
 }
 
-/// Runs the scenario's `[[verify]]` cases in order against `base_url` (or, when
-/// it has none, each flow once as a core case). A case with `clean_store` runs
+/// Where a run's requests go: the target (`None`: the file as written) and the file's
+/// routes to it ([`Routes`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Aimed<'a> {
+    pub target: Option<&'a str>,
+    pub routes: &'a Routes,
+}
+
+impl Aimed<'_> {
+    /// Fresh variables for a run: `seed`'s random source, the `defined` ones, and the
+    /// variable that stands for the target set to it.
+    pub fn vars(&self, seed: u64, defined: &[(&str, &str)]) -> Vars {
+        let mut vars = Vars::new(seed);
+        for (k, v) in defined {
+            let (v, kind) = crate::template::cli_value(v);
+            vars.set(k, &v, kind);
+        }
+        if let (Some(name), Some(t)) = (&self.routes.base_variable, self.target) {
+            vars.set(name, t.trim_end_matches('/'), Kind::String);
+        }
+        vars
+    }
+}
+
+/// What the `[setup]` step left for the run: its captures and its cookies.
+#[derive(Debug, Clone, Default)]
+pub struct SetupDone {
+    pub values: Vec<(String, Value)>,
+    pub jar: crate::cookies::Jar,
+}
+
+impl SetupDone {
+    /// Gives `vars` the setup's captures.
+    pub fn apply(&self, vars: &mut Vars) {
+        for (k, v) in &self.values {
+            vars.set(k, &v.text, v.kind);
+        }
+    }
+}
+
+/// Runs the scenario's `[setup]` requests once (nothing without one). `Err` says which
+/// request failed and why: the run must stop before its load.
+pub fn setup<A: Answer>(
+    s: &Scenario,
+    aim: Aimed<'_>,
+    defined: &[(&str, &str)],
+    seed: u64,
+    send: Send<'_, A>,
+) -> Result<SetupDone, String> {
+    let Some(hurl) = &s.setup else { return Ok(SetupDone::default()) };
+    let mut vars = aim.vars(seed, defined);
+    vars.max_capture = s.limits.max_capture;
+    s.draw(0, &mut vars);
+    let mut wire = Wire { routes: Some(aim.routes), jar: crate::cookies::Jar::default() };
+    let why = |name: &str, vars: &Vars| s.why_no_value(name, vars);
+    let steps = run_flow_explained(hurl, &[], &mut vars, &mut wire, send, &why);
+    if let Some(st) = steps.iter().find(|st| st.error.is_some() || !st.failures.is_empty()) {
+        let detail = st.error.clone().unwrap_or_else(|| format!("{}:{}", hurl.file, st.failures[0]));
+        return Err(format!("the [setup] step failed at {}: {}", st.name, vars.redact(&detail)));
+    }
+    let values =
+        hurl.captures().filter_map(|c| Some((c.name.to_string(), vars.get(&c.name)?.clone()))).collect();
+    Ok(SetupDone { values, jar: wire.jar })
+}
+
+/// Runs the scenario's `[[verify]]` cases in order against `aim` (or, when
+/// it has none, each flow once as a core case), after its `[setup]` (whose
+/// failure is a failed core case, and the last). A case with `clean_store` runs
 /// after the reset step; a failed reset fails the case. With `[reset] by =
 /// "contestant"` there is no step: `store_emptied` says whether the store was
 /// emptied before the first case (by the orchestrator), and only then are the
 /// cases' `clean_values` held. What a case captures is kept for the cases
-/// after it. `defined` gives the `--variable` values; `run_command` runs a
+/// after it; each case has a cookie jar of its own, holding the setup's cookies
+/// at first. `defined` gives the `--variable` values; `run_command` runs a
 /// reset command.
 pub fn verify<A: Answer>(
     s: &Scenario,
-    base_url: &str,
+    aim: Aimed<'_>,
     defined: &[(&str, &str)],
     seed: u64,
     store_emptied: bool,
@@ -201,14 +285,20 @@ pub fn verify<A: Answer>(
     // Clean values held where the answer said otherwise: (name, clean value, what was read).
     let mut pinned: Vec<(String, String, String)> = Vec::new();
     let mut results = Vec::new();
-    for (n, (name, level, clean, hurl, names, clean_values)) in cases.into_iter().enumerate() {
-        let mut vars = Vars::new(seed.wrapping_add(n as u64));
-        vars.max_capture = s.limits.max_capture;
-        vars.set("base_url", base_url, Kind::String);
-        for (k, v) in defined {
-            let (v, kind) = crate::template::cli_value(v);
-            vars.set(k, &v, kind);
+    let done = match setup(s, aim, defined, seed, send) {
+        Ok(done) => done,
+        Err(why) => {
+            let file = s.setup.as_ref().map(|h| h.file.clone()).unwrap_or_default();
+            let steps = vec![Step { name: "setup".into(), failures: Vec::new(), error: Some(why) }];
+            results.push(CaseResult { name: "[setup]".into(), level: Level::Core, file, steps });
+            return Verification { cases: results };
         }
+    };
+    for (n, (name, level, clean, hurl, names, clean_values)) in cases.into_iter().enumerate() {
+        let mut vars = aim.vars(seed.wrapping_add(n as u64), defined);
+        vars.max_capture = s.limits.max_capture;
+        done.apply(&mut vars);
+        let mut wire = Wire { routes: Some(aim.routes), jar: done.jar.clone() };
         for (k, v) in &carried {
             // What an earlier case captured: an answer's value still.
             let i = vars.index(k);
@@ -223,7 +313,13 @@ pub fn verify<A: Answer>(
             let reset = match &s.reset {
                 Some(Reset::Command(argv)) => run_command(argv).err(),
                 Some(Reset::Hurl(h)) => {
-                    let r = run_flow(h, &[], &mut vars, send);
+                    let r = run_flow_in(
+                        h,
+                        &[],
+                        &mut vars,
+                        &mut Wire { routes: Some(aim.routes), ..Wire::default() },
+                        send,
+                    );
                     r.iter()
                         .find(|s| s.error.is_some() || !s.failures.is_empty())
                         .map(|s| s.error.clone().unwrap_or_else(|| format!("{}:{}", h.file, s.failures[0])))
@@ -240,7 +336,7 @@ pub fn verify<A: Answer>(
                 continue;
             }
         }
-        steps = run_flow_explained(hurl, names, &mut vars, send, &why);
+        steps = run_flow_explained(hurl, names, &mut vars, &mut wire, send, &why);
         explain_pinned(s, &pinned, &mut steps);
         if on_clean {
             steps.extend(hold_clean_values(clean_values, &mut vars, &mut pinned));

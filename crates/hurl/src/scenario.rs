@@ -25,11 +25,13 @@ use crate::template::{Kind, Vars};
 mod grpc;
 mod rows;
 mod scope;
+mod steps;
 mod variables;
 
 pub use grpc::{Grpc, GrpcCall};
 use grpc::{grpc, grpc_flow};
 use scope::{Scope, cases};
+use steps::{RawReset, RawSetup, reset, setup};
 use variables::{data, scalar};
 
 pub use rows::{Order, Rows};
@@ -46,6 +48,11 @@ pub struct Scenario {
     pub flows: Vec<Flow>,
     pub verify: Vec<VerifyCase>,
     pub reset: Option<Reset>,
+    /// `[setup]`: requests run once before the measured load, whose captures every user reads.
+    pub setup: Option<HurlFile>,
+    /// `keep_cookies = true`: a user's cookie jar lasts across its iterations (else it is
+    /// emptied when each iteration begins).
+    pub keep_cookies: bool,
     pub grpc: Option<Grpc>,
     /// What it may read and keep; its `file_root` the directory its files were read under
     /// (`None` for a built-in, whose files are compiled in).
@@ -164,6 +171,9 @@ struct RawScenario {
     #[serde(default)]
     verify: Vec<Spanned<RawVerify>>,
     reset: Option<Spanned<RawReset>>,
+    setup: Option<Spanned<RawSetup>>,
+    #[serde(default)]
+    keep_cookies: bool,
     grpc: Option<Spanned<RawGrpc>>,
 }
 
@@ -200,15 +210,6 @@ struct RawVerify {
     probe: bool,
     #[serde(default)]
     enforces: String,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawReset {
-    by: Option<Spanned<String>>,
-    command: Option<Vec<String>>,
-    file: Option<Spanned<String>>,
-    hurl: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -363,6 +364,8 @@ impl Scenario {
             flows: vec![flow],
             verify: Vec::new(),
             reset: None,
+            setup: None,
+            keep_cookies: false,
             grpc: None,
             limits: Limits { file_root: Some(root.dir().to_path_buf()), ..limits.clone() },
         })
@@ -425,6 +428,17 @@ impl Scenario {
         cx.grpc = protocol == Protocol::Grpc;
         let cx = cx;
         let (variables, rows) = data(&cx, &raw, defined)?;
+        let setup = match &raw.setup {
+            Some(r) => {
+                let scope = Scope { defined, variables: &variables, rows: &rows };
+                Some(setup(&cx, r, &|n: &str| scope.has(n, &[])).map_err(|e| scope.explain(e, &[]))?)
+            }
+            None => None,
+        };
+        // What the setup captures, every flow, case and reset may use.
+        let mut given: Vec<&str> = defined.to_vec();
+        given.extend(setup.iter().flat_map(HurlFile::captures).map(|c| &*c.name));
+        let defined = given.as_slice();
         let scope = Scope { defined, variables: &variables, rows: &rows };
         let known = |n: &str| scope.has(n, &[]);
         let mut flows: Vec<Flow> = Vec::new();
@@ -493,6 +507,8 @@ impl Scenario {
             flows,
             verify,
             reset,
+            setup,
+            keep_cookies: raw.keep_cookies,
             grpc,
             limits: match files {
                 Files::Dir { root, .. } => {
@@ -544,7 +560,7 @@ fn scenario_name(cx: &Ctx<'_>, raw: &RawScenario, stem: &str) -> Result<String, 
     Ok(name)
 }
 
-type Known<'a> = &'a dyn Fn(&str) -> bool;
+pub(super) type Known<'a> = &'a dyn Fn(&str) -> bool;
 
 /// One `[[flow]]`, the `n`th before it, named after its file when it has no `name`.
 fn flow(cx: &Ctx<'_>, f: &Spanned<RawFlow>, n: usize, known: Known<'_>) -> Result<Flow, ParseError> {
@@ -639,34 +655,6 @@ fn verify_case(
         probe: rv.probe,
         enforces: rv.enforces.clone(),
     })
-}
-
-/// The `[reset]` step: a command, requests, or the orchestrator's (`by = "contestant"`).
-fn reset(cx: &Ctx<'_>, r: &Spanned<RawReset>, known: Known<'_>) -> Result<Reset, ParseError> {
-    let rr = r.get_ref();
-    if let Some(by) = &rr.by {
-        if by.get_ref() != "contestant" {
-            return Err(cx.syntax(
-                by.span(),
-                format!("unknown `by` {:?}; the one value is \"contestant\"", by.get_ref()),
-            ));
-        }
-        if rr.command.is_some() || rr.file.is_some() || rr.hurl.is_some() {
-            return Err(cx.syntax(
-                r.span(),
-                "[reset] has `by = \"contestant\"`, a `command` or requests, one of them",
-            ));
-        }
-        return Ok(Reset::Contestant);
-    }
-    match (&rr.command, rr.file.is_some() || rr.hurl.is_some()) {
-        (Some(c), false) if !c.is_empty() => Ok(Reset::Command(c.clone())),
-        (None, true) => Ok(Reset::Hurl(cx.requests(r.span(), rr.file.as_ref(), rr.hurl.as_ref(), known)?)),
-        _ => Err(cx.syntax(
-            r.span(),
-            "[reset] has a `command` (a non-empty list) or requests (`file` or `hurl`), one of them",
-        )),
-    }
 }
 
 #[cfg(test)]

@@ -17,7 +17,8 @@ use std::path::{Path, PathBuf};
 
 use stackbench_hurl::builtin::Builtin;
 use stackbench_hurl::model::Entry;
-use stackbench_hurl::run::{run_flow, verify};
+use stackbench_hurl::origin::Routes;
+use stackbench_hurl::run::{Aimed, run_flow, verify};
 use stackbench_hurl::scenario::{Level, Scenario};
 use stackbench_hurl::{Answer, Kind, Request, Vars};
 use stackbench_scenarios::dbread;
@@ -209,9 +210,15 @@ fn load(file: &str) -> Scenario {
 fn file_failures(file: &str, scenario: Builtin, fault: Fault, clean: bool) -> (Vec<(String, Level)>, bool) {
     let s = load(file);
     let mut server = Server::new(scenario, fault);
-    let v = verify(&s, BASE, &[], 1, clean, &mut |e, r| server.file_request(e, r), &mut |_| {
-        Err("no command here".into())
-    });
+    let v = verify(
+        &s,
+        Aimed { target: Some(BASE), routes: &Routes::at(&s, BASE).unwrap() },
+        &[],
+        1,
+        clean,
+        &mut |e, r| server.file_request(e, r),
+        &mut |_| Err("no command here".into()),
+    );
     let failed = v.cases.iter().filter(|c| !c.passed()).map(|c| (c.name.clone(), c.level)).collect();
     (failed, v.passed())
 }

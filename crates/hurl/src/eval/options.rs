@@ -1,7 +1,9 @@
 //! The `[Options]` that act on how an entry is run, worked out for one run of it
 //! (their templates rendered): `variable` sets a variable for this entry and the
 //! ones after, as in Hurl; `skip`, `repeat`, `retry`, `retry-interval` and
-//! `delay` say how the runner sends it.
+//! `delay` say how the runner sends it; `location`, `location-trusted` and
+//! `max-redirs` whether and how far it follows redirects (Hurl's default
+//! `max-redirs` is 50).
 
 use std::time::Duration;
 
@@ -21,6 +23,12 @@ pub struct RunOptions {
     pub retry_interval: Duration,
     /// Waited before it is sent.
     pub delay: Duration,
+    /// `location` (or `location-trusted`): redirects are followed.
+    pub location: bool,
+    /// `location-trusted`: the `Authorization` header goes along to another host too.
+    pub location_trusted: bool,
+    /// The most redirects followed (`max-redirs`; `None`: without end).
+    pub max_redirs: Option<u64>,
 }
 
 impl Default for RunOptions {
@@ -31,6 +39,9 @@ impl Default for RunOptions {
             retry: Some(0),
             retry_interval: Duration::from_secs(1),
             delay: Duration::ZERO,
+            location: false,
+            location_trusted: false,
+            max_redirs: Some(50),
         }
     }
 }
@@ -50,6 +61,12 @@ impl Entry {
                 ("retry", OptionValue::Count(n)) => o.retry = count(n, vars)?,
                 ("retry-interval", OptionValue::Duration(d)) => o.retry_interval = duration(d, vars)?,
                 ("delay", OptionValue::Duration(d)) => o.delay = duration(d, vars)?,
+                ("location", OptionValue::Bool(b)) => o.location = flag(b, vars)?,
+                ("location-trusted", OptionValue::Bool(b)) => {
+                    o.location_trusted = flag(b, vars)?;
+                    o.location |= o.location_trusted;
+                }
+                ("max-redirs", OptionValue::Count(n)) => o.max_redirs = count(n, vars)?,
                 _ => {}
             }
         }

@@ -26,6 +26,8 @@ impl Entry {
         req.url.clear();
         req.headers.clear();
         req.body.clear();
+        req.method = None;
+        req.cookies_at = None;
         let mut room = MAX_HEAD_VALUES;
         let base = matches!(self.url.parts.first(), Some(Part::Var { name, .. }) if &**name == "base_url");
         let untrusted = self.url.render_head(vars, &mut req.url, &mut room, base)?;
@@ -70,8 +72,10 @@ impl Entry {
         {
             basic(&user, &mut req.headers);
         }
-        if !self.cookies.is_empty() {
+        // As curl: a `Cookie` header the entry writes itself replaces `[Cookies]`.
+        if !self.cookies.is_empty() && !has.cookie {
             req.headers.extend_from_slice(b"Cookie: ");
+            req.cookies_at = Some(req.headers.len());
             for (i, c) in self.cookies.iter().enumerate() {
                 if i > 0 {
                     req.headers.extend_from_slice(b"; ");
@@ -203,6 +207,7 @@ struct Has {
     content_type: bool,
     authorization: bool,
     accept_encoding: bool,
+    cookie: bool,
 }
 
 impl Has {
@@ -212,6 +217,7 @@ impl Has {
         self.content_type |= name.eq_ignore_ascii_case(b"content-type");
         self.authorization |= name.eq_ignore_ascii_case(b"authorization");
         self.accept_encoding |= name.eq_ignore_ascii_case(b"accept-encoding");
+        self.cookie |= name.eq_ignore_ascii_case(b"cookie");
     }
 }
 

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::*;
+use crate::origin::Routes;
 use crate::scenario::Scenario;
 
 struct Reply {
@@ -85,9 +86,15 @@ fn todo_scenario() -> Scenario {
 fn run(fault: Fault) -> (Verification, Todos) {
     let s = todo_scenario();
     let mut todos = Todos::default();
-    let v = verify(&s, "http://todo.test", &[], 1, false, &mut |e, r| todos.handle(fault, e, r), &mut |_| {
-        Err("no command".into())
-    });
+    let v = verify(
+        &s,
+        Aimed { target: Some("http://todo.test"), routes: &Routes::at(&s, "http://todo.test").unwrap() },
+        &[],
+        1,
+        false,
+        &mut |e, r| todos.handle(fault, e, r),
+        &mut |_| Err("no command".into()),
+    );
     (v, todos)
 }
 
@@ -152,7 +159,15 @@ fn a_request_without_answer_stops_the_iteration() {
             todos.handle(Fault::None, e, r)
         }
     };
-    let v = verify(&s, "http://todo.test", &[], 1, false, &mut send, &mut |_| Ok(()));
+    let v = verify(
+        &s,
+        Aimed { target: Some("http://todo.test"), routes: &Routes::at(&s, "http://todo.test").unwrap() },
+        &[],
+        1,
+        false,
+        &mut send,
+        &mut |_| Ok(()),
+    );
     // Without [[verify]] cases each flow is a core case.
     assert_eq!((v.cases.len(), v.cases[0].level), (1, Level::Core));
     assert!(!v.passed());
@@ -169,7 +184,15 @@ fn a_failed_capture_stops_the_iteration_where_the_variable_is_needed() {
     )
     .unwrap();
     let mut send = |_: &Entry, _: &Request| Ok(Reply { status: 201, body: "{}".into() });
-    let v = verify(&s, "http://todo.test", &[], 1, false, &mut send, &mut |_| Ok(()));
+    let v = verify(
+        &s,
+        Aimed { target: Some("http://todo.test"), routes: &Routes::at(&s, "http://todo.test").unwrap() },
+        &[],
+        1,
+        false,
+        &mut send,
+        &mut |_| Ok(()),
+    );
     let steps = &v.cases[0].steps;
     assert_eq!(steps.len(), 2);
     assert!(
@@ -204,7 +227,15 @@ const COUNTER: &str = "[variables]\nn1 = { expr = \"n + 1\" }\n[reset]\nby = \"c
 fn run_counter(start: i64, broken: bool, store_emptied: bool) -> Verification {
     let s = Scenario::parse("c.toml", COUNTER, Path::new("."), "c", &[]).unwrap();
     let mut send = counter(start, broken);
-    verify(&s, "http://c.test", &[], 1, store_emptied, &mut send, &mut |_| Err("no command".into()))
+    verify(
+        &s,
+        Aimed { target: Some("http://c.test"), routes: &Routes::at(&s, "http://c.test").unwrap() },
+        &[],
+        1,
+        store_emptied,
+        &mut send,
+        &mut |_| Err("no command".into()),
+    )
 }
 
 #[test]

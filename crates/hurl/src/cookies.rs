@@ -1,0 +1,271 @@
+//! A user's cookie jar, kept as Hurl keeps one (libcurl's cookie engine): each
+//! `Set-Cookie` of an answer stored by the rules of RFC 6265 (section 5.3: its
+//! `Domain`, `Path`, `Expires` and `Max-Age`, `Secure`, `HttpOnly`), and the
+//! cookies that match a request (domain, path, `Secure` over https only, not
+//! expired) sent on it in one `Cookie` header, longest path first, then oldest.
+//!
+//! What is left out, and why: the public-suffix list (a `Domain=com` cookie is
+//! stored like any other; the files run against servers the user names, never
+//! the web at large) and `SameSite` (a browser's rule about which site started
+//! a request, which has no meaning for a scripted client, as in curl).
+//!
+//! A jar costs nothing until an answer sets a cookie: it is a `Vec` that stays
+//! empty, and a request to an empty jar writes nothing.
+
+use chrono::{DateTime, NaiveDateTime, Utc};
+
+/// One stored cookie.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cookie {
+    pub name: String,
+    pub value: String,
+    /// Lower case, without a leading dot.
+    pub domain: String,
+    /// Sent only to `domain` itself (no `Domain` attribute was given).
+    pub host_only: bool,
+    pub path: String,
+    pub secure: bool,
+    pub http_only: bool,
+    /// When it expires (seconds since the Unix epoch); `None`: at the end of the session.
+    pub expires: Option<i64>,
+}
+
+/// A user's cookies.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Jar {
+    /// In the order they were first stored (an update keeps its place, as RFC 6265 keeps
+    /// the creation time).
+    cookies: Vec<Cookie>,
+}
+
+/// Seconds since the Unix epoch, now.
+pub fn now() -> i64 {
+    Utc::now().timestamp()
+}
+
+impl Jar {
+    pub fn is_empty(&self) -> bool {
+        self.cookies.is_empty()
+    }
+
+    pub fn clear(&mut self) {
+        self.cookies.clear();
+    }
+
+    pub fn cookies(&self) -> &[Cookie] {
+        &self.cookies
+    }
+
+    /// Stores the cookie of one `Set-Cookie` header value, received from `host` for a
+    /// request to `path` (its path, without the query). A header that is not a cookie
+    /// (no `name=`), or whose `Domain` does not cover `host`, is ignored, as RFC 6265 says;
+    /// one that has expired removes the cookie it names.
+    pub fn store(&mut self, header: &str, host: &str, path: &str, now: i64) {
+        let Some(c) = parse(header, host, path, now) else { return };
+        let same = |o: &Cookie| o.name == c.name && o.domain == c.domain && o.path == c.path;
+        let expired = c.expires.is_some_and(|t| t <= now);
+        match self.cookies.iter().position(same) {
+            Some(i) if expired => {
+                self.cookies.remove(i);
+            }
+            Some(i) => self.cookies[i] = c,
+            None if expired => {}
+            None => self.cookies.push(c),
+        }
+    }
+
+    /// Writes the value of the `Cookie` header of a request to `host` and `path` (over TLS
+    /// when `tls`): `a=1; b=2`, appended to `out`; returns whether it wrote any.
+    pub fn header(&self, host: &str, path: &str, tls: bool, now: i64, out: &mut Vec<u8>) -> bool {
+        if self.cookies.is_empty() {
+            return false;
+        }
+        let mut sent: Vec<&Cookie> = self
+            .cookies
+            .iter()
+            .filter(|c| {
+                (tls || !c.secure)
+                    && c.expires.is_none_or(|t| t > now)
+                    && domain_matches(host, &c.domain, c.host_only)
+                    && path_matches(path, &c.path)
+            })
+            .collect();
+        // Longer paths first; the sort is stable, so equal paths keep their age order.
+        sent.sort_by_key(|c| std::cmp::Reverse(c.path.len()));
+        for (i, c) in sent.iter().enumerate() {
+            if i > 0 {
+                out.extend_from_slice(b"; ");
+            }
+            out.extend_from_slice(c.name.as_bytes());
+            out.push(b'=');
+            out.extend_from_slice(c.value.as_bytes());
+        }
+        !sent.is_empty()
+    }
+}
+
+/// A `Set-Cookie` value as a cookie for `host` and request `path` (RFC 6265, 5.2 and 5.3).
+fn parse(header: &str, host: &str, path: &str, now: i64) -> Option<Cookie> {
+    let mut parts = header.split(';');
+    let (name, value) = parts.next()?.split_once('=')?;
+    let name = name.trim();
+    if name.is_empty() {
+        return None;
+    }
+    let host = host.to_ascii_lowercase();
+    let mut c = Cookie {
+        name: name.to_owned(),
+        value: value.trim().to_owned(),
+        domain: host.clone(),
+        host_only: true,
+        path: default_path(path).to_owned(),
+        secure: false,
+        http_only: false,
+        expires: None,
+    };
+    let mut max_age = None;
+    for attr in parts {
+        let (key, val) = attr.split_once('=').map_or((attr.trim(), ""), |(k, v)| (k.trim(), v.trim()));
+        match key.to_ascii_lowercase().as_str() {
+            "expires" => {
+                if let Some(t) = date(val) {
+                    c.expires = Some(t.timestamp());
+                }
+            }
+            "max-age" => {
+                if let Ok(n) = val.parse::<i64>() {
+                    max_age = Some(if n <= 0 { i64::MIN } else { now.saturating_add(n) });
+                }
+            }
+            "domain" if !val.is_empty() => {
+                let d = val.trim_start_matches('.').to_ascii_lowercase();
+                if !domain_matches(&host, &d, false) {
+                    return None;
+                }
+                c.domain = d;
+                c.host_only = false;
+            }
+            "path" if val.starts_with('/') => val.clone_into(&mut c.path),
+            "secure" => c.secure = true,
+            "httponly" => c.http_only = true,
+            _ => {}
+        }
+    }
+    if max_age.is_some() {
+        c.expires = max_age;
+    }
+    Some(c)
+}
+
+/// RFC 6265 5.1.4: the directory of the request's path (`/a/b` → `/a`; `/a` → `/`).
+fn default_path(path: &str) -> &str {
+    let path = path.split(['?', '#']).next().unwrap_or("");
+    match path.rfind('/') {
+        Some(0) | None => "/",
+        Some(i) => &path[..i],
+    }
+}
+
+/// RFC 6265 5.1.3: `host` is `domain`, or (not host-only, and `host` a name, not an IP
+/// address) ends with `.domain`.
+fn domain_matches(host: &str, domain: &str, host_only: bool) -> bool {
+    if host.eq_ignore_ascii_case(domain) {
+        return true;
+    }
+    if host_only || host.parse::<std::net::IpAddr>().is_ok() {
+        return false;
+    }
+    host.len() > domain.len()
+        && host.as_bytes()[host.len() - domain.len() - 1] == b'.'
+        && host[host.len() - domain.len()..].eq_ignore_ascii_case(domain)
+}
+
+/// RFC 6265 5.1.4: the request's path is the cookie's, or under it.
+fn path_matches(request: &str, cookie: &str) -> bool {
+    let request = request.split(['?', '#']).next().unwrap_or("");
+    let request = if request.is_empty() { "/" } else { request };
+    request == cookie
+        || (request.starts_with(cookie)
+            && (cookie.ends_with('/') || request.as_bytes().get(cookie.len()) == Some(&b'/')))
+}
+
+/// A cookie's `Expires`: RFC 1123 (`Wed, 13 Jan 2021 22:23:01 GMT`), or with dashes
+/// (`Wed, 13-Jan-2021 22:23:01 GMT`), as servers write them.
+pub fn date(s: &str) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc2822(s)
+        .map(|d| d.with_timezone(&Utc))
+        .ok()
+        .or_else(|| NaiveDateTime::parse_from_str(s, "%a, %d-%b-%Y %H:%M:%S GMT").ok().map(|d| d.and_utc()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NOW: i64 = 1_700_000_000;
+
+    fn sent(jar: &Jar, host: &str, path: &str, tls: bool) -> String {
+        let mut out = Vec::new();
+        jar.header(host, path, tls, NOW, &mut out);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn a_session_cookie_goes_back_to_its_host_and_path() {
+        let mut jar = Jar::default();
+        jar.store("sid=abc; Path=/; HttpOnly", "127.0.0.1", "/login", NOW);
+        jar.store("pref=x", "127.0.0.1", "/app/settings", NOW);
+        assert_eq!(sent(&jar, "127.0.0.1", "/app/settings?x=1", false), "pref=x; sid=abc");
+        assert_eq!(sent(&jar, "127.0.0.1", "/other", false), "sid=abc");
+        assert_eq!(sent(&jar, "127.0.0.2", "/", false), "");
+        assert_eq!(
+            sent(&jar, "127.0.0.1", "/application", false),
+            "sid=abc",
+            "/app does not cover /application"
+        );
+    }
+
+    #[test]
+    fn domains_cover_their_subdomains_and_refuse_others() {
+        let mut jar = Jar::default();
+        jar.store("a=1; Domain=.example.test", "api.example.test", "/", NOW);
+        jar.store("b=2; Domain=other.test", "api.example.test", "/", NOW);
+        jar.store("c=3", "api.example.test", "/", NOW);
+        assert_eq!(sent(&jar, "www.example.test", "/", false), "a=1");
+        assert_eq!(sent(&jar, "api.example.test", "/", false), "a=1; c=3");
+        assert_eq!(jar.cookies().len(), 2, "a Domain that does not cover the host is ignored");
+        let mut jar = Jar::default();
+        jar.store("d=4; Domain=localhost", "localhost", "/", NOW);
+        assert_eq!(sent(&jar, "localhost", "/x", false), "d=4");
+    }
+
+    #[test]
+    fn expiry_secure_and_replacement() {
+        let mut jar = Jar::default();
+        jar.store("t=1; Max-Age=60", "h", "/", NOW);
+        jar.store("s=1; Secure", "h", "/", NOW);
+        jar.store("old=1; Expires=Wed, 13 Jan 2021 22:23:01 GMT", "h", "/", NOW);
+        assert_eq!(sent(&jar, "h", "/", false), "t=1");
+        assert_eq!(sent(&jar, "h", "/", true), "t=1; s=1");
+        let mut later = Vec::new();
+        jar.header("h", "/", false, NOW + 61, &mut later);
+        assert!(later.is_empty(), "expired after its Max-Age");
+        jar.store("t=2", "h", "/", NOW);
+        assert_eq!(sent(&jar, "h", "/", false), "t=2", "replaced in place");
+        jar.store("t=; Max-Age=0", "h", "/", NOW);
+        assert_eq!(sent(&jar, "h", "/", false), "", "deleted");
+        jar.store("novalue", "h", "/", NOW);
+        jar.store("=x", "h", "/", NOW);
+        assert_eq!(jar.cookies().len(), 1, "only s=1 is left");
+    }
+
+    #[test]
+    fn default_paths_and_dates() {
+        assert_eq!(default_path("/a/b/c?q=/x"), "/a/b");
+        assert_eq!(default_path("/a"), "/");
+        assert_eq!(default_path(""), "/");
+        assert!(date("Wed, 13 Jan 2021 22:23:01 GMT").is_some());
+        assert!(date("Wed, 13-Jan-2021 22:23:01 GMT").is_some());
+        assert!(date("soon").is_none());
+    }
+}

@@ -1,0 +1,391 @@
+//! Where a scenario file's requests go. A file runs unchanged whatever its URLs
+//! say (`http://localhost:8000/todos`, `{{host}}/todos`, `{{base_url}}/todos`):
+//! each request's origin (scheme, host and port) is worked out when the file
+//! loads, from the URL's literal text and the variables that keep one value for
+//! the whole run (`--variable`, a constant of `[variables]`, the target). A
+//! request whose origin would come from an answer (a capture), a data row, a
+//! variable drawn per iteration or a generator is refused there, with its
+//! `file:line:col`: no answer or data row may steer requests at another server.
+//!
+//! With a target (`verify URL`, `load URL`, a plan's contestant), the file's
+//! base is replaced by the target: the variable the user names
+//! (`--base-variable`), else `{{base_url}}` when the file uses it, else the
+//! file's first origin. Its other origins go where `--origin FROM=URL` maps
+//! them; one left unmapped is refused, named. [`Routes::route`] moves a rendered
+//! URL to where its origin goes; [`Routes::allows`] says whether a redirect's
+//! `Location` stays among the file's origins and where it then goes.
+
+use std::fmt;
+
+use crate::error::Pos;
+use crate::model::HurlFile;
+use crate::scenario::{Draw, Reset, Scenario};
+use crate::template::{GENERATORS, Kind, Part, Template, Vars};
+
+/// A URL's origin: its scheme, host (lower case) and port (the scheme's default when none is written).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    pub tls: bool,
+    pub host: String,
+    pub port: u16,
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let scheme = if self.tls { "https" } else { "http" };
+        if self.host.contains(':') {
+            write!(f, "{scheme}://[{}]:{}", self.host, self.port)
+        } else {
+            write!(f, "{scheme}://{}:{}", self.host, self.port)
+        }
+    }
+}
+
+/// The origin of an absolute `http://` or `https://` URL and the length of its
+/// `scheme://[userinfo@]authority` text; `None` for anything else (no scheme, another
+/// scheme, no host, a port that is not one).
+pub fn split(url: &[u8]) -> Option<(Origin, usize)> {
+    let sep = url.windows(3).position(|w| w == b"://")?;
+    let tls = match &url[..sep] {
+        s if s.eq_ignore_ascii_case(b"http") => false,
+        s if s.eq_ignore_ascii_case(b"https") => true,
+        _ => return None,
+    };
+    let start = sep + 3;
+    let end =
+        url[start..].iter().position(|b| matches!(b, b'/' | b'?' | b'#')).map_or(url.len(), |n| start + n);
+    let authority = std::str::from_utf8(&url[start..end]).ok()?;
+    let hostport = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let (host, port) = match hostport.strip_prefix('[') {
+        Some(v6) => {
+            let (host, rest) = v6.split_once(']')?;
+            (host, rest.strip_prefix(':'))
+        }
+        None => match hostport.rsplit_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (hostport, None),
+        },
+    };
+    let port = match port {
+        None | Some("") => {
+            if tls {
+                443
+            } else {
+                80
+            }
+        }
+        Some(p) => p.parse::<u16>().ok().filter(|p| *p != 0)?,
+    };
+    if host.is_empty() {
+        return None;
+    }
+    Some((Origin { tls, host: host.to_ascii_lowercase(), port }, end))
+}
+
+/// Where the requests of a file go, and what the user is told once about it.
+#[derive(Debug, Clone, Default)]
+pub struct Routes {
+    /// Each origin the file's requests are written to, where it was first met, and the URL
+    /// (origin and path, no trailing `/`) its requests go to instead, when moved.
+    origins: Vec<(Origin, String, Option<Dest>)>,
+    /// Each origin as the file first writes it (`http://localhost:8000`), by `origins`.
+    written: Vec<String>,
+    /// What the output says once: which origin goes where.
+    pub notes: Vec<String>,
+    /// The variable set to the target's URL, when one is.
+    pub base_variable: Option<String>,
+}
+
+/// A URL requests are moved to.
+#[derive(Debug, Clone)]
+struct Dest {
+    url: String,
+    origin: Origin,
+    /// Bytes of `url` before its path.
+    len: usize,
+}
+
+/// How the file's origins are to be routed: the target, the variable that stands for
+/// it, and the user's `--origin FROM=URL` maps.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Aim<'a> {
+    pub target: Option<&'a str>,
+    pub base_variable: Option<&'a str>,
+    pub maps: &'a [(String, String)],
+}
+
+/// Every file of requests of a scenario, in order: its flows, cases, reset and setup.
+pub fn files(s: &Scenario) -> Vec<&HurlFile> {
+    let reset = match &s.reset {
+        Some(Reset::Hurl(h)) => Some(h),
+        _ => None,
+    };
+    let flows = s.flows.iter().map(|f| &f.hurl);
+    flows.chain(s.verify.iter().map(|v| &v.hurl)).chain(reset).chain(s.setup.as_ref()).collect()
+}
+
+/// Whether any request of `files` writes `{{name}}` in its URL.
+fn url_uses(files: &[&HurlFile], name: &str) -> bool {
+    files.iter().flat_map(|f| &f.entries).any(|e| e.url.vars().iter().any(|(n, _)| *n == name))
+}
+
+impl Routes {
+    /// Works out where the requests of `s` go, with the variables `defined` outside it, as
+    /// `aim` says. The error says what to fix, at `file:line:col` or naming the flag.
+    pub fn new(s: &Scenario, defined: &[(String, String)], aim: Aim<'_>) -> Result<Routes, String> {
+        let all = files(s);
+        let mut routes = Routes::default();
+        let base = match (aim.target, aim.base_variable) {
+            (_, Some(name)) => {
+                if !url_uses(&all, name) {
+                    return Err(format!(
+                        "--base-variable {name}: no request's URL uses {{{{{name}}}}}; name the variable that begins the file's URLs"
+                    ));
+                }
+                if aim.target.is_none() {
+                    return Err(format!("--base-variable {name} needs a target URL, whose value it takes"));
+                }
+                Some(name)
+            }
+            (Some(_), None) if url_uses(&all, "base_url") => Some("base_url"),
+            _ => None,
+        };
+        routes.base_variable = base.filter(|_| aim.target.is_some()).map(str::to_owned);
+        let mut vars = constants(s, defined);
+        if let (Some(name), Some(t)) = (&routes.base_variable, aim.target) {
+            vars.set(name, t.trim_end_matches('/'), Kind::String);
+        }
+        for file in &all {
+            for e in &file.entries {
+                let url = static_url(&e.url, &mut vars)
+                    .map_err(|(pos, what)| format!("{}:{pos}: {}", file.file, unknown_server(s, &what)))?;
+                let (origin, len) = split(url.text.as_bytes()).ok_or_else(|| {
+                    format!(
+                        "{}:{}: {:?} is not an absolute http:// or https:// URL; write the server in it (or {{{{base_url}}}} for the target)",
+                        file.file, e.pos, url.text
+                    )
+                })?;
+                if !routes.origins.iter().any(|(o, _, _)| *o == origin) {
+                    let text = &url.text[..len];
+                    let (scheme, rest) = text.split_once("://").unwrap_or(("http", text));
+                    let host = rest.rsplit_once('@').map_or(rest, |(_, h)| h);
+                    routes.written.push(format!("{scheme}://{host}"));
+                    routes.origins.push((origin, format!("{}:{}", file.file, e.pos), None));
+                }
+            }
+        }
+        routes.aim(aim)?;
+        Ok(routes)
+    }
+
+    /// The routes of `s` to `target`, without other variables or maps.
+    pub fn at(s: &Scenario, target: &str) -> Result<Routes, String> {
+        Routes::new(s, &[], Aim { target: Some(target), ..Aim::default() })
+    }
+
+    /// Moves the file's origins as `aim` says (see the module's header).
+    fn aim(&mut self, aim: Aim<'_>) -> Result<(), String> {
+        let dest = |url: &str| -> Result<Dest, String> {
+            let url = url.trim_end_matches('/').to_owned();
+            let (origin, len) = split(url.as_bytes())
+                .ok_or_else(|| format!("{url:?} is not a URL; write it like http://127.0.0.1:8080"))?;
+            Ok(Dest { url, origin, len })
+        };
+        let target = aim.target.map(dest).transpose()?;
+        for (from, to) in aim.maps {
+            let (origin, _) = split(from.as_bytes()).ok_or_else(|| {
+                format!("--origin {from}={to}: {from:?} is not an origin like http://localhost:8000")
+            })?;
+            let d = dest(to).map_err(|why| format!("--origin {from}={to}: {why}"))?;
+            let Some(entry) = self.origins.iter_mut().find(|(o, _, _)| *o == origin) else {
+                let known: Vec<String> = self.origins.iter().map(|(o, _, _)| o.to_string()).collect();
+                return Err(format!(
+                    "--origin {from}={to}: the file sends no request to {origin}; its origins are {}",
+                    known.join(", ")
+                ));
+            };
+            self.notes.push(format!("requests the file sends to {origin} go to {} (--origin)", d.url));
+            entry.2 = Some(d);
+        }
+        let Some(target) = target else { return Ok(()) };
+        if self.base_variable.is_none()
+            && let Some(first) = self.origins.first_mut()
+            && first.2.is_none()
+        {
+            self.notes
+                .push(format!("requests the file sends to {} go to {} (the target)", first.0, target.url));
+            first.2 = Some(target.clone());
+        }
+        if let Some(name) = &self.base_variable {
+            self.notes.push(format!("{{{{{name}}}}} is the target, {}", target.url));
+        }
+        let stray = self.origins.iter().find(|(o, _, d)| d.is_none() && *o != target.origin);
+        if let Some((origin, at, _)) = stray {
+            return Err(format!(
+                "{at}: this request goes to {origin}, which is not the target's origin: map it with --origin {origin}=URL"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Moves a rendered `url` to where its origin goes. `Err` when its origin is none of the
+    /// file's (it came from somewhere the file does not say).
+    pub fn route(&self, url: &mut Vec<u8>) -> Result<(), String> {
+        let Some((origin, len)) = split(url) else {
+            return Err(format!(
+                "{:?} is not an absolute http:// or https:// URL",
+                String::from_utf8_lossy(url)
+            ));
+        };
+        match self.origins.iter().find(|(o, _, _)| *o == origin) {
+            Some((_, _, Some(d))) => {
+                url.splice(..len, d.url.bytes());
+                Ok(())
+            }
+            Some((_, _, None)) => Ok(()),
+            None if self.destinations().any(|d| *d == origin) => Ok(()),
+            None => Err(format!("{origin} is not one of the file's origins")),
+        }
+    }
+
+    /// Where a redirect to `url` (absolute) goes: `url` itself when its origin is one the
+    /// requests go to, moved when it is one of the file's own origins; `None` when it leaves
+    /// them (a server must not steer requests at another one).
+    pub fn allows(&self, url: &str) -> Option<String> {
+        let mut moved = url.as_bytes().to_vec();
+        let (origin, _) = split(&moved)?;
+        if self.destinations().any(|d| *d == origin) {
+            return Some(url.to_owned());
+        }
+        self.route(&mut moved).ok()?;
+        String::from_utf8(moved).ok()
+    }
+
+    /// `url` (where a request went) as the file would write it: the start of a URL its
+    /// origin was moved to put back to that origin as the file writes it.
+    pub fn as_written(&self, url: &str) -> String {
+        for ((_, _, d), written) in self.origins.iter().zip(&self.written) {
+            if let Some(d) = d
+                && let Some(rest) = url.strip_prefix(&d.url)
+                && (rest.is_empty() || rest.starts_with(['/', '?', '#']))
+            {
+                return format!("{written}{rest}");
+            }
+        }
+        url.to_owned()
+    }
+
+    /// The origins requests go to, each once, in the order the file first names them.
+    pub fn destinations(&self) -> impl Iterator<Item = &Origin> {
+        let mut seen: Vec<&Origin> = Vec::new();
+        self.origins.iter().map(|(o, _, d)| d.as_ref().map_or(o, |d| &d.origin)).filter(move |o| {
+            let new = !seen.contains(o);
+            if new {
+                seen.push(o);
+            }
+            new
+        })
+    }
+
+    /// The URL the first of the file's origins goes to (origin and path): what a load
+    /// without a target aims at.
+    pub fn first(&self) -> Option<String> {
+        let (o, _, d) = self.origins.first()?;
+        Some(d.as_ref().map_or_else(|| o.to_string(), |d| d.url.clone()))
+    }
+
+    /// The path a request to `origin` gets before its own (the moved-to URL's), and the
+    /// origin it goes to.
+    pub fn prefix(&self, origin: &Origin) -> Option<(&str, &Origin)> {
+        let (o, _, d) = self.origins.iter().find(|(o, _, _)| o == origin)?;
+        Some(d.as_ref().map_or(("", o), |d| (&d.url[d.len..], &d.origin)))
+    }
+
+    /// Each origin of the file that goes elsewhere than `to`, with where it is first named.
+    pub fn elsewhere<'r>(&'r self, to: &'r Origin) -> impl Iterator<Item = (&'r Origin, &'r str)> {
+        self.origins.iter().filter_map(move |(o, at, d)| {
+            let dest = d.as_ref().map_or(o, |d| &d.origin);
+            (dest != to).then_some((dest, at.as_str()))
+        })
+    }
+}
+
+/// The variables that keep one value for the whole run: `defined` (the command line) over
+/// the constants of `[variables]`.
+fn constants(s: &Scenario, defined: &[(String, String)]) -> Vars {
+    let mut vars = Vars::new(0);
+    for v in &s.variables {
+        if let Draw::Const(text, kind) = &v.draw {
+            vars.set(&v.name, text, *kind);
+        }
+    }
+    for (k, v) in defined {
+        let (v, kind) = crate::template::cli_value(v);
+        vars.set(k, &v, kind);
+    }
+    vars
+}
+
+/// A URL's leading text that keeps one value for the run, and how many of its parts it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StaticUrl {
+    pub text: String,
+    pub parts: usize,
+}
+
+/// The leading parts of `url` whose value is known when the file loads (literals, and
+/// variables `vars` holds), rendered; `Err` (where, the placeholder) when they end before
+/// the URL's origin does.
+pub fn static_url(url: &Template, vars: &mut Vars) -> Result<StaticUrl, (Pos, String)> {
+    let mut text = Vec::new();
+    let mut parts = 0;
+    let mut stop = None;
+    for p in &url.parts {
+        match p {
+            Part::Lit(l) => text.extend_from_slice(l.as_bytes()),
+            Part::Var { name, .. } if !GENERATORS.contains(&&**name) && vars.get(name).is_some() => {
+                text.extend_from_slice(vars.get(name).map_or(&b""[..], |v| v.text.as_bytes()));
+            }
+            Part::Var { name, pos, .. } => {
+                stop = Some((*pos, format!("`{{{{{name}}}}}`")));
+                break;
+            }
+            Part::Expr { expr, pos, .. } => {
+                stop = Some((*pos, format!("`{{{{{}}}}}`", expr.source)));
+                break;
+            }
+            Part::Bytes(b) => text.extend_from_slice(b),
+        }
+        parts += 1;
+    }
+    let text = String::from_utf8_lossy(&text).into_owned();
+    let whole = split(text.as_bytes()).is_some_and(|(_, len)| len < text.len() || stop.is_none());
+    match stop {
+        Some(why) if !whole => Err(why),
+        _ => Ok(StaticUrl { text, parts }),
+    }
+}
+
+/// Why the server of a request is not known when the file loads: `what` (a placeholder)
+/// is a capture, a data column, a drawn variable, a generator, or has no value at all.
+fn unknown_server(s: &Scenario, what: &str) -> String {
+    let name = what.trim_start_matches("`{{").trim_end_matches("}}`");
+    let captured = files(s).iter().flat_map(|f| f.captures()).any(|c| &*c.name == name);
+    let drawn = s.variables.iter().any(|v| v.name == name && !matches!(v.draw, Draw::Const(..)))
+        || s.rows.iter().any(|r| r.columns.iter().any(|c| c == name))
+        || GENERATORS.contains(&name);
+    if !captured && !drawn && !name.contains(' ') {
+        return format!(
+            "the server of this request comes from {what}, which has no value: give the target URL \
+             (`stackbench verify URL ...`), or --variable {name}=URL"
+        );
+    }
+    format!(
+        "the server of this request comes from {what}, whose value is not known when the file loads \
+         (a capture, a data row, a drawn variable or a generator): a request's origin must be written \
+         in the file or given for the whole run, so that no answer or data row can steer requests at another server"
+    )
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,108 @@
+use super::*;
+
+fn scenario(text: &str) -> Scenario {
+    let dir = std::path::Path::new("/nonexistent");
+    let toml = format!("[[flow]]\nhurl = '''\n{text}'''\n");
+    Scenario::parse("s.toml", &toml, dir, "s", &["host", "other"]).unwrap()
+}
+
+fn defined(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
+}
+
+fn routed(r: &Routes, url: &str) -> Result<String, String> {
+    let mut u = url.as_bytes().to_vec();
+    r.route(&mut u).map(|()| String::from_utf8(u).unwrap())
+}
+
+#[test]
+fn origins_split_with_their_default_ports() {
+    let o = |u: &str| split(u.as_bytes()).map(|(o, n)| (o.to_string(), n));
+    assert_eq!(o("http://LocalHost/x"), Some(("http://localhost:80".into(), 16)));
+    assert_eq!(o("https://h:8443?q"), Some(("https://h:8443".into(), 14)));
+    assert_eq!(o("http://bob:pw@h:1/p"), Some(("http://h:1".into(), 17)));
+    assert_eq!(o("http://[::1]:9/"), Some(("http://[::1]:9".into(), 14)));
+    assert_eq!(o("ftp://h/x"), None);
+    assert_eq!(o("/relative"), None);
+    assert_eq!(o("http://h:0/"), None);
+    assert_eq!(o("http:///x"), None);
+}
+
+#[test]
+fn a_file_runs_as_written_without_a_target() {
+    let s = scenario("GET http://localhost:8000/a\nHTTP 200\nGET http://localhost:8000/b\nHTTP 200\n");
+    let r = Routes::new(&s, &[], Aim::default()).unwrap();
+    assert_eq!(routed(&r, "http://localhost:8000/a?x").unwrap(), "http://localhost:8000/a?x");
+    assert!(routed(&r, "http://evil.example/a").unwrap_err().contains("not one of the file's origins"));
+    assert!(r.notes.is_empty());
+    assert_eq!(r.first().as_deref(), Some("http://localhost:8000"));
+}
+
+#[test]
+fn the_first_origin_becomes_the_target_and_the_others_must_be_mapped() {
+    let text = "GET http://localhost:8000/a\nHTTP 200\nGET http://auth:9000/token\nHTTP 200\n";
+    let s = scenario(text);
+    let aim = Aim { target: Some("http://127.0.0.1:8080/api/"), ..Aim::default() };
+    let e = Routes::new(&s, &[], aim).unwrap_err();
+    assert!(e.contains("s.toml:5:1: this request goes to http://auth:9000") && e.contains("--origin"), "{e}");
+    let maps = defined(&[("http://auth:9000", "http://127.0.0.1:8081")]);
+    let r = Routes::new(&s, &[], Aim { maps: &maps, ..aim }).unwrap();
+    assert_eq!(routed(&r, "http://localhost:8000/a?q=1").unwrap(), "http://127.0.0.1:8080/api/a?q=1");
+    assert_eq!(routed(&r, "http://auth:9000/token").unwrap(), "http://127.0.0.1:8081/token");
+    assert_eq!(r.notes.len(), 2, "{:?}", r.notes);
+    // A redirect back to a file origin is moved; to the target's origin it stays; elsewhere, refused.
+    assert_eq!(r.allows("http://localhost:8000/b").as_deref(), Some("http://127.0.0.1:8080/api/b"));
+    assert_eq!(r.allows("http://127.0.0.1:8080/c").as_deref(), Some("http://127.0.0.1:8080/c"));
+    assert_eq!(r.allows("http://third.party/"), None);
+    assert_eq!(r.as_written("http://127.0.0.1:8080/api/b?x"), "http://localhost:8000/b?x");
+    assert_eq!(r.as_written("http://127.0.0.1:8080/apix"), "http://127.0.0.1:8080/apix");
+    let bad = defined(&[("http://nowhere:1", "http://127.0.0.1:1")]);
+    let e = Routes::new(&s, &[], Aim { maps: &bad, ..aim }).unwrap_err();
+    assert!(e.contains("sends no request to http://nowhere:1"), "{e}");
+}
+
+#[test]
+fn base_url_or_the_named_variable_is_the_target() {
+    let s = scenario("GET {{base_url}}/a\nHTTP 200\n");
+    let aim = Aim { target: Some("http://127.0.0.1:8080"), ..Aim::default() };
+    let r = Routes::new(&s, &[], aim).unwrap();
+    assert_eq!(r.base_variable.as_deref(), Some("base_url"));
+    let s = scenario("GET {{host}}/a\nHTTP 200\nGET {{other}}/b\nHTTP 200\n");
+    let given = defined(&[("host", "http://localhost:3000"), ("other", "http://127.0.0.1:8080")]);
+    let r = Routes::new(&s, &given, Aim { base_variable: Some("host"), ..aim }).unwrap();
+    assert_eq!(r.base_variable.as_deref(), Some("host"));
+    // `other` says localhost:3000, which is not the target (only `host` was replaced).
+    let given = defined(&[("host", "http://localhost:3000"), ("other", "http://localhost:3000")]);
+    let e = Routes::new(&s, &given, Aim { base_variable: Some("host"), ..aim }).unwrap_err();
+    assert!(e.contains("http://localhost:3000"), "{e}");
+    let e = Routes::new(&s, &given, Aim { base_variable: Some("nope"), ..aim }).unwrap_err();
+    assert!(e.contains("no request's URL uses {{nope}}"), "{e}");
+}
+
+#[test]
+fn a_server_from_a_capture_or_a_draw_is_refused_where_it_is_written() {
+    let s = scenario(
+        "GET http://localhost:8000/next\nHTTP 200\n[Captures]\nnext: jsonpath \"$.url\"\nGET {{next}}/x\nHTTP 200\n",
+    );
+    let e = Routes::new(&s, &[], Aim::default()).unwrap_err();
+    assert!(e.starts_with("s.toml:7:5: the server of this request comes from `{{next}}`"), "{e}");
+    // A capture after the origin is only a path.
+    let s = scenario(
+        "GET http://localhost:8000/next\nHTTP 200\n[Captures]\nid: jsonpath \"$.id\"\nGET http://localhost:8000/{{id}}\nHTTP 200\n",
+    );
+    Routes::new(&s, &[], Aim::default()).unwrap();
+    let s = scenario("GET http://localhost:{{newUuid}}/x\nHTTP 200\n");
+    assert!(Routes::new(&s, &[], Aim::default()).is_err());
+    let s = scenario("GET {{host}}x\nHTTP 200\n");
+    let e = Routes::new(&s, &[], Aim::default()).unwrap_err();
+    assert!(e.contains("comes from `{{host}}`"), "{e}");
+}
+
+#[test]
+fn base_url_without_a_target_needs_a_value() {
+    let s = scenario("GET {{base_url}}/a\nHTTP 200\n");
+    let e = Routes::new(&s, &[], Aim::default()).unwrap_err();
+    assert!(e.contains("comes from `{{base_url}}`, which has no value: give the target URL"), "{e}");
+    let r = Routes::new(&s, &defined(&[("base_url", "http://127.0.0.1:1")]), Aim::default()).unwrap();
+    assert_eq!(r.first().as_deref(), Some("http://127.0.0.1:1"));
+}

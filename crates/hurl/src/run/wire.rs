@@ -1,0 +1,234 @@
+//! What happens to a rendered request between the file and the transport, as
+//! Hurl does it through curl, for `verify`, the reset, the setup and the
+//! readiness probe: its URL moved to where its origin goes ([`Routes`]), the
+//! user's cookie jar's cookies added and the answer's `Set-Cookie`s stored
+//! ([`Jar`]), and, when the entry asks (`location`), each redirect followed
+//! as curl follows one: a `POST` answered 301, 302 or 303 becomes a `GET`
+//! without its body (any method but `HEAD` on a 303), `Authorization` is
+//! dropped on the way to another host unless `location-trusted`, at most
+//! `max-redirs` hops. A `Location` outside the file's origins is not followed:
+//! the exchange fails, saying where it pointed (a server must never steer
+//! requests at another one).
+
+use crate::cookies::{self, Jar};
+use crate::eval::{Answer, Redirect, Request, RunOptions};
+use crate::model::Entry;
+use crate::origin::{Routes, split};
+
+use super::Send;
+
+/// A user's session: where its requests go and its cookies.
+#[derive(Debug, Clone, Default)]
+pub struct Wire<'r> {
+    /// `None`: every URL goes where it says (tests and built-ins, whose URLs are the target's).
+    pub routes: Option<&'r Routes>,
+    pub jar: Jar,
+}
+
+/// An answer reached by following redirects: the last one, what led to it and its URL.
+#[derive(Debug)]
+pub struct Followed<A> {
+    pub last: A,
+    pub redirects: Vec<Redirect>,
+    /// The URL of the last request, as the file would write it.
+    pub url: String,
+}
+
+impl<A: Answer> Answer for Followed<A> {
+    fn status(&self) -> u16 {
+        self.last.status()
+    }
+    fn header(&self, name: &str, nth: usize) -> Option<&str> {
+        self.last.header(name, nth)
+    }
+    fn header_first(&self, name: &str) -> (Option<&str>, bool) {
+        self.last.header_first(name)
+    }
+    fn body(&self) -> &[u8] {
+        self.last.body()
+    }
+    fn version(&self) -> Option<&str> {
+        self.last.version()
+    }
+    fn url(&self) -> Option<&str> {
+        Some(&self.url)
+    }
+    fn ip(&self) -> Option<std::net::IpAddr> {
+        self.last.ip()
+    }
+    fn duration(&self) -> Option<std::time::Duration> {
+        self.last.duration()
+    }
+    fn redirects(&self) -> &[Redirect] {
+        &self.redirects
+    }
+}
+
+/// Whether `status` is a redirect curl follows.
+pub fn is_redirect(status: u16) -> bool {
+    matches!(status, 301 | 302 | 303 | 307 | 308)
+}
+
+/// The method a redirect answered `status` leads to, from `method` (curl's rule).
+pub fn redirected_method(method: &str, status: u16) -> Option<&'static str> {
+    match (status, method) {
+        (303, m) if m != "HEAD" && m != "GET" => Some("GET"),
+        (301 | 302, "POST") => Some("GET"),
+        _ => None,
+    }
+}
+
+/// `location` read against `base` (an absolute URL): an absolute URL, or `None`.
+pub fn resolve(base: &str, location: &str) -> Option<String> {
+    url::Url::parse(base).ok()?.join(location.trim()).ok().map(String::from)
+}
+
+impl Wire<'_> {
+    /// Sends `req` (rendered from `e`) with the session's routes and cookies, following its
+    /// redirects as `o` says. `Err` when no answer can be had: the URL is none of the file's
+    /// origins, the transport failed, too many redirects, or one leaving the file's origins.
+    pub fn exchange<A: Answer>(
+        &mut self,
+        e: &Entry,
+        req: &mut Request,
+        o: &RunOptions,
+        send: Send<'_, A>,
+    ) -> Result<Followed<A>, String> {
+        if let Some(r) = self.routes {
+            r.route(&mut req.url)?;
+        }
+        let written = req.headers.clone();
+        let mut redirects = Vec::new();
+        loop {
+            let url = String::from_utf8_lossy(&req.url).into_owned();
+            let (origin, len) =
+                split(url.as_bytes()).ok_or_else(|| format!("{url:?} is not an http:// URL"))?;
+            let path = &url[len..];
+            let now = cookies::now();
+            self.add_cookies(req, &origin, path, now);
+            let answer = send(e, req)?;
+            for v in (0..).map_while(|i| answer.header("set-cookie", i)) {
+                self.jar.store(v, &origin.host, if path.is_empty() { "/" } else { path }, now);
+            }
+            let status = answer.status();
+            let location = answer.header("location", 0).filter(|_| o.location && is_redirect(status));
+            let Some(location) = location else {
+                let url = self.routes.map_or_else(|| url.clone(), |r| r.as_written(&url));
+                return Ok(Followed { last: answer, redirects, url });
+            };
+            if o.max_redirs.is_some_and(|m| redirects.len() as u64 >= m) {
+                return Err(format!(
+                    "too many redirects: {} followed, and max-redirs is {}",
+                    redirects.len(),
+                    o.max_redirs.unwrap_or_default()
+                ));
+            }
+            let next = resolve(&url, location)
+                .ok_or_else(|| format!("the redirect's Location {location:?} is not a URL"))?;
+            let allowed = match self.routes {
+                Some(r) => r.allows(&next),
+                None => Some(next.clone()),
+            };
+            let Some(moved) = allowed else {
+                return Err(format!(
+                    "the redirect to {next} leaves the file's origins and is not followed: a server must not steer requests at another one"
+                ));
+            };
+            let as_written = self.routes.map_or_else(|| next.clone(), |r| r.as_written(&moved));
+            redirects.push(Redirect { status, location: as_written });
+            let method = req.method.unwrap_or(&e.method);
+            if let Some(m) = redirected_method(method, status) {
+                req.method = Some(m);
+                req.body.clear();
+            }
+            let other_host = split(moved.as_bytes()).is_none_or(|(o, _)| o != origin);
+            req.url = moved.into_bytes();
+            // What the file wrote, less what this hop drops; the jar's cookies are added anew.
+            req.headers.clone_from(&written);
+            let drop_auth = other_host && !o.location_trusted;
+            let bodiless = req.method.is_some();
+            remove_lines(&mut req.headers, &mut req.cookies_at, |name| {
+                (drop_auth && name.eq_ignore_ascii_case(b"authorization"))
+                    || (bodiless
+                        && (name.eq_ignore_ascii_case(b"content-type")
+                            || name.eq_ignore_ascii_case(b"content-length")))
+            });
+            drop(answer);
+        }
+    }
+
+    /// Puts the jar's cookies for `origin` and `path` in the request: in the `Cookie` line of
+    /// `[Cookies]` (before its own), else in a line of their own.
+    fn add_cookies(&self, req: &mut Request, origin: &crate::origin::Origin, path: &str, now: i64) {
+        if self.jar.is_empty() {
+            return;
+        }
+        let mut line = Vec::new();
+        if !self.jar.header(&origin.host, path, origin.tls, now, &mut line) {
+            return;
+        }
+        match req.cookies_at {
+            Some(at) => {
+                line.extend_from_slice(b"; ");
+                req.headers.splice(at..at, line);
+            }
+            None => {
+                req.headers.extend_from_slice(b"Cookie: ");
+                req.headers.extend_from_slice(&line);
+                req.headers.extend_from_slice(b"\r\n");
+            }
+        }
+    }
+}
+
+/// Removes the header lines whose name `drop` says, keeping `cookies_at` on its line.
+fn remove_lines(headers: &mut Vec<u8>, cookies_at: &mut Option<usize>, drop: impl Fn(&[u8]) -> bool) {
+    let mut out = Vec::with_capacity(headers.len());
+    let mut at = 0;
+    for line in headers.split_inclusive(|&b| b == b'\n') {
+        let name = line.split(|&b| b == b':').next().unwrap_or(line);
+        if !drop(name.trim_ascii()) {
+            if let Some(c) = cookies_at.as_mut()
+                && (at..at + line.len()).contains(c)
+            {
+                *c = out.len() + (*c - at);
+            }
+            out.extend_from_slice(line);
+        }
+        at += line.len();
+    }
+    *headers = out;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn curl_changes_the_method_as_it_does() {
+        assert_eq!(redirected_method("POST", 302), Some("GET"));
+        assert_eq!(redirected_method("POST", 307), None);
+        assert_eq!(redirected_method("PUT", 303), Some("GET"));
+        assert_eq!(redirected_method("HEAD", 303), None);
+        assert_eq!(redirected_method("PUT", 301), None);
+    }
+
+    #[test]
+    fn locations_resolve_against_the_request() {
+        let r = |l| resolve("http://h:1/a/b?q=1", l);
+        assert_eq!(r("/x").as_deref(), Some("http://h:1/x"));
+        assert_eq!(r("c").as_deref(), Some("http://h:1/a/c"));
+        assert_eq!(r("../d").as_deref(), Some("http://h:1/d"));
+        assert_eq!(r("http://other:2/e").as_deref(), Some("http://other:2/e"));
+        assert_eq!(r("//other/f").as_deref(), Some("http://other/f"));
+    }
+
+    #[test]
+    fn lines_go_and_the_cookie_place_follows() {
+        let mut h = b"Authorization: x\r\nCookie: a=1\r\nContent-Type: t\r\n".to_vec();
+        let mut at = Some(26);
+        remove_lines(&mut h, &mut at, |n| n.eq_ignore_ascii_case(b"authorization"));
+        assert_eq!(h, b"Cookie: a=1\r\nContent-Type: t\r\n");
+        assert_eq!(at, Some(8));
+    }
+}
