@@ -49,7 +49,13 @@ pub fn verify(
     let variables = builtin.variables(&opts.base_path)?;
     let defined: Vec<(&str, &str)> = variables.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let mut no_command = |_: &[String]| Err("a built-in scenario has no reset command".to_owned());
-    let v = file::verify(prober, f, base, &defined, opts.clean_store, &mut no_command, exited);
+    let v = match file::routes(f, &defined, base) {
+        Ok(routes) => {
+            let aim = stackbench_hurl::run::Aimed { target: Some(base.trim_end_matches('/')), routes: &routes };
+            file::verify(prober, f, aim, &defined, opts.clean_store, &mut no_command, exited)
+        }
+        Err(why) => file::unroutable(f, why),
+    };
     Ok(file::record(f, &v))
 }
 

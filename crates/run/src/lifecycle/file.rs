@@ -97,15 +97,13 @@ impl Orchestrator<'_, '_> {
         let mut exited = || process.as_mut().and_then(|p| p.try_exit()).map(|e| e.to_string());
         let mut command = |argv: &[String]| self.scenario_command(c, f, argv);
         let url = format!("{base}{}", path_of(c));
-        let v = file::verify(
-            self.deps.prober,
-            &f.scenario,
-            &url,
-            &defined,
-            store_emptied,
-            &mut command,
-            &mut exited,
-        );
+        let v = match file::routes(&f.scenario, &defined, &url) {
+            Ok(routes) => {
+                let aim = stackbench_hurl::run::Aimed { target: Some(url.trim_end_matches('/')), routes: &routes };
+                file::verify(self.deps.prober, &f.scenario, aim, &defined, store_emptied, &mut command, &mut exited)
+            }
+            Err(why) => file::unroutable(&f.scenario, why),
+        };
         file::record(&f.scenario, &v)
     }
 

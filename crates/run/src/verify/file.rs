@@ -13,9 +13,11 @@ use std::time::Duration;
 
 use stackbench_hurl::error::{MESSAGE_MAX, cut};
 use stackbench_hurl::model::Entry;
-use stackbench_hurl::run::{Verification, run_flow, verify as run_cases};
+use stackbench_hurl::origin::{Aim, Routes};
+use stackbench_hurl::run::wire::Wire;
+use stackbench_hurl::run::{Aimed, Verification, run_flow_in, verify as run_cases};
 use stackbench_hurl::scenario::{Protocol, Reset, Scenario, VerifyCase};
-use stackbench_hurl::{Answer, Kind, Request, Vars};
+use stackbench_hurl::{Answer, Request};
 use stackbench_load::GrpcCalls;
 use stackbench_record::store::{Verification as Record, VerifyFailure};
 
@@ -107,12 +109,12 @@ impl<'p> Sender<'p> {
                     .filter_map(|l| l.split_once(':'))
                     .map(|(k, v)| (k, v.trim()))
                     .collect();
-                self.prober.send_http1(url, &e.method, &headers, &req.body, self.timeout)
+                self.prober.send_http1(url, req.method.unwrap_or(&e.method), &headers, &req.body, self.timeout)
             }
             (Protocol::H2c, _) => {
                 let headers = h2_headers(&req.headers, false);
                 let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), *v)).collect();
-                self.prober.send_h2(url, &e.method, &headers, &req.body, false, self.timeout)
+                self.prober.send_h2(url, req.method.unwrap_or(&e.method), &headers, &req.body, false, self.timeout)
             }
             (Protocol::Grpc, Some(calls)) => return self.call(calls, e, req, url).map(|r| answered(r, "2")),
         };
@@ -206,15 +208,22 @@ pub fn check(scenario: &Scenario, defined: &[(&str, &str)]) -> Result<(), String
     calls(scenario, defined).map(drop)
 }
 
-/// Runs the scenario's cases once against `base_url` (`{{base_url}}`), with
-/// `defined` variables. `store_emptied`: the store was emptied before the first
+/// Where the requests of `scenario` go when they are sent to `target` (a contestant's URL),
+/// without `--origin` maps: its base the target, any other origin refused.
+pub fn routes(scenario: &Scenario, defined: &[(&str, &str)], target: &str) -> Result<Routes, String> {
+    let defined: Vec<(String, String)> = defined.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+    Routes::new(scenario, &defined, Aim { target: Some(target.trim_end_matches('/')), ..Aim::default() })
+}
+
+/// Runs the scenario's cases once against `aim`, with `defined` variables.
+/// `store_emptied`: the store was emptied before the first
 /// case (a `[reset] by = "contestant"` file's `clean_values` are held only then).
 /// `run_command` runs a `[reset] command`; `exited` says whether the server has
 /// ended (and how), so a request it can no longer answer is reported as that.
 pub fn verify(
     prober: &dyn Prober,
     scenario: &Scenario,
-    base_url: &str,
+    aim: Aimed<'_>,
     defined: &[(&str, &str)],
     store_emptied: bool,
     run_command: &mut dyn FnMut(&[String]) -> Result<(), String>,
@@ -237,7 +246,23 @@ pub fn verify(
             None => why,
         })
     };
-    run_cases(scenario, base_url.trim_end_matches('/'), defined, 1, store_emptied, &mut send, run_command)
+    run_cases(scenario, aim, defined, 1, store_emptied, &mut send, run_command)
+}
+
+/// A failed verification of a file that cannot be sent to its target: one core case
+/// that says why (an origin the file names that does not go to the target).
+pub fn unroutable(scenario: &Scenario, why: String) -> Verification {
+    use stackbench_hurl::run::{CaseResult, Step};
+    let file = stackbench_hurl::origin::files(scenario).first().map(|f| f.file.clone()).unwrap_or_default();
+    let steps = vec![Step { name: "origins".into(), failures: Vec::new(), error: Some(why) }];
+    Verification {
+        cases: vec![CaseResult {
+            name: "the file's requests go to the contestant".into(),
+            level: stackbench_hurl::scenario::Level::Core,
+            file,
+            steps,
+        }],
+    }
 }
 
 /// What a request the server could not answer because it had exited fails with.
@@ -307,7 +332,7 @@ pub fn readiness<'a>(
     defined: &'a [(&'a str, &'a str)],
 ) -> Option<Readiness<'a>> {
     let case = scenario.verify.iter().find(|c| c.probe)?;
-    Some(Readiness { scenario, case, defined, sender: Sender::new(prober, scenario, defined) })
+    Some(Readiness { scenario, case, defined, sender: Sender::new(prober, scenario, defined), routes: None })
 }
 
 /// A scenario file's readiness probe, ready to send ([`readiness`]).
@@ -317,6 +342,8 @@ pub struct Readiness<'a> {
     defined: &'a [(&'a str, &'a str)],
     /// Why the file cannot be sent, if it cannot (every probe says so).
     sender: Result<Sender<'a>, String>,
+    /// The file's routes to the last `base_url` probed, worked out once.
+    routes: Option<(String, Result<Routes, String>)>,
 }
 
 impl Readiness<'_> {
@@ -329,16 +356,21 @@ impl Readiness<'_> {
             Err(why) => return Ok(Err(why.clone())),
         };
         sender.timeout = wait;
-        let mut vars = Vars::new(1);
-        vars.max_capture = scenario.limits.max_capture;
-        vars.set("base_url", base_url.trim_end_matches('/'), Kind::String);
-        for (k, v) in self.defined {
-            let (v, kind) = stackbench_hurl::template::cli_value(v);
-            vars.set(k, &v, kind);
+        if self.routes.as_ref().is_none_or(|(b, _)| b != base_url) {
+            self.routes = Some((base_url.to_owned(), routes(scenario, self.defined, base_url)));
         }
+        let routes = match self.routes.as_ref().map(|(_, r)| r) {
+            Some(Ok(r)) => r,
+            Some(Err(why)) => return Ok(Err(why.clone())),
+            None => unreachable!("set above"),
+        };
+        let aim = Aimed { target: Some(base_url.trim_end_matches('/')), routes };
+        let mut vars = aim.vars(1, self.defined);
+        vars.max_capture = scenario.limits.max_capture;
         scenario.draw(0, &mut vars);
         let mut unanswered = None;
-        let steps = run_flow(&case.hurl, &case.request_names, &mut vars, &mut |e: &Entry, req: &Request| {
+        let mut wire = Wire { routes: Some(routes), ..Wire::default() };
+        let steps = run_flow_in(&case.hurl, &case.request_names, &mut vars, &mut wire, &mut |e: &Entry, req: &Request| {
             sender.exchange(e, req).map_err(|u| match u {
                 Unread::Unanswered(no) => {
                     let why = no.to_string();
@@ -370,16 +402,14 @@ pub fn reset_requests(
     defined: &[(&str, &str)],
 ) -> Result<(), String> {
     let Some(Reset::Hurl(hurl)) = &scenario.reset else { return Ok(()) };
-    let mut vars = Vars::new(1);
+    let routes = routes(scenario, defined, base_url)?;
+    let aim = Aimed { target: Some(base_url.trim_end_matches('/')), routes: &routes };
+    let mut vars = aim.vars(1, defined);
     vars.max_capture = scenario.limits.max_capture;
-    vars.set("base_url", base_url.trim_end_matches('/'), Kind::String);
-    for (k, v) in defined {
-        let (v, kind) = stackbench_hurl::template::cli_value(v);
-        vars.set(k, &v, kind);
-    }
     scenario.draw(0, &mut vars);
     let sender = Sender::new(prober, scenario, defined)?;
-    let steps = run_flow(hurl, &[], &mut vars, &mut |e: &Entry, req: &Request| sender.send(e, req));
+    let mut wire = Wire { routes: Some(&routes), ..Wire::default() };
+    let steps = run_flow_in(hurl, &[], &mut vars, &mut wire, &mut |e: &Entry, req: &Request| sender.send(e, req));
     match steps.iter().find(|s| s.error.is_some() || !s.failures.is_empty()) {
         Some(s) => {
             let why = s.error.clone().unwrap_or_else(|| format!("{}:{}", hurl.file, s.failures[0]));
