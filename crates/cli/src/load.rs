@@ -19,9 +19,10 @@ use stackbench_load::{LoadOptions, RunRecord, Stop, summary_text, timeline_csv};
 /// `stackbench load` arguments: the target, the load options, and where results go.
 #[derive(Debug, Args)]
 pub struct LoadArgs {
-    /// Target URL, e.g. http://127.0.0.1:8080/events.
-    #[arg(value_name = "URL")]
-    pub url: String,
+    /// Target URL, e.g. http://127.0.0.1:8080/events. A --scenario-file without one runs as
+    /// written, at the server its requests name.
+    #[arg(value_name = "URL", required_unless_present = "scenario_file")]
+    pub url: Option<String>,
     #[command(flatten)]
     pub options: LoadOptions,
     /// Write the RunRecord (docs/run-record.md) as JSON to this file; `-` writes it to stdout
@@ -40,7 +41,7 @@ pub struct LoadArgs {
 }
 
 pub fn run(args: &LoadArgs) -> anyhow::Result<ExitCode> {
-    let mut spec = args.options.to_spec(&args.url)?;
+    let mut spec = args.options.to_spec(args.url.as_deref().unwrap_or(""))?;
     spec.progress = !args.quiet && std::io::stderr().is_terminal();
     spec.hlog.clone_from(&args.hlog);
     // Refuse unwritable outputs now rather than after a long run.

@@ -312,7 +312,7 @@ impl Routes {
 
 /// The variables that keep one value for the whole run: `defined` (the command line) over
 /// the constants of `[variables]`.
-fn constants(s: &Scenario, defined: &[(String, String)]) -> Vars {
+pub fn constants(s: &Scenario, defined: &[(String, String)]) -> Vars {
     let mut vars = Vars::new(0);
     for v in &s.variables {
         if let Draw::Const(text, kind) = &v.draw {

@@ -6,18 +6,22 @@
 //! already has. The worker loop sends what [`IterState::wire`] returns and
 //! hands the answer to [`IterState::check`].
 //!
-//! Every request goes to the target: a request's URL must begin with
-//! `{{base_url}}` (checked at load), and what follows it is appended to the
-//! target's path. An h2c or gRPC file's requests are written and judged in
-//! [`h2`], a gRPC file's methods found in [`calls`].
+//! A file's requests go where its routes say ([`urls`]: its base to the
+//! target, the same server for every request of a run). Each user keeps a
+//! cookie jar ([`stackbench_hurl::cookies::Jar`]), emptied when an iteration
+//! begins unless the file keeps it (`keep_cookies`), holding the `[setup]`
+//! step's cookies at first. An h2c or gRPC file's requests are written and
+//! judged in [`h2`], a gRPC file's methods found in [`calls`].
 
 use std::path::Path;
 
 use bytes::BytesMut;
 use stackbench_hurl::builtin::Builtin;
 use stackbench_hurl::files::Limits;
+use stackbench_hurl::cookies::{self, Jar};
+use stackbench_hurl::origin::{Aim, Routes};
+use stackbench_hurl::run::SetupDone;
 use stackbench_hurl::scenario::{Protocol, Scenario};
-use stackbench_hurl::template::Part;
 use stackbench_hurl::{Entry, Failure, FailureKind, Kind, Request, Vars};
 use stackbench_record::ErrorKind;
 
@@ -29,9 +33,12 @@ use program::Program;
 mod calls;
 mod h2;
 mod program;
+mod urls;
 
 pub use calls::Calls;
 pub use h2::{Unsent, for_each_field};
+pub(crate) use urls::request_path;
+use urls::EntryUrl;
 
 /// A scenario file, loaded and checked, with the names its requests are recorded under.
 #[derive(Debug, Clone)]
@@ -46,12 +53,15 @@ pub struct FileSource {
     pub slots: Vec<Vec<usize>>,
     /// A gRPC file's methods (`None` for the other protocols).
     pub calls: Option<Calls>,
-    /// Whether `{{base_url}}` keeps its value through a run (no capture, drawn variable or
-    /// data column sets it), so the requests can be compiled with the target's path.
-    fixed_base: bool,
-    /// A built-in's `{{base_url}}`: the target's root, whatever its path says (the path
-    /// gave the built-in's variables). `None`: the target's URL as given.
-    pub(crate) base_url: Option<String>,
+    /// Where the file's origins go.
+    pub routes: Routes,
+    /// The variable that stands for the target, and its value (a built-in's `{{base_url}}`
+    /// is the target's root, whatever its path says: the path gave its variables).
+    pub(crate) base: Option<(String, String)>,
+    /// For each flow, how each of its requests' URL is written.
+    urls: Vec<Vec<EntryUrl>>,
+    /// What the `[setup]` step left for every user (set before the load starts).
+    pub setup: SetupDone,
     /// Whether this is a built-in scenario, not a user's file.
     pub builtin: bool,
     /// What the load does not do of what the file asks (its `[Options]` without effect
@@ -122,9 +132,15 @@ fn entry_options(scenario: &mut Scenario) -> Result<Vec<String>, String> {
 
 impl FileSource {
     /// Loads `path` (a `.toml` scenario or a `.hurl` file) with the `--variable`s given, under
-    /// `limits` (`--file-root`, `--max-file-size`, `--max-capture`). The error says what to fix,
-    /// at `file:line:col`.
-    pub fn load(path: &Path, variables: &[String], seed: u64, limits: &Limits) -> Result<FileSource, String> {
+    /// `limits` (`--file-root`, `--max-file-size`, `--max-capture`), its requests aimed as `aim`
+    /// says. The error says what to fix, at `file:line:col`.
+    pub fn load(
+        path: &Path,
+        variables: &[String],
+        seed: u64,
+        limits: &Limits,
+        aim: Aim<'_>,
+    ) -> Result<FileSource, String> {
         let defined = variables
             .iter()
             .map(|v| match v.split_once('=') {
@@ -134,33 +150,32 @@ impl FileSource {
             .collect::<Result<Vec<_>, _>>()?;
         let names: Vec<&str> = defined.iter().map(|(k, _)| k.as_str()).collect();
         let scenario = Scenario::load_with(path, &names, limits).map_err(|e| e.to_string())?;
-        FileSource::new(scenario, defined, seed)
+        FileSource::new(scenario, defined, seed, aim)
     }
 
-    /// Checks that `scenario` can be sent by the load engine and names its requests.
+    /// Checks that `scenario` can be sent by the load engine as `aim` says, and names its
+    /// requests.
     pub fn new(
         mut scenario: Scenario,
         defined: Vec<(String, String)>,
         seed: u64,
+        aim: Aim<'_>,
     ) -> Result<FileSource, String> {
         let notes = entry_options(&mut scenario)?;
         let calls = match scenario.protocol {
             Protocol::Grpc => Some(Calls::new(&scenario, &defined)?),
             Protocol::Http1 | Protocol::H2c => None,
         };
+        let routes = Routes::new(&scenario, &defined, aim)?;
+        let base = routes.base_variable.clone().zip(aim.target.map(|t| t.trim_end_matches('/').to_owned()));
+        let mut constants = urls::constants(&scenario, &defined, base.as_ref());
+        let (_, urls) = urls::entry_urls(&scenario, &routes, &mut constants)?;
         let (mut names, mut slots) = (Vec::<String>::new(), Vec::new());
         // Each name's place in `names`: a file of many flows is named in time linear in them.
         let mut places = std::collections::HashMap::<String, usize>::new();
         for flow in &scenario.flows {
             let mut flow_slots = Vec::with_capacity(flow.hurl.entries.len());
             for (i, e) in flow.hurl.entries.iter().enumerate() {
-                if !matches!(e.url.parts.first(), Some(Part::Var { name, .. }) if &**name == "base_url") {
-                    return Err(format!(
-                        "{}:{}: under load every request goes to the target: begin its URL with {{{{base_url}}}} \
-                         (`{} {{{{base_url}}}}/path`)",
-                        flow.hurl.file, e.pos, e.method
-                    ));
-                }
                 let name = flow.request_names.get(i).cloned().unwrap_or_else(|| e.name());
                 let slot = *places.entry(name).or_insert_with_key(|name| {
                     names.push(name.clone());
@@ -170,10 +185,7 @@ impl FileSource {
             }
             slots.push(flow_slots);
         }
-        let s = &scenario;
-        let fixed_base = !(s.flows.iter().flat_map(|f| f.hurl.captures()).any(|c| &*c.name == "base_url")
-            || s.variables.iter().any(|v| v.name == "base_url")
-            || s.rows.iter().any(|r| r.columns.iter().any(|c| c == "base_url")));
+        let notes = routes.notes.iter().cloned().chain(notes).collect();
         Ok(FileSource {
             scenario,
             defined,
@@ -181,8 +193,10 @@ impl FileSource {
             names,
             slots,
             calls,
-            fixed_base,
-            base_url: None,
+            routes,
+            base,
+            urls,
+            setup: SetupDone::default(),
             builtin: false,
             notes,
         })
@@ -197,8 +211,10 @@ impl FileSource {
             scenario.protocol = Protocol::H2c;
         }
         let defined = defined.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
-        let mut f = FileSource::new(scenario, defined, seed)?;
-        f.base_url = Some(target.url[..origin_len(&target.url)].to_owned());
+        let origin = stackbench_hurl::origin::split(target.url.as_bytes()).map_or(target.url.len(), |(_, n)| n);
+        let root = &target.url[..origin];
+        let mut f = FileSource::new(scenario, defined, seed, Aim { target: Some(root), ..Aim::default() })?;
+        f.notes.retain(|n| !n.starts_with("{{base_url}} is the target"));
         f.builtin = true;
         Ok(f)
     }
@@ -208,19 +224,10 @@ impl FileSource {
     /// The same HTTP/1.1 file sent over HTTP/2 (a Hurl file to an `https://` server that
     /// picked `h2` by ALPN, as curl would).
     pub fn over_h2(&self) -> Result<FileSource, String> {
-        let mut scenario = self.scenario.clone();
-        scenario.protocol = Protocol::H2c;
-        let mut f = FileSource::new(scenario, self.defined.clone(), self.seed)?;
-        f.base_url.clone_from(&self.base_url);
-        f.builtin = self.builtin;
+        let mut f = self.clone();
+        f.scenario.protocol = Protocol::H2c;
         Ok(f)
     }
-}
-
-/// The length of `url`'s `scheme://host:port`, before its path.
-fn origin_len(url: &str) -> usize {
-    let start = url.find("://").map_or(0, |s| s + 3);
-    url[start..].find('/').map_or(url.len(), |p| start + p)
 }
 
 /// One user's (or runner's) variables and buffers, kept between iterations.
@@ -231,11 +238,15 @@ pub struct IterState {
     wire: BytesMut,
     scratch: Vec<u8>,
     failures: Vec<Failure>,
-    /// Bytes of `{{base_url}}` before the target's path (`http://host:port`).
-    origin: usize,
-    /// The target's `host:port`.
+    /// The target's `host:port`, host and scheme.
     authority: String,
     closing: Closing,
+    host: String,
+    tls: bool,
+    /// The user's cookies.
+    jar: Jar,
+    /// The path of the last request, where the request no longer holds it (io_uring, h2c).
+    path: Vec<u8>,
     /// HTTP/1.1 files: each flow's requests, compiled against `vars` when they can be.
     programs: Vec<Vec<Option<Program>>>,
     /// A compiled request's body whose length varies.
@@ -304,13 +315,14 @@ impl IterState {
         let closing = closing.into();
         let mut vars = Vars::new(src.seed ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15));
         vars.max_capture = src.scenario.limits.max_capture;
-        let base = src.base_url.as_deref().unwrap_or(&target.url).trim_end_matches('/');
-        vars.set("base_url", base, Kind::String);
         for (k, v) in &src.defined {
             let (v, kind) = stackbench_hurl::template::cli_value(v);
             vars.set(k, &v, kind);
         }
-        let origin = origin_len(base);
+        if let Some((name, value)) = &src.base {
+            vars.set(name, value, Kind::String);
+        }
+        src.setup.apply(&mut vars);
         let authority = target.authority.clone();
         let captured = (src.scenario.flows.iter())
             .map(|f| f.hurl.captures().map(|c| vars.index(&c.name)).collect())
@@ -318,16 +330,13 @@ impl IterState {
         let drawn = src.scenario.slots(&mut vars);
         let mut programs = Vec::new();
         if src.scenario.protocol == Protocol::Http1 {
-            // The target's path, as `{{base_url}}` (which `--variable` may set) leaves it.
-            let prefix =
-                vars.get("base_url").and_then(|v| v.text.as_bytes().get(origin..)).map(<[u8]>::to_vec);
-            for flow in &src.scenario.flows {
+            for (flow, urls) in src.scenario.flows.iter().zip(&src.urls) {
                 let len = flow.hurl.entries.len();
-                let compile = |(i, e): (usize, &Entry)| {
-                    let prefix = prefix.as_deref().filter(|_| src.fixed_base)?;
-                    Program::compile(e, &mut vars, prefix, &authority, closing.keeps(i, len))
+                let compile = |(i, (e, u)): (usize, (&Entry, &EntryUrl))| {
+                    let (prefix, from) = u.compiled.as_ref()?;
+                    Program::compile(e, &mut vars, (prefix, *from), &authority, closing.keeps(i, len))
                 };
-                programs.push(flow.hurl.entries.iter().enumerate().map(compile).collect());
+                programs.push(flow.hurl.entries.iter().zip(urls).enumerate().map(compile).collect());
             }
         }
         IterState {
@@ -336,9 +345,12 @@ impl IterState {
             wire: BytesMut::with_capacity(1024),
             scratch: Vec::new(),
             failures: Vec::new(),
-            origin,
             authority,
             closing,
+            host: target.host.clone(),
+            tls: target.tls,
+            jar: src.setup.jar.clone(),
+            path: Vec::new(),
             programs,
             body: Vec::new(),
             captured,
@@ -366,6 +378,9 @@ impl IterState {
         for &slot in &self.captured[i] {
             self.vars.unset_at(slot);
         }
+        if !s.keep_cookies && (!self.jar.is_empty() || !src.setup.jar.is_empty()) {
+            self.jar.clone_from(&src.setup.jar);
+        }
         i
     }
 
@@ -382,16 +397,34 @@ impl IterState {
         let compiled = self.programs.get(flow).and_then(|f| f.get(i)).and_then(Option::as_ref);
         let ours = src.scenario.flows.get(flow).and_then(|f| f.hurl.entries.get(i));
         if let Some(p) = compiled.filter(|_| ours.is_some_and(|e| std::ptr::eq(entry, e))) {
-            p.write(&mut self.vars, &mut self.body, &mut self.wire).map_err(Unsent::from)?;
+            if self.jar.is_empty() {
+                p.write(&mut self.vars, &mut self.body, &mut self.wire).map_err(Unsent::from)?;
+            } else {
+                let (jar, host, tls, line) = (&self.jar, self.host.as_str(), self.tls, &mut self.scratch);
+                p.write_with(&mut self.vars, &mut self.body, &mut self.wire, |out, path| {
+                    line.clear();
+                    if jar.header(host, std::str::from_utf8(&out[path]).unwrap_or("/"), tls, cookies::now(), line) {
+                        out.extend_from_slice(b"Cookie: ");
+                        out.extend_from_slice(line);
+                        out.extend_from_slice(b"\r\n");
+                    }
+                })
+                .map_err(Unsent::from)?;
+            }
         } else {
             entry.render(&mut self.vars, &mut self.req).map_err(|e| Unsent::from(e.why))?;
-            let path = self.req.url.get(self.origin..).unwrap_or_default();
+            let dest = src.urls.get(flow).and_then(|f| f.get(i)).map_or(&[][..], |u| &u.dest);
+            urls::path_into(dest, &self.req.url, &mut self.path);
+            if !self.jar.is_empty() {
+                let path = std::str::from_utf8(&self.path).unwrap_or("/");
+                stackbench_hurl::run::wire::add_cookies(&self.jar, &mut self.req, &self.host, path, self.tls);
+            }
             let len = src.scenario.flows.get(flow).map_or(0, |f| f.hurl.entries.len());
             write_http1_request(
                 &mut self.wire,
                 &entry.method,
                 (!entry.own_host()).then_some(self.authority.as_str()),
-                path,
+                &self.path,
                 &self.req.headers,
                 &self.req.body,
                 self.closing.keeps(i, len),
@@ -413,11 +446,28 @@ impl IterState {
         let head_only = &*entry.method == "HEAD";
         self.wire(src, at, entry)?;
         if self.shared {
+            // Where the request went, for the cookies its answer sets: the request leaves.
+            let path = request_path(&self.wire);
+            self.path.clear();
+            self.path.extend_from_slice(&self.wire[path]);
             // The split shares the buffer's allocation; once the ring drops it, the next
             // `clear` and write take the whole buffer back (no allocation per request).
             return Ok(Outgoing::Http1Shared { wire: self.wire.split().freeze(), head_only });
         }
         Ok(Outgoing::Http1 { wire: &self.wire, head_only })
+    }
+
+    /// Stores the cookies `answer` sets, for the host and path of the request it answers.
+    #[inline(never)]
+    fn store_cookies(&mut self, answer: &impl stackbench_hurl::Answer) {
+        // An HTTP/1.1 request lent from `wire` is still there; otherwise `path` holds it.
+        let path = if self.wire.is_empty() { &self.path[..] } else { &self.wire[request_path(&self.wire)] };
+        let path = std::str::from_utf8(path).unwrap_or("/");
+        let path = if path.is_empty() { "/" } else { path };
+        let now = cookies::now();
+        for v in (0..).map_while(|i| answer.header("set-cookie", i)) {
+            self.jar.store(v, &self.host, path, now);
+        }
     }
 
     /// Checks an answer to request `i` of flow `flow` (`entry`) in the file's protocol.
@@ -443,6 +493,9 @@ impl IterState {
 
     /// [`IterState::check`] for an answer as any protocol shows it to the checks.
     fn judge(&mut self, entry: &Entry, answer: &impl stackbench_hurl::Answer, asserts: bool) -> Verdict {
+        if answer.header_first("set-cookie").0.is_some() {
+            self.store_cookies(answer);
+        }
         self.failures.clear();
         entry.check_some(answer, &mut self.vars, &mut self.scratch, &mut self.failures, asserts);
         // As in Hurl, a wrong status or a failed capture ends the entry's checks before the

@@ -208,6 +208,21 @@ pub struct LoadOptions {
     #[arg(long, value_name = "SIZE", help_heading = "Request")]
     #[serde(skip)]
     pub max_capture: Option<stackbench_record::size::ByteSize>,
+    /// The scenario file's variable that stands for the target (its value becomes the URL);
+    /// default: `base_url` when the file uses it, else the file's first origin is the target.
+    #[arg(long, value_name = "NAME", help_heading = "Request", requires = "scenario_file")]
+    #[serde(skip)]
+    pub base_variable: Option<String>,
+    /// Send the scenario file's requests to FROM (an origin it names, http://host:port) to URL
+    /// instead (repeatable). Without a target URL, the file runs as written, less these.
+    #[arg(long = "origin", value_name = "FROM=URL", help_heading = "Request", requires = "scenario_file")]
+    #[serde(skip)]
+    pub origin: Vec<String>,
+    /// Keep each user's cookie jar across its iterations (default: emptied when each
+    /// iteration begins, as k6 does); a scenario file can say `keep_cookies = true`.
+    #[arg(long, help_heading = "Request", requires = "scenario_file")]
+    #[serde(skip)]
+    pub keep_cookies: bool,
     /// gRPC to any unary method: the .proto that declares it (compiled at start, no protoc
     /// needed; imports resolve from its directory). Goes with --call and --data.
     #[arg(long, value_name = "FILE", help_heading = "Request")]
@@ -407,7 +422,10 @@ impl LoadOptions {
     /// The spec of a run that is not a search.
     #[allow(clippy::too_many_lines)] // one check after another, in flag order
     fn plain_spec(&self, url: &str) -> Result<LoadSpec, SpecError> {
-        let mut target = parse_target(url)?;
+        // Without a URL, a scenario file runs as written: at the server of its first origin.
+        let as_written = url.trim().is_empty();
+        let url = if as_written { file::written_target(self)? } else { url.to_owned() };
+        let mut target = parse_target(&url)?;
         let route = crate::route::Route::new(&self.resolve, &self.connect_to)?;
         let call = self.dynamic_call(&target)?;
         if let Some(call) = &call {
@@ -415,7 +433,7 @@ impl LoadOptions {
         }
 
         // What is sent.
-        let file = file::from_options(self, &target)?;
+        let file = file::from_options(self, &target, as_written)?;
         let transport = match (self.grpc || call.is_some(), self.http2) {
             (true, _) => Transport::Grpc,
             (false, true) => Transport::H2c,

@@ -105,7 +105,7 @@ impl Wire<'_> {
                 split(url.as_bytes()).ok_or_else(|| format!("{url:?} is not an http:// URL"))?;
             let path = &url[len..];
             let now = cookies::now();
-            self.add_cookies(req, &origin, path, now);
+            add_cookies(&self.jar, req, &origin.host, path, origin.tls);
             let answer = send(e, req)?;
             for v in (0..).map_while(|i| answer.header("set-cookie", i)) {
                 self.jar.store(v, &origin.host, if path.is_empty() { "/" } else { path }, now);
@@ -156,27 +156,28 @@ impl Wire<'_> {
             drop(answer);
         }
     }
+}
 
-    /// Puts the jar's cookies for `origin` and `path` in the request: in the `Cookie` line of
-    /// `[Cookies]` (before its own), else in a line of their own.
-    fn add_cookies(&self, req: &mut Request, origin: &crate::origin::Origin, path: &str, now: i64) {
-        if self.jar.is_empty() {
-            return;
+/// Puts `jar`'s cookies for `host` and `path` (over TLS when `tls`) in the request: in the
+/// `Cookie` line of `[Cookies]` (before its own, as curl sends them), else in a line of
+/// their own.
+pub fn add_cookies(jar: &Jar, req: &mut Request, host: &str, path: &str, tls: bool) {
+    if jar.is_empty() {
+        return;
+    }
+    let mut line = Vec::new();
+    if !jar.header(host, path, tls, cookies::now(), &mut line) {
+        return;
+    }
+    match req.cookies_at {
+        Some(at) => {
+            line.extend_from_slice(b"; ");
+            req.headers.splice(at..at, line);
         }
-        let mut line = Vec::new();
-        if !self.jar.header(&origin.host, path, origin.tls, now, &mut line) {
-            return;
-        }
-        match req.cookies_at {
-            Some(at) => {
-                line.extend_from_slice(b"; ");
-                req.headers.splice(at..at, line);
-            }
-            None => {
-                req.headers.extend_from_slice(b"Cookie: ");
-                req.headers.extend_from_slice(&line);
-                req.headers.extend_from_slice(b"\r\n");
-            }
+        None => {
+            req.headers.extend_from_slice(b"Cookie: ");
+            req.headers.extend_from_slice(&line);
+            req.headers.extend_from_slice(b"\r\n");
         }
     }
 }

@@ -128,8 +128,16 @@ impl IterState {
             None => body.put_slice(&self.req.body),
         }
         let body = body.split().freeze();
-        let path = std::str::from_utf8(self.req.url.get(self.origin..).unwrap_or_default()).unwrap_or("/");
-        let path = if path.is_empty() { "/" } else { path };
+        let dest = src.urls.get(flow).and_then(|f| f.get(i)).map_or(&[][..], |u| &u.dest);
+        super::urls::path_into(dest, &self.req.url, &mut self.path);
+        if self.path.is_empty() {
+            self.path.push(b'/');
+        }
+        if !self.jar.is_empty() {
+            let path = std::str::from_utf8(&self.path).unwrap_or("/");
+            stackbench_hurl::run::wire::add_cookies(&self.jar, &mut self.req, &self.host, path, self.tls);
+        }
+        let path = std::str::from_utf8(&self.path).unwrap_or("/");
         let agent = concat!("stackbench/", env!("CARGO_PKG_VERSION"));
         let own: [(&str, &[u8]); 3] =
             [("user-agent", agent.as_bytes()), ("content-type", b"application/grpc"), ("te", b"trailers")];

@@ -14,11 +14,17 @@
 //! may carry, refuses the request, as rendering the entry does. A file's own `Host` takes
 //! the place of the one computed from the target.
 //!
-//! An entry is compiled when `{{base_url}}` is the same in every iteration
-//! (no capture or drawn value sets it), its header names have no variables,
-//! and its path cannot render empty; the others are written by rendering the
-//! entry ([`stackbench_hurl::Entry::render`]) and the writer, as before. The
-//! property test holds the two equal.
+//! An entry is compiled when its header names have no variables, its path
+//! cannot render empty and no section or option adds to the request (its
+//! origin is known when the file loads, [`stackbench_hurl::origin`]); the
+//! others are written by rendering the entry ([`stackbench_hurl::Entry::render`])
+//! and the writer, as before. The property test holds the two equal.
+//!
+//! A user whose cookie jar holds cookies gets them in a `Cookie` line after the
+//! entry's own headers: the request is then written in two parts, its head
+//! lines and its framing with the body, and the line between them; an empty
+//! jar (every file whose server sets no cookie) writes the request in one piece
+//! as before.
 
 use std::cell::Cell;
 
@@ -34,6 +40,10 @@ use crate::wire::{request_target, write_http1_framing, write_http1_host, write_h
 pub(super) struct Program {
     /// The request up to its framing; with a body of one length, the whole request.
     head: Compiled,
+    /// The request line and header lines alone, and (a body of one length) its framing and
+    /// body: `head` in two, for a `Cookie` line between them.
+    lines: Compiled,
+    rest: Compiled,
     /// A body whose length varies: rendered after the head, then framed.
     body: Option<Compiled>,
     method: Box<str>,
@@ -46,12 +56,13 @@ pub(super) struct Program {
 const LENGTH: &[u8] = b"Content-Length: ";
 
 impl Program {
-    /// `entry` for `authority`, its URL's `{{base_url}}` standing for `prefix` (the target's
-    /// path), its variables found in `vars`. `None` when it cannot be compiled (see above).
+    /// `entry` for `authority`, the first `from` parts of its URL standing for `prefix` (its
+    /// path where the request goes), its variables found in `vars`. `None` when it cannot be
+    /// compiled (see above).
     pub(super) fn compile(
         entry: &Entry,
         vars: &mut Vars,
-        prefix: &[u8],
+        (prefix, from): (&[u8], usize),
         authority: &str,
         keepalive: bool,
     ) -> Option<Program> {
@@ -59,13 +70,16 @@ impl Program {
         let mut line = Vec::new();
         write_http1_method(&mut line, &entry.method);
         head.push_bytes(&line);
-        // The path: the target's, then what follows `{{base_url}}` (checked at load).
+        // The path: where the request goes, then the URL's parts after its origin.
         let mut path = Compiled::default();
         path.push_bytes(prefix);
-        if !entry.is_plain() {
+        let adds = |o: &&stackbench_hurl::model::EntryOption| {
+            matches!(o.name, "header" | "user" | "compressed" | "location" | "location-trusted")
+        };
+        if !entry.is_plain() || entry.options.iter().any(|o| adds(&o)) {
             return None;
         }
-        for p in entry.url.parts.get(1..)? {
+        for p in entry.url.parts.get(from..)? {
             match p {
                 Part::Lit(l) => path.push_bytes(l.as_bytes()),
                 Part::Var { name, escape, .. } => path.push_hole(vars.hole(name, *escape)),
@@ -98,6 +112,8 @@ impl Program {
         }
         head.push_bytes(entry.implied_headers(has_type));
         head.push_bytes(Entry::implied_accept(has_accept));
+        let lines = head.clone();
+        let mut rest = Compiled::default();
         let mut body = Compiled::default();
         if let Some(b) = &entry.body {
             body.push_template(&b.template, vars)?;
@@ -106,14 +122,15 @@ impl Program {
             Some(len) => {
                 line.clear();
                 write_http1_framing(&mut line, &entry.method, len, keepalive);
-                head.push_bytes(&line);
-                head.push_compiled(&body);
+                rest.push_bytes(&line);
+                rest.push_compiled(&body);
+                head.push_compiled(&rest);
                 None
             }
             None => Some(body),
         };
         let last_len = Cell::new(body.as_ref().map_or(0, |b| b.literal().len()));
-        Some(Program { head, body, method: entry.method.clone(), keepalive, last_len })
+        Some(Program { head, lines, rest, body, method: entry.method.clone(), keepalive, last_len })
     }
 
     /// Appends the request to `out`, with the values of `vars`; `body` is a buffer kept
@@ -126,6 +143,29 @@ impl Program {
         out: &mut BytesMut,
     ) -> Result<(), Unwritable> {
         self.head.render_head(vars, out)?;
+        self.write_body(vars, body, out)
+    }
+
+    /// As [`Program::write`], with the line `cookie` writes after the entry's header lines
+    /// (given where the request's path lies in `out`).
+    pub(super) fn write_with(
+        &self,
+        vars: &mut Vars,
+        body: &mut Vec<u8>,
+        out: &mut BytesMut,
+        cookie: impl FnOnce(&mut BytesMut, std::ops::Range<usize>),
+    ) -> Result<(), Unwritable> {
+        let at = out.len();
+        self.lines.render_head(vars, out)?;
+        let path = crate::flow::request_path(&out[at..]);
+        cookie(out, at + path.start..at + path.end);
+        self.rest.render_head(vars, out)?;
+        self.write_body(vars, body, out)
+    }
+
+    /// The body whose length varies, rendered and framed after the head.
+    #[inline]
+    fn write_body(&self, vars: &mut Vars, body: &mut Vec<u8>, out: &mut BytesMut) -> Result<(), Unwritable> {
         let Some(b) = &self.body else { return Ok(()) };
         let (guess, at) = (self.last_len.get(), out.len());
         write_http1_framing(out, &self.method, guess, self.keepalive);
@@ -224,7 +264,7 @@ mod tests {
             }
             let origin = "http://h:1".len();
             let host = (!entry.own_host()).then_some("h:1");
-            let program = Program::compile(&entry, &mut vars, prefix.as_bytes(), "h:1", keepalive);
+            let program = Program::compile(&entry, &mut vars, (prefix.as_bytes(), 1), "h:1", keepalive);
             let (mut a, mut b) = (vars.clone(), vars.clone());
             let mut req = Request::default();
             let mut want = Vec::new();

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use stackbench_hurl::builtin::{Builtin, UnknownBuiltin};
 use stackbench_hurl::files::Limits;
+use stackbench_hurl::origin::Aim;
 use stackbench_hurl::scenario::Protocol;
 
 use super::LoadOptions;
@@ -15,10 +16,37 @@ use crate::spec::Transport;
 use crate::spec_error::{SpecError, conflict, invalid};
 use crate::target::Target;
 
-/// The scenario of `o` sent to `target`: its `--scenario-file` (with its `--variable`s), or
-/// the built-in file `--scenario` names, loaded and checked against the other options; `None`
-/// without either.
-pub fn from_options(o: &LoadOptions, target: &Target) -> Result<Option<Arc<FileSource>>, SpecError> {
+/// `--origin FROM=URL`s, as pairs.
+fn origin_maps(o: &LoadOptions) -> Result<Vec<(String, String)>, SpecError> {
+    o.origin
+        .iter()
+        .map(|m| match m.split_once('=') {
+            Some((from, to)) if !from.is_empty() && !to.is_empty() => Ok((from.to_owned(), to.to_owned())),
+            _ => Err(invalid("--origin", format!("{m:?}: write FROM=URL, like http://localhost:8000=http://127.0.0.1:8080"))),
+        })
+        .collect()
+}
+
+/// The URL a scenario file run as written goes to (no target given): where its first
+/// origin goes.
+pub fn written_target(o: &LoadOptions) -> Result<String, SpecError> {
+    let Some(path) = &o.scenario_file else {
+        return Err(invalid("URL", "give the target URL (only a --scenario-file runs without one, as written)"));
+    };
+    let maps = origin_maps(o)?;
+    let aim = Aim { target: None, base_variable: None, maps: &maps };
+    let f = FileSource::load(path, &o.variable, o.seed.unwrap_or(1), &limits(o), aim).map_err(SpecError::ScenarioFile)?;
+    f.routes.first().ok_or_else(|| SpecError::ScenarioFile(format!("{}: the file has no request", path.display())))
+}
+
+/// The scenario of `o` sent to `target`: its `--scenario-file` (with its `--variable`s; run as
+/// written when `as_written`, the target then its first origin's server), or the built-in
+/// file `--scenario` names, loaded and checked against the other options; `None` without either.
+pub fn from_options(
+    o: &LoadOptions,
+    target: &Target,
+    as_written: bool,
+) -> Result<Option<Arc<FileSource>>, SpecError> {
     let seed = o.seed.unwrap_or(1);
     let f = if let Some(path) = &o.scenario_file {
         let why = "the scenario file writes its own requests";
@@ -35,7 +63,14 @@ pub fn from_options(o: &LoadOptions, target: &Target) -> Result<Option<Arc<FileS
                 return Err(conflict("--scenario-file", flag, why));
             }
         }
-        let f = FileSource::load(path, &o.variable, seed, &limits(o)).map_err(SpecError::ScenarioFile)?;
+        let maps = origin_maps(o)?;
+        let aim = Aim {
+            target: (!as_written).then_some(target.url.as_str()),
+            base_variable: o.base_variable.as_deref(),
+            maps: &maps,
+        };
+        let mut f = FileSource::load(path, &o.variable, seed, &limits(o), aim).map_err(SpecError::ScenarioFile)?;
+        f.scenario.keep_cookies |= o.keep_cookies;
         for note in &f.notes {
             eprintln!("note: {note}");
         }
@@ -56,6 +91,9 @@ pub fn from_options(o: &LoadOptions, target: &Target) -> Result<Option<Arc<FileS
         }
         if !o.variable.is_empty() {
             return Err(invalid("--variable", "needs --scenario-file FILE, whose variable it sets"));
+        }
+        if as_written {
+            return Err(invalid("URL", "a built-in scenario needs the server's URL"));
         }
         if o.grpc && builtin.file(false).protocol != Protocol::Grpc {
             return Err(conflict("--grpc", "--scenario", "only bubble-sort is a gRPC scenario"));
