@@ -41,7 +41,18 @@ pub struct LoadArgs {
 }
 
 pub fn run(args: &LoadArgs) -> anyhow::Result<ExitCode> {
-    let mut spec = args.options.to_spec(args.url.as_deref().unwrap_or(""))?;
+    // `stackbench load my.hurl`: the file alone, run as written.
+    let named = args.url.as_deref().filter(|u| crate::run::is_scenario_file(u));
+    let mut options = args.options.clone();
+    if let Some(file) = named {
+        anyhow::ensure!(
+            options.scenario_file.is_none(),
+            "give the scenario file once: as --scenario-file or in place of the URL"
+        );
+        options.scenario_file = Some(file.into());
+    }
+    let url = args.url.as_deref().filter(|_| named.is_none()).unwrap_or("");
+    let mut spec = options.to_spec(url)?;
     spec.progress = !args.quiet && std::io::stderr().is_terminal();
     spec.hlog.clone_from(&args.hlog);
     // Refuse unwritable outputs now rather than after a long run.

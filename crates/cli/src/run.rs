@@ -87,10 +87,11 @@ fn precision(s: &str) -> Result<f64, String> {
 #[derive(Debug, Clone, Args)]
 pub struct VerifyArgs {
     /// The contestant's URL; for db-read include the driver path (http://127.0.0.1:8080/db/sqlite).
+    /// A scenario file without one runs as written (`stackbench verify my.hurl`).
     #[arg(value_name = "URL")]
-    pub url: String,
+    pub url: Option<String>,
     /// event-log, dummy, db-read or bubble-sort.
-    #[arg(long, short, required_unless_present = "scenario_file", conflicts_with = "scenario_file")]
+    #[arg(long, short, conflicts_with = "scenario_file")]
     pub scenario: Option<Builtin>,
     /// A scenario of your own: a .toml scenario file or a .hurl file (docs/scenarios.md,
     /// "Write your own scenario"). Runs its verification cases once.
@@ -118,6 +119,14 @@ pub struct VerifyArgs {
     /// The longest value a capture may take; a longer one fails its check. [default: 1MiB]
     #[arg(long, value_name = "SIZE", requires = "scenario_file")]
     pub max_capture: Option<ByteSize>,
+    /// The scenario file's variable that stands for the target URL (default: `base_url` when
+    /// the file uses it, else the file's first origin is the target).
+    #[arg(long, value_name = "NAME", requires = "scenario_file")]
+    pub base_variable: Option<String>,
+    /// Send the scenario file's requests to FROM (an origin it names, http://host:port) to URL
+    /// instead (repeatable).
+    #[arg(long = "origin", value_name = "FROM=URL")]
+    pub origins: Vec<String>,
     /// The store is known to be empty: the count must start at 0 (event-log; a scenario
     /// file with `[reset] by = "contestant"`: its `clean_values` are held).
     #[arg(long)]
@@ -148,15 +157,16 @@ pub struct VerifyArgs {
 impl VerifyArgs {
     /// How the probes reach the server: TLS as the flags say, connections routed.
     pub fn reach(&self) -> anyhow::Result<stackbench_run::client::Reach> {
-        let https = self.url.trim_start().to_ascii_lowercase().starts_with("https://");
-        if !https {
+        let url = self.url.as_deref().unwrap_or("");
+        let https = url.trim_start().to_ascii_lowercase().starts_with("https://");
+        if !https && self.url.is_some() {
             let tls = [
                 ("--cacert", self.cacert.is_some()),
                 ("--insecure", self.insecure),
                 ("--cert", self.cert.is_some()),
             ];
             if let Some((flag, _)) = tls.iter().find(|(_, set)| *set) {
-                anyhow::bail!("{flag}: applies to https:// URLs, and {} is http://", self.url);
+                anyhow::bail!("{flag}: applies to https:// URLs, and {url} is http://");
             }
         }
         Ok(stackbench_run::client::Reach {
@@ -426,11 +436,25 @@ fn report(dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Whether a command's URL argument is a scenario file (`stackbench verify my.hurl`).
+pub fn is_scenario_file(arg: &str) -> bool {
+    !arg.contains("://") && (arg.ends_with(".hurl") || arg.ends_with(".toml"))
+}
+
 pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     use stackbench_run::verify::VerifyOptions;
-    let (base, path) = split_url(&args.url)?;
+    let named = args.url.as_deref().filter(|u| is_scenario_file(u)).map(PathBuf::from);
     let Some(scenario) = args.scenario else {
-        let file = args.scenario_file.as_deref().context("--scenario or --scenario-file is needed")?;
+        let file = args.scenario_file.clone().or_else(|| named.clone()).context(
+            "give --scenario NAME (a built-in) or a scenario file (--scenario-file FILE, or the file alone)",
+        )?;
+        if named.is_some() && args.scenario_file.is_some() {
+            anyhow::bail!("give the scenario file once: as --scenario-file or in place of the URL");
+        }
+        let url = args.url.as_deref().filter(|_| named.is_none());
+        if let Some(url) = url {
+            split_url(url)?;
+        }
         let defined = stackbench_hurl::defined::Defined::gather(
             &args.variables,
             &args.variables_files,
@@ -443,8 +467,17 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
             args.max_file_size.map(|s| s.0),
             args.max_capture.map(|s| s.0),
         );
-        return crate::scenario_file::verify(&args.url, file, &defined, &limits, args.clean, args.reach()?);
+        let aim = crate::scenario_file::Aiming {
+            url,
+            base_variable: args.base_variable.as_deref(),
+            origins: &args.origins,
+        };
+        return crate::scenario_file::verify(aim, &file, &defined, &limits, args.clean, args.reach()?);
     };
+    let Some(url) = args.url.as_deref().filter(|_| named.is_none()) else {
+        anyhow::bail!("--scenario {scenario}: give the server's URL");
+    };
+    let (base, path) = split_url(url)?;
     if args.connect_json && !scenario.has_connect_json() {
         anyhow::bail!("--connect-json: {scenario} has no Connect JSON form (bubble-sort has); drop the flag");
     }
@@ -471,12 +504,12 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     if v.passed {
         let enforced = v.not_enforced();
         if enforced.is_empty() {
-            writeln!(out, "{}: passes the {} contract ({} rules)", args.url, scenario, v.cases)?;
+            writeln!(out, "{url}: passes the {} contract ({} rules)", scenario, v.cases)?;
         } else {
             writeln!(
                 out,
                 "{}: passes the {} contract's core rules, with warnings: does not enforce {} ({} of {} rules broken, all hardening)",
-                args.url,
+                url,
                 scenario,
                 enforced.join("; "),
                 v.failures.len(),
@@ -488,7 +521,7 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         writeln!(
             out,
             "{}: broke {broken} core rule(s) of the {} contract ({} of {} rules broken in all)",
-            args.url,
+            url,
             scenario,
             v.failures.len(),
             v.cases,

@@ -1,8 +1,9 @@
 //! `stackbench verify URL --scenario-file F`: a scenario of the user's own
 //! (a `.toml` scenario or a `.hurl` file, `crates/hurl`), its verification
 //! cases run once against URL with the orchestrator's prober, each failed
-//! check printed with its `file:line:col`. Exit 0 when every core case holds,
-//! 1 otherwise (and for a scenario file that does not load).
+//! check printed with its `file:line:col`; without a URL the file runs as
+//! written, as Hurl runs it. Exit 0 when every core case holds, 1 otherwise
+//! (and for a scenario file that does not load).
 
 use std::io::Write as _;
 use std::path::Path;
@@ -11,15 +12,24 @@ use std::process::ExitCode;
 use anyhow::anyhow;
 use stackbench_hurl::defined::Defined;
 use stackbench_hurl::files::Limits;
-use stackbench_hurl::run::Verification;
+use stackbench_hurl::origin::{Aim, Routes};
+use stackbench_hurl::run::{Aimed, Verification};
 use stackbench_hurl::scenario::{Level, Reset, Scenario};
 use stackbench_run::client::HyperProber;
 use stackbench_run::verify::file;
 
 use crate::exit;
 
+/// Where a verification sends a file's requests: the target URL (`None`: as written), the
+/// variable that stands for it, and `--origin FROM=URL` maps.
+pub struct Aiming<'a> {
+    pub url: Option<&'a str>,
+    pub base_variable: Option<&'a str>,
+    pub origins: &'a [String],
+}
+
 pub fn verify(
-    url: &str,
+    aiming: Aiming<'_>,
     path: &Path,
     given: &Defined,
     limits: &Limits,
@@ -30,6 +40,15 @@ pub fn verify(
     let names: Vec<&str> = defined.iter().map(|(k, _)| *k).collect();
     let scenario = Scenario::load_with(path, &names, limits)?;
     file::check(&scenario, &defined).map_err(|why| anyhow!(why))?;
+    let maps =
+        stackbench_hurl::origin::parse_maps(aiming.origins).map_err(|why| anyhow!("--origin: {why}"))?;
+    let target = aiming.url.map(|u| u.trim_end_matches('/'));
+    let aim = Aim { target, base_variable: aiming.base_variable, maps: &maps };
+    let routes = Routes::new(&scenario, &given.vars, aim).map_err(|why| anyhow!(why))?;
+    for note in &routes.notes {
+        println!("note: {note}");
+    }
+    let url = target.map_or_else(|| routes.first().unwrap_or_default(), str::to_owned);
     let prober = HyperProber::with_reach(reach)?;
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let mut reset = |argv: &[String]| -> Result<(), String> {
@@ -40,8 +59,9 @@ pub fn verify(
             .map_err(|e| format!("cannot run {:?}: {e}", argv[0]))?;
         if status.success() { Ok(()) } else { Err(format!("{argv:?} exited with {status}")) }
     };
-    let v = file::verify(&prober, &scenario, url, &defined, clean, &mut reset, &mut || None);
-    print(&v, url, &scenario.name, given)?;
+    let aimed = Aimed { target, routes: &routes };
+    let v = file::verify(&prober, &scenario, aimed, &defined, clean, &mut reset, &mut || None);
+    print(&v, &url, &scenario.name, given)?;
     if matches!(scenario.reset, Some(Reset::Contestant))
         && !clean
         && scenario.verify.iter().any(|c| c.clean_store)

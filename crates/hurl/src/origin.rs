@@ -114,6 +114,17 @@ pub struct Aim<'a> {
     pub maps: &'a [(String, String)],
 }
 
+/// The user's `--origin FROM=URL` arguments as pairs; the error (to follow `--origin: `) says
+/// how to write one.
+pub fn parse_maps(args: &[String]) -> Result<Vec<(String, String)>, String> {
+    args.iter()
+        .map(|m| match m.split_once('=') {
+            Some((from, to)) if !from.is_empty() && !to.is_empty() => Ok((from.to_owned(), to.to_owned())),
+            _ => Err(format!("{m:?}: write FROM=URL, like http://localhost:8000=http://127.0.0.1:8080")),
+        })
+        .collect()
+}
+
 /// Every file of requests of a scenario, in order: its flows, cases, reset and setup.
 pub fn files(s: &Scenario) -> Vec<&HurlFile> {
     let reset = match &s.reset {

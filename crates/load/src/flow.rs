@@ -17,8 +17,8 @@ use std::path::Path;
 
 use bytes::BytesMut;
 use stackbench_hurl::builtin::Builtin;
-use stackbench_hurl::files::Limits;
 use stackbench_hurl::cookies::{self, Jar};
+use stackbench_hurl::files::Limits;
 use stackbench_hurl::origin::{Aim, Routes};
 use stackbench_hurl::run::SetupDone;
 use stackbench_hurl::scenario::{Protocol, Scenario};
@@ -37,8 +37,8 @@ mod urls;
 
 pub use calls::Calls;
 pub use h2::{Unsent, for_each_field};
-pub(crate) use urls::request_path;
 use urls::EntryUrl;
+pub(crate) use urls::request_path;
 
 /// A scenario file, loaded and checked, with the names its requests are recorded under.
 #[derive(Debug, Clone)]
@@ -211,7 +211,8 @@ impl FileSource {
             scenario.protocol = Protocol::H2c;
         }
         let defined = defined.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
-        let origin = stackbench_hurl::origin::split(target.url.as_bytes()).map_or(target.url.len(), |(_, n)| n);
+        let origin =
+            stackbench_hurl::origin::split(target.url.as_bytes()).map_or(target.url.len(), |(_, n)| n);
         let root = &target.url[..origin];
         let mut f = FileSource::new(scenario, defined, seed, Aim { target: Some(root), ..Aim::default() })?;
         f.notes.retain(|n| !n.starts_with("{{base_url}} is the target"));
@@ -403,7 +404,13 @@ impl IterState {
                 let (jar, host, tls, line) = (&self.jar, self.host.as_str(), self.tls, &mut self.scratch);
                 p.write_with(&mut self.vars, &mut self.body, &mut self.wire, |out, path| {
                     line.clear();
-                    if jar.header(host, std::str::from_utf8(&out[path]).unwrap_or("/"), tls, cookies::now(), line) {
+                    if jar.header(
+                        host,
+                        std::str::from_utf8(&out[path]).unwrap_or("/"),
+                        tls,
+                        cookies::now(),
+                        line,
+                    ) {
                         out.extend_from_slice(b"Cookie: ");
                         out.extend_from_slice(line);
                         out.extend_from_slice(b"\r\n");
@@ -558,11 +565,17 @@ mod tests {
     use super::*;
 
     fn source(text: &str) -> Result<FileSource, String> {
+        source_at(text, "http://127.0.0.1:9")
+    }
+
+    /// `text` as a `.hurl` file aimed at `target`.
+    fn source_at(text: &str, target: &str) -> Result<FileSource, String> {
         let dir = std::env::temp_dir().join(format!("sb-flow-{}-{}", std::process::id(), text.len()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("t.hurl");
         std::fs::write(&path, text).unwrap();
-        let r = FileSource::load(&path, &["token=abc".into()], 1, &Limits::default());
+        let aim = Aim { target: Some(target), ..Aim::default() };
+        let r = FileSource::load(&path, &["token=abc".into()], 1, &Limits::default(), aim);
         std::fs::remove_dir_all(&dir).unwrap();
         r
     }
@@ -571,12 +584,22 @@ mod tests {
         crate::parse_target(url).unwrap()
     }
 
+    fn answer(status: u16, head: &'static [u8], body: &'static [u8]) -> Answer<'static> {
+        Answer {
+            status,
+            content_type: None,
+            body,
+            received: 0,
+            grpc_status: None,
+            head,
+            headers: Box::leak(crate::wire::tests::headers_of(head).unwrap().into_boxed_slice()),
+        }
+    }
+
     #[test]
     fn writes_the_request_under_the_targets_path() {
-        let src = source(
-            "POST {{base_url}}/todos\nAuthorization: Bearer {{token}}\n{\"t\": \"{{token}}\"}\nHTTP 201\n\nGET {{base_url}}\nHTTP 200\n",
-        )
-        .unwrap();
+        let file = "POST {{base_url}}/todos\nAuthorization: Bearer {{token}}\n{\"t\": \"{{token}}\"}\nHTTP 201\n\nGET {{base_url}}\nHTTP 200\n";
+        let src = source_at(file, "http://127.0.0.1:9/api/").unwrap();
         assert_eq!(src.names, ["POST /todos", "GET "]);
         let t = target("http://127.0.0.1:9/api/");
         let mut st = IterState::new(&src, &t, true, Io::Epoll, 0);
@@ -594,6 +617,8 @@ mod tests {
         let wire = st.wire(&src, (f, 1), &flow.entries[1]).unwrap();
         assert!(wire.starts_with(b"GET /api HTTP/1.1\r\n"), "{wire:?}");
         assert!(wire.ends_with(b"Connection: close\r\n\r\n"));
+        let src = source(file).unwrap();
+        let flow = &src.scenario.flows[f].hurl;
         let t = target("http://127.0.0.1:9");
         let mut st = IterState::new(&src, &t, true, Io::Epoll, 0);
         st.begin(&src, 0);
@@ -621,6 +646,64 @@ mod tests {
                 assert_eq!(closes, i == 2, "request {i}: {}", String::from_utf8_lossy(wire));
             }
         }
+    }
+
+    #[test]
+    fn a_file_written_for_another_server_goes_to_the_target() {
+        let text = "GET http://localhost:8000/todos?x=1\nHTTP 200\n[Captures]\nid: jsonpath \"$.id\"\nGET http://localhost:8000/todos/{{id}}\nHTTP 200\n";
+        let src = source_at(text, "http://127.0.0.1:9/api").unwrap();
+        assert!(
+            src.notes.iter().any(|n| n.contains("http://localhost:8000 go to http://127.0.0.1:9/api")),
+            "{:?}",
+            src.notes
+        );
+        let t = target("http://127.0.0.1:9/api");
+        let mut st = IterState::new(&src, &t, true, Io::Epoll, 0);
+        st.begin(&src, 0);
+        st.vars.set("id", "7", Kind::Integer);
+        let flow = &src.scenario.flows[0].hurl;
+        let wire = st.wire(&src, (0, 0), &flow.entries[0]).unwrap().to_vec();
+        assert!(
+            wire.starts_with(b"GET /api/todos?x=1 HTTP/1.1\r\nHost: 127.0.0.1:9\r\n"),
+            "{}",
+            String::from_utf8_lossy(&wire)
+        );
+        let wire = st.wire(&src, (0, 1), &flow.entries[1]).unwrap();
+        assert!(wire.starts_with(b"GET /api/todos/7 HTTP/1.1\r\n"), "{}", String::from_utf8_lossy(wire));
+        // Another origin must be mapped, and mapped to the same server.
+        let two = format!("{text}GET http://auth:9000/token\nHTTP 200\n");
+        let e = source_at(&two, "http://127.0.0.1:9").unwrap_err();
+        assert!(e.contains("http://auth:9000") && e.contains("--origin"), "{e}");
+    }
+
+    #[test]
+    fn a_user_sends_back_the_cookies_it_was_given() {
+        let text = "POST {{base_url}}/login\nHTTP 200\nGET {{base_url}}/me\nHTTP 200\n";
+        let src = source(text).unwrap();
+        let t = target("http://127.0.0.1:9");
+        let mut st = IterState::new(&src, &t, true, Io::Epoll, 0);
+        st.begin(&src, 0);
+        let flow = &src.scenario.flows[0].hurl;
+        let head = b"HTTP/1.1 200 OK\r\nset-cookie: sid=abc; Path=/; HttpOnly\r\n\r\n";
+        st.wire(&src, (0, 0), &flow.entries[0]).unwrap();
+        assert_eq!(st.check(&flow.entries[0], &answer(200, head, b""), true).result, Ok(()));
+        let wire = String::from_utf8(st.wire(&src, (0, 1), &flow.entries[1]).unwrap().to_vec()).unwrap();
+        assert!(wire.contains("\r\nCookie: sid=abc\r\n"), "{wire}");
+        assert!(wire.starts_with("GET /me HTTP/1.1\r\n"), "{wire}");
+        // A new iteration starts with an empty jar, unless the file keeps it.
+        st.begin(&src, 1);
+        let wire = String::from_utf8(st.wire(&src, (0, 1), &flow.entries[1]).unwrap().to_vec()).unwrap();
+        assert!(!wire.contains("Cookie:"), "{wire}");
+        let mut kept = source(text).unwrap();
+        kept.scenario.keep_cookies = true;
+        let mut st = IterState::new(&kept, &t, true, Io::Epoll, 0);
+        st.begin(&kept, 0);
+        st.wire(&kept, (0, 0), &flow.entries[0]).unwrap();
+        st.check(&kept.scenario.flows[0].hurl.entries[0], &answer(200, head, b""), true);
+        st.begin(&kept, 1);
+        let entry = &kept.scenario.flows[0].hurl.entries[1];
+        let wire = String::from_utf8(st.wire(&kept, (0, 1), entry).unwrap().to_vec()).unwrap();
+        assert!(wire.contains("\r\nCookie: sid=abc\r\n"), "{wire}");
     }
 
     #[test]
@@ -664,8 +747,8 @@ mod tests {
 
     #[test]
     fn a_url_not_at_the_target_is_refused_with_its_place() {
-        let e = source("GET http://example.com/x\nHTTP 200\n").unwrap_err();
-        assert!(e.contains("t.hurl:1:1: under load every request goes to the target"), "{e}");
+        let e = source("GET {{token}}/x\nHTTP 200\n").unwrap_err();
+        assert!(e.contains("t.hurl:1:1:") && e.contains("is not an absolute"), "{e}");
     }
 
     #[test]
@@ -678,15 +761,6 @@ mod tests {
         let mut st = IterState::new(&src, &t, true, Io::Epoll, 0);
         st.begin(&src, 0);
         let entry = &src.scenario.flows[0].hurl.entries[0];
-        let answer = |status, head: &'static [u8], body: &'static [u8]| Answer {
-            status,
-            content_type: None,
-            body,
-            received: 0,
-            grpc_status: None,
-            head,
-            headers: Box::leak(crate::wire::tests::headers_of(head).unwrap().into_boxed_slice()),
-        };
         let head = b"HTTP/1.1 200 OK\r\nx-k: v\r\n\r\n";
         let ok = st.check(entry, &answer(200, head, b"{\"id\": 7, \"n\": 2}"), true);
         assert_eq!(ok, Verdict { result: Ok(()), capture_failed: false });

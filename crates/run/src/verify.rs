@@ -51,7 +51,8 @@ pub fn verify(
     let mut no_command = |_: &[String]| Err("a built-in scenario has no reset command".to_owned());
     let v = match file::routes(f, &defined, base) {
         Ok(routes) => {
-            let aim = stackbench_hurl::run::Aimed { target: Some(base.trim_end_matches('/')), routes: &routes };
+            let aim =
+                stackbench_hurl::run::Aimed { target: Some(base.trim_end_matches('/')), routes: &routes };
             file::verify(prober, f, aim, &defined, opts.clean_store, &mut no_command, exited)
         }
         Err(why) => file::unroutable(f, why),

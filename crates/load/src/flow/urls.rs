@@ -56,7 +56,8 @@ pub(super) fn entry_urls(
             })?;
             let (o, len) = split(fixed.text.as_bytes())
                 .ok_or_else(|| format!("{}:{}: not an absolute URL", flow.hurl.file, e.pos))?;
-            let (dest, _) = routes.prefix(&o).ok_or_else(|| format!("{}:{}: {o} has no route", flow.hurl.file, e.pos))?;
+            let (dest, _) =
+                routes.prefix(&o).ok_or_else(|| format!("{}:{}: {o} has no route", flow.hurl.file, e.pos))?;
             let credentials = fixed.text[..len].contains('@');
             let mut path = dest.as_bytes().to_vec();
             path.extend_from_slice(&fixed.text.as_bytes()[len..]);

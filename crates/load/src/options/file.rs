@@ -18,25 +18,25 @@ use crate::target::Target;
 
 /// `--origin FROM=URL`s, as pairs.
 fn origin_maps(o: &LoadOptions) -> Result<Vec<(String, String)>, SpecError> {
-    o.origin
-        .iter()
-        .map(|m| match m.split_once('=') {
-            Some((from, to)) if !from.is_empty() && !to.is_empty() => Ok((from.to_owned(), to.to_owned())),
-            _ => Err(invalid("--origin", format!("{m:?}: write FROM=URL, like http://localhost:8000=http://127.0.0.1:8080"))),
-        })
-        .collect()
+    stackbench_hurl::origin::parse_maps(&o.origin).map_err(|why| invalid("--origin", why))
 }
 
 /// The URL a scenario file run as written goes to (no target given): where its first
 /// origin goes.
 pub fn written_target(o: &LoadOptions) -> Result<String, SpecError> {
     let Some(path) = &o.scenario_file else {
-        return Err(invalid("URL", "give the target URL (only a --scenario-file runs without one, as written)"));
+        return Err(invalid(
+            "URL",
+            "give the target URL (only a --scenario-file runs without one, as written)",
+        ));
     };
     let maps = origin_maps(o)?;
     let aim = Aim { target: None, base_variable: None, maps: &maps };
-    let f = FileSource::load(path, &o.variable, o.seed.unwrap_or(1), &limits(o), aim).map_err(SpecError::ScenarioFile)?;
-    f.routes.first().ok_or_else(|| SpecError::ScenarioFile(format!("{}: the file has no request", path.display())))
+    let f = FileSource::load(path, &o.variable, o.seed.unwrap_or(1), &limits(o), aim)
+        .map_err(SpecError::ScenarioFile)?;
+    f.routes
+        .first()
+        .ok_or_else(|| SpecError::ScenarioFile(format!("{}: the file has no request", path.display())))
 }
 
 /// The scenario of `o` sent to `target`: its `--scenario-file` (with its `--variable`s; run as
@@ -69,7 +69,8 @@ pub fn from_options(
             base_variable: o.base_variable.as_deref(),
             maps: &maps,
         };
-        let mut f = FileSource::load(path, &o.variable, seed, &limits(o), aim).map_err(SpecError::ScenarioFile)?;
+        let mut f =
+            FileSource::load(path, &o.variable, seed, &limits(o), aim).map_err(SpecError::ScenarioFile)?;
         f.scenario.keep_cookies |= o.keep_cookies;
         for note in &f.notes {
             eprintln!("note: {note}");

@@ -322,7 +322,11 @@ fn a_builtin_is_sent_from_its_file_at_the_servers_root() {
     let (transport, f) = builtin("dummy", opts(), "http://h:8080/events").unwrap();
     assert_eq!((transport, f.builtin, f.scenario.name.as_str()), (Transport::Http1, true, "dummy"));
     assert_eq!(f.names, ["POST /events"]);
-    assert_eq!(f.base_url.as_deref(), Some("http://h:8080"), "the URL's /events is the root's");
+    assert_eq!(
+        f.base,
+        Some(("base_url".to_owned(), "http://h:8080".to_owned())),
+        "the URL's /events is the root's"
+    );
     let (_, f) = builtin("db-read", opts(), "http://h:8080/db/redis/").unwrap();
     assert_eq!(f.defined, [("driver".to_owned(), "redis".to_owned())]);
     let e = builtin("db-read", opts(), "http://h:8080/").unwrap_err();

@@ -99,8 +99,17 @@ impl Orchestrator<'_, '_> {
         let url = format!("{base}{}", path_of(c));
         let v = match file::routes(&f.scenario, &defined, &url) {
             Ok(routes) => {
-                let aim = stackbench_hurl::run::Aimed { target: Some(url.trim_end_matches('/')), routes: &routes };
-                file::verify(self.deps.prober, &f.scenario, aim, &defined, store_emptied, &mut command, &mut exited)
+                let aim =
+                    stackbench_hurl::run::Aimed { target: Some(url.trim_end_matches('/')), routes: &routes };
+                file::verify(
+                    self.deps.prober,
+                    &f.scenario,
+                    aim,
+                    &defined,
+                    store_emptied,
+                    &mut command,
+                    &mut exited,
+                )
             }
             Err(why) => file::unroutable(&f.scenario, why),
         };

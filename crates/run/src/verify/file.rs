@@ -109,12 +109,25 @@ impl<'p> Sender<'p> {
                     .filter_map(|l| l.split_once(':'))
                     .map(|(k, v)| (k, v.trim()))
                     .collect();
-                self.prober.send_http1(url, req.method.unwrap_or(&e.method), &headers, &req.body, self.timeout)
+                self.prober.send_http1(
+                    url,
+                    req.method.unwrap_or(&e.method),
+                    &headers,
+                    &req.body,
+                    self.timeout,
+                )
             }
             (Protocol::H2c, _) => {
                 let headers = h2_headers(&req.headers, false);
                 let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), *v)).collect();
-                self.prober.send_h2(url, req.method.unwrap_or(&e.method), &headers, &req.body, false, self.timeout)
+                self.prober.send_h2(
+                    url,
+                    req.method.unwrap_or(&e.method),
+                    &headers,
+                    &req.body,
+                    false,
+                    self.timeout,
+                )
             }
             (Protocol::Grpc, Some(calls)) => return self.call(calls, e, req, url).map(|r| answered(r, "2")),
         };
@@ -211,7 +224,8 @@ pub fn check(scenario: &Scenario, defined: &[(&str, &str)]) -> Result<(), String
 /// Where the requests of `scenario` go when they are sent to `target` (a contestant's URL),
 /// without `--origin` maps: its base the target, any other origin refused.
 pub fn routes(scenario: &Scenario, defined: &[(&str, &str)], target: &str) -> Result<Routes, String> {
-    let defined: Vec<(String, String)> = defined.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+    let defined: Vec<(String, String)> =
+        defined.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
     Routes::new(scenario, &defined, Aim { target: Some(target.trim_end_matches('/')), ..Aim::default() })
 }
 
@@ -370,16 +384,22 @@ impl Readiness<'_> {
         scenario.draw(0, &mut vars);
         let mut unanswered = None;
         let mut wire = Wire { routes: Some(routes), ..Wire::default() };
-        let steps = run_flow_in(&case.hurl, &case.request_names, &mut vars, &mut wire, &mut |e: &Entry, req: &Request| {
-            sender.exchange(e, req).map_err(|u| match u {
-                Unread::Unanswered(no) => {
-                    let why = no.to_string();
-                    unanswered = Some(no);
-                    why
-                }
-                wrong @ Unread::Wrong(_) => wrong.to_string(),
-            })
-        });
+        let steps = run_flow_in(
+            &case.hurl,
+            &case.request_names,
+            &mut vars,
+            &mut wire,
+            &mut |e: &Entry, req: &Request| {
+                sender.exchange(e, req).map_err(|u| match u {
+                    Unread::Unanswered(no) => {
+                        let why = no.to_string();
+                        unanswered = Some(no);
+                        why
+                    }
+                    wrong @ Unread::Wrong(_) => wrong.to_string(),
+                })
+            },
+        );
         if let Some(no) = unanswered {
             return Err(no);
         }
@@ -409,7 +429,8 @@ pub fn reset_requests(
     scenario.draw(0, &mut vars);
     let sender = Sender::new(prober, scenario, defined)?;
     let mut wire = Wire { routes: Some(&routes), ..Wire::default() };
-    let steps = run_flow_in(hurl, &[], &mut vars, &mut wire, &mut |e: &Entry, req: &Request| sender.send(e, req));
+    let steps =
+        run_flow_in(hurl, &[], &mut vars, &mut wire, &mut |e: &Entry, req: &Request| sender.send(e, req));
     match steps.iter().find(|s| s.error.is_some() || !s.failures.is_empty()) {
         Some(s) => {
             let why = s.error.clone().unwrap_or_else(|| format!("{}:{}", hurl.file, s.failures[0]));

@@ -7,8 +7,13 @@ use std::path::Path;
 use super::*;
 use crate::h2c::hpack::Decoder;
 
-/// A scenario file `text` (TOML) loaded as the engine loads it.
+/// A scenario file `text` (TOML) loaded as the engine loads it, aimed at `http://127.0.0.1:9`.
 fn source(test: &str, text: &str) -> FileSource {
+    source_at(test, text, "http://127.0.0.1:9")
+}
+
+/// As [`source`], aimed at `target`.
+fn source_at(test: &str, text: &str, target: &str) -> FileSource {
     let dir = std::env::temp_dir().join(format!("sb-flow-h2-{}-{test}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("t.toml");
@@ -16,7 +21,8 @@ fn source(test: &str, text: &str) -> FileSource {
     // A scenario's files are under its directory.
     let proto = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../proto/sort/v1/sort.proto");
     std::fs::copy(proto, dir.join("sort.proto")).unwrap();
-    let src = FileSource::load(&path, &[], 1, &stackbench_hurl::files::Limits::default());
+    let aim = stackbench_hurl::origin::Aim { target: Some(target), ..Default::default() };
+    let src = FileSource::load(&path, &[], 1, &stackbench_hurl::files::Limits::default(), aim);
     std::fs::remove_dir_all(&dir).unwrap();
     src.unwrap()
 }
@@ -54,9 +60,10 @@ fn answer<'a>(status: u16, grpc_status: Option<u16>, head: &'a [u8], body: &'a [
 
 #[test]
 fn an_h2c_request_goes_under_the_targets_path_without_connection_fields() {
-    let src = source(
+    let src = source_at(
         "h2c",
         "protocol = \"h2c\"\n[[flow]]\nhurl = '''\nPUT {{base_url}}/items\nHost: other\nConnection: close\nX-Trace: 7\n{\"a\": 1}\n'''\n",
+        "http://127.0.0.1:9/api",
     );
     assert_eq!(src.scenario.protocol, Protocol::H2c);
     let t = crate::parse_target("http://127.0.0.1:9/api").unwrap();
