@@ -438,7 +438,9 @@ fn report(dir: &Path) -> anyhow::Result<()> {
 
 /// Whether a command's URL argument is a scenario file (`stackbench verify my.hurl`).
 pub fn is_scenario_file(arg: &str) -> bool {
-    !arg.contains("://") && (arg.ends_with(".hurl") || arg.ends_with(".toml"))
+    let ext = Path::new(arg).extension();
+    !arg.contains("://")
+        && ext.is_some_and(|e| e.eq_ignore_ascii_case("hurl") || e.eq_ignore_ascii_case("toml"))
 }
 
 pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {

@@ -22,6 +22,7 @@ use crate::exit;
 
 /// Where a verification sends a file's requests: the target URL (`None`: as written), the
 /// variable that stands for it, and `--origin FROM=URL` maps.
+#[derive(Debug, Clone, Copy)]
 pub struct Aiming<'a> {
     pub url: Option<&'a str>,
     pub base_variable: Option<&'a str>,

@@ -441,16 +441,7 @@ impl Scenario {
         let defined = given.as_slice();
         let scope = Scope { defined, variables: &variables, rows: &rows };
         let known = |n: &str| scope.has(n, &[]);
-        let mut flows: Vec<Flow> = Vec::new();
-        let mut names = HashSet::new();
-        for f in &raw.flows {
-            let flow = flow(&cx, f, flows.len(), &known).map_err(|e| scope.explain(e, &[]))?;
-            if !names.insert(flow.name.clone()) {
-                let at = f.get_ref().name.as_ref().map_or(f.span(), Spanned::span);
-                return Err(cx.syntax(at, format!("two flows are named {:?}", flow.name)));
-            }
-            flows.push(flow);
-        }
+        let mut flows = flows(&cx, &raw.flows, &scope)?;
         let grpc = match (&raw.grpc, protocol) {
             (Some(g), Protocol::Grpc) => Some(grpc(&cx, g.get_ref(), &known)?),
             (Some(g), _) => return Err(cx.syntax(g.span(), "[grpc] needs `protocol = \"grpc\"`")),
@@ -563,6 +554,22 @@ fn scenario_name(cx: &Ctx<'_>, raw: &RawScenario, stem: &str) -> Result<String, 
 pub(super) type Known<'a> = &'a dyn Fn(&str) -> bool;
 
 /// One `[[flow]]`, the `n`th before it, named after its file when it has no `name`.
+/// The `[[flow]]`s, each named once.
+fn flows(cx: &Ctx<'_>, raw: &[Spanned<RawFlow>], scope: &Scope<'_>) -> Result<Vec<Flow>, ParseError> {
+    let known = |n: &str| scope.has(n, &[]);
+    let mut flows: Vec<Flow> = Vec::new();
+    let mut names = HashSet::new();
+    for f in raw {
+        let flow = flow(cx, f, flows.len(), &known).map_err(|e| scope.explain(e, &[]))?;
+        if !names.insert(flow.name.clone()) {
+            let at = f.get_ref().name.as_ref().map_or(f.span(), Spanned::span);
+            return Err(cx.syntax(at, format!("two flows are named {:?}", flow.name)));
+        }
+        flows.push(flow);
+    }
+    Ok(flows)
+}
+
 fn flow(cx: &Ctx<'_>, f: &Spanned<RawFlow>, n: usize, known: Known<'_>) -> Result<Flow, ParseError> {
     let rf = f.get_ref();
     let hurl = cx.requests(f.span(), rf.file.as_ref(), rf.hurl.as_ref(), known)?;

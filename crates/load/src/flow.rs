@@ -224,10 +224,10 @@ impl FileSource {
 impl FileSource {
     /// The same HTTP/1.1 file sent over HTTP/2 (a Hurl file to an `https://` server that
     /// picked `h2` by ALPN, as curl would).
-    pub fn over_h2(&self) -> Result<FileSource, String> {
+    pub fn over_h2(&self) -> FileSource {
         let mut f = self.clone();
         f.scenario.protocol = Protocol::H2c;
-        Ok(f)
+        f
     }
 }
 

@@ -57,9 +57,7 @@ pub fn settle(spec: &LoadSpec, agreed: Option<Negotiated>, addr: SocketAddr) -> 
         Alpn::Either if agreed.h2 => {
             // A Hurl file speaks what the server picked, as curl does.
             let RequestSource::File(f) = &spec.requests else { return Ok(spec) };
-            let over_h2 =
-                f.over_h2().map_err(|why| refuse(format!("the file cannot be sent over HTTP/2: {why}")))?;
-            spec.requests = RequestSource::File(Arc::new(over_h2));
+            spec.requests = RequestSource::File(Arc::new(f.over_h2()));
             spec.transport = Transport::H2c;
             spec.tls = Some(Arc::new(tls.with_alpn(Alpn::H2)));
         }

@@ -169,16 +169,13 @@ pub fn add_cookies(jar: &Jar, req: &mut Request, host: &str, path: &str, tls: bo
     if !jar.header(host, path, tls, cookies::now(), &mut line) {
         return;
     }
-    match req.cookies_at {
-        Some(at) => {
-            line.extend_from_slice(b"; ");
-            req.headers.splice(at..at, line);
-        }
-        None => {
-            req.headers.extend_from_slice(b"Cookie: ");
-            req.headers.extend_from_slice(&line);
-            req.headers.extend_from_slice(b"\r\n");
-        }
+    if let Some(at) = req.cookies_at {
+        line.extend_from_slice(b"; ");
+        req.headers.splice(at..at, line);
+    } else {
+        req.headers.extend_from_slice(b"Cookie: ");
+        req.headers.extend_from_slice(&line);
+        req.headers.extend_from_slice(b"\r\n");
     }
 }
 

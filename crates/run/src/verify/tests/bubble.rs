@@ -214,7 +214,8 @@ fn readiness_is_the_one_element_list() {
             )
             .unwrap()
         };
-        assert!(matches!(wait(Fault::None), Ready::Yes { .. }));
+        let r = wait(Fault::None);
+        assert!(matches!(r, Ready::Yes { .. }), "{r:?}");
         // A sort that does nothing leaves one element as it is: ready.
         assert!(matches!(wait(Fault::NoSort), Ready::Yes { .. }));
         let wrong = if connect_json { Fault::TextPlain } else { Fault::Internal };
