@@ -15,7 +15,7 @@ use stackbench_hurl::run::{Step, run_flow};
 use stackbench_hurl::{Answer, Kind, Request, Vars};
 
 /// An answer read off the socket.
-struct Reply {
+pub(crate) struct Reply {
     status: u16,
     headers: Vec<(String, String)>,
     body: Vec<u8>,
@@ -87,6 +87,11 @@ fn route(
             let h = vec![("Content-Type", "application/json".into()), ("Content-Encoding", "gzip".into())];
             (200, h, gz.finish().unwrap())
         }
+        "/login" => (200, vec![("Set-Cookie", "sid=s1; Path=/; HttpOnly".into())], Vec::new()),
+        "/redirect" => (302, vec![("Location", "/echo?from=redirect".into())], Vec::new()),
+        "/loop" => (302, vec![("Location", "/loop".into())], Vec::new()),
+        // A documentation address (RFC 5737): never contacted, the redirect is refused.
+        "/away" => (302, vec![("Location", "http://192.0.2.1/steal".into())], Vec::new()),
         "/latin1" => (200, vec![("Content-Type", "text/plain; charset=ISO-8859-1".into())], b"caf\xe9".to_vec()),
         p if p.starts_with("/xpath/") => xpath::page(p),
         "/bytes" => (200, vec![("Content-Type", "application/octet-stream".into())], vec![0, 1, 0xff]),
@@ -99,7 +104,7 @@ fn route(
 }
 
 /// Serves [`route`] on a free port of 127.0.0.1, one thread per connection; its base URL.
-fn serve() -> String {
+pub(crate) fn serve() -> String {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     let calls = Arc::new(AtomicU32::new(0));
@@ -148,12 +153,13 @@ fn handle(stream: TcpStream, calls: &AtomicU32) {
 }
 
 /// Sends a rendered request over a fresh connection and reads the whole answer.
-fn send(e: &Entry, req: &Request) -> Result<Reply, String> {
+pub(crate) fn send(e: &Entry, req: &Request) -> Result<Reply, String> {
     let url = std::str::from_utf8(&req.url).map_err(|e| e.to_string())?;
     let rest = url.strip_prefix("http://").ok_or("not http")?;
     let (authority, path) = rest.find('/').map_or((rest, "/"), |i| (&rest[..i], &rest[i..]));
     let mut s = TcpStream::connect(authority).map_err(|e| e.to_string())?;
-    let mut head = format!("{} {path} HTTP/1.1\r\nHost: {authority}\r\n", e.method).into_bytes();
+    let method = req.method.unwrap_or(&e.method);
+    let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {authority}\r\n").into_bytes();
     head.extend_from_slice(&req.headers);
     head.extend_from_slice(
         format!("Content-Length: {}\r\nConnection: close\r\n\r\n", req.body.len()).as_bytes(),
@@ -193,7 +199,7 @@ fn run_with(text: &str, defined: &[(&str, &str)]) -> Vec<Step> {
 }
 
 /// The lines of the checks that failed (an error without a check is line 0).
-fn failed(steps: &[Step]) -> Vec<u32> {
+pub(crate) fn failed(steps: &[Step]) -> Vec<u32> {
     let mut lines: Vec<u32> = steps.iter().flat_map(|s| s.failures.iter().map(|f| f.pos.line)).collect();
     lines.extend(steps.iter().filter(|s| s.error.is_some()).map(|_| 0));
     lines

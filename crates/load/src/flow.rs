@@ -86,7 +86,7 @@ fn entry_options(scenario: &mut Scenario) -> Result<Vec<String>, String> {
             for o in &e.options {
                 let at = |why: &str| format!("{file}:{}: the `{}` option: {why}", o.pos, o.name);
                 match (o.effect(), &o.value) {
-                    (Effect::Refused(why), _) => return Err(at(why)),
+                    (Effect::Refused(why) | Effect::NotUnderLoad(why), _) => return Err(at(why)),
                     (_, OptionValue::Bool(Arg::Var(_)) | OptionValue::Count(Arg::Var(_)))
                         if matches!(o.name, "skip" | "repeat") =>
                     {

@@ -70,9 +70,16 @@ pub enum Effect {
     /// Accepted; it changes what Hurl prints or how it reaches the server, which stackbench
     /// does not do (said once under load).
     NoEffect,
+    /// Honoured by `verify`; refused when a load reads the file (its reason), at its
+    /// `file:line:col`.
+    NotUnderLoad(&'static str),
     /// Modelled, and refused when the file is loaded until the engine does it (its reason).
     Refused(&'static str),
 }
+
+/// Why a load refuses the options that follow redirects: a hop would be a request the file
+/// does not write, measured under a name it does not give.
+const REDIRECTS: &str = "a measured load does not follow redirects; load the URL the redirect leads to";
 
 /// Every `[Options]` entry of Hurl 8: its name, the value it takes and its effect here.
 pub const OPTIONS: [(&str, ValueKind, Effect); 42] = [
@@ -110,9 +117,9 @@ pub const OPTIONS: [(&str, ValueKind, Effect); 42] = [
         Effect::Refused("the engine does not speak TLS to a scenario file's server yet"),
     ),
     ("limit-rate", ValueKind::Natural, Effect::NoEffect),
-    ("location", ValueKind::Bool, Effect::Refused("redirects are not followed yet")),
-    ("location-trusted", ValueKind::Bool, Effect::Refused("redirects are not followed yet")),
-    ("max-redirs", ValueKind::Count, Effect::Refused("redirects are not followed yet")),
+    ("location", ValueKind::Bool, Effect::NotUnderLoad(REDIRECTS)),
+    ("location-trusted", ValueKind::Bool, Effect::NotUnderLoad(REDIRECTS)),
+    ("max-redirs", ValueKind::Count, Effect::NotUnderLoad(REDIRECTS)),
     ("max-time", ValueKind::Millis, Effect::NoEffect),
     ("negotiate", ValueKind::Bool, Effect::Refused("SPNEGO authentication is not done")),
     ("netrc", ValueKind::Bool, Effect::Refused("credentials are not read from a .netrc file")),
@@ -198,6 +205,7 @@ mod tests {
             let word = match effect {
                 Effect::Honoured => "honoured",
                 Effect::NoEffect | Effect::VerifyOnly => "no effect under load",
+                Effect::NotUnderLoad(_) => "refused under load",
                 Effect::Refused(_) => "refused",
             };
             let row = docs.lines().find(|l| l.starts_with(&format!("| `{name}` |")));
