@@ -20,7 +20,7 @@ use stackbench_hurl::builtin::Builtin;
 use stackbench_hurl::cookies::{self, Jar};
 use stackbench_hurl::files::Limits;
 use stackbench_hurl::origin::{Aim, Routes};
-use stackbench_hurl::run::SetupDone;
+use stackbench_hurl::run::{Aimed, SetupDone};
 use stackbench_hurl::scenario::{Protocol, Scenario};
 use stackbench_hurl::{Entry, Failure, FailureKind, Kind, Request, Vars};
 use stackbench_record::ErrorKind;
@@ -222,6 +222,12 @@ impl FileSource {
 }
 
 impl FileSource {
+    /// Where the file's requests go: the target (`None`: as written) and the routes to it, as
+    /// its `[setup]` step is sent before the load.
+    pub fn aimed(&self) -> Aimed<'_> {
+        Aimed { target: self.base.as_ref().map(|(_, url)| url.as_str()), routes: &self.routes }
+    }
+
     /// The same HTTP/1.1 file sent over HTTP/2 (a Hurl file to an `https://` server that
     /// picked `h2` by ALPN, as curl would).
     pub fn over_h2(&self) -> FileSource {

@@ -6,14 +6,14 @@
 
 use crate::load::{Cancel, LoadDriver, LoadJob};
 use crate::plan::profile::options;
-use stackbench_load::{LoadSpec, Stop};
+use stackbench_load::{LoadOptions, LoadSpec, Stop};
 use stackbench_record::RunRecord;
 
 /// Drives runs with the built-in engine.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct EngineDriver;
 
-fn spec(job: &LoadJob) -> Result<LoadSpec, String> {
+fn spec(job: &LoadJob) -> Result<(LoadOptions, LoadSpec), String> {
     let mut options = options(&job.scenario, &job.profile)?;
     if options.cacert.is_none() && !options.insecure {
         options.cacert.clone_from(&job.cacert);
@@ -29,7 +29,23 @@ fn spec(job: &LoadJob) -> Result<LoadSpec, String> {
             spec.threads = cpus.len().max(1);
         }
     }
-    Ok(spec)
+    Ok((options, spec))
+}
+
+/// Runs the `[setup]` step of the scenario file `spec` sends, once, before its load (see
+/// [`crate::verify::file::setup_load`]), reaching the server as `options` say (TLS, routes).
+pub fn setup(options: &LoadOptions, spec: &mut LoadSpec) -> Result<(), String> {
+    let has_setup =
+        matches!(&spec.requests, stackbench_load::RequestSource::File(f) if f.scenario.setup.is_some());
+    if !has_setup {
+        return Ok(());
+    }
+    let route =
+        stackbench_load::Route::new(&options.resolve, &options.connect_to).map_err(|e| e.to_string())?;
+    let reach = crate::client::Reach { tls: options.tls_flags(), route };
+    let prober = crate::client::HyperProber::with_reach(reach)
+        .map_err(|e| format!("cannot start the [setup] step: {e}"))?;
+    crate::verify::file::setup_load(&prober, spec)
 }
 
 impl LoadDriver for EngineDriver {
@@ -38,7 +54,8 @@ impl LoadDriver for EngineDriver {
     }
 
     fn run(&self, job: &LoadJob, cancel: &Cancel) -> Result<RunRecord, String> {
-        let spec = spec(job)?;
+        let (options, mut spec) = spec(job)?;
+        setup(&options, &mut spec)?;
         let stop = Stop::new();
         let forward = stop.clone();
         cancel.on_cancel(move || forward.stop());
@@ -69,7 +86,7 @@ mod tests {
             Builtin::DUMMY,
             "",
         );
-        let s = spec(&j).unwrap();
+        let (_, s) = spec(&j).unwrap();
         assert_eq!((s.cpus.clone(), s.threads, s.progress), (Some(vec![1]), 1, false));
         assert_eq!(s.duration(), Some(std::time::Duration::from_secs(2)));
         let file = s.requests.file().expect("a built-in is sent from its file");
@@ -90,7 +107,7 @@ mod tests {
                 .unwrap_err()
                 .contains("`proto`")
         );
-        let grpc = spec(&job("", Builtin::BUBBLE_SORT, "")).unwrap();
+        let (_, grpc) = spec(&job("", Builtin::BUBBLE_SORT, "")).unwrap();
         assert_eq!(grpc.transport, stackbench_load::Transport::Grpc);
     }
 }

@@ -263,6 +263,24 @@ pub fn verify(
     run_cases(scenario, aim, defined, 1, store_emptied, &mut send, run_command)
 }
 
+/// Runs the `[setup]` step of the scenario file a load sends (nothing when it has none),
+/// once, through `prober`: its captures and cookies are what every user starts with. `Err`
+/// says which request failed and why; the load must not start.
+pub fn setup_load(prober: &dyn Prober, spec: &mut stackbench_load::LoadSpec) -> Result<(), String> {
+    let stackbench_load::RequestSource::File(f) = &mut spec.requests else { return Ok(()) };
+    if f.scenario.setup.is_none() {
+        return Ok(());
+    }
+    let done = {
+        let defined: Vec<(&str, &str)> = f.defined.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let sender = Sender::new(prober, &f.scenario, &defined)?;
+        let mut send = |e: &Entry, req: &Request| sender.send(e, req);
+        stackbench_hurl::run::setup(&f.scenario, f.aimed(), &defined, f.seed, &mut send)?
+    };
+    std::sync::Arc::make_mut(f).setup = done;
+    Ok(())
+}
+
 /// A failed verification of a file that cannot be sent to its target: one core case
 /// that says why (an origin the file names that does not go to the target).
 pub fn unroutable(scenario: &Scenario, why: String) -> Verification {
