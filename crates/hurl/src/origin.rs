@@ -227,7 +227,8 @@ impl Routes {
                 .push(format!("requests the file sends to {} go to {} (the target)", first.0, target.url));
             first.2 = Some(target.clone());
         }
-        if let Some(name) = &self.base_variable {
+        // `{{base_url}}` is the target by the file's own convention: nothing to say.
+        if let Some(name) = self.base_variable.as_ref().filter(|n| *n != "base_url") {
             self.notes.push(format!("{{{{{name}}}}} is the target, {}", target.url));
         }
         let stray = self.origins.iter().find(|(o, _, d)| d.is_none() && *o != target.origin);

@@ -215,7 +215,6 @@ impl FileSource {
             stackbench_hurl::origin::split(target.url.as_bytes()).map_or(target.url.len(), |(_, n)| n);
         let root = &target.url[..origin];
         let mut f = FileSource::new(scenario, defined, seed, Aim { target: Some(root), ..Aim::default() })?;
-        f.notes.retain(|n| !n.starts_with("{{base_url}} is the target"));
         f.builtin = true;
         Ok(f)
     }

@@ -67,10 +67,12 @@ fn base_url_or_the_named_variable_is_the_target() {
     let aim = Aim { target: Some("http://127.0.0.1:8080"), ..Aim::default() };
     let r = Routes::new(&s, &[], aim).unwrap();
     assert_eq!(r.base_variable.as_deref(), Some("base_url"));
+    assert!(r.notes.is_empty(), "the file's own convention goes unsaid: {:?}", r.notes);
     let s = scenario("GET {{host}}/a\nHTTP 200\nGET {{other}}/b\nHTTP 200\n");
     let given = defined(&[("host", "http://localhost:3000"), ("other", "http://127.0.0.1:8080")]);
     let r = Routes::new(&s, &given, Aim { base_variable: Some("host"), ..aim }).unwrap();
     assert_eq!(r.base_variable.as_deref(), Some("host"));
+    assert_eq!(r.notes, ["{{host}} is the target, http://127.0.0.1:8080"]);
     // `other` says localhost:3000, which is not the target (only `host` was replaced).
     let given = defined(&[("host", "http://localhost:3000"), ("other", "http://localhost:3000")]);
     let e = Routes::new(&s, &given, Aim { base_variable: Some("host"), ..aim }).unwrap_err();
