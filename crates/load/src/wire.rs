@@ -228,7 +228,6 @@ pub fn header_value<'a>(answer: &Answer<'a>, name: &str, nth: usize) -> Option<&
     header_values(answer, name).nth(nth)
 }
 
-/// The first two values of header `name` (as [`header_value`]), in one look.
 /// Whether `answer`, the first bytes a server sent on a cleartext connection, is a TLS
 /// record (its content type an alert or a handshake, then version 3.x): a TLS server's answer
 /// to a request it cannot read (rustls sends an alert), so the URL should be `https://`.
@@ -242,6 +241,7 @@ pub fn unread_answer(answer: &[u8], kind: ErrorKind) -> ErrorKind {
     if is_tls_record(answer) { ErrorKind::TlsAnswer } else { kind }
 }
 
+/// The first two values of header `name` (as [`header_value`]), in one look.
 pub fn header_first_two<'a>(answer: &Answer<'a>, name: &str) -> (Option<&'a [u8]>, Option<&'a [u8]>) {
     let (head, name) = (answer.head, name.as_bytes());
     let mut first = None;
