@@ -369,10 +369,9 @@ fn verify_never_follows_an_answer_to_another_host() {
             stackbench().args(["verify", &server.url(""), "--scenario-file"]).arg(&file).output().unwrap();
         let all = text(&out);
         assert_eq!(out.status.code(), Some(1), "{name}: {all}");
-        assert!(
-            all.contains("comes from an answer or a data row and would write the request's host"),
-            "{all}"
-        );
+        // Refused when the file loads, at the request's place: nothing is sent.
+        assert!(all.contains(&format!("{name}:7:")), "{all}");
+        assert!(all.contains("whose value is not known when the file loads"), "{all}");
     }
     // A data file's `base_url`, and a capture of it, are refused when the file loads.
     write(&d, "hosts.csv", &format!("base_url\nhttp://{other}\n"));
