@@ -481,6 +481,66 @@ pub fn three_kings(dir: &str) -> ResultSet {
     three_kings_with(dir, |_| 1.0)
 }
 
+/// TLS beside cleartext, as `plans/three-kings-tls.toml` measures it: `dummy` with
+/// `gin` and `flask` in the clear and their `-tls` twins over TLS 1.3 (Go agrees
+/// X25519MLKEM768, Python's OpenSSL 3.0 X25519), and `nginx-tls` without a twin; 3 runs
+/// each, a full handshake per connection.
+pub fn tls_beside_cleartext(dir: &str) -> ResultSet {
+    // Name, each run's rate, and over TLS its group and handshake time (µs).
+    type Stack = (&'static str, [f64; 3], Option<(&'static str, u64)>);
+    let stacks: [Stack; 5] = [
+        ("gin", [1_330.0, 1_345.0, 1_320.0], None),
+        ("gin-tls", [960.0, 975.0, 950.0], Some(("X25519MLKEM768", 900))),
+        ("flask", [415.0, 420.0, 412.0], None),
+        ("flask-tls", [300.0, 318.0, 296.0], Some(("X25519", 2_400))),
+        ("nginx-tls", [2_100.0, 2_080.0, 2_120.0], Some(("X25519", 600))),
+    ];
+    let mut runs = Vec::new();
+    let mut contestants = Vec::new();
+    for (name, rps, tls) in stacks {
+        for (i, r) in rps.iter().enumerate() {
+            let mut run = run_record(&RunSpec::new(name, "dummy", i as u32 + 1, *r));
+            run.connections = tls.map(|(group, handshake_us)| tls_connections(group, 64, handshake_us));
+            runs.push(run);
+        }
+        contestants.push(contestant(name, "dummy", Some(12.0), None));
+    }
+    let mut set = result_set(dir, contestants, &[]);
+    set.runs = runs;
+    set
+}
+
+/// A keep-alive run's connections over TLS 1.3: `opened` full handshakes of about
+/// `handshake_us` each.
+fn tls_connections(group: &str, opened: u64, handshake_us: u64) -> stackbench_record::Connections {
+    let mut connect = new_histogram();
+    let mut handshake = new_histogram();
+    for i in 0..opened {
+        connect.record(80 + i % 7).expect("in range");
+        handshake.record(handshake_us + 13 * (i % 11)).expect("in range");
+    }
+    stackbench_record::Connections {
+        opened,
+        connect: Latency::from_histogram(&connect),
+        connect_histogram: encode_histogram(&connect),
+        tls: Some(stackbench_record::TlsRecord {
+            version: "TLSv1.3".into(),
+            cipher_suite: "TLS13_AES_128_GCM_SHA256".into(),
+            key_exchange_group: Some(group.into()),
+            alpn: Some("http/1.1".into()),
+            others: Vec::new(),
+            verified_by: "--cacert cert.pem".into(),
+            resumption: false,
+            full: opened,
+            resumed: 0,
+            failed: 0,
+            handshake: Latency::from_histogram(&handshake),
+            handshake_histogram: encode_histogram(&handshake),
+        }),
+        first_requests: None,
+    }
+}
+
 /// One scenario of [`extremes`]: throughput, virtual users, run length,
 /// CPU %, RSS MiB, cold start ms and artifact bytes of its first contestant.
 type Extreme = (&'static str, f64, u32, u32, f64, f64, f64, u64);

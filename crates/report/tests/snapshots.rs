@@ -4,7 +4,7 @@
 //! snapshots`, then read the `.snap` diff before committing).
 
 use stackbench_report::analysis::{Analysis, AnalysisOptions};
-use stackbench_report::synthetic::{three_kings, three_kings_with};
+use stackbench_report::synthetic::{three_kings, three_kings_with, tls_beside_cleartext};
 use stackbench_report::{Format, RenderOptions, chart, compare, render, render_comparison};
 
 fn analysis() -> Analysis {
@@ -98,4 +98,43 @@ fn comparison() {
     );
     insta::assert_snapshot!("compare_csv", render_comparison(&c, Format::Csv, &RenderOptions::default()));
     insta::assert_snapshot!("compare_json", render_comparison(&c, Format::Json, &RenderOptions::default()));
+}
+
+/// TLS beside cleartext: each `-tls` twin's ratio to its namesake, and what every TLS
+/// contestant agreed, in each format.
+#[test]
+fn tls_beside_cleartext_in_every_format() {
+    let a =
+        Analysis::from_results(&tls_beside_cleartext("results/three-kings-tls"), &AnalysisOptions::default());
+    let s = &a.scenarios[0];
+    let pairs: Vec<(&str, &str)> =
+        s.tls_pairs.iter().map(|p| (p.cleartext.as_str(), p.tls.as_str())).collect();
+    assert_eq!(pairs, [("gin", "gin-tls"), ("flask", "flask-tls")], "nginx-tls has no cleartext twin");
+    for p in &s.tls_pairs {
+        let r = p.ratio.expect("both answered");
+        assert!(r.value > 0.6 && r.value < 0.8, "{p:?}");
+        assert!(r.ci.is_some_and(|ci| ci.lo < r.value && r.value < ci.hi), "{p:?}");
+    }
+    let terminal = render(&a, Format::Terminal, &RenderOptions { color: false });
+    insta::assert_snapshot!("tls_terminal", terminal);
+    let markdown = render(&a, Format::Markdown, &RenderOptions::default());
+    insta::assert_snapshot!("tls_markdown", markdown);
+    let html = render(&a, Format::Html, &RenderOptions::default());
+    for needle in
+        ["<th class=\"n\">TLS/cleartext</th>", "<td>X25519MLKEM768</td>", "<td>TLS13_AES_128_GCM_SHA256</td>"]
+    {
+        assert!(html.contains(needle), "the HTML report lacks {needle}");
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&render(&a, Format::Json, &RenderOptions::default())).expect("valid JSON");
+    let scenario = &json["scenarios"][0];
+    assert_eq!(scenario["tls_pairs"][0]["tls"], "gin-tls");
+    assert!(scenario["tls_pairs"][0]["ratio"]["ci"]["lo"].is_number());
+    let gin_tls =
+        scenario["contestants"].as_array().unwrap().iter().find(|c| c["name"] == "gin-tls").unwrap();
+    assert_eq!(gin_tls["tls"]["key_exchange_group"], "X25519MLKEM768");
+    assert_eq!(gin_tls["tls"]["version"], "TLSv1.3");
+    assert_eq!(gin_tls["tls"]["full"], 3 * 64);
+    let gin = scenario["contestants"].as_array().unwrap().iter().find(|c| c["name"] == "gin").unwrap();
+    assert!(gin.get("tls").is_none(), "a cleartext contestant has no tls field");
 }

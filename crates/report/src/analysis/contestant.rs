@@ -117,6 +117,7 @@ pub(super) fn analyse(
         per_request: by_name(&used, &mut warnings, |r| &r.per_request),
         iterations: by_name(&used, &mut warnings, |r| r.iterations.as_slice()).pop(),
         warnings,
+        tls: super::tls::report(&used),
         series: series(&used, &merged),
     };
     Ok(Analysed { report, throughput: est, cost: cost_est })

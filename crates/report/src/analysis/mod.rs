@@ -11,6 +11,7 @@ mod budget;
 mod contestant;
 mod rank;
 pub mod stopping;
+pub mod tls;
 mod warmup;
 
 use std::collections::BTreeMap;
@@ -23,6 +24,7 @@ use crate::stats::{CONFIDENCE, Interval, MIN_RUNS, Ratio};
 
 pub use budget::Budget;
 pub use contestant::percentile_curve;
+pub use tls::{TlsPair, TlsReport};
 
 /// Version of the JSON report's shape; bumped on any change that is not a new field.
 pub const REPORT_SCHEMA: u32 = 1;
@@ -120,6 +122,10 @@ pub struct ScenarioReport {
     pub statements: Vec<Statement>,
     /// What the ranks and sentences compare.
     pub ranked_by: RankedBy,
+    /// Each contestant `NAME-tls` over TLS beside its namesake in the clear, with the
+    /// ratio of their throughputs.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tls_pairs: Vec<TlsPair>,
     pub notes: Vec<String>,
     /// Each pair judged at the precision asked (plans with `precision`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -205,6 +211,9 @@ pub struct ContestantReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub iterations: Option<stackbench_record::Named>,
     pub warnings: Vec<String>,
+    /// What its TLS connections negotiated and what the handshakes cost; `None` in the clear.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tls: Option<TlsReport>,
     /// What the charts draw (not part of the JSON report: the run records have it).
     #[serde(skip)]
     pub series: Series,

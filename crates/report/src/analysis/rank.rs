@@ -36,6 +36,10 @@ pub(super) fn scenario(
         analysed.iter().any(|a| a.report.throughput.sustained.as_ref().is_some_and(|s| s.lower_bound));
     let by_cost = lower_bound && !analysed.is_empty() && analysed.iter().all(|a| a.cost.is_some());
     let ranked_by = if by_cost { RankedBy::CostPerRequest } else { RankedBy::Throughput };
+    let tls_pairs = {
+        let m: Vec<_> = analysed.iter().map(|a| (&a.report, &a.throughput)).collect();
+        super::tls::pairs(&m, level)
+    };
     let mut measured: Vec<(ContestantReport, Estimate)> = analysed
         .into_iter()
         .map(|a| {
@@ -98,6 +102,7 @@ pub(super) fn scenario(
         failed,
         statements,
         ranked_by,
+        tls_pairs,
         notes,
         precision,
     }

@@ -97,28 +97,45 @@ impl Exporter for Html {
     }
 }
 
-/// An id for a scenario's section.
 /// A scenario file's requests by name (none for the built-in scenarios).
 fn requests_table(out: &mut String, s: &ScenarioReport) {
-    let requests = table::request_rows(s);
-    if requests.is_empty() {
+    let rows = table::request_rows(s);
+    plain_table(out, "By request (scenario file)", &table::REQUEST_HEADERS, &table::REQUEST_NUMERIC, &rows);
+}
+
+/// What each contestant's TLS agreed, and TLS beside cleartext (none in the clear).
+fn tls_table(out: &mut String, s: &ScenarioReport) {
+    let rows = table::tls_rows(s);
+    plain_table(out, table::TLS_CAPTION, &table::TLS_HEADERS, &table::TLS_NUMERIC, &rows);
+}
+
+/// A captioned table of text cells, numbers right-aligned; nothing without rows.
+fn plain_table<const N: usize>(
+    out: &mut String,
+    caption: &str,
+    headers: &[&str; N],
+    numeric: &[bool; N],
+    rows: &[[String; N]],
+) {
+    if rows.is_empty() {
         return;
     }
-    out.push_str("<div class=\"table\"><table>\n<caption>By request (scenario file)</caption>\n<thead><tr>");
-    for (h, numeric) in table::REQUEST_HEADERS.iter().zip(table::REQUEST_NUMERIC) {
-        let _ = write!(out, "<th{}>{}</th>", if numeric { " class=\"n\"" } else { "" }, esc(h));
+    let _ = write!(out, "<div class=\"table\"><table>\n<caption>{}</caption>\n<thead><tr>", esc(caption));
+    for (h, n) in headers.iter().zip(numeric) {
+        let _ = write!(out, "<th{}>{}</th>", if *n { " class=\"n\"" } else { "" }, esc(h));
     }
     out.push_str("</tr></thead>\n<tbody>\n");
-    for row in &requests {
+    for row in rows {
         out.push_str("<tr>");
-        for (cell, numeric) in row.iter().zip(table::REQUEST_NUMERIC) {
-            let _ = write!(out, "<td{}>{}</td>", if numeric { " class=\"n\"" } else { "" }, esc(cell));
+        for (cell, n) in row.iter().zip(numeric) {
+            let _ = write!(out, "<td{}>{}</td>", if *n { " class=\"n\"" } else { "" }, esc(cell));
         }
         out.push_str("</tr>\n");
     }
     out.push_str("</tbody></table></div>\n");
 }
 
+/// An id for a scenario's section.
 fn anchor(name: &str) -> String {
     let s: String =
         name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
@@ -160,6 +177,7 @@ fn scenario(out: &mut String, s: &ScenarioReport) {
         out.push_str("</tbody></table></div>\n");
     }
     requests_table(out, s);
+    tls_table(out, s);
     if !s.statements.is_empty() {
         out.push_str("<ul class=\"statements\">\n");
         for st in &s.statements {

@@ -88,6 +88,7 @@ fn scenario(out: &mut String, s: &ScenarioReport) {
         }
         out.push('\n');
     }
+    tls_table(out, s);
     for st in &s.statements {
         let _ = writeln!(out, "- {}", md_escape(&st.text));
     }
@@ -142,6 +143,23 @@ fn scenario(out: &mut String, s: &ScenarioReport) {
     if !lines.is_empty() {
         out.push('\n');
     }
+}
+
+/// What each contestant's TLS agreed, and TLS beside cleartext (none in the clear).
+fn tls_table(out: &mut String, s: &ScenarioReport) {
+    let rows = table::tls_rows(s);
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "{}\n", md_escape(table::TLS_CAPTION));
+    let _ = writeln!(out, "| {} |", table::TLS_HEADERS.join(" | "));
+    let align: Vec<&str> = table::TLS_NUMERIC.iter().map(|&n| if n { "--:" } else { "---" }).collect();
+    let _ = writeln!(out, "|{}|", align.join("|"));
+    for row in &rows {
+        let row: Vec<String> = row.iter().map(|x| md_escape(x)).collect();
+        let _ = writeln!(out, "| {} |", row.join(" | "));
+    }
+    out.push('\n');
 }
 
 #[cfg(test)]

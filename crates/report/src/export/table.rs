@@ -3,6 +3,8 @@
 //! fixed-width layout of a text table (column widths, padding) that the
 //! terminal's tables and a comparison's share.
 
+use std::fmt::Write as _;
+
 use crate::analysis::{ContestantReport, ScenarioReport};
 use crate::fmt;
 
@@ -69,6 +71,62 @@ pub fn request_rows(s: &ScenarioReport) -> Vec<[String; 7]> {
         }
     }
     rows
+}
+
+/// What the TLS table says, under or above it.
+pub const TLS_CAPTION: &str = "TLS: what each contestant's connections agreed, and its handshakes; \
+     TLS/cleartext is NAME-tls's mean throughput over NAME's, with its 95% interval";
+
+/// Columns of the TLS table.
+pub const TLS_HEADERS: [&str; 9] = [
+    "contestant",
+    "TLS/cleartext",
+    "version",
+    "cipher suite",
+    "group",
+    "ALPN",
+    "handshakes",
+    "handshake p50",
+    "handshake p99",
+];
+
+/// Columns of the TLS table holding numbers.
+pub const TLS_NUMERIC: [bool; 9] = [false, true, false, false, false, false, true, true, true];
+
+/// The TLS table's rows: each contestant whose runs went over TLS, with the ratio to its
+/// cleartext namesake where the scenario has one (`–` otherwise); none in the clear.
+pub fn tls_rows(s: &ScenarioReport) -> Vec<[String; 9]> {
+    s.contestants
+        .iter()
+        .filter_map(|c| c.tls.as_ref().map(|t| (c, t)))
+        .map(|(c, t)| {
+            let pair = s.tls_pairs.iter().find(|p| p.tls == c.name);
+            let mut shakes = format!("{} full", fmt::thousands(t.full as i64));
+            if t.resumed > 0 {
+                let _ = write!(shakes, ", {} resumed", fmt::thousands(t.resumed as i64));
+            }
+            if t.failed > 0 {
+                let _ = write!(shakes, ", {} failed", fmt::thousands(t.failed as i64));
+            }
+            let lat =
+                |us: u64| if t.handshake.count == 0 { "–".to_owned() } else { fmt::micros(us as f64) };
+            let mut group = t.key_exchange_group.clone().unwrap_or_else(|| "–".to_owned());
+            if !t.others.is_empty() {
+                let _ = write!(group, " (others: {})", t.others.join("; "));
+            }
+            [
+                c.name.clone(),
+                pair.map_or("–".to_owned(), crate::analysis::tls::ratio_cell),
+                t.version.clone(),
+                t.cipher_suite.clone(),
+                group,
+                t.alpn.clone().unwrap_or_else(|| "–".to_owned()),
+                shakes,
+                lat(t.handshake.p50_us),
+                lat(t.handshake.p99_us),
+            ]
+        })
+        .collect()
 }
 
 /// `1`, or `2–4` when the data allow places 2 to 4.

@@ -78,6 +78,11 @@ fn scenario(out: &mut String, s: &ScenarioReport, p: &Paint) {
         out.push('\n');
         aligned(out, &REQUEST_HEADERS, &REQUEST_NUMERIC, &requests, p);
     }
+    let tls = table::tls_rows(s);
+    if !tls.is_empty() {
+        let _ = writeln!(out, "\n  {}", p.dim(table::TLS_CAPTION));
+        aligned(out, &table::TLS_HEADERS, &table::TLS_NUMERIC, &tls, p);
+    }
     if !s.statements.is_empty() {
         out.push('\n');
     }
