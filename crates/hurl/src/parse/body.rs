@@ -124,7 +124,8 @@ impl Parser<'_> {
         let end = loop {
             if i >= b.len() || scalar && !in_str && b[i] == b'\n' {
                 if scalar {
-                    break i;
+                    // An escape at the very end steps one past it.
+                    break i.min(b.len());
                 }
                 return Err(self.syntax(start, "a JSON body without its closing bracket"));
             }

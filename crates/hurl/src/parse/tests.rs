@@ -221,3 +221,13 @@ proptest! {
         prop_assert_eq!(f.entries[0].headers[0].value.source(), v);
     }
 }
+
+/// Found by the `hurl_file` fuzz target: a JSON string body whose last byte is a backslash
+/// (the escape skipped past the end of the file) sliced one byte beyond the text.
+#[test]
+fn a_json_string_body_ending_in_a_backslash_is_refused_not_a_panic() {
+    for text in ["GET http://x\n\"abc\\", "GET http://x\n\"\\", "Z\t,\n\"  ex,e\\\\\u{16}\0 ex,Z\t\\"] {
+        let err = parse("f.hurl", text).expect_err(text);
+        assert!(err.to_string().contains("JSON"), "{text:?}: {err}");
+    }
+}
