@@ -21,8 +21,18 @@ status=0
 for target in ${TARGETS:-http1_answer h2c_frames hpack_block hurl_file scenario_file scenario_expr scenario_eval}; do
   mkdir -p "corpus/$target"
   echo "== $target, ${seconds}s"
-  if ! cargo +nightly fuzz run "$target" "corpus/$target" -- -max_total_time="$seconds" -rss_limit_mb=2048 -max_len=70000 2>&1 | tail -n 4; then
-    echo "!! $target crashed: see fuzz/artifacts/$target/" >&2
+  log="artifacts/$target.log"
+  mkdir -p artifacts
+  if cargo +nightly fuzz run "$target" "corpus/$target" -- -max_total_time="$seconds" -rss_limit_mb=2048 -max_len=70000 >"$log" 2>&1; then
+    tail -n 1 "$log"
+  else
+    # The panic's message and place, the input that caused it, and how to replay it.
+    grep -m 1 -A 1 "panicked at" "$log" || tail -n 20 "$log"
+    grep -E "SUMMARY|Test unit written" "$log" || true
+    for unit in $(grep -o "artifacts/$target/[a-z]*-[0-9a-f]*" "$log" | sort -u); do
+      echo "input ($unit), as hex:"; od -A d -t x1 "$unit" | head -n 20
+    done
+    echo "!! $target crashed: see fuzz/$log and fuzz/artifacts/$target/" >&2
     status=1
   fi
 done
