@@ -25,7 +25,7 @@ mod quick;
 mod render;
 pub mod value;
 
-pub use options::RunOptions;
+pub use options::{REACH_OPTIONS, Reach, RunOptions};
 pub use quick::Quick;
 use value::Value;
 
@@ -82,6 +82,9 @@ pub struct Request {
     /// Where the value of the `Cookie` line of `[Cookies]` begins in `headers`, if it has
     /// one: the jar's cookies go before it, in the same line, as curl sends them.
     pub cookies_at: Option<usize>,
+    /// How its connection reaches the server, when the entry's `[Options]` say
+    /// ([`Reach`]).
+    pub reach: Option<Box<Reach>>,
 }
 
 /// A redirect followed to reach an answer (the `redirects` query).

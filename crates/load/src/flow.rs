@@ -18,6 +18,7 @@ use std::path::Path;
 use bytes::BytesMut;
 use stackbench_hurl::builtin::Builtin;
 use stackbench_hurl::cookies::{self, Jar};
+use stackbench_hurl::eval::Reach;
 use stackbench_hurl::files::Limits;
 use stackbench_hurl::origin::{Aim, Routes};
 use stackbench_hurl::run::{Aimed, SetupDone};
@@ -67,6 +68,56 @@ pub struct FileSource {
     /// What the load does not do of what the file asks (its `[Options]` without effect
     /// under load), to say once.
     pub notes: Vec<String>,
+    /// How the run's connections reach the server, as every request's `[Options]` say alike
+    /// (`insecure`, `cacert`, `cert`, `key`, `resolve`, `connect-to`; [`run_reach`]).
+    pub reach: Reach,
+}
+
+/// How the load's connections reach the server, as the flows' `[Options]` say: the engine
+/// keeps one TLS configuration and one set of routes for a run, so every request must give
+/// them alike (the first that differs is refused, at its `file:line:col`), each written as
+/// a value, not a template (read once, when the file loads).
+fn run_reach(scenario: &Scenario) -> Result<Reach, String> {
+    use stackbench_hurl::eval::REACH_OPTIONS;
+    let mut first: Option<(Reach, String)> = None;
+    for flow in &scenario.flows {
+        for e in &flow.hurl.entries {
+            let file = &flow.hurl.file;
+            let own = e.options.iter().filter(|o| REACH_OPTIONS.contains(&o.name));
+            if let Some(o) = own.clone().find(|o| o.templates().iter().any(|t| t.as_literal().is_none())) {
+                return Err(format!(
+                    "{file}:{}: the `{}` option: under load it is read once, when the file loads: write its value, \
+                     not a template",
+                    o.pos, o.name
+                ));
+            }
+            let unread = own.clone().filter(|o| matches!(o.name, "cacert" | "cert" | "key")).find_map(|o| {
+                let path = o.templates().first().and_then(|t| t.as_literal()).unwrap_or_default().to_owned();
+                std::fs::metadata(&path).err().map(|why| (o, path, why))
+            });
+            if let Some((o, path, why)) = unread {
+                return Err(format!("{file}:{}: the `{}` option: cannot read {path}: {why}", o.pos, o.name));
+            }
+            let reach =
+                e.reach(&mut Vars::new(1)).map_err(|err| format!("{file}:{err}"))?.unwrap_or_default();
+            crate::route::Route::new(&reach.resolve, &reach.connect_to)
+                .map_err(|why| format!("{file}:{}: {why}", e.pos))?;
+            match &first {
+                None => first = Some((reach, format!("{file}:{}", e.pos))),
+                Some((r, _)) if *r == reach => {}
+                Some((_, at)) => {
+                    let pos = own.map(|o| o.pos).next().unwrap_or(e.pos);
+                    return Err(format!(
+                        "{file}:{pos}: this request's `insecure`, `cacert`, `cert`, `key`, `resolve` or `connect-to` \
+                         options differ from those of the request at {at}: a load keeps one TLS configuration and \
+                         one set of routes for the whole run; give them alike on every request (or use the load's \
+                         --insecure, --cacert, --cert, --key, --resolve, --connect-to)"
+                    ));
+                }
+            }
+        }
+    }
+    Ok(first.map(|(r, _)| r).unwrap_or_default())
 }
 
 /// The flows' `[Options]` under load: a `skip: true` entry is left out and a `repeat: N` one
@@ -162,6 +213,7 @@ impl FileSource {
         aim: Aim<'_>,
     ) -> Result<FileSource, String> {
         let notes = entry_options(&mut scenario)?;
+        let reach = run_reach(&scenario)?;
         let calls = match scenario.protocol {
             Protocol::Grpc => Some(Calls::new(&scenario, &defined)?),
             Protocol::Http1 | Protocol::H2c => None,
@@ -199,6 +251,7 @@ impl FileSource {
             setup: SetupDone::default(),
             builtin: false,
             notes,
+            reach,
         })
     }
 

@@ -426,7 +426,6 @@ impl LoadOptions {
         let as_written = url.trim().is_empty();
         let url = if as_written { file::written_target(self)? } else { url.to_owned() };
         let mut target = parse_target(&url)?;
-        let route = crate::route::Route::new(&self.resolve, &self.connect_to)?;
         let call = self.dynamic_call(&target)?;
         if let Some(call) = &call {
             target.path.clone_from(&call.path);
@@ -434,6 +433,10 @@ impl LoadOptions {
 
         // What is sent.
         let file = file::from_options(self, &target, as_written)?;
+        // A file's own TLS and route options (alike on every request) apply to the whole run.
+        let reach = file.as_ref().map(|f| f.reach.clone()).unwrap_or_default();
+        let route = crate::route::Route::new(&self.resolve, &self.connect_to)?
+            .with_first(&reach.resolve, &reach.connect_to)?;
         let transport = match (self.grpc || call.is_some(), self.http2) {
             (true, _) => Transport::Grpc,
             (false, true) => Transport::H2c,
@@ -441,7 +444,7 @@ impl LoadOptions {
         };
         // A scenario says its protocol (its file's; `--http2` may carry a built-in's HTTP/1.1).
         let transport = file.as_ref().map_or(transport, |f| file::transport(f));
-        let tls = self.tls(&target, transport)?;
+        let tls = self.tls(&target, transport, &reach)?;
         let new_connection = self.reuse(file.is_some())?;
         if transport == Transport::Grpc && file.is_none() && call.is_none() {
             return Err(invalid(
@@ -767,6 +770,7 @@ impl LoadOptions {
         &self,
         target: &Target,
         transport: Transport,
+        file: &stackbench_hurl::eval::Reach,
     ) -> Result<Option<std::sync::Arc<crate::tls::TlsSpec>>, SpecError> {
         let given = [
             ("--cacert", self.cacert.is_some()),
@@ -791,7 +795,11 @@ impl LoadOptions {
             Transport::Http1 if hurl => crate::tls::Alpn::Either,
             Transport::Http1 => crate::tls::Alpn::Http1,
         };
-        Ok(Some(std::sync::Arc::new(crate::tls::TlsSpec::new(&target.host, &self.tls_flags(), alpn)?)))
+        Ok(Some(std::sync::Arc::new(crate::tls::TlsSpec::new(
+            &target.host,
+            &self.tls_flags().with_reach(file),
+            alpn,
+        )?)))
     }
 
     /// The TLS flags, gathered.

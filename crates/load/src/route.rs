@@ -41,6 +41,15 @@ impl Route {
         })
     }
 
+    /// These rules with `resolve` and `connect_to` before them (one request's own, which win
+    /// where both match: a Hurl file's `[Options]`).
+    pub fn with_first(&self, resolve: &[String], connect_to: &[String]) -> Result<Route, SpecError> {
+        let mut r = Route::new(resolve, connect_to)?;
+        r.resolve.extend(self.resolve.iter().cloned());
+        r.connect_to.extend(self.connect_to.iter().cloned());
+        Ok(r)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.resolve.is_empty() && self.connect_to.is_empty()
     }
@@ -161,6 +170,15 @@ mod tests {
         assert_eq!(r.address("example.test", 443).unwrap(), "127.0.0.1:9000".parse().unwrap());
         // The second rule: any host and port goes to 127.0.0.1, the port kept.
         assert_eq!(r.address("else.test", 8080).unwrap(), "127.0.0.1:8080".parse().unwrap());
+    }
+
+    #[test]
+    fn a_requests_own_rules_come_first() {
+        let run = route(&["example.test:80:127.0.0.2", "other.test:80:127.0.0.3"], &[]);
+        let r = run.with_first(&["example.test:80:127.0.0.4".into()], &[]).unwrap();
+        assert_eq!(r.address("example.test", 80).unwrap(), "127.0.0.4:80".parse().unwrap());
+        assert_eq!(r.address("other.test", 80).unwrap(), "127.0.0.3:80".parse().unwrap());
+        assert_eq!(run.address("example.test", 80).unwrap(), "127.0.0.2:80".parse().unwrap());
     }
 
     #[test]

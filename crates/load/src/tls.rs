@@ -45,6 +45,24 @@ pub struct TlsFlags {
     pub version: Option<String>,
 }
 
+impl TlsFlags {
+    /// These flags as a Hurl file's `[Options]` change them (`insecure`, `cacert`, `cert`,
+    /// `key`; the file's paths win, as an entry's options win over Hurl's command line).
+    #[must_use]
+    pub fn with_reach(&self, r: &stackbench_hurl::eval::Reach) -> TlsFlags {
+        let path = |given: &Option<String>, mine: &Option<PathBuf>| {
+            given.as_ref().map(PathBuf::from).or_else(|| mine.clone())
+        };
+        TlsFlags {
+            insecure: self.insecure || r.insecure,
+            cacert: path(&r.cacert, &self.cacert),
+            cert: path(&r.cert, &self.cert),
+            key: path(&r.key, &self.key),
+            ..self.clone()
+        }
+    }
+}
+
 /// Protocols offered by ALPN.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Alpn {

@@ -84,6 +84,11 @@ pub trait Prober: Send + Sync {
     fn reach(&self, reach: Reach) {
         let _ = reach;
     }
+
+    /// How requests reach their server now (what [`Prober::reach`] last set).
+    fn reached(&self) -> Reach {
+        Reach::default()
+    }
 }
 
 /// How a probe reaches an `https://` target, and where connections go (`--resolve`,
@@ -125,6 +130,10 @@ impl HyperProber {
 impl Prober for HyperProber {
     fn reach(&self, reach: Reach) {
         *self.reach.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = reach;
+    }
+
+    fn reached(&self) -> Reach {
+        self.current()
     }
 
     /// Through the load engine's request writer and answer reader.

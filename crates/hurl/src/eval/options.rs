@@ -3,7 +3,8 @@
 //! ones after, as in Hurl; `skip`, `repeat`, `retry`, `retry-interval` and
 //! `delay` say how the runner sends it; `location`, `location-trusted` and
 //! `max-redirs` whether and how far it follows redirects (Hurl's default
-//! `max-redirs` is 50).
+//! `max-redirs` is 50); `insecure`, `cacert`, `cert`, `key`, `resolve` and
+//! `connect-to` how its connection reaches the server ([`Reach`]).
 
 use std::time::Duration;
 
@@ -74,6 +75,49 @@ impl Entry {
     }
 }
 
+/// How one entry's connection reaches its server, as its `[Options]` say (curl's options,
+/// for this request alone): the server's certificate not checked (`insecure`), the
+/// authorities trusted (`cacert`), a client certificate and its key (`cert`, `key`), and
+/// where the connection goes (`resolve`, `connect-to`, in curl's syntax). File paths are
+/// as curl reads them, from the working directory. `insecure: false` is the default.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reach {
+    pub insecure: bool,
+    pub cacert: Option<String>,
+    pub cert: Option<String>,
+    pub key: Option<String>,
+    pub resolve: Vec<String>,
+    pub connect_to: Vec<String>,
+}
+
+/// The options [`Reach`] gathers.
+pub const REACH_OPTIONS: [&str; 6] = ["cacert", "cert", "connect-to", "insecure", "key", "resolve"];
+
+impl Entry {
+    /// How its connection reaches the server (`None` when no option says).
+    pub fn reach(&self, vars: &mut Vars) -> Result<Option<Reach>, RenderError> {
+        let mut r: Option<Reach> = None;
+        for opt in self.options.iter().filter(|o| REACH_OPTIONS.contains(&o.name)) {
+            let r = r.get_or_insert_with(Reach::default);
+            match &opt.value {
+                OptionValue::Bool(b) => r.insecure = flag(b, vars)?,
+                OptionValue::Text(t) => {
+                    let v = t.render_string(vars)?;
+                    match opt.name {
+                        "cacert" => r.cacert = Some(v),
+                        "cert" => r.cert = Some(v),
+                        "key" => r.key = Some(v),
+                        "resolve" => r.resolve.push(v),
+                        _ => r.connect_to.push(v),
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(r)
+    }
+}
+
 /// A boolean option's value.
 pub(crate) fn flag(b: &Arg<bool>, vars: &mut Vars) -> Result<bool, RenderError> {
     match b {
@@ -114,4 +158,27 @@ fn duration(d: &Arg<Duration>, vars: &mut Vars) -> Result<Duration, RenderError>
 fn bad(t: &Template, why: String) -> RenderError {
     let (name, pos) = t.vars().first().map(|(n, p)| ((*n).to_owned(), *p)).unwrap_or_default();
     RenderError::expr(&name, pos, why)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::template::Kind;
+
+    #[test]
+    fn reach_gathers_an_entrys_tls_and_route_options() {
+        let text = "GET http://a.test/\n[Options]\ninsecure: true\ncacert: ca.pem\nresolve: a.test:80:127.0.0.1\n\
+                    connect-to: b.test:80:a.test:{{port}}\nconnect-to: c.test:80:a.test:81\nretry: 2\n\n\
+                    GET http://a.test/\n[Options]\nretry: 2\n";
+        let f = crate::parse::parse("r.hurl", text).unwrap();
+        let mut vars = Vars::new(1);
+        vars.set("port", "8080", Kind::String);
+        let r = f.entries[0].reach(&mut vars).unwrap().unwrap();
+        assert!(r.insecure);
+        assert_eq!(r.cacert.as_deref(), Some("ca.pem"));
+        assert_eq!(r.resolve, ["a.test:80:127.0.0.1"]);
+        assert_eq!(r.connect_to, ["b.test:80:a.test:8080", "c.test:80:a.test:81"]);
+        assert_eq!((r.cert, r.key), (None, None));
+        assert_eq!(f.entries[1].reach(&mut vars).unwrap(), None);
+    }
 }

@@ -28,6 +28,7 @@ impl Entry {
         req.body.clear();
         req.method = None;
         req.cookies_at = None;
+        req.reach = if self.options.is_empty() { None } else { self.reach(vars)?.map(Box::new) };
         let mut room = MAX_HEAD_VALUES;
         let base = matches!(self.url.parts.first(), Some(Part::Var { name, .. }) if &**name == "base_url");
         let untrusted = self.url.render_head(vars, &mut req.url, &mut room, base)?;

@@ -73,6 +73,10 @@ pub enum Effect {
     /// Honoured by `verify`; refused when a load reads the file (its reason), at its
     /// `file:line:col`.
     NotUnderLoad(&'static str),
+    /// How the connection reaches the server (TLS, routes): honoured by `verify` for its
+    /// request alone, as curl does; a load applies it to the whole run, so every request of
+    /// the load must give it alike (else it is refused at its `file:line:col`).
+    Reach,
     /// Modelled, and refused when the file is loaded until the engine does it (its reason).
     Refused(&'static str),
 }
@@ -84,19 +88,11 @@ const REDIRECTS: &str = "a measured load does not follow redirects; load the URL
 /// Every `[Options]` entry of Hurl 8: its name, the value it takes and its effect here.
 pub const OPTIONS: [(&str, ValueKind, Effect); 42] = [
     ("aws-sigv4", ValueKind::Text, Effect::Refused("AWS signatures are not computed")),
-    (
-        "cacert",
-        ValueKind::Text,
-        Effect::Refused("the engine does not speak TLS to a scenario file's server yet"),
-    ),
-    (
-        "cert",
-        ValueKind::Text,
-        Effect::Refused("the engine does not speak TLS to a scenario file's server yet"),
-    ),
+    ("cacert", ValueKind::Text, Effect::Reach),
+    ("cert", ValueKind::Text, Effect::Reach),
     ("compressed", ValueKind::Bool, Effect::Honoured),
     ("connect-timeout", ValueKind::Seconds, Effect::NoEffect),
-    ("connect-to", ValueKind::Text, Effect::Refused("requests go to the address their URL names")),
+    ("connect-to", ValueKind::Text, Effect::Reach),
     ("delay", ValueKind::Millis, Effect::VerifyOnly),
     ("digest", ValueKind::Bool, Effect::Refused("digest authentication is not done")),
     ("header", ValueKind::Text, Effect::Honoured),
@@ -104,18 +100,10 @@ pub const OPTIONS: [(&str, ValueKind, Effect); 42] = [
     ("http1.1", ValueKind::Bool, Effect::Honoured),
     ("http2", ValueKind::Bool, Effect::NoEffect),
     ("http3", ValueKind::Bool, Effect::Refused("requests are sent over HTTP/1.1 or HTTP/2")),
-    (
-        "insecure",
-        ValueKind::Bool,
-        Effect::Refused("the engine does not speak TLS to a scenario file's server yet"),
-    ),
+    ("insecure", ValueKind::Bool, Effect::Reach),
     ("ipv4", ValueKind::Bool, Effect::NoEffect),
     ("ipv6", ValueKind::Bool, Effect::NoEffect),
-    (
-        "key",
-        ValueKind::Text,
-        Effect::Refused("the engine does not speak TLS to a scenario file's server yet"),
-    ),
+    ("key", ValueKind::Text, Effect::Reach),
     ("limit-rate", ValueKind::Natural, Effect::NoEffect),
     ("location", ValueKind::Bool, Effect::NotUnderLoad(REDIRECTS)),
     ("location-trusted", ValueKind::Bool, Effect::NotUnderLoad(REDIRECTS)),
@@ -128,14 +116,10 @@ pub const OPTIONS: [(&str, ValueKind, Effect); 42] = [
     ("ntlm", ValueKind::Bool, Effect::Refused("NTLM authentication is not done")),
     ("output", ValueKind::Text, Effect::NoEffect),
     ("path-as-is", ValueKind::Bool, Effect::Honoured),
-    (
-        "pinnedpubkey",
-        ValueKind::Text,
-        Effect::Refused("the engine does not speak TLS to a scenario file's server yet"),
-    ),
+    ("pinnedpubkey", ValueKind::Text, Effect::Refused("the server's public key is not pinned")),
     ("proxy", ValueKind::Text, Effect::Refused("requests are not sent through a proxy")),
     ("repeat", ValueKind::Count, Effect::Honoured),
-    ("resolve", ValueKind::Text, Effect::Refused("requests go to the address their URL names")),
+    ("resolve", ValueKind::Text, Effect::Reach),
     ("retry", ValueKind::Count, Effect::VerifyOnly),
     ("retry-interval", ValueKind::Millis, Effect::VerifyOnly),
     ("skip", ValueKind::Bool, Effect::Honoured),
@@ -203,7 +187,7 @@ mod tests {
         let docs = include_str!("../../../../docs/scenarios.md");
         for (name, _, effect) in OPTIONS {
             let word = match effect {
-                Effect::Honoured => "honoured",
+                Effect::Honoured | Effect::Reach => "honoured",
                 Effect::NoEffect | Effect::VerifyOnly => "no effect under load",
                 Effect::NotUnderLoad(_) => "refused under load",
                 Effect::Refused(_) => "refused",

@@ -90,8 +90,25 @@ impl<'p> Sender<'p> {
         self.exchange(e, req).map_err(|u| u.to_string())
     }
 
-    /// Sends a rendered request of the scenario file, telling no answer from a wrong one.
+    /// Sends a rendered request of the scenario file, telling no answer from a wrong one;
+    /// the entry's own TLS and route options, if it has any, for this request alone.
     fn exchange(&self, e: &Entry, req: &Request) -> Result<Answered, Unread> {
+        let Some(own) = &req.reach else { return self.exchange_as_reached(e, req) };
+        let before = self.prober.reached();
+        let mut reach = before.clone();
+        reach.route = before
+            .route
+            .with_first(&own.resolve, &own.connect_to)
+            .map_err(|why| Unread::Wrong(format!("{}: {why}", e.pos)))?;
+        reach.tls = before.tls.with_reach(own);
+        self.prober.reach(reach);
+        let answered = self.exchange_as_reached(e, req);
+        self.prober.reach(before);
+        answered
+    }
+
+    /// [`Sender::exchange`], reaching the server as the prober is set to.
+    fn exchange_as_reached(&self, e: &Entry, req: &Request) -> Result<Answered, Unread> {
         let wrong = |why: &str| Unread::Wrong(why.to_owned());
         let url = std::str::from_utf8(&req.url).map_err(|_| wrong("the URL is not UTF-8"))?;
         let text = std::str::from_utf8(&req.headers).map_err(|_| wrong("a header is not UTF-8"))?;
