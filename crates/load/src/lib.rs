@@ -79,8 +79,8 @@ pub use shard::apply as apply_shard;
 pub use summary::step_line;
 pub use tls::{Alpn, Connector as TlsConnector, TlsFlags, TlsSpec};
 pub use uring::available as io_uring_available;
-pub use wire::Wire;
 pub use wire::http1_request;
+pub use wire::{Wire, is_tls_record};
 
 /// Runs the load `spec` describes until its end or until `stop` is set: one
 /// measured run, or a capacity search when the spec asks for one

@@ -159,8 +159,6 @@ impl Prober for HyperProber {
                 let name = http::HeaderName::from_bytes(k.as_bytes()).map_err(other)?;
                 extra.push((name, http::HeaderValue::from_bytes(v.as_bytes()).map_err(other)?));
             }
-            // Without `Connection: close`, as curl (and so Hurl) sends a request: the
-            // connection is closed here once the answer is read.
             // Without `Connection: close`, as curl (so Hurl) sends a request; the connection
             // is closed here once the answer is read.
             let wire =
@@ -194,7 +192,11 @@ impl Prober for HyperProber {
             let (socket, peer) = connect(&target, &self.current(), stackbench_load::Alpn::H2).await?;
             match socket {
                 stackbench_load::Socket::Tcp(tcp) => {
-                    send_h2(&target, method, fields, body, grpc, &scope, tcp, peer).await
+                    // A TLS server answers the h2c preface with an alert record, or closes.
+                    let seen = FirstBytes::default();
+                    let tcp = seen.watch(tcp);
+                    let reply = send_h2(&target, method, fields, body, grpc, &scope, tcp, peer).await;
+                    reply.map_err(|e| seen.explain(e, peer))
                 }
                 stackbench_load::Socket::Tls(tls) => {
                     send_h2(&target, method, fields, body, grpc, &scope, *tls, peer).await
@@ -299,27 +301,125 @@ async fn read_http1(
     wire: Vec<u8>,
     head: bool,
 ) -> Result<Reply, ProbeError> {
+    let cleartext = matches!(socket, stackbench_load::Socket::Tcp(_));
     let mut conn = stackbench_load::Http1Conn::with_socket(addr, socket);
     let answer = conn
         .send(stackbench_load::Wire::Lent(&wire), head, false)
         .await
-        .map_err(|kind| ProbeError::Other(answer_error(kind, addr)))?;
+        .map_err(|kind| ProbeError::Other(answer_error(kind, addr, cleartext)))?;
     let (status, content_type, body) =
         (answer.status, answer.content_type.map(<[u8]>::to_vec), answer.body.to_vec());
     Ok(Reply { status, content_type, headers: conn.headers(), grpc_status: None, body, peer: Some(addr) })
 }
 
-/// What an answer the engine's reader refused from `addr` was, in words.
-fn answer_error(kind: stackbench_record::ErrorKind, addr: std::net::SocketAddr) -> String {
+/// What an answer the engine's reader refused from `addr` was, in words; on a `cleartext`
+/// connection a close before any answer may be a TLS server's way of refusing it.
+fn answer_error(kind: stackbench_record::ErrorKind, addr: std::net::SocketAddr, cleartext: bool) -> String {
     use stackbench_record::ErrorKind as K;
     match kind {
         K::Protocol => "a malformed answer, or one past the answer cap (64 MiB; 64 KiB of head)".to_owned(),
+        K::Reset if cleartext => format!("the connection closed before a whole answer{MAYBE_TLS}"),
         K::Reset => "the connection closed before a whole answer".to_owned(),
         K::Connect => "cannot connect".to_owned(),
         K::TlsAnswer => {
             format!("the server at {addr} answered with a TLS record: it speaks TLS; use https://")
         }
         other => format!("no answer ({})", other.key()),
+    }
+}
+
+/// Said of a cleartext connection that a server closed: OpenSSL and Go servers close on a
+/// request that is not TLS, which looks the same as a cleartext server that closed.
+const MAYBE_TLS: &str =
+    " (a TLS server that closes on a cleartext request looks the same: if it speaks TLS, use https://)";
+
+/// The first bytes a server sent on a cleartext HTTP/2 connection, kept while hyper owns
+/// the socket: hyper's error for an answer that is not HTTP/2 does not say what it was,
+/// and a TLS record there means the server speaks TLS.
+#[derive(Clone, Default)]
+struct FirstBytes(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+/// How many first bytes tell a TLS record ([`stackbench_load::is_tls_record`]).
+const RECORD_HEAD: usize = 5;
+
+impl FirstBytes {
+    /// `stream`, its first bytes read kept here.
+    fn watch<S>(&self, stream: S) -> Watched<S> {
+        Watched { inner: stream, seen: self.clone() }
+    }
+
+    /// The error of an exchange on a watched connection, said as what its first bytes were.
+    fn explain(&self, e: ProbeError, addr: std::net::SocketAddr) -> ProbeError {
+        let seen = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match e {
+            ProbeError::Other(_) if stackbench_load::is_tls_record(&seen) => {
+                ProbeError::Other(answer_error(stackbench_record::ErrorKind::TlsAnswer, addr, true))
+            }
+            ProbeError::Other(why) if seen.is_empty() => ProbeError::Other(format!("{why}{MAYBE_TLS}")),
+            e => e,
+        }
+    }
+}
+
+/// A stream whose first bytes read are kept in a [`FirstBytes`].
+struct Watched<S> {
+    inner: S,
+    seen: FirstBytes,
+}
+
+impl<S: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for Watched<S> {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = std::pin::Pin::new(&mut self.inner).poll_read(cx, buf);
+        let mut seen = self.seen.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if seen.len() < RECORD_HEAD {
+            let new = &buf.filled()[before..];
+            let take = new.len().min(RECORD_HEAD - seen.len());
+            seen.extend_from_slice(&new[..take]);
+        }
+        polled
+    }
+}
+
+impl tokio::io::AsyncWrite for Watched<tokio::net::TcpStream> {
+    /// A write the server refused (it closed on the request) fails before hyper reads what
+    /// the server sent first; that is read here, so the error can say what it was.
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        let polled = std::pin::Pin::new(&mut self.inner).poll_write(cx, buf);
+        let mut seen = self.seen.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if seen.is_empty() && matches!(polled, std::task::Poll::Ready(Err(_))) {
+            // The socket is non-blocking: a read that would wait gives up at once. The
+            // connection is broken, so what is read here is nobody else's.
+            let mut head = [0u8; RECORD_HEAD];
+            let sock = socket2::SockRef::from(&self.inner);
+            if let Ok(n) = std::io::Read::read(&mut &*sock, &mut head) {
+                seen.extend_from_slice(&head[..n]);
+            }
+        }
+        drop(seen);
+        polled
+    }
+
+    fn poll_flush(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.inner).poll_shutdown(cx)
     }
 }
 
