@@ -38,7 +38,9 @@ pub fn verify(
     reach: stackbench_run::client::Reach,
 ) -> anyhow::Result<ExitCode> {
     let defined: Vec<(&str, &str)> = given.vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    let names: Vec<&str> = defined.iter().map(|(k, _)| *k).collect();
+    // The variable that stands for the target takes the target's value: it needs no other.
+    let base = aiming.base_variable.filter(|_| aiming.url.is_some());
+    let names: Vec<&str> = defined.iter().map(|(k, _)| *k).chain(base).collect();
     let scenario = Scenario::load_with(path, &names, limits)?;
     file::check(&scenario, &defined).map_err(|why| anyhow!(why))?;
     let maps =

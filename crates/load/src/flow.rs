@@ -199,7 +199,9 @@ impl FileSource {
                 _ => Err(format!("--variable {v:?}: write NAME=VALUE")),
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let names: Vec<&str> = defined.iter().map(|(k, _)| k.as_str()).collect();
+        // The variable that stands for the target takes the target's value: it needs no other.
+        let base = aim.base_variable.filter(|_| aim.target.is_some());
+        let names: Vec<&str> = defined.iter().map(|(k, _)| k.as_str()).chain(base).collect();
         let scenario = Scenario::load_with(path, &names, limits).map_err(|e| e.to_string())?;
         FileSource::new(scenario, defined, seed, aim)
     }
