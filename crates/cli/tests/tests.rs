@@ -12,6 +12,7 @@ mod h2_scenario_files;
 mod hostile_files;
 mod hostile_load;
 mod hostile_memory;
+mod hurl_sessions;
 mod hurl_tls_options;
 mod load_cli;
 mod load_scenario_file;

@@ -19,6 +19,7 @@
 //!   schema (`crates/record/schema/run-record.schema.json`).
 //! - [`process`]: a server process started for a test, its announced address,
 //!   SIGTERM and a bounded wait for its exit.
+//! - [`site`]: a small HTTP/1.1 server whose answers a function of the request gives.
 //! - [`todo`]: a small todo service for the tests of scenario files, right or
 //!   with one fault.
 //! - [`assert_every_test_file_declared`]: each crate links one integration-test
@@ -32,6 +33,7 @@ pub mod http;
 pub mod instances;
 pub mod process;
 pub mod record;
+pub mod site;
 pub mod tls;
 pub mod todo;
 
