@@ -10,6 +10,7 @@ pub mod axum_stack;
 pub mod bubble;
 pub mod db_read;
 pub mod drain;
+mod error_chain;
 pub mod events;
 pub mod hyper_stack;
 pub mod launch;

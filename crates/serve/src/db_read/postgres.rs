@@ -15,7 +15,8 @@ use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use stackbench_scenarios::dbread::Item;
 use tokio_postgres::NoTls;
 
-use super::{Driver, Drivers, ErrorChain, Fetch, FetchError, FetchFuture, Rows, SetupError, redact};
+use super::{Driver, Drivers, Fetch, FetchError, FetchFuture, Rows, SetupError, redact};
+use crate::error_chain::ErrorChain;
 
 /// The query of every SQL driver on PostgreSQL.
 pub(crate) const SELECT: &str = "SELECT id, name, price FROM items WHERE id IN ($1, $2)";

@@ -19,7 +19,8 @@ use std::time::{Duration, Instant};
 use stackbench_scenarios::dbread::redis_key;
 use stackbench_scenarios::dbread::{CREATE_TABLE, ROWS, item};
 
-use super::{ErrorChain, default_sqlite_path, redact};
+use super::{default_sqlite_path, redact};
+use crate::error_chain::ErrorChain;
 
 /// Rows per multi-row `INSERT` (MySQL) and commands per pipeline (Redis).
 #[cfg(feature = "db-servers")]

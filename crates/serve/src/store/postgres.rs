@@ -19,7 +19,7 @@ use tokio_postgres::NoTls;
 
 use super::url::{SqlOptions, redact};
 use super::{CountMode, Store, StoreError, StoreFuture, StoredEvent};
-use crate::db_read::ErrorChain as _;
+use crate::error_chain::ErrorChain as _;
 
 /// How long to wait for a connection (new or from the pool).
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
