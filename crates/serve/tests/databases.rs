@@ -67,10 +67,7 @@ fn influxdb_round_trip() {
     let ping = http::get(addr, "/ping").expect("InfluxDB answers");
     assert_eq!(ping.status, 204);
     let q = |query: &str| {
-        let enc: String = query
-            .bytes()
-            .map(|b| if b.is_ascii_alphanumeric() { (b as char).to_string() } else { format!("%{b:02X}") })
-            .collect();
+        let enc = percent_encoding::utf8_percent_encode(query, percent_encoding::NON_ALPHANUMERIC);
         http::request(addr, "POST", &format!("/query?db={db}&q={enc}"), &[], b"").unwrap()
     };
     assert_eq!(q(&format!("CREATE DATABASE \"{db}\"")).status, 200);

@@ -30,9 +30,11 @@ use http_body_util::{BodyExt as _, Full};
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 
 use super::url::InfluxOptions;
 use super::{CountMode, Store, StoreError, StoreFuture, StoredEvent};
+use crate::error_chain::ErrorChain as _;
 
 /// The last millisecond InfluxDB can store (its `i64` nanoseconds end in 2262).
 pub const MAX_TIMESTAMP_MS: u64 = (i64::MAX as u64 - 1) / 1_000_000 - 1;
@@ -123,7 +125,7 @@ impl InfluxStore {
             .body(Full::new(body))
             .map_err(|e| self.fail(e))?;
         let exchange = async {
-            let resp = self.client.request(req).await.map_err(|e| self.fail(error_chain(&e)))?;
+            let resp = self.client.request(req).await.map_err(|e| self.fail(e.chain()))?;
             let status = resp.status();
             let body = resp.into_body().collect().await.map_err(|e| self.fail(e))?.to_bytes();
             Ok((status, body))
@@ -246,28 +248,13 @@ impl Store for InfluxStore {
     }
 }
 
-/// Percent-encodes everything but the unreserved characters of RFC 3986.
-fn encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() * 3);
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(b as char);
-        } else {
-            let _ = write!(out, "%{b:02X}");
-        }
-    }
-    out
-}
+/// What a query-string value may hold as it is: the unreserved characters of RFC 3986.
+const UNRESERVED: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.').remove(b'~');
 
-/// An error and its causes, `a: b: c` (hyper's own message is only "client error").
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut source = e.source();
-    while let Some(cause) = source {
-        let _ = write!(s, ": {cause}");
-        source = cause.source();
-    }
-    s
+/// A query-string value (a database, a user, an InfluxQL statement), percent-encoded: every
+/// character but [`UNRESERVED`] as `%XX`.
+fn encode(s: &str) -> String {
+    utf8_percent_encode(s, UNRESERVED).to_string()
 }
 
 #[cfg(test)]
@@ -280,6 +267,7 @@ mod tests {
             encode("SELECT COUNT(value) FROM \"events\""),
             "SELECT%20COUNT%28value%29%20FROM%20%22events%22"
         );
+        assert_eq!(encode("a-b_c.d~e/f&g=h é"), "a-b_c.d~e%2Ff%26g%3Dh%20%C3%A9");
         assert!(i64::try_from(MAX_TIMESTAMP_MS * 1_000_000 + 999_999).is_ok());
         assert!(i64::try_from((MAX_TIMESTAMP_MS + 2) * 1_000_000).is_err());
     }
