@@ -18,7 +18,7 @@ use super::*;
 use crate::cgroup::{Applied, CgroupCounters, LimitError};
 use crate::client::{ProbeError, Reply};
 use crate::plan::PlanContext;
-use crate::process::{Exit, LaunchError, StopReport};
+use crate::process::{Exit, LaunchError, LaunchSpec, StopReport};
 use crate::sampler::ProcId;
 use crate::sampler::Stat;
 
