@@ -11,25 +11,33 @@
 //! 60 s, 3 significant digits) and travel as HdrHistogram V2 compressed,
 //! base64 (the format of HdrHistogram's interval logs).
 //!
-//! This crate is the one place where the shape of results lives; it also owns
-//! the result-store layout ([`store`]), the one percentile routine used for
-//! sample summaries ([`quantiles`]), the statistics the load engine and the
-//! reports share ([`stats`]: the steady-state detector), and the records'
-//! wall-clock times ([`time`]).
-//! How a number reads to a person ([`fmt`]) and how it is painted on a
-//! terminal ([`fmt::Paint`]) live here too, so that the load engine's summary
-//! and the reports say `1.23 ms` the same way.
+//! This crate is the one place where the shape of results lives, by concern:
+//!
+//! - the record's types: [`RunRecord`] and its parts here; the per-request entries
+//!   ([`Named`]), the error kinds ([`ErrorKind`]), what a run cost ([`ProcessSamples`],
+//!   [`GeneratorUsage`]), connections ([`connections`]), latency histograms ([`histogram`]),
+//!   a capacity search ([`search`]) and the records' wall-clock times ([`time`]);
+//! - the result-store layout ([`store`]);
+//! - the statistics the load engine and the reports share: the one percentile routine
+//!   ([`quantiles`]) and the steady-state detector ([`stats`]);
+//! - the machine a run was measured on, as read from `/proc` and `/sys` ([`env`]);
+//! - how a number reads to a person ([`fmt`], [`size`]) and how it is painted on a terminal
+//!   ([`fmt::Paint`]), so that the load engine's summary and the reports say `1.23 ms` the
+//!   same way.
 
 pub mod connections;
 pub mod env;
+mod error_kind;
 pub mod fmt;
 pub mod histogram;
+mod named;
 pub mod quantiles;
 pub mod search;
 pub mod size;
 pub mod stats;
 pub mod store;
 pub mod time;
+mod usage;
 
 use std::collections::BTreeMap;
 
@@ -37,9 +45,12 @@ use serde::{Deserialize, Serialize};
 
 pub use connections::{Connections, FirstRequests, TlsRecord};
 pub use env::Environment;
+pub use error_kind::ErrorKind;
 pub use histogram::{HistogramError, Latency, decode_histogram, encode_histogram, new_histogram};
+pub use named::Named;
 pub use quantiles::Quantiles;
 pub use search::{Search, SearchStep};
+pub use usage::{CgroupUsage, GeneratorUsage, ProcessSamples, Sample};
 
 /// The record's JSON Schema (draft 2020-12, `crates/record/schema/run-record.schema.json`):
 /// what a record of [`SCHEMA_VERSION`] may hold, for tools in any language. The test suite
@@ -137,92 +148,6 @@ pub struct Warmup {
     pub errors: BTreeMap<String, u64>,
     /// One entry per second of the warm-up (`t` from its start).
     pub timeline: Vec<Second>,
-}
-
-/// The requests of one name (or the iterations) of a scenario-file run: the totals'
-/// numbers for that part of the load alone.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Named {
-    /// `POST /todos`, `GET /todos/{{todo_id}}`, or the name the TOML gives it.
-    pub name: String,
-    /// Completed with any outcome.
-    pub requests: u64,
-    pub ok: u64,
-    /// `requests / duration_s` of the run.
-    pub rps: f64,
-    /// Errors by kind (`check` for a failed assert), as [`RunRecord::errors`].
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub errors: BTreeMap<String, u64>,
-    pub latency: Latency,
-    /// Its latency histogram, as [`RunRecord::histogram`].
-    pub histogram: String,
-}
-
-impl Named {
-    /// Whether a "by request" table of `per_request` and `iterations` says more than the
-    /// totals: not when one request name is every request and every iteration is one request
-    /// (a built-in's flow, a one-request file), so the table would restate the totals.
-    pub fn adds_to_totals(per_request: &[Named], iterations: Option<&Named>) -> bool {
-        match per_request {
-            [] => false,
-            [one] => iterations.is_some_and(|i| i.requests != one.requests),
-            _ => true,
-        }
-    }
-
-    /// The entry of `name` from its histogram and counts, over a run of `duration_s`.
-    pub fn from_parts(
-        name: &str,
-        latency: &hdrhistogram::Histogram<u64>,
-        requests: u64,
-        ok: u64,
-        errors: BTreeMap<String, u64>,
-        duration_s: f64,
-    ) -> Named {
-        Named {
-            name: name.to_owned(),
-            requests,
-            ok,
-            rps: requests as f64 / duration_s.max(1e-9),
-            errors,
-            latency: Latency::from_histogram(latency),
-            histogram: encode_histogram(latency),
-        }
-    }
-
-    /// Puts together the entries of the same name from several records (shards of one
-    /// load), keeping the first's order; `None` when a histogram does not decode.
-    pub fn merge<'a>(parts: impl IntoIterator<Item = &'a Named>, duration_s: f64) -> Option<Vec<Named>> {
-        let (mut merged, mut latency): (Vec<Named>, Vec<hdrhistogram::Histogram<u64>>) =
-            (Vec::new(), Vec::new());
-        for n in parts {
-            let h = decode_histogram(&n.histogram).ok()?;
-            if let Some(i) = merged.iter().position(|m| m.name == n.name) {
-                latency[i].add(&h).ok()?;
-                let m = &mut merged[i];
-                m.requests += n.requests;
-                m.ok += n.ok;
-                for (k, v) in &n.errors {
-                    *m.errors.entry(k.clone()).or_default() += v;
-                }
-            } else {
-                merged.push(n.clone());
-                latency.push(h);
-            }
-        }
-        Some(
-            merged
-                .into_iter()
-                .zip(&latency)
-                .map(|(m, h)| Named::from_parts(&m.name, h, m.requests, m.ok, m.errors, duration_s))
-                .collect(),
-        )
-    }
-
-    /// `requests - ok`.
-    pub fn error_count(&self) -> u64 {
-        self.requests.saturating_sub(self.ok)
-    }
 }
 
 /// More requests a second than any load generator sends: a count beyond what a run's duration
@@ -453,141 +378,6 @@ pub struct Second {
     pub histogram: Option<String>,
 }
 
-/// Error kinds, as the keys of [`RunRecord::errors`] spell them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum ErrorKind {
-    /// Connection refused or could not be made, or not accepted within the timeout.
-    Connect,
-    /// Connection reset or closed mid-request.
-    Reset,
-    /// No whole answer within `--timeout` on an open connection.
-    Timeout,
-    /// An HTTP status other than the expected one (`http_503`).
-    Http(u16),
-    /// A gRPC status other than OK (`grpc_3`).
-    Grpc(u16),
-    /// Answered, but the answer was wrong for the request.
-    Check,
-    /// Open model: due but not sent on time.
-    Late,
-    /// Anything else the transport reported (malformed response, protocol error).
-    Protocol,
-    /// The TLS handshake failed: the server answered with an alert or with something that is
-    /// not TLS (a cleartext server), or stalled in the middle of it past `--timeout`.
-    TlsHandshake,
-    /// The server's certificate did not verify (expired, for another name, an unknown issuer).
-    TlsCertificate,
-    /// A cleartext request (an `http://` URL) was answered with a TLS record: the server
-    /// speaks TLS, and the URL should be `https://`.
-    TlsAnswer,
-}
-
-impl ErrorKind {
-    /// The key used in records and reports.
-    pub fn key(self) -> String {
-        match self {
-            ErrorKind::Connect => "connect".into(),
-            ErrorKind::Reset => "reset".into(),
-            ErrorKind::Timeout => "timeout".into(),
-            ErrorKind::Http(code) => format!("http_{code}"),
-            ErrorKind::Grpc(code) => format!("grpc_{code}"),
-            ErrorKind::Check => "check".into(),
-            ErrorKind::Late => "late".into(),
-            ErrorKind::Protocol => "protocol".into(),
-            ErrorKind::TlsHandshake => "tls_handshake".into(),
-            ErrorKind::TlsCertificate => "tls_certificate".into(),
-            ErrorKind::TlsAnswer => "tls_answer".into(),
-        }
-    }
-
-    /// Parses a key written by [`ErrorKind::key`].
-    pub fn from_key(key: &str) -> Option<ErrorKind> {
-        Some(match key {
-            "connect" => ErrorKind::Connect,
-            "reset" => ErrorKind::Reset,
-            "timeout" => ErrorKind::Timeout,
-            "check" => ErrorKind::Check,
-            "late" => ErrorKind::Late,
-            "protocol" => ErrorKind::Protocol,
-            "tls_handshake" => ErrorKind::TlsHandshake,
-            "tls_certificate" => ErrorKind::TlsCertificate,
-            "tls_answer" => ErrorKind::TlsAnswer,
-            _ => {
-                if let Some(code) = key.strip_prefix("http_") {
-                    ErrorKind::Http(code.parse().ok()?)
-                } else {
-                    ErrorKind::Grpc(key.strip_prefix("grpc_")?.parse().ok()?)
-                }
-            }
-        })
-    }
-}
-
-/// The load generator's own cost.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct GeneratorUsage {
-    /// User CPU seconds of the generator process during the measured run.
-    pub cpu_user_s: f64,
-    /// System CPU seconds.
-    pub cpu_system_s: f64,
-    /// Cores the generator could run on.
-    pub cores: u32,
-    /// `(user + system) / (duration * cores)`, 0..=1.
-    pub utilization: f64,
-    /// The generator used (nearly) all its cores: the result may measure the generator.
-    pub saturated: bool,
-}
-
-/// A contestant's process tree sampled over a run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ProcessSamples {
-    pub interval_ms: u64,
-    pub points: Vec<Sample>,
-    pub cpu_percent: Quantiles,
-    pub rss_bytes: Quantiles,
-    pub threads_max: u64,
-    pub fds_max: u64,
-    /// The contestant's cgroup over the run, when CPU or memory limits applied.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cgroup: Option<CgroupUsage>,
-}
-
-/// Counters of a contestant's cgroup over one run (limits applied).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct CgroupUsage {
-    /// The CPU limit, in cores (1.0 = one core), if one applied.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cpu_quota: Option<f64>,
-    /// The memory limit, if one applied.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub memory_limit_bytes: Option<u64>,
-    /// CPU time the cgroup used during the run, seconds.
-    pub cpu_s: f64,
-    /// Scheduler periods in which the cgroup was throttled by its quota.
-    pub throttled_periods: u64,
-    /// Time spent throttled, seconds.
-    pub throttled_s: f64,
-    /// Highest memory use seen (the cgroup's own peak counter when it has one).
-    pub memory_peak_bytes: u64,
-    /// Processes the kernel's OOM killer ended in the cgroup during the run.
-    pub oom_kills: u64,
-    /// The cgroup version the limits were applied through: 1 or 2.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub version: Option<u8>,
-}
-
-/// One sample of a process tree.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Sample {
-    /// Since the start of the measured run.
-    pub t_ms: u64,
-    /// CPU used since the previous sample, percent of one core (200 = two cores busy).
-    pub cpu_percent: f64,
-    pub rss_bytes: u64,
-    pub threads: u64,
-    pub fds: u64,
-}
-
 /// One `--threshold` and whether the run met it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ThresholdOutcome {
@@ -601,40 +391,6 @@ pub struct ThresholdOutcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn error_keys_round_trip() {
-        for k in [
-            ErrorKind::Connect,
-            ErrorKind::Reset,
-            ErrorKind::Timeout,
-            ErrorKind::Http(503),
-            ErrorKind::Grpc(3),
-            ErrorKind::Check,
-            ErrorKind::Late,
-            ErrorKind::Protocol,
-            ErrorKind::TlsHandshake,
-            ErrorKind::TlsCertificate,
-            ErrorKind::TlsAnswer,
-        ] {
-            assert_eq!(ErrorKind::from_key(&k.key()), Some(k));
-        }
-        assert_eq!(ErrorKind::from_key("http_x"), None);
-        assert_eq!(ErrorKind::from_key("nope"), None);
-    }
-
-    #[test]
-    fn a_by_request_table_is_kept_only_when_it_says_more_than_the_totals() {
-        let h = new_histogram();
-        let named =
-            |name: &str, requests: u64| Named::from_parts(name, &h, requests, requests, BTreeMap::new(), 1.0);
-        let (post, get) = (named("POST /events", 10), named("GET /x", 10));
-        assert!(!Named::adds_to_totals(&[], None));
-        assert!(!Named::adds_to_totals(std::slice::from_ref(&post), Some(&named("iteration", 10))));
-        assert!(!Named::adds_to_totals(std::slice::from_ref(&post), None));
-        assert!(Named::adds_to_totals(std::slice::from_ref(&post), Some(&named("iteration", 5))));
-        assert!(Named::adds_to_totals(&[post, get], Some(&named("iteration", 10))));
-    }
 
     /// 1,000 requests in 10 s, 990 of them ok, 10 answered 503.
     fn record() -> RunRecord {
@@ -776,29 +532,5 @@ mod tests {
             let why = r.inconsistency().expect("found");
             assert!(why.contains(said), "{why} (expected: {said})");
         }
-    }
-
-    #[test]
-    fn named_entries_of_shards_merge_by_name() {
-        let part = |name: &str, values: &[u64], errors: &[(&str, u64)]| {
-            let mut h = new_histogram();
-            for &v in values {
-                h.record(v).unwrap();
-            }
-            let errors: BTreeMap<String, u64> = errors.iter().map(|(k, n)| ((*k).to_owned(), *n)).collect();
-            let failed: u64 = errors.values().sum();
-            Named::from_parts(name, &h, values.len() as u64, values.len() as u64 - failed, errors, 1.0)
-        };
-        let a = [part("GET /a", &[100, 200], &[("check", 1)]), part("POST /b", &[50], &[])];
-        let b = [part("POST /b", &[70, 90], &[("http_500", 1)]), part("GET /a", &[300], &[("check", 1)])];
-        let merged = Named::merge(a.iter().chain(&b), 2.0).unwrap();
-        assert_eq!(merged.iter().map(|n| n.name.as_str()).collect::<Vec<_>>(), ["GET /a", "POST /b"]);
-        let (get, post) = (&merged[0], &merged[1]);
-        assert_eq!((get.requests, get.ok, get.errors.get("check")), (3, 1, Some(&2)));
-        assert_eq!((get.latency.count, get.latency.max_us, get.rps), (3, 300, 1.5));
-        assert_eq!((post.requests, post.error_count(), post.latency.min_us), (3, 1, 50));
-        let mut broken = a[0].clone();
-        broken.histogram = "not a histogram".into();
-        assert!(Named::merge([&broken], 1.0).is_none());
     }
 }
