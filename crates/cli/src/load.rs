@@ -59,7 +59,7 @@ pub fn run(args: &LoadArgs) -> anyhow::Result<ExitCode> {
     let json_to_stdout = args.json.as_deref() == Some(Path::new("-"));
     let json = args.json.as_deref().filter(|_| !json_to_stdout).map(create).transpose()?;
     let csv = args.csv.as_deref().map(create).transpose()?;
-    stackbench_run::engine::setup(&options, &mut spec).map_err(|why| anyhow::anyhow!(why))?;
+    stackbench_run::setup_load(&options, &mut spec).map_err(|why| anyhow::anyhow!(why))?;
 
     let stop = Stop::new();
     watch_signals(stop.clone());

@@ -17,12 +17,12 @@ use stackbench_hurl::files::Limits;
 use stackbench_record::Environment;
 use stackbench_record::size::ByteSize;
 use stackbench_record::store::ResultSet;
-use stackbench_run::cgroup::CgroupLimiter;
-use stackbench_run::client::HyperProber;
-use stackbench_run::engine::EngineDriver;
-use stackbench_run::process::OsLauncher;
-use stackbench_run::sampler::{ProcSource, Procfs};
+use stackbench_run::CgroupLimiter;
+use stackbench_run::EngineDriver;
+use stackbench_run::HyperProber;
+use stackbench_run::OsLauncher;
 use stackbench_run::{Cancel, Deps, Plan, PlanContext, RunOptions, run_plan};
+use stackbench_run::{ProcSource, Procfs};
 
 /// The plan `stackbench bench` runs, built in so it works from any directory.
 pub const QUICK_PLAN: &str = include_str!("../../../plans/quick.toml");
@@ -156,7 +156,7 @@ pub struct VerifyArgs {
 
 impl VerifyArgs {
     /// How the probes reach the server: TLS as the flags say, connections routed.
-    pub fn reach(&self) -> anyhow::Result<stackbench_run::client::Reach> {
+    pub fn reach(&self) -> anyhow::Result<stackbench_run::Reach> {
         let url = self.url.as_deref().unwrap_or("");
         let https = url.trim_start().to_ascii_lowercase().starts_with("https://");
         if !https && self.url.is_some() {
@@ -169,7 +169,7 @@ impl VerifyArgs {
                 anyhow::bail!("{flag}: applies to https:// URLs, and {url} is http://");
             }
         }
-        Ok(stackbench_run::client::Reach {
+        Ok(stackbench_run::Reach {
             tls: stackbench_load::TlsFlags {
                 cacert: self.cacert.clone(),
                 insecure: self.insecure,
@@ -185,7 +185,7 @@ impl VerifyArgs {
 /// The CPUs this process may use: its affinity mask (what `taskset` or a
 /// container's cpuset allows), not the machine's online count.
 fn cpus() -> Vec<usize> {
-    match stackbench_run::process::affinity::get() {
+    match stackbench_run::affinity() {
         cpus if !cpus.is_empty() => cpus,
         _ => (0..std::thread::available_parallelism().map_or(1, std::num::NonZero::get)).collect(),
     }
@@ -211,7 +211,7 @@ fn interrupt_on_signals() -> anyhow::Result<Cancel> {
 /// given again, and then it must agree) and the contestants.
 fn resumed(common: &Common, variant: Option<String>) -> anyhow::Result<(Option<String>, Vec<String>)> {
     let Some(dir) = &common.resume else { return Ok((variant, common.only.clone())) };
-    let Some(stored) = stackbench_run::store::Invocation::read(dir) else {
+    let Some(stored) = stackbench_run::Invocation::read(dir) else {
         return Ok((variant, common.only.clone()));
     };
     if let Some(v) = &variant
@@ -231,7 +231,7 @@ fn resumed(common: &Common, variant: Option<String>) -> anyhow::Result<(Option<S
 /// budget when none is given again, and a refusal when a different one is
 /// (the rounds already measured were chosen, and their looks spent, under it).
 fn resumed_rounds(plan: &mut Plan, dir: &Path, common: &Common) -> anyhow::Result<()> {
-    use stackbench_run::store::{Invocation, RoundsAsked};
+    use stackbench_run::{Invocation, RoundsAsked};
     let Some(stored) = Invocation::read(dir).and_then(|i| i.rounds) else { return Ok(()) };
     let given = common.precision.is_some() || common.max_repetitions.is_some() || common.max_time.is_some();
     if !given {
@@ -259,7 +259,7 @@ fn resumed_rounds(plan: &mut Plan, dir: &Path, common: &Common) -> anyhow::Resul
 /// `cpu_quota` if `--unbudgeted` dropped it then, and a refusal of `--unbudgeted` now
 /// for a directory measured with it (its runs would compare unequal shares of the CPU).
 fn resumed_budget(plan: &mut Plan, dir: &Path, common: &Common) -> anyhow::Result<()> {
-    let stored = stackbench_run::store::Invocation::read(dir).is_some_and(|i| i.unbudgeted);
+    let stored = stackbench_run::Invocation::read(dir).is_some_and(|i| i.unbudgeted);
     if common.unbudgeted && !stored {
         bail!(
             "{} was started with the plan's CPU budget; --resume continues it so (leave out --unbudgeted, or \
@@ -342,11 +342,9 @@ fn execute(mut plan: Plan, common: &Common) -> anyhow::Result<ExitCode> {
     let (out, resume) = match (&common.out, &common.resume) {
         (_, Some(dir)) => (dir.clone(), true),
         (Some(dir), None) => (dir.clone(), false),
-        (None, None) => (
-            PathBuf::from("results")
-                .join(stackbench_run::store::timestamp_name(stackbench_run::store::now_ms())),
-            false,
-        ),
+        (None, None) => {
+            (PathBuf::from("results").join(stackbench_run::timestamp_name(stackbench_run::now_ms())), false)
+        }
     };
     let interrupt = interrupt_on_signals()?;
     let prober = HyperProber::new().context("cannot start the prober's runtime")?;
@@ -368,12 +366,12 @@ fn execute(mut plan: Plan, common: &Common) -> anyhow::Result<ExitCode> {
             "CARGO_PKG_VERSION"
         ))),
         cpus: cpus(),
-        seed: stackbench_run::schedule::clock_seed(),
+        seed: stackbench_run::clock_seed(),
         report_follows: !common.no_report,
     };
     let mut err = std::io::stderr();
     // What an earlier stackbench killed with SIGKILL left running (its cleanup never ran).
-    for line in stackbench_run::cgroup::track::reap_orphans() {
+    for line in stackbench_run::reap_orphans() {
         writeln!(err, "reaped: {line}")?;
     }
     // A panic in the orchestrator is a failure of stackbench, reported as one:
@@ -444,7 +442,7 @@ pub fn is_scenario_file(arg: &str) -> bool {
 }
 
 pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
-    use stackbench_run::verify::VerifyOptions;
+    use stackbench_run::VerifyOptions;
     let named = args.url.as_deref().filter(|u| is_scenario_file(u)).map(PathBuf::from);
     let Some(scenario) = args.scenario else {
         let file = args.scenario_file.clone().or_else(|| named.clone()).context(
@@ -485,11 +483,11 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     }
     let prober = HyperProber::with_reach(args.reach()?).context("cannot start the prober's runtime")?;
     let opts = VerifyOptions { base_path: path, clean_store: args.clean, connect_json: args.connect_json };
-    let v = stackbench_run::verify::verify(&prober, &base, scenario, &opts, &mut || None)?;
+    let v = stackbench_run::verify(&prober, &base, scenario, &opts, &mut || None)?;
     let mut out = std::io::stdout().lock();
     // Every rule checked, with its level and result; then any failure that is
     // not one case's (the server went away).
-    let rules = stackbench_run::verify::rules(scenario, &opts);
+    let rules = stackbench_run::rules(scenario, &opts);
     for (rule, level) in &rules {
         let mut failed = v.failures.iter().filter(|f| f.rule == *rule).peekable();
         if failed.peek().is_none() {
@@ -534,7 +532,7 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
 
 /// `http://host:port/path` (or `https://`) → (`http://host:port`, `/path`).
 fn split_url(url: &str) -> anyhow::Result<(String, String)> {
-    let Some((base, path)) = stackbench_run::url::split(url) else {
+    let Some((base, path)) = stackbench_run::split_url(url) else {
         bail!("{url:?} is not a URL; write it like http://127.0.0.1:8080");
     };
     if !base.starts_with("http://") && !base.starts_with("https://") {

@@ -15,8 +15,7 @@ use stackbench_hurl::files::Limits;
 use stackbench_hurl::origin::{Aim, Routes};
 use stackbench_hurl::run::{Aimed, Verification};
 use stackbench_hurl::scenario::{Level, Reset, Scenario};
-use stackbench_run::client::HyperProber;
-use stackbench_run::verify::file;
+use stackbench_run::HyperProber;
 
 use crate::exit;
 
@@ -35,14 +34,14 @@ pub fn verify(
     given: &Defined,
     limits: &Limits,
     clean: bool,
-    reach: stackbench_run::client::Reach,
+    reach: stackbench_run::Reach,
 ) -> anyhow::Result<ExitCode> {
     let defined: Vec<(&str, &str)> = given.vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     // The variable that stands for the target takes the target's value: it needs no other.
     let base = aiming.base_variable.filter(|_| aiming.url.is_some());
     let names: Vec<&str> = defined.iter().map(|(k, _)| *k).chain(base).collect();
     let scenario = Scenario::load_with(path, &names, limits)?;
-    file::check(&scenario, &defined).map_err(|why| anyhow!(why))?;
+    stackbench_run::check_file(&scenario, &defined).map_err(|why| anyhow!(why))?;
     let maps =
         stackbench_hurl::origin::parse_maps(aiming.origins).map_err(|why| anyhow!("--origin: {why}"))?;
     let target = aiming.url.map(|u| u.trim_end_matches('/'));
@@ -63,7 +62,7 @@ pub fn verify(
         if status.success() { Ok(()) } else { Err(format!("{argv:?} exited with {status}")) }
     };
     let aimed = Aimed { target, routes: &routes };
-    let v = file::verify(&prober, &scenario, aimed, &defined, clean, &mut reset, &mut || None);
+    let v = stackbench_run::verify_file(&prober, &scenario, aimed, &defined, clean, &mut reset, &mut || None);
     print(&v, &url, &scenario.name, given)?;
     if matches!(scenario.reset, Some(Reset::Contestant))
         && !clean

@@ -8,26 +8,44 @@
 //! [`client::Prober`] (single requests), [`load::LoadDriver`] (the load
 //! engine), [`cgroup::Limiter`] (limits), [`sampler::ProcSource`] (`/proc`).
 
-pub mod cgroup;
-pub mod client;
-pub mod code;
-pub mod dirlock;
-pub mod engine;
-pub mod lifecycle;
-pub mod load;
-pub mod logcap;
-pub mod ownership;
-pub mod plan;
-pub mod process;
-pub mod provenance;
-pub mod sampler;
-pub mod schedule;
-pub mod store;
-pub mod url;
-pub mod validity;
-pub mod verify;
-pub mod watch;
+mod cgroup;
+mod client;
+mod code;
+mod dirlock;
+mod engine;
+mod lifecycle;
+mod load;
+mod logcap;
+mod ownership;
+mod plan;
+mod process;
+mod provenance;
+mod sampler;
+mod schedule;
+mod store;
+mod url;
+mod validity;
+mod verify;
+mod watch;
 
 pub use lifecycle::{Deps, Outcome, RunError, RunOptions, run_plan};
 pub use load::{Cancel, LoadDriver, LoadJob};
 pub use plan::{Plan, PlanContext, PlanError};
+
+// What the CLI and the crate's process tests use beyond a plan run; the modules
+// themselves stay private to the crate.
+pub use cgroup::reserve::{available as thread_reservation, reserve_this_thread};
+pub use cgroup::track::reap_orphans;
+pub use cgroup::{CgroupLimiter, LimitGroup, LimitRequest, Limiter};
+pub use client::{HyperProber, Prober, Reach};
+pub use engine::{EngineDriver, setup as setup_load};
+pub use ownership::TOKEN_VAR;
+pub use plan::{Launch, LimitsMode};
+pub use process::affinity::get as affinity;
+pub use process::{Exit, LaunchSpec, Launcher, OsLauncher};
+pub use sampler::{ProcSource, Procfs, Sampler, read_tree};
+pub use schedule::clock_seed;
+pub use store::{Invocation, RoundsAsked, now_ms, timestamp_name};
+pub use url::split as split_url;
+pub use verify::file::{check as check_file, verify as verify_file};
+pub use verify::{VerifyOptions, rules, verify};

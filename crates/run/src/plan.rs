@@ -27,7 +27,9 @@ pub struct PlanFile {
     /// A title for reports.
     #[serde(default)]
     pub name: Option<String>,
+    /// What the plan is for, for its readers (docs/plan.md): accepted, shown nowhere yet.
     #[serde(default)]
+    #[expect(dead_code, reason = "a plan's own prose; nothing reads it yet")]
     pub description: Option<String>,
     #[serde(default)]
     pub defaults: Settings,
@@ -45,7 +47,9 @@ pub struct PlanFile {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Variant {
+    /// What the variant changes, for the plan's readers: accepted, shown nowhere yet.
     #[serde(default)]
+    #[expect(dead_code, reason = "a variant's own prose; nothing reads it yet")]
     pub description: Option<String>,
     #[serde(default)]
     pub defaults: Settings,

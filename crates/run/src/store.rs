@@ -175,10 +175,6 @@ impl ResultStore {
         Ok(ResultStore { dir: dir.to_owned(), manifest, next_seq, done, contestants: set.contestants })
     }
 
-    pub fn manifest(&self) -> &Manifest {
-        &self.manifest
-    }
-
     /// Writes a contestant's record (replacing the previous one).
     pub fn save_contestant(&mut self, record: &ContestantRecord) -> Result<(), StoreError> {
         layout::write_json_atomic(&layout::contestant_path(&self.dir, &record.name), record)?;
@@ -260,12 +256,12 @@ mod tests {
             env.clone(),
         )
         .unwrap();
-        assert!(s.manifest().git_commit.is_some(), "the workspace is a git repository");
+        assert!(s.manifest.git_commit.is_some(), "the workspace is a git repository");
         let e = ResultStore::create(&dir, None, "x", env).unwrap_err().to_string();
         assert!(e.contains("--resume"), "{e}");
         s.finish(Status::Complete).unwrap();
         let r = ResultStore::resume(&dir).unwrap();
-        assert_eq!(r.manifest().status, Status::Running);
+        assert_eq!(r.manifest.status, Status::Running);
         fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -5,8 +5,8 @@
 
 use std::time::{Duration, Instant};
 
-use stackbench_run::ownership::TOKEN_VAR;
-use stackbench_run::process::{LaunchSpec, Launcher as _, OsLauncher};
+use stackbench_run::TOKEN_VAR;
+use stackbench_run::{LaunchSpec, Launcher as _, OsLauncher};
 
 /// Live processes whose environment holds `needle`.
 fn with_env(needle: &str) -> Vec<i32> {

@@ -6,11 +6,11 @@
 
 use std::time::{Duration, Instant};
 
-use stackbench_run::cgroup::{CgroupLimiter, LimitRequest, Limiter as _};
-use stackbench_run::process::{Exit, LaunchSpec, Launcher as _, OsLauncher};
-use stackbench_run::sampler::{Procfs, Sampler, read_tree};
+use stackbench_run::{CgroupLimiter, LimitRequest, Limiter as _};
+use stackbench_run::{Exit, LaunchSpec, Launcher as _, OsLauncher};
+use stackbench_run::{Procfs, Sampler, read_tree};
 
-fn limiter_or_skip(req: LimitRequest) -> Option<Box<dyn stackbench_run::cgroup::LimitGroup>> {
+fn limiter_or_skip(req: LimitRequest) -> Option<Box<dyn stackbench_run::LimitGroup>> {
     match CgroupLimiter.create("limits-test", req) {
         Ok(g) => Some(g),
         Err(e) => {
@@ -34,7 +34,7 @@ fn a_cpu_quota_throttles_a_busy_loop() {
     let start = group.counters();
     let mut p = OsLauncher.spawn(&spec).unwrap();
     let mut procs = Procfs::default();
-    let hz = stackbench_run::sampler::ProcSource::ticks_per_second(&procs);
+    let hz = stackbench_run::ProcSource::ticks_per_second(&procs);
     let mut sampler = Sampler::default();
     let t0 = Instant::now();
     for _ in 0..9 {
@@ -57,14 +57,13 @@ fn a_cpu_quota_throttles_a_busy_loop() {
 /// removed, when the reservation ends.
 #[test]
 fn the_load_thread_gets_a_reserved_share_and_gives_it_back() {
-    use stackbench_run::cgroup::reserve;
-    if let Err(e) = reserve::available() {
+    if let Err(e) = stackbench_run::thread_reservation() {
         // cgroup v2 moves whole processes only: no reservation for one thread there.
         stackbench_testkit::skip(&format!("no thread reservation here: {e}"));
         return;
     }
     std::thread::spawn(|| {
-        let reserved = reserve::reserve_this_thread("reserve-test").unwrap();
+        let reserved = stackbench_run::reserve_this_thread("reserve-test").unwrap();
         let me: u32 = std::fs::read_link("/proc/thread-self")
             .unwrap()
             .file_name()

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use stackbench_run::client::{HyperProber, Prober as _};
+use stackbench_run::{HyperProber, Prober as _};
 use stackbench_testkit::tls::{Certs, Leaf, Options, TlsServer};
 
 #[test]

@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
-use stackbench_run::engine::EngineDriver;
-use stackbench_run::plan::Launch;
+use stackbench_run::EngineDriver;
+use stackbench_run::Launch;
 use stackbench_run::{LoadDriver as _, LoadJob, Plan, PlanContext};
 
 /// Every contestant in a shipped plan says what it is written in and with.
@@ -99,7 +99,7 @@ fn the_quick_plan_covers_every_scenario_without_a_database() {
     assert!(plan.contestants.iter().all(|c| c.cpu_quota == Some(0.5)), "every contestant gets half a core");
     assert_eq!(
         quick.limits,
-        stackbench_run::plan::LimitsMode::BestEffort,
+        stackbench_run::LimitsMode::BestEffort,
         "unbudgeted where no cgroup can be used"
     );
 }
