@@ -15,7 +15,7 @@ use std::hint::black_box;
 use prost::Message as _;
 use stackbench_scenarios::bubble::SEED;
 use stackbench_scenarios::bubble::{decode_list, encode_list};
-use stackbench_serve::bubble::proto::List;
+use stackbench_serve::proto::List;
 use timing::{best_of, per_call, rounds};
 
 mod timing;

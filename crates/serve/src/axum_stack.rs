@@ -15,18 +15,8 @@ use axum::routing::{get, post};
 use bytes::Bytes;
 use stackbench_scenarios::contract::{COUNT_PATH, EVENTS_PATH};
 
-use crate::app::{self, Backend, Dummy, EventLog};
+use crate::app::{self, Backend};
 use crate::events::{ALLOW_COUNT, ALLOW_EVENTS, JSON, Rejection, json_in, read_body};
-
-/// The `dummy` service: parse and validate the event, answer `{"count":1}`.
-pub fn dummy_router() -> Router {
-    router(Arc::new(Dummy))
-}
-
-/// The `event-log` service over a store.
-pub fn event_log_router(app: EventLog) -> Router {
-    router(Arc::new(app))
-}
 
 /// The event API over any backend.
 pub fn router<B: Backend>(backend: Arc<B>) -> Router {
@@ -92,6 +82,7 @@ pub fn reject(r: &Rejection, allow: Option<&'static str>) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app::Dummy;
     use axum::http::HeaderMap;
     use axum::http::header::CONTENT_LENGTH;
     use http_body_util::BodyExt as _;
@@ -108,7 +99,7 @@ mod tests {
         if let Some(ct) = ct {
             req = req.header(CONTENT_TYPE, ct);
         }
-        let resp = dummy_router().oneshot(req.body(body.into()).unwrap()).await.unwrap();
+        let resp = router(Arc::new(Dummy)).oneshot(req.body(body.into()).unwrap()).await.unwrap();
         let status = resp.status().as_u16();
         let headers = resp.headers().clone();
         let body = resp.into_body().collect().await.unwrap().to_bytes();
@@ -203,6 +194,6 @@ mod tests {
             .header(CONTENT_LENGTH, "100000")
             .body(Body::new(crate::contract_tests::Declared(100_000)))
             .unwrap();
-        assert_eq!(dummy_router().oneshot(req).await.unwrap().status(), 413);
+        assert_eq!(router(Arc::new(Dummy)).oneshot(req).await.unwrap().status(), 413);
     }
 }

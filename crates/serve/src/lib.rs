@@ -1,22 +1,33 @@
 //! The Rust reference contestants of stackbench: fast, correct servers for
 //! every scenario of `docs/scenarios.md`, on the HTTP stacks and stores a Rust team
 //! would choose between. Every stack validates through the same code
-//! ([`events`] over `stackbench-scenarios`); a stack module is a thin adapter.
+//! (`events.rs` over `stackbench-scenarios`); a stack module is a thin adapter.
 
-pub mod actix_stack;
-pub mod app;
-pub mod args;
-pub mod axum_stack;
-pub mod bubble;
-pub mod db_read;
-pub mod drain;
+mod actix_stack;
+mod app;
+mod args;
+mod axum_stack;
+mod bubble;
+mod db_read;
+mod drain;
 mod error_chain;
-pub mod events;
-pub mod hyper_stack;
-pub mod launch;
-pub mod server;
-pub mod store;
-pub mod tls;
+mod events;
+mod hyper_stack;
+mod launch;
+mod server;
+mod store;
+mod tls;
+
+// The four binaries' doors: their arguments and the function each `main` calls.
+pub use args::{BubbleSortCli, DbReadCli, DbReadCommand, DummyCli, EventLogCli};
+pub use launch::{LaunchError, run_bubble_sort, run_db_read, run_dummy, run_event_log, seed_db_read};
+
+// What the crate's tests and examples drive in-process; the modules stay private.
+pub use bubble::sort::bubble_sort;
+pub use bubble::{Options as BubbleOptions, proto, router as bubble_router, serve as serve_bubble_sort};
+pub use db_read::seed::{Outcome as SeedOutcome, Store as SeedStore, seed};
+pub use db_read::{Config as DbReadConfig, Drivers, connect, router as db_read_router};
+pub use server::bind;
 
 /// Why a store that needs a database server cannot be used: this build left it out.
 pub fn not_built(database: &str) -> String {

@@ -13,10 +13,9 @@ use http_body_util::BodyExt as _;
 use proptest::prelude::*;
 use stackbench_scenarios::bubble::{GRPC_PATH, MAX_LEN, SEED, SEED_SORTED};
 use stackbench_scenarios::check::{Expect, ResponseView, check};
-use stackbench_serve::bubble::proto::List;
-use stackbench_serve::bubble::proto::sort_service_client::SortServiceClient;
-use stackbench_serve::bubble::{self, Options};
-use stackbench_serve::server;
+use stackbench_serve::proto::List;
+use stackbench_serve::proto::sort_service_client::SortServiceClient;
+use stackbench_serve::{BubbleOptions as Options, bind, bubble_router, serve_bubble_sort};
 use stackbench_testkit::http;
 use tonic::Code;
 use tonic::transport::Channel;
@@ -33,9 +32,9 @@ static SERVERS: LazyLock<Servers> = LazyLock::new(|| {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let start = |opts| {
         runtime.block_on(async {
-            let listener = server::bind(IpAddr::from([127, 0, 0, 1]), 0).await.unwrap();
+            let listener = bind(IpAddr::from([127, 0, 0, 1]), 0).await.unwrap();
             let addr = listener.local_addr().unwrap();
-            tokio::spawn(bubble::serve(listener, opts));
+            tokio::spawn(serve_bubble_sort(listener, opts));
             addr
         })
     };
@@ -194,7 +193,7 @@ fn connect_json_over_4_mib_is_413_before_the_body_is_read() {
     let body = Body::from(vec![b' '; 4 * 1024 * 1024 + 1]);
     let req =
         axum::http::Request::post(GRPC_PATH).header("content-type", "application/json").body(body).unwrap();
-    let resp = block_on(bubble::router(Options { rest: true, ..Options::default() }).oneshot(req)).unwrap();
+    let resp = block_on(bubble_router(Options { rest: true, ..Options::default() }).oneshot(req)).unwrap();
     assert_eq!(resp.status(), 413);
     let body = block_on(resp.into_body().collect()).unwrap().to_bytes();
     assert!(String::from_utf8_lossy(&body).contains("4 MiB"));

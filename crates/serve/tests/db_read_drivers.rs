@@ -10,8 +10,7 @@ use crate::db_read_common::{
     REDIS_DB, check_driver, get, mysql_database, mysql_database_named, postgres_database,
     postgres_database_named, with_path,
 };
-use stackbench_serve::db_read::seed::{Outcome, Store, seed};
-use stackbench_serve::db_read::{Config, connect};
+use stackbench_serve::{DbReadConfig as Config, SeedOutcome as Outcome, SeedStore as Store, connect, seed};
 use stackbench_testkit::{MYSQL, POSTGRES, REDIS, database_url};
 
 async fn seeded(store: Store) {

@@ -12,8 +12,7 @@ use std::time::{Duration, Instant};
 
 use crate::db_read_common::{check_driver, get};
 use stackbench_scenarios::check::Expect;
-use stackbench_serve::db_read::seed::{Store, seed};
-use stackbench_serve::db_read::{Config, Drivers, connect};
+use stackbench_serve::{DbReadConfig as Config, Drivers, SeedStore as Store, connect, seed};
 use stackbench_testkit::instances::{Instance, Mariadb, Postgres, Redis};
 
 /// The per-request timeout of the contestant under test.

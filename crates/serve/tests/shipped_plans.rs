@@ -4,7 +4,7 @@
 //! definition: a flag renamed or removed here fails this test, not a plan run.
 
 use clap::Parser as _;
-use stackbench_serve::args::{BubbleSortCli, DbReadCli, DummyCli, EventLogCli};
+use stackbench_serve::{BubbleSortCli, DbReadCli, DummyCli, EventLogCli};
 
 /// A placeholder-free argument, as the orchestrator would pass it.
 fn fill(arg: &str) -> String {

@@ -105,7 +105,8 @@ pub fn bubble_sort(v: &mut [i32]) {
 /// Sorts `v` like [`bubble_sort`], counting what the sort did. The same code
 /// as [`bubble_sort`] (with the counters compiled in): tests use it to prove
 /// that the sort is bubble sort.
-pub fn bubble_sort_with_stats(v: &mut [i32]) -> Stats {
+#[cfg(test)]
+fn bubble_sort_with_stats(v: &mut [i32]) -> Stats {
     let mut stats = Stats::default();
     sort_counting::<true>(v, &mut stats);
     stats
@@ -121,12 +122,13 @@ pub struct Stats {
     pub comparisons: u64,
 }
 
+#[cfg(test)]
 impl Stats {
-    pub fn passes(&self) -> usize {
+    fn passes(&self) -> usize {
         self.swaps_per_pass.len()
     }
 
-    pub fn swaps(&self) -> u64 {
+    fn swaps(&self) -> u64 {
         self.swaps_per_pass.iter().sum()
     }
 }

@@ -19,6 +19,7 @@
 //! connection, so the server recovers by itself when the store returns.
 
 pub mod influx;
+#[cfg(test)]
 pub mod memory;
 #[cfg(feature = "db-servers")]
 pub mod mysql;
@@ -34,7 +35,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::str::FromStr;
 
-pub use url::{DEFAULT_SQLITE_PATH, DEFAULT_STORE, StoreSpec};
+pub use url::{DEFAULT_STORE, StoreSpec};
 
 /// An event as it is stored: validated, with its timestamp resolved.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -10,7 +10,7 @@ use axum::http::header::CONTENT_TYPE;
 use http_body_util::BodyExt as _;
 use stackbench_scenarios::check::{CheckError, Expect, ResponseView, check};
 use stackbench_scenarios::dbread::ROWS;
-use stackbench_serve::db_read::{Drivers, router};
+use stackbench_serve::{Drivers, db_read_router as router};
 use tower::ServiceExt as _;
 
 /// The database (PostgreSQL, MariaDB) the db-read tests seed.
