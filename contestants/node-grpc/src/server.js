@@ -8,9 +8,12 @@
 // cores.js reads the affinity mask and the cgroup CPU quota), a single
 // process without a cluster primary when that is 1. A sort is CPU work on
 // the process's one JavaScript thread, so processes are what use more cores.
-// WORKERS=N overrides. SIGTERM (or SIGINT): tryShutdown (no new calls, the
-// calls in flight finish), forceShutdown after a deadline.
+// WORKERS=N overrides. TLS_CERT and TLS_KEY (PEM files, both or neither): gRPC
+// over TLS (ServerCredentials.createSsl, Node's TLS on its OpenSSL, ALPN h2)
+// instead of h2c. SIGTERM (or SIGINT): tryShutdown (no new calls, the calls in
+// flight finish), forceShutdown after a deadline.
 
+const fs = require('node:fs');
 const path = require('node:path');
 const cluster = require('node:cluster');
 const grpc = require('@grpc/grpc-js');
@@ -29,8 +32,31 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(2);
 }
 const host = process.env.BIND || '127.0.0.1';
+const tls = tlsFiles(process.env.TLS_CERT, process.env.TLS_KEY);
 const coreCount = cores();
 const workers = Number(process.env.WORKERS) || coreCount;
+
+// { cert, key } read from the two PEM files, or null without them.
+function tlsFiles(certFile, keyFile) {
+  if (!certFile && !keyFile) return null;
+  if (!certFile || !keyFile) {
+    console.error('server.js: set both TLS_CERT and TLS_KEY (PEM files) to serve gRPC over TLS, or neither');
+    process.exit(2);
+  }
+  try {
+    return { cert: fs.readFileSync(certFile), key: fs.readFileSync(keyFile) };
+  } catch (e) {
+    console.error(`server.js: cannot read TLS_CERT or TLS_KEY: ${e.message}`);
+    process.exit(2);
+  }
+}
+
+// Insecure (h2c), or TLS with the certificate chain and key, no client certificate asked.
+function credentials() {
+  return tls
+    ? grpc.ServerCredentials.createSsl(null, [{ private_key: tls.key, cert_chain: tls.cert }], false)
+    : grpc.ServerCredentials.createInsecure();
+}
 
 function bubbleSortCall(call, callback) {
   const { data } = call.request;
@@ -51,7 +77,7 @@ function serve() {
   const server = new grpc.Server();
   server.addService(SortService.service, { BubbleSort: bubbleSortCall });
   return new Promise((resolve, reject) => {
-    server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err) => {
+    server.bindAsync(`${host}:${port}`, credentials(), (err) => {
       if (err) {
         reject(err);
         return;
@@ -78,7 +104,7 @@ function fail(e) {
   process.exit(1);
 }
 
-const what = () => `sort.v1.SortService on h2c ${host}:${port}, ${workers} process(es) for ${coreCount} core(s)`;
+const what = () => `sort.v1.SortService on ${tls ? 'TLS' : 'h2c'} ${host}:${port}, ${workers} process(es) for ${coreCount} core(s)`;
 
 function primary() {
   if (workers === 1) {
