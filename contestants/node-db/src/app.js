@@ -32,8 +32,10 @@ function pathOf(url) {
   return q === -1 ? url : url.slice(0, q);
 }
 
-function buildApp({ drivers, off, workers }) {
-  const app = Fastify({ logger: false, return503OnClosing: true });
+// https: { key, cert } (PEM) to serve HTTPS through node:https (Fastify's `https`
+// option), or null for HTTP.
+function buildApp({ drivers, off, workers, https = null }) {
+  const app = Fastify({ logger: false, return503OnClosing: true, ...(https ? { https } : {}) });
   const listing = {
     drivers: [...drivers.values()].map(({ name, database, layer, pool }) => ({
       name, database, layer, pool: workers > 1 ? `${pool} in each of ${workers} processes` : pool,

@@ -6,10 +6,13 @@
 // Production layout: one process per core this server may use (node:cluster;
 // cores.js reads the affinity mask and the cgroup CPU quota), a single
 // process without a cluster primary when that is 1; WORKERS=N overrides.
-// Environment: PORT (required), BIND (default 127.0.0.1). SIGTERM (or
-// SIGINT): stop accepting, finish the requests in flight, close the pools.
+// Environment: PORT (required), BIND (default 127.0.0.1), TLS_CERT and TLS_KEY
+// (PEM files, both or neither: serve HTTPS, Fastify's `https` option, Node's TLS
+// on its OpenSSL). SIGTERM (or SIGINT): stop accepting, finish the requests in
+// flight, close the pools.
 
 const cluster = require('node:cluster');
+const fs = require('node:fs');
 const { cores } = require('./cores');
 const { buildApp } = require('./app');
 const { openDrivers } = require('./drivers');
@@ -26,12 +29,28 @@ if (!process.env.POSTGRES_URL && !process.env.MYSQL_URL && !process.env.REDIS_UR
   process.exit(2);
 }
 const host = process.env.BIND || '127.0.0.1';
+const https = tlsFiles(process.env.TLS_CERT, process.env.TLS_KEY);
 const coreCount = cores();
 const workers = Number(process.env.WORKERS) || coreCount;
 
+// { cert, key } read from the two PEM files, or null without them.
+function tlsFiles(certFile, keyFile) {
+  if (!certFile && !keyFile) return null;
+  if (!certFile || !keyFile) {
+    console.error('server.js: set both TLS_CERT and TLS_KEY (PEM files) to serve HTTPS, or neither');
+    process.exit(2);
+  }
+  try {
+    return { cert: fs.readFileSync(certFile), key: fs.readFileSync(keyFile) };
+  } catch (e) {
+    console.error(`server.js: cannot read TLS_CERT or TLS_KEY: ${e.message}`);
+    process.exit(2);
+  }
+}
+
 async function serve(announce) {
   const { drivers, off, sizes } = openDrivers(process.env, { cores: coreCount, workers });
-  const app = buildApp({ drivers, off, workers });
+  const app = buildApp({ drivers, off, workers, https });
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
@@ -50,7 +69,7 @@ async function serve(announce) {
   await Promise.all([...drivers.values()].map((d) => (d.ready ? d.ready() : null)));
   await app.listen({ port, host });
   if (announce) {
-    console.log(`node-db: db-read on http://${host}:${port}, ${workers} process(es) for ${coreCount} core(s); pools: ${sizes.rule}`);
+    console.log(`node-db: db-read on ${https ? 'https' : 'http'}://${host}:${port}, ${workers} process(es) for ${coreCount} core(s); pools: ${sizes.rule}`);
     for (const d of drivers.values()) console.log(`  /db/${d.name.padEnd(16)} ${d.database}; ${d.layer}; ${d.pool} per process`);
   }
 }
