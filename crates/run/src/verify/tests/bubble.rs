@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use stackbench_hurl::builtin::Builtin;
 use stackbench_scenarios::bubble::{GRPC_PATH, MAX_LEN, decode_list, encode_list};
 
-use crate::client::{ProbeError, Prober, Reply};
+use crate::client::{Probe, ProbeError, Prober, Reply};
 use crate::verify::{Ready, VerifyOptions, rules, verify, wait_ready_builtin};
 
 /// One way a sorter breaks the contract.
@@ -56,14 +56,8 @@ fn header<'a>(headers: &[(&str, &'a str)], name: &str) -> Option<&'a str> {
 
 impl Prober for Sorter {
     /// Connect JSON.
-    fn send_http1(
-        &self,
-        url: &str,
-        method: &str,
-        headers: &[(&str, &str)],
-        body: &[u8],
-        _: Duration,
-    ) -> Result<Reply, ProbeError> {
+    fn send_http1(&self, probe: &Probe<'_>) -> Result<Reply, ProbeError> {
+        let Probe { url, method, headers, body, .. } = *probe;
         assert!(url.ends_with(GRPC_PATH) && method == "POST", "{method} {url}");
         assert_eq!(header(headers, "content-type"), Some("application/json"));
         let v: serde_json::Value = serde_json::from_slice(body).expect("a JSON request");
@@ -88,15 +82,8 @@ impl Prober for Sorter {
     }
 
     /// gRPC: `body` is the unframed message.
-    fn send_h2(
-        &self,
-        url: &str,
-        method: &str,
-        headers: &[(&str, &str)],
-        body: &[u8],
-        grpc: bool,
-        _: Duration,
-    ) -> Result<Reply, ProbeError> {
+    fn send_h2(&self, probe: &Probe<'_>, grpc: bool) -> Result<Reply, ProbeError> {
+        let Probe { url, method, headers, body, .. } = *probe;
         assert!(grpc && url.ends_with(GRPC_PATH) && method == "POST", "{method} {url}");
         assert_eq!(header(headers, "content-type"), Some("application/grpc"));
         let list = decode_list(body).expect("a List message");
@@ -201,8 +188,15 @@ fn failures_say_what_was_wrong() {
 fn readiness_is_the_one_element_list() {
     for connect_json in [false, true] {
         let opts = VerifyOptions { connect_json, ..VerifyOptions::default() };
+        // The wait includes compiling the built-in file (its .proto), which a busy machine
+        // can stretch past any tight budget; a wrong sorter keeps being retried to the end.
         let wait = |fault| {
-            let (t0, timeout) = (Instant::now(), Duration::from_millis(30));
+            let t0 = Instant::now();
+            let timeout = if fault == Fault::None || fault == Fault::NoSort {
+                Duration::from_secs(30)
+            } else {
+                Duration::from_secs(5)
+            };
             wait_ready_builtin(
                 &Sorter(fault),
                 "http://sorter",
