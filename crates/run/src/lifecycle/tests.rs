@@ -9,14 +9,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use stackbench_record::store::{ResultSet, Status};
-use stackbench_record::{
-    Checks, Environment, GeneratorUsage, LoadParams, Model, RunRecord, Summary, encode_histogram,
-    new_histogram,
-};
+use stackbench_record::{Environment, Label, RunRecord};
+use stackbench_report::synthetic::{RunSpec, run_record};
 
 use super::*;
 use crate::cgroup::{Applied, CgroupCounters, LimitError};
-use crate::client::{ProbeError, Reply};
+use crate::client::{Probe, ProbeError, Reply};
 use crate::plan::PlanContext;
 use crate::process::{Exit, LaunchError, LaunchSpec, StopReport};
 use crate::sampler::ProcId;
@@ -151,14 +149,8 @@ impl Prober for FakeProber {
     /// The built-in scenarios' requests (their files'), and a todo service for scenario
     /// files: `POST /todos` 201 a new todo (`"wrong"`: done already), `DELETE /todos` 204
     /// (`"noreset"`: 500), anything else 404.
-    fn send_http1(
-        &self,
-        url: &str,
-        method: &str,
-        headers: &[(&str, &str)],
-        body: &[u8],
-        _: Duration,
-    ) -> Result<Reply, ProbeError> {
+    fn send_http1(&self, probe: &Probe<'_>) -> Result<Reply, ProbeError> {
+        let Probe { url, method, headers, body, .. } = *probe;
         let mut w = self.0.lock().unwrap();
         let path = url.splitn(4, '/').nth(3).unwrap_or("");
         let kind = match &w.running {
@@ -196,66 +188,22 @@ impl Prober for FakeProber {
 struct FakeLoad(Shared);
 
 fn record(url: &str, interrupted: bool) -> RunRecord {
-    let mut h = new_histogram();
-    h.record(1000).unwrap();
-    let latency = stackbench_record::Latency::from_histogram(&h);
-    RunRecord {
-        schema: 1,
-        tool_version: "test".into(),
-        started_at_ms: crate::store::now_ms(),
-        label: stackbench_record::Label::default(),
-        params: LoadParams {
-            url: url.into(),
-            transport: "http1".into(),
-            model: Model::Closed { connections: 1, think_ms: 0, ramp_up_ms: 0 },
-            stages: vec![],
-            duration_ms: Some(50),
-            requests: None,
-            warmup_ms: 0,
-            timeout_ms: 1000,
-            threads: 1,
-            scenario: Some("dummy".into()),
-            seed: 1,
-            check_every: 1,
-            extra: BTreeMap::new(),
-        },
-        environment: Environment::default(),
-        summary: Summary {
-            duration_s: 0.05,
-            requests: 1,
-            ok: 1,
-            errors: 0,
-            rps: 20.0,
-            ok_rps: 20.0,
-            bytes_sent: 1,
-            bytes_received: 1,
-            latency,
-            service_latency: None,
-            late: 0,
-            checks: Checks { performed: 1, failed: 0 },
-            corrected_for_coordinated_omission: false,
-        },
-        histogram: encode_histogram(&h),
-        service_histogram: None,
-        errors: BTreeMap::new(),
-        timeline: vec![],
-        generator: GeneratorUsage {
-            cpu_user_s: 0.0,
-            cpu_system_s: 0.0,
-            cores: 1,
-            utilization: 0.1,
-            saturated: false,
-        },
-        samples: None,
-        thresholds: vec![],
+    let spec = RunSpec {
+        users: 1,
+        duration_s: 1,
+        resources: None,
         interrupted,
-        invalid: None,
-        find_max: None,
-        per_request: Vec::new(),
-        iterations: None,
-        warmup: None,
-        connections: None,
+        ..RunSpec::new("", "dummy", 1, 20.0)
+    };
+    let mut r = run_record(&spec);
+    // The orchestrator labels a run and samples its contestant; the engine does neither.
+    r.label = Label::default();
+    r.params.url = url.into();
+    // Nobody waits on a fake contestant, whose sampled CPU is next to nothing: not starved.
+    for second in &mut r.timeline {
+        second.in_flight = 0;
     }
+    r
 }
 
 impl LoadDriver for FakeLoad {
