@@ -46,35 +46,38 @@ pub enum ProbeError {
     Other(String),
 }
 
+/// One request for a prober to send, as a scenario file's entry writes it.
+#[derive(Debug, Clone, Copy)]
+pub struct Probe<'a> {
+    pub url: &'a str,
+    /// Any method (`GET`, `POST`, `PATCH`, …).
+    pub method: &'a str,
+    /// HTTP/1.1: names as written, a `Host` header replacing the URL's authority in the one
+    /// `Host` line sent. HTTP/2: lower-case names.
+    pub headers: &'a [(&'a str, &'a str)],
+    pub body: &'a [u8],
+    /// How long the whole exchange may take, connect to last byte.
+    pub timeout: Duration,
+}
+
+impl<'a> Probe<'a> {
+    /// `GET url`, no header, no body: a readiness probe.
+    pub fn get(url: &'a str, timeout: Duration) -> Probe<'a> {
+        Probe { url, method: "GET", headers: &[], body: &[], timeout }
+    }
+}
+
 /// Sends one request to `base` (`http://host:port`).
 pub trait Prober: Send + Sync {
-    /// Sends one HTTP/1.1 request as a scenario file writes it (any method,
-    /// headers and body) to `url`. A `Host` header given replaces the URL's
-    /// authority in the one `Host` line sent.
-    fn send_http1(
-        &self,
-        url: &str,
-        method: &str,
-        headers: &[(&str, &str)],
-        body: &[u8],
-        timeout: Duration,
-    ) -> Result<Reply, ProbeError>;
+    /// Sends one HTTP/1.1 request.
+    fn send_http1(&self, probe: &Probe<'_>) -> Result<Reply, ProbeError>;
 
-    /// Sends one request over HTTP/2 cleartext with prior knowledge to `url`, as a scenario
-    /// file writes it (any method, headers with lower-case names, body); with `grpc` the body
+    /// Sends one request over HTTP/2 cleartext with prior knowledge; with `grpc` the body
     /// is a gRPC message, sent in its 5-byte frame and answered unframed. The answer's
     /// headers include its trailers (`grpc-status`, `grpc-message`). A prober that speaks
     /// HTTP/1.1 only (the lifecycle's tests') answers that it cannot.
-    fn send_h2(
-        &self,
-        url: &str,
-        method: &str,
-        headers: &[(&str, &str)],
-        body: &[u8],
-        grpc: bool,
-        timeout: Duration,
-    ) -> Result<Reply, ProbeError> {
-        let _ = (url, method, headers, body, grpc, timeout);
+    fn send_h2(&self, probe: &Probe<'_>, grpc: bool) -> Result<Reply, ProbeError> {
+        let _ = (probe, grpc);
         Err(ProbeError::Other("this prober does not speak HTTP/2".into()))
     }
 
@@ -137,14 +140,8 @@ impl Prober for HyperProber {
     }
 
     /// Through the load engine's request writer and answer reader.
-    fn send_http1(
-        &self,
-        url: &str,
-        method: &str,
-        headers: &[(&str, &str)],
-        body: &[u8],
-        timeout: Duration,
-    ) -> Result<Reply, ProbeError> {
+    fn send_http1(&self, probe: &Probe<'_>) -> Result<Reply, ProbeError> {
+        let Probe { url, method, headers, body, timeout } = *probe;
         let scope = Scope::default();
         self.block_on(timeout, &scope, async {
             let target = stackbench_load::parse_target(url).map_err(other)?;
@@ -169,15 +166,8 @@ impl Prober for HyperProber {
     }
 
     /// hyper over HTTP/2 prior knowledge (h2c and gRPC scenario files).
-    fn send_h2(
-        &self,
-        url: &str,
-        method: &str,
-        headers: &[(&str, &str)],
-        body: &[u8],
-        grpc: bool,
-        timeout: Duration,
-    ) -> Result<Reply, ProbeError> {
+    fn send_h2(&self, probe: &Probe<'_>, grpc: bool) -> Result<Reply, ProbeError> {
+        let Probe { url, method, headers, body, timeout } = *probe;
         let scope = Scope::default();
         self.block_on(timeout, &scope, async {
             let target = stackbench_load::parse_target(url).map_err(other)?;

@@ -37,7 +37,7 @@ pub use plan::{Plan, PlanContext, PlanError};
 pub use cgroup::reserve::{available as thread_reservation, reserve_this_thread};
 pub use cgroup::track::reap_orphans;
 pub use cgroup::{CgroupLimiter, LimitGroup, LimitRequest, Limiter};
-pub use client::{HyperProber, Prober, Reach};
+pub use client::{HyperProber, Probe, Prober, Reach};
 pub use engine::{EngineDriver, setup as setup_load};
 pub use ownership::TOKEN_VAR;
 pub use plan::{Launch, LimitsMode};

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use stackbench_run::{HyperProber, Prober as _};
+use stackbench_run::{HyperProber, Probe, Prober as _};
 use stackbench_testkit::tls::{Certs, Leaf, Options, TlsServer};
 
 #[test]
@@ -12,7 +12,7 @@ fn a_cleartext_url_to_a_tls_server_says_use_https() {
     let srv = TlsServer::start(&certs, &Options::default());
     let url = srv.url("127.0.0.1", "/a").replacen("https://", "http://", 1);
     let prober = HyperProber::new().unwrap();
-    let err = prober.send_http1(&url, "GET", &[], b"", Duration::from_secs(5)).unwrap_err().to_string();
+    let err = prober.send_http1(&Probe::get(&url, Duration::from_secs(5))).unwrap_err().to_string();
     assert!(
         err.contains(&format!("the server at {} answered with a TLS record", srv.addr))
             && err.contains("use https://"),
@@ -29,8 +29,8 @@ fn the_h2c_preface_to_a_tls_server_says_use_https_too() {
     let url = srv.url("127.0.0.1", "/a").replacen("https://", "http://", 1);
     let prober = HyperProber::new().unwrap();
     for grpc in [false, true] {
-        let err =
-            prober.send_h2(&url, "POST", &[], b"", grpc, Duration::from_secs(5)).unwrap_err().to_string();
+        let probe = Probe { method: "POST", ..Probe::get(&url, Duration::from_secs(5)) };
+        let err = prober.send_h2(&probe, grpc).unwrap_err().to_string();
         assert!(
             err.contains(&format!("the server at {} answered with a TLS record", srv.addr))
                 && err.contains("use https://"),
@@ -55,8 +55,8 @@ fn a_server_that_closes_at_once_is_a_close_with_the_https_hint() {
     });
     let prober = HyperProber::new().unwrap();
     let url = format!("http://{addr}/a");
-    let h1 = prober.send_http1(&url, "GET", &[], b"", Duration::from_secs(10)).unwrap_err().to_string();
-    let h2 = prober.send_h2(&url, "GET", &[], b"", false, Duration::from_secs(10)).unwrap_err().to_string();
+    let h1 = prober.send_http1(&Probe::get(&url, Duration::from_secs(10))).unwrap_err().to_string();
+    let h2 = prober.send_h2(&Probe::get(&url, Duration::from_secs(10)), false).unwrap_err().to_string();
     closer.join().unwrap();
     for err in [h1, h2] {
         assert!(err.contains("if it speaks TLS, use https://"), "{err}");

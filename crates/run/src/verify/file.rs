@@ -21,7 +21,7 @@ use stackbench_hurl::{Answer, Request};
 use stackbench_load::GrpcCalls;
 use stackbench_record::store::{Verification as Record, VerifyFailure};
 
-use crate::client::{ProbeError, Prober, Reply};
+use crate::client::{Probe, ProbeError, Prober, Reply};
 
 use super::CASE_TIMEOUT;
 
@@ -126,25 +126,25 @@ impl<'p> Sender<'p> {
                     .filter_map(|l| l.split_once(':'))
                     .map(|(k, v)| (k, v.trim()))
                     .collect();
-                self.prober.send_http1(
+                self.prober.send_http1(&Probe {
                     url,
-                    req.method.unwrap_or(&e.method),
-                    &headers,
-                    &req.body,
-                    self.timeout,
-                )
+                    method: req.method.unwrap_or(&e.method),
+                    headers: &headers,
+                    body: &req.body,
+                    timeout: self.timeout,
+                })
             }
             (Protocol::H2c, _) => {
                 let headers = h2_headers(&req.headers, false);
                 let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), *v)).collect();
-                self.prober.send_h2(
+                let probe = Probe {
                     url,
-                    req.method.unwrap_or(&e.method),
-                    &headers,
-                    &req.body,
-                    false,
-                    self.timeout,
-                )
+                    method: req.method.unwrap_or(&e.method),
+                    headers: &headers,
+                    body: &req.body,
+                    timeout: self.timeout,
+                };
+                self.prober.send_h2(&probe, false)
             }
             (Protocol::Grpc, Some(calls)) => return self.call(calls, e, req, url).map(|r| answered(r, "2")),
         };
@@ -166,7 +166,10 @@ impl<'p> Sender<'p> {
         let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), *v)).collect();
         let mut reply = self
             .prober
-            .send_h2(url, "POST", &headers, &message, true, self.timeout)
+            .send_h2(
+                &Probe { url, method: "POST", headers: &headers, body: &message, timeout: self.timeout },
+                true,
+            )
             .map_err(Unread::Unanswered)?;
         if !GrpcCalls::checks_grpc_status(e) {
             // The load engine's rule too: an answer of status 200 without a
@@ -366,8 +369,8 @@ pub fn any_answer(
     timeout: Duration,
 ) -> Result<(), ProbeError> {
     match protocol {
-        Protocol::Http1 => prober.send_http1(url, "GET", &[], &[], timeout).map(drop),
-        Protocol::H2c | Protocol::Grpc => prober.send_h2(url, "GET", &[], &[], false, timeout).map(drop),
+        Protocol::Http1 => prober.send_http1(&Probe::get(url, timeout)).map(drop),
+        Protocol::H2c | Protocol::Grpc => prober.send_h2(&Probe::get(url, timeout), false).map(drop),
     }
 }
 

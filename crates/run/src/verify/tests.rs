@@ -5,7 +5,7 @@
 mod bubble;
 
 use super::*;
-use crate::client::Reply;
+use crate::client::{Probe, Reply};
 use std::sync::Mutex;
 
 /// A dummy contestant in memory: every good event gets {"count":1}, bad ones 400;
@@ -22,14 +22,8 @@ fn dummy(refuse_first: u32) -> DummyServer {
 }
 
 impl Prober for DummyServer {
-    fn send_http1(
-        &self,
-        url: &str,
-        method: &str,
-        headers: &[(&str, &str)],
-        body: &[u8],
-        _: Duration,
-    ) -> Result<Reply, ProbeError> {
+    fn send_http1(&self, probe: &Probe<'_>) -> Result<Reply, ProbeError> {
+        let Probe { url, method, headers, body, .. } = *probe;
         let mut calls = self.calls.lock().unwrap();
         *calls += 1;
         if *calls <= self.refuse_first {
@@ -96,18 +90,11 @@ fn hardening_failures_alone_pass_with_what_is_not_enforced() {
 fn a_contestant_that_dies_is_reported_so() {
     struct DiesAfter<'a>(&'a DummyServer, u32);
     impl Prober for DiesAfter<'_> {
-        fn send_http1(
-            &self,
-            url: &str,
-            method: &str,
-            headers: &[(&str, &str)],
-            body: &[u8],
-            t: Duration,
-        ) -> Result<Reply, ProbeError> {
+        fn send_http1(&self, probe: &Probe<'_>) -> Result<Reply, ProbeError> {
             if *self.0.calls.lock().unwrap() >= self.1 {
                 Err(ProbeError::Refused)
             } else {
-                self.0.send_http1(url, method, headers, body, t)
+                self.0.send_http1(probe)
             }
         }
     }
