@@ -4,14 +4,14 @@
 #
 # Debian packages (installed with apt-get when missing): elixir, erlang-dev,
 # erlang-yaws (Yaws 2.1), erlang-jiffy (JSON), erlang-p1-pgsql (PostgreSQL),
-# erlang-p1-mysql (MySQL/MariaDB), erlang-redis-client (eredis, Redis), and
-# mariadb-client when there is no mysql client (for mysql-user.sh). No Hex
-# package.
+# erlang-p1-mysql (MySQL/MariaDB), erlang-redis-client (eredis, Redis),
+# erlang-ssl (OTP's TLS, for HTTPS), and mariadb-client when there is no mysql
+# client (for mysql-user.sh). No Hex package.
 # The build is a Mix release, self-contained, in _build/prod/rel/ex_db.
 set -eu
 cd "$(dirname "$0")"
 
-pkgs="elixir erlang-dev erlang-yaws erlang-jiffy erlang-p1-pgsql erlang-p1-mysql erlang-redis-client"
+pkgs="elixir erlang-dev erlang-yaws erlang-jiffy erlang-p1-pgsql erlang-p1-mysql erlang-redis-client erlang-ssl"
 missing=""
 for p in $pkgs; do
   [ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" = installed ] || missing="$missing $p"

@@ -64,7 +64,8 @@ defmodule ExDb.MixProject do
       mod: {ExDb.Application, []},
       # Yaws runs embedded: loaded, its processes started under our supervisor.
       included_applications: [:yaws],
-      extra_applications: [:logger, :crypto, :jiffy, :p1_pgsql, :p1_mysql, :eredis]
+      # ssl: Yaws's HTTPS (TLS_CERT, TLS_KEY), started with the rest so a TLS run pays no boot of its own.
+      extra_applications: [:logger, :crypto, :ssl, :jiffy, :p1_pgsql, :p1_mysql, :eredis]
     ]
   end
 end

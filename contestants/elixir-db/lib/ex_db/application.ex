@@ -11,7 +11,8 @@ defmodule ExDb.Application do
 
   Yaws: as in `contestants/elixir-yaws` (one server on `BIND:PORT`, the
   appmod `ExDb.Web` at `/`, no access or auth log, no copy of the error log
-  to a file, keep-alive timeout 30 s, 8 acceptor processes).
+  to a file, keep-alive timeout 30 s, 8 acceptor processes); HTTPS on OTP's
+  `ssl` with its defaults (TLS 1.3 and 1.2) when `TLS_CERT` and `TLS_KEY` are given.
   """
 
   use Application
@@ -62,6 +63,13 @@ defmodule ExDb.Application do
       appmods: [{~c"/", ExDb.Web}],
       flags: [access_log: false, auth_log: false]
     ]
+
+    # HTTPS with TLS_CERT and TLS_KEY: Yaws's `ssl` server setting (its yaws.conf `<ssl>` block).
+    sconf =
+      case conf.tls do
+        nil -> sconf
+        files -> sconf ++ [ssl: Enum.map(files, fn {k, v} -> {k, String.to_charlist(v)} end)]
+      end
 
     gconf = [id: id, logdir: String.to_charlist(System.tmp_dir!()), flags: [copy_errlog: false], keepalive_timeout: 30_000]
 

@@ -6,18 +6,21 @@ defmodule ExDb.Config do
   (`mysql://USER[:PW]@HOST:3306/DB`, MariaDB too), `REDIS_URL`
   (`redis://[:PW@]HOST:6379/N`). The drivers of exactly the databases given
   are served. `POOL=N` sets every pool's size instead of the rules below.
+  `TLS_CERT` and `TLS_KEY` (optional, both or neither): PEM files; Yaws then
+  serves HTTPS (its `ssl` server setting, OTP's `ssl`; checked by `ExDb.Tls`).
   """
 
-  defstruct [:port, :bind, :postgres, :mysql, :redis]
+  defstruct [:port, :bind, :postgres, :mysql, :redis, :tls]
 
   def from_env do
     with {:ok, port} <- port(System.get_env("PORT")),
          {:ok, bind} <- bind(System.get_env("BIND", "127.0.0.1")),
          {:ok, pg} <- url("POSTGRES_URL", ["postgres", "postgresql"], 5432),
          {:ok, my} <- url("MYSQL_URL", ["mysql", "mariadb"], 3306),
-         {:ok, redis} <- url("REDIS_URL", ["redis"], 6379) do
+         {:ok, redis} <- url("REDIS_URL", ["redis"], 6379),
+         {:ok, tls} <- ExDb.Tls.from_files(System.get_env("TLS_CERT", ""), System.get_env("TLS_KEY", "")) do
       if pg || my || redis do
-        {:ok, %__MODULE__{port: port, bind: bind, postgres: pg, mysql: my, redis: redis}}
+        {:ok, %__MODULE__{port: port, bind: bind, postgres: pg, mysql: my, redis: redis, tls: tls}}
       else
         {:error, "no database given: set POSTGRES_URL, MYSQL_URL and/or REDIS_URL"}
       end
