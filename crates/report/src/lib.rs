@@ -13,6 +13,7 @@
 //! ```
 
 pub mod analysis;
+mod cell;
 pub mod chart;
 pub mod compare;
 pub mod export;

@@ -15,7 +15,6 @@ pub mod svg;
 pub mod text;
 
 use crate::analysis::{ContestantReport, ScenarioReport};
-use crate::export::table;
 use crate::fmt;
 use axis::Axis;
 use axis::Scale;
@@ -60,7 +59,7 @@ pub fn throughput(s: &ScenarioReport) -> Option<String> {
             whisker: c.throughput.mean_ci.map(|ci| (ci.lo, ci.hi)),
             dots: c.throughput.runs.iter().map(|r| r.ok_rps).collect(),
             color: color(i).to_owned(),
-            note: table::throughput(c),
+            note: crate::cell::throughput(c),
             short_note: fmt::rate(c.throughput.mean),
         })
         .collect();

@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 
 use crate::analysis::{ContestantReport, ScenarioReport};
+pub use crate::cell::throughput;
 use crate::fmt;
 
 /// What an interval in a table or sentence means, said under each table.
@@ -132,26 +133,6 @@ pub fn tls_rows(s: &ScenarioReport) -> Vec<[String; 9]> {
 /// `1`, or `2–4` when the data allow places 2 to 4.
 pub fn rank(c: &ContestantReport) -> String {
     if c.rank == c.rank_worst { c.rank.to_string() } else { format!("{}–{}", c.rank, c.rank_worst) }
-}
-
-/// `1,882 ± 45` (or `1,882 (1,801..1,990)` for a lopsided interval,
-/// [`fmt::with_interval`]), or `499 (2 runs)` without an interval; `≥ 41,200 ± 300` for
-/// a sustained rate that is a lower bound, `≤ 900 ± 40` for one that is an
-/// upper bound (a search met nothing), `~` for one that is both in different runs.
-pub fn throughput(c: &ContestantReport) -> String {
-    let t = &c.throughput;
-    let at_least = match t.sustained.as_ref().map(|s| (s.lower_bound, s.upper_bound)) {
-        Some((true, false)) => "≥ ",
-        Some((false, true)) => "≤ ",
-        Some((true, true)) => "~ ",
-        _ => "",
-    };
-    match t.mean_ci {
-        Some(ci) => format!("{at_least}{}", fmt::with_interval(t.mean, ci.lo, ci.hi)),
-        None => {
-            format!("{at_least}{} ({} run{})", fmt::rate(t.mean), c.runs, if c.runs == 1 { "" } else { "s" })
-        }
-    }
 }
 
 /// CPU time per 1,000 correct answers, `25.1 ms` (its interval is in the JSON and CSV reports).
