@@ -119,6 +119,15 @@ fn tls_beside_cleartext_in_every_format() {
     insta::assert_snapshot!("tls_terminal", terminal);
     let markdown = render(&a, Format::Markdown, &RenderOptions::default());
     insta::assert_snapshot!("tls_markdown", markdown);
+    let csv = render(&a, Format::Csv, &RenderOptions::default());
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let at = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let gin_tls: Vec<&str> =
+        csv.lines().find(|l| l.starts_with("dummy,gin-tls,")).unwrap().split(',').collect();
+    assert_eq!(gin_tls[at("tls_group")], "X25519MLKEM768");
+    assert!(gin_tls[at("tls_to_cleartext")].starts_with("0.7"), "{gin_tls:?}");
+    let gin: Vec<&str> = csv.lines().find(|l| l.starts_with("dummy,gin,")).unwrap().split(',').collect();
+    assert_eq!((gin[at("tls_version")], gin[at("tls_to_cleartext")]), ("", ""));
     let html = render(&a, Format::Html, &RenderOptions::default());
     for needle in
         ["<th class=\"n\">TLS/cleartext</th>", "<td>X25519MLKEM768</td>", "<td>TLS13_AES_128_GCM_SHA256</td>"]

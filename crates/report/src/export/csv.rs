@@ -65,6 +65,12 @@ const COLUMNS: &[&str] = &[
     "code_lines",
     "build_s",
     "outlier_runs",
+    "tls_version",
+    "tls_cipher_suite",
+    "tls_group",
+    "tls_to_cleartext",
+    "tls_to_cleartext_ci_lo",
+    "tls_to_cleartext_ci_hi",
     "request",
 ];
 
@@ -117,6 +123,8 @@ fn measured(s: &ScenarioReport, c: &ContestantReport) -> Vec<String> {
     let l = &c.latency.merged;
     let p99 = c.latency.spread.get("p99_us");
     let ratio = c.ratio_to_baseline;
+    let tls = c.tls.as_ref();
+    let pair = s.tls_pairs.iter().find(|p| p.tls == c.name).and_then(|p| p.ratio);
     let outliers: Vec<String> = t
         .runs
         .iter()
@@ -179,6 +187,12 @@ fn measured(s: &ScenarioReport, c: &ContestantReport) -> Vec<String> {
         opt(c.code.as_ref(), |k| k.lines.to_string()),
         opt(c.build_s, num),
         outliers.join(" "),
+        opt(tls, |x| x.version.clone()),
+        opt(tls, |x| x.cipher_suite.clone()),
+        opt(tls.and_then(|x| x.key_exchange_group.clone()), |g| g),
+        opt(pair, |r| num(r.value)),
+        opt(pair.and_then(|r| r.ci), |i| num(i.lo)),
+        opt(pair.and_then(|r| r.ci), |i| num(i.hi)),
         String::new(),
     ]
 }
