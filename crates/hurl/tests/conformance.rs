@@ -332,6 +332,10 @@ mod requests {
         passes(
             "POST {{base_url}}/echo\n```graphql\n{ hero { name } }\n```\nHTTP 200\n[Asserts]\njsonpath \"$.body\" == \"{\\\"query\\\":\\\"{ hero { name } }\\\"}\"\njsonpath \"$.headers['content-type']\" == \"application/json\"\n",
         );
+        // Its variables are sent without the whitespace between their tokens, as Hurl sends them.
+        passes(
+            "POST {{base_url}}/echo\n[Options]\nvariable: id=a b\n```graphql\nquery P($id: ID!) { p(id: $id) }\n\nvariables {\n  \"id\": \"{{id}}\",\n  \"n\": [1, 2],\n  \"s\": \"x \\\" y\"\n}\n```\nHTTP 200\n[Asserts]\njsonpath \"$.body\" == \"{\\\"query\\\":\\\"query P($id: ID!) { p(id: $id) }\\\",\\\"variables\\\":{\\\"id\\\":\\\"a b\\\",\\\"n\\\":[1,2],\\\"s\\\":\\\"x \\\\\\\" y\\\"}}\"\n",
+        );
         passes(
             "POST {{base_url}}/echo\nhex,68656c6c6f;\nHTTP 200\n[Asserts]\njsonpath \"$.body\" == \"hello\"\njsonpath \"$.headers['content-type']\" not exists\n",
         );

@@ -263,7 +263,7 @@ impl Parser<'_> {
         t.push_str("\"");
         if let Some(v) = variables {
             t.push_str(",\"variables\":");
-            t.parts.extend(v.parts);
+            t.parts.extend(compact_json(v).parts);
         }
         t.push_str("}");
         Ok(t)
@@ -357,6 +357,33 @@ fn xml_end(text: &str, start: usize) -> Option<usize> {
             i + rest.find('<')?
         };
     }
+}
+
+/// A JSON template without the whitespace between its tokens, as Hurl sends a GraphQL
+/// query's `variables` (`{"id":"x"}`): the literal text outside strings loses its spaces,
+/// tabs and line breaks; strings and templates are kept as they are.
+fn compact_json(t: Template) -> Template {
+    let (mut in_string, mut escaped) = (false, false);
+    let mut out = Template::default();
+    for p in t.parts {
+        let Part::Lit(l) = p else {
+            out.parts.push(p);
+            continue;
+        };
+        let mut kept = String::with_capacity(l.len());
+        for c in l.chars() {
+            if in_string {
+                (in_string, escaped) = (escaped || c != '"', !escaped && c == '\\');
+            } else if c == '"' {
+                in_string = true;
+            } else if matches!(c, ' ' | '\t' | '\n' | '\r') {
+                continue;
+            }
+            kept.push(c);
+        }
+        out.push_str(&kept);
+    }
+    out
 }
 
 #[cfg(test)]
