@@ -27,6 +27,7 @@ pub mod value;
 
 pub use options::{REACH_OPTIONS, Reach, RunOptions};
 pub use quick::Quick;
+pub use render::has_dot_segment;
 use value::Value;
 
 /// What the engine received, as the checks see it.

@@ -47,6 +47,9 @@ impl Entry {
             req.url.extend_from_slice(sep.as_bytes());
             encode_params(&self.query, vars, &mut req.url, &mut room)?;
         }
+        if has_dot_segment(&req.url) && !self.path_as_is(vars)? {
+            remove_dot_segments(&mut req.url);
+        }
         let mut has = Has::default();
         for h in &self.headers {
             let start = req.headers.len();
@@ -264,6 +267,54 @@ pub(crate) fn authority_end(url: &[u8]) -> usize {
     url[start..].iter().position(|b| matches!(b, b'/' | b'?' | b'#')).map_or(url.len(), |i| start + i)
 }
 
+impl Entry {
+    /// `path-as-is: true`: the URL's path is sent as written, its dot segments kept.
+    fn path_as_is(&self, vars: &mut Vars) -> Result<bool, RenderError> {
+        let mut as_is = false;
+        for o in self.options.iter().filter(|o| o.name == "path-as-is") {
+            if let OptionValue::Bool(b) = &o.value {
+                as_is = super::options::flag(b, vars)?;
+            }
+        }
+        Ok(as_is)
+    }
+}
+
+/// Whether the path of `url` may hold a `.` or `..` segment.
+pub fn has_dot_segment(url: &[u8]) -> bool {
+    memchr::memmem::find(url, b"/.").is_some()
+}
+
+/// The path of `url` (up to its `?` or `#`) without its `.` and `..` segments, as curl sends
+/// it unless told `--path-as-is` (RFC 3986, 5.2.4: `/a/./b/../c` is `/a/c`).
+pub(crate) fn remove_dot_segments(url: &mut Vec<u8>) {
+    let start = authority_end(url);
+    let end = url[start..].iter().position(|b| matches!(b, b'?' | b'#')).map_or(url.len(), |i| start + i);
+    let mut out: Vec<&[u8]> = Vec::new();
+    let path = url[start..end].to_vec();
+    let segments: Vec<&[u8]> = path.split(|&b| b == b'/').skip(1).collect();
+    let last = segments.len().saturating_sub(1);
+    for (i, seg) in segments.iter().enumerate() {
+        match *seg {
+            b"." => {}
+            b".." => {
+                out.pop();
+            }
+            s => out.push(s),
+        }
+        // A path that ends in a dot segment ends in `/`.
+        if i == last && matches!(*seg, b"." | b"..") {
+            out.push(b"");
+        }
+    }
+    let mut clean = Vec::with_capacity(path.len());
+    for s in out {
+        clean.push(b'/');
+        clean.extend_from_slice(s);
+    }
+    url.splice(start..end, clean);
+}
+
 /// `Authorization: Basic` of `user:password`.
 fn basic(user: &str, out: &mut Vec<u8>) {
     out.extend_from_slice(b"Authorization: Basic ");
@@ -312,5 +363,20 @@ mod tests {
         assert_eq!(url, b"http://h:1/p?a@b");
         let mut url = b"http://h/p?x=a@b".to_vec();
         assert_eq!(take_credentials(&mut url), None);
+    }
+
+    #[test]
+    fn dot_segments_are_removed_as_curl_removes_them() {
+        let clean = |url: &str| {
+            let mut u = url.as_bytes().to_vec();
+            super::remove_dot_segments(&mut u);
+            String::from_utf8(u).unwrap()
+        };
+        assert_eq!(clean("http://h:1/any/../hello?x=/../y"), "http://h:1/hello?x=/../y");
+        assert_eq!(clean("http://h/a/./b/../c"), "http://h/a/c");
+        assert_eq!(clean("http://h/a/b/.."), "http://h/a/");
+        assert_eq!(clean("http://h/../../a/."), "http://h/a/");
+        assert_eq!(clean("http://h/.well-known/x"), "http://h/.well-known/x");
+        assert_eq!(clean("http://h?q=1"), "http://h?q=1");
     }
 }

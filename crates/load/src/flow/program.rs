@@ -81,6 +81,8 @@ impl Program {
         }
         for p in entry.url.parts.get(from..)? {
             match p {
+                // A dot segment is taken out of the rendered URL (unless `path-as-is`).
+                Part::Lit(l) if stackbench_hurl::eval::has_dot_segment(l.as_bytes()) => return None,
                 Part::Lit(l) => path.push_bytes(l.as_bytes()),
                 Part::Var { name, escape, .. } => path.push_hole(vars.hole(name, *escape)),
                 Part::Bytes(_) | Part::Expr { .. } => return None,
