@@ -87,7 +87,7 @@ pub fn run(args: &LoadArgs) -> anyhow::Result<ExitCode> {
     if let Some((file, path)) = csv {
         write_to(file, &path, timeline_csv(&record).as_bytes())?;
     }
-    Ok(exit_code(&record))
+    Ok(exit_code(&record, stop.is_stopped()))
 }
 
 /// The summary on stdout, or on stderr when stdout carries the record.
@@ -101,11 +101,12 @@ pub fn print_summary(record: &RunRecord, to_stderr: bool) {
 }
 
 /// 70 when the record is not a result, 99 when a threshold (or the capacity search) failed,
-/// 130 when interrupted, else 0.
-pub fn exit_code(record: &RunRecord) -> ExitCode {
+/// 130 when interrupted, else 0; but 130 for a run the user `stopped` that is not a result
+/// either (its workers did not stop in time: Ctrl-C ends with 130 whatever they do).
+pub fn exit_code(record: &RunRecord, stopped: bool) -> ExitCode {
     if let Some(invalid) = &record.invalid {
         eprintln!("error: {}", invalid.reason);
-        exit::code(exit::TOOL_FAILURE)
+        exit::code(if stopped { exit::INTERRUPTED } else { exit::TOOL_FAILURE })
     } else if record.thresholds.iter().any(|t| !t.passed)
         || record.find_max.as_ref().is_some_and(|s| s.sustained_rps.is_none() && s.ended != "interrupted")
     {

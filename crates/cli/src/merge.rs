@@ -131,5 +131,5 @@ pub fn report(
     if let Some((file, path)) = opened.csv {
         write_to(file, &path, timeline_csv(&merged.record).as_bytes())?;
     }
-    Ok(exit_code(&merged.record))
+    Ok(exit_code(&merged.record, false))
 }

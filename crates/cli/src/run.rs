@@ -382,6 +382,10 @@ fn execute(mut plan: Plan, common: &Common) -> anyhow::Result<ExitCode> {
         })
     }));
     let outcome = match outcome {
+        Ok(Err(stackbench_run::RunError::ToolFailure(why))) => {
+            eprintln!("error: {why}; the runs written before it are in {}", opts.out.display());
+            return Ok(exit::code(exit::TOOL_FAILURE));
+        }
         Ok(result) => result?,
         Err(payload) => {
             let why = stackbench_load::describe_panic("the orchestrator", &*payload, None);

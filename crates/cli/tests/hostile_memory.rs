@@ -26,12 +26,14 @@ fn endless_chunked_answers_hold_one_cap_per_connection() {
         repeat: chunk,
     });
     let mut child = Command::new(env!("CARGO_BIN_EXE_stackbench"))
-        .args(["load", &s.url("/"), "-c", "10", "-d", "3s", "--timeout", "10s", "--quiet"])
+        // A count, not a duration: a run bounded by time cuts off the answers under way at its
+        // end, and on a loaded machine none may have reached the cap by then.
+        .args(["load", &s.url("/"), "-c", "10", "-n", "10", "--timeout", "30s", "--quiet"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
+    let deadline = Instant::now() + Duration::from_mins(1);
     let mut peak = 0;
     while child.try_wait().unwrap().is_none() {
         assert!(Instant::now() < deadline, "stackbench load did not finish");
@@ -44,6 +46,10 @@ fn endless_chunked_answers_hold_one_cap_per_connection() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
     assert!(stdout.contains("protocol"), "answers past the cap are protocol errors:\n{stdout}");
+    assert!(
+        stdout.contains("requests      10 total"),
+        "each connection's answer ended at the cap:\n{stdout}"
+    );
     let cap = 64 << 20;
     assert!(peak > 2 * cap, "the answers did reach the cap (peak {} MiB)", peak >> 20);
     assert!(peak < 10 * cap + cap / 2 + (64 << 20), "peak RSS {} MiB for 10 connections", peak >> 20);

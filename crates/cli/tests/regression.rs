@@ -666,3 +666,5 @@ fn an_off_by_one_count_under_clean_fails_the_count_rules_not_the_case_list() {
     assert!(said.contains("`jsonpath \"$.count\" == {{after1}}`: actual value is 2"), "{said}");
     assert!(said.contains("K sequential writes on a clean store give K"), "{said}");
 }
+
+mod engine_edges;

@@ -138,7 +138,11 @@ fn a_plan_runs_end_to_end_and_leaves_nothing_behind() {
     let set = stackbench_testkit::record::load_results(&out_dir);
     assert_eq!(set.manifest.status, Status::Complete);
     assert!(set.manifest.plan_text.contains("[[contestant]]"));
-    assert_eq!(set.runs.len(), 4);
+    // Under a loaded machine (tests run in parallel) a 1 s run may answer nothing within its
+    // window: it is not a result (`no_progress`), and that repetition is measured again.
+    let again: Vec<_> = set.runs.iter().filter_map(|r| r.invalid.as_ref()).collect();
+    assert!(again.iter().all(|i| i.kind == "no_progress"), "{again:?}");
+    assert_eq!(set.runs.len() - again.len(), 4, "{again:?}");
     for r in &set.runs {
         let samples = r.samples.as_ref().unwrap();
         assert!(!samples.points.is_empty() && samples.rss_bytes.max > 0.0, "{samples:?}");

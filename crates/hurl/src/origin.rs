@@ -43,25 +43,39 @@ impl fmt::Display for Origin {
 
 /// The origin of an absolute `http://` or `https://` URL and the length of its
 /// `scheme://[userinfo@]authority` text; `None` for anything else (no scheme, another
-/// scheme, no host, a port that is not one).
+/// scheme, no host, a host that is not one, a port that is not one): [`split_why`].
 pub fn split(url: &[u8]) -> Option<(Origin, usize)> {
-    let sep = url.windows(3).position(|w| w == b"://")?;
+    split_why(url).ok()
+}
+
+/// As [`split`], saying what is wrong with a URL that has no origin: the check of a URL's
+/// server that `verify` and the load engine share (`{{base_url}}:8081/x` and
+/// `{{base_url}}.example.com/x` are refused here, as a URL that names no server).
+pub fn split_why(url: &[u8]) -> Result<(Origin, usize), String> {
+    let sep = url.windows(3).position(|w| w == b"://").ok_or("it has no scheme, like http://")?;
     let tls = match &url[..sep] {
         s if s.eq_ignore_ascii_case(b"http") => false,
         s if s.eq_ignore_ascii_case(b"https") => true,
-        _ => return None,
+        s => return Err(format!("its scheme {:?} is not http or https", String::from_utf8_lossy(s))),
     };
     let start = sep + 3;
     let end =
         url[start..].iter().position(|b| matches!(b, b'/' | b'?' | b'#')).map_or(url.len(), |n| start + n);
-    let authority = std::str::from_utf8(&url[start..end]).ok()?;
+    let authority = std::str::from_utf8(&url[start..end]).map_err(|_| "its host is not UTF-8")?;
     let hostport = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
     let (host, port) = match hostport.strip_prefix('[') {
         Some(v6) => {
-            let (host, rest) = v6.split_once(']')?;
-            (host, rest.strip_prefix(':'))
+            let (host, rest) = v6.split_once(']').ok_or("its IPv6 address has no closing `]`")?;
+            if !host.bytes().all(|b| b.is_ascii_hexdigit() || b == b':' || b == b'.') {
+                return Err(format!("[{host}] is not an IPv6 address"));
+            }
+            match rest.strip_prefix(':') {
+                Some(p) => (host, Some(p)),
+                None if rest.is_empty() => (host, None),
+                None => return Err(format!("{rest:?} follows its IPv6 address")),
+            }
         }
-        None => match hostport.rsplit_once(':') {
+        None => match hostport.split_once(':') {
             Some((h, p)) => (h, Some(p)),
             None => (hostport, None),
         },
@@ -74,12 +88,21 @@ pub fn split(url: &[u8]) -> Option<(Origin, usize)> {
                 80
             }
         }
-        Some(p) => p.parse::<u16>().ok().filter(|p| *p != 0)?,
+        Some(p) => p
+            .parse::<u16>()
+            .ok()
+            .filter(|n| *n != 0 && p.bytes().all(|b| b.is_ascii_digit()))
+            .ok_or_else(|| format!("its port {p:?} is not a port (1–65535)"))?,
     };
     if host.is_empty() {
-        return None;
+        return Err("it has no host".into());
     }
-    Some((Origin { tls, host: host.to_ascii_lowercase(), port }, end))
+    // A host name, an IPv4 address or a registered name (RFC 3986 §3.2.2), nothing else.
+    let name = |b: u8| b.is_ascii_alphanumeric() || b"-._~%!$&'()*+,;=".contains(&b);
+    if !hostport.starts_with('[') && !host.bytes().all(name) {
+        return Err(format!("its host {host:?} is not a host name or an IP address"));
+    }
+    Ok((Origin { tls, host: host.to_ascii_lowercase(), port }, end))
 }
 
 /// Where the requests of a file go, and what the user is told once about it.
@@ -156,6 +179,11 @@ impl Routes {
                 if aim.target.is_none() {
                     return Err(format!("--base-variable {name} needs a target URL, whose value it takes"));
                 }
+                if captured(s, name) {
+                    return Err(format!(
+                        "--base-variable {name}: a capture of the file sets {{{{{name}}}}}; the target never comes from an answer"
+                    ));
+                }
                 Some(name)
             }
             (Some(_), None) if url_uses(&all, "base_url") => Some("base_url"),
@@ -170,9 +198,9 @@ impl Routes {
             for e in &file.entries {
                 let url = static_url(&e.url, &mut vars)
                     .map_err(|(pos, what)| format!("{}:{pos}: {}", file.file, unknown_server(s, &what)))?;
-                let (origin, len) = split(url.text.as_bytes()).ok_or_else(|| {
+                let (origin, len) = split_why(url.text.as_bytes()).map_err(|why| {
                     format!(
-                        "{}:{}: {:?} is not an absolute http:// or https:// URL; write the server in it (or {{{{base_url}}}} for the target)",
+                        "{}:{}: {:?} is not an absolute http:// or https:// URL ({why}); write the server in it (or {{{{base_url}}}} for the target)",
                         file.file, e.pos, url.text
                     )
                 })?;
@@ -243,19 +271,35 @@ impl Routes {
     /// Moves a rendered `url` to where its origin goes. `Err` when its origin is none of the
     /// file's (it came from somewhere the file does not say).
     pub fn route(&self, url: &mut Vec<u8>) -> Result<(), String> {
-        let Some((origin, len)) = split(url) else {
-            return Err(format!(
-                "{:?} is not an absolute http:// or https:// URL",
-                String::from_utf8_lossy(url)
-            ));
+        if let (Some(d), len) = self.find(url)? {
+            url.splice(..len, d.url.bytes());
+        }
+        Ok(())
+    }
+
+    /// Where a rendered `url` goes, as [`Routes::route`] checks it (the one check `verify`
+    /// and the load engine make): the path its origin is moved to (empty when it is not
+    /// moved), and the length of the URL's `scheme://authority`, after which its own path
+    /// follows.
+    pub fn locate(&self, url: &[u8]) -> Result<(&str, usize), String> {
+        let (d, len) = self.find(url)?;
+        Ok((d.map_or("", |d| &d.url[d.len..]), len))
+    }
+
+    /// Where `url`'s origin is moved (`None`: it stays) and the length of its
+    /// `scheme://authority`; `Err` when it is not an absolute URL or its origin is none of the
+    /// file's.
+    fn find(&self, url: &[u8]) -> Result<(Option<&Dest>, usize), String> {
+        let (origin, len) = match split_why(url) {
+            Ok(split) => split,
+            Err(why) => {
+                let text = String::from_utf8_lossy(url);
+                return Err(format!("{text:?} is not an absolute http:// or https:// URL: {why}"));
+            }
         };
         match self.origins.iter().find(|(o, _, _)| *o == origin) {
-            Some((_, _, Some(d))) => {
-                url.splice(..len, d.url.bytes());
-                Ok(())
-            }
-            Some((_, _, None)) => Ok(()),
-            None if self.destinations().any(|d| *d == origin) => Ok(()),
+            Some((_, _, d)) => Ok((d.as_ref(), len)),
+            None if self.destinations().any(|d| *d == origin) => Ok((None, len)),
             None => Err(format!("{origin} is not one of the file's origins")),
         }
     }
@@ -323,19 +367,30 @@ impl Routes {
 }
 
 /// The variables that keep one value for the whole run: `defined` (the command line) over
-/// the constants of `[variables]`.
+/// the constants of `[variables]`, less those a capture or a data row sets (an answer or a
+/// row may change them during the run, so they cannot say where a request goes).
 pub fn constants(s: &Scenario, defined: &[(String, String)]) -> Vars {
     let mut vars = Vars::new(0);
-    for v in &s.variables {
+    let set: std::collections::HashSet<&str> =
+        (files(s).into_iter().flat_map(HurlFile::captures).map(|c| &*c.name))
+            .chain(s.rows.iter().flat_map(|r| r.columns.iter().map(String::as_str)))
+            .collect();
+    let fixed = |name: &str| !set.contains(name);
+    for v in s.variables.iter().filter(|v| fixed(&v.name)) {
         if let Draw::Const(text, kind) = &v.draw {
             vars.set(&v.name, text, *kind);
         }
     }
-    for (k, v) in defined {
+    for (k, v) in defined.iter().filter(|(k, _)| fixed(k)) {
         let (v, kind) = crate::template::cli_value(v);
         vars.set(k, &v, kind);
     }
     vars
+}
+
+/// Whether a capture of any of the scenario's files sets `name`.
+fn captured(s: &Scenario, name: &str) -> bool {
+    files(s).iter().flat_map(|f| f.captures()).any(|c| &*c.name == name)
 }
 
 /// A URL's leading text that keeps one value for the run, and how many of its parts it is.
@@ -371,7 +426,9 @@ pub fn static_url(url: &Template, vars: &mut Vars) -> Result<StaticUrl, (Pos, St
         parts += 1;
     }
     let text = String::from_utf8_lossy(&text).into_owned();
-    let whole = split(text.as_bytes()).is_some_and(|(_, len)| len < text.len() || stop.is_none());
+    // The origin is whole once something follows it (a path, a query); one that is not an
+    // origin at all is refused as such by the caller, not taken for a varying one.
+    let whole = text.find("://").is_some_and(|s| text[s + 3..].contains(['/', '?', '#']));
     match stop {
         Some(why) if !whole => Err(why),
         _ => Ok(StaticUrl { text, parts }),
@@ -382,11 +439,11 @@ pub fn static_url(url: &Template, vars: &mut Vars) -> Result<StaticUrl, (Pos, St
 /// is a capture, a data column, a drawn variable, a generator, or has no value at all.
 fn unknown_server(s: &Scenario, what: &str) -> String {
     let name = what.trim_start_matches("`{{").trim_end_matches("}}`");
-    let captured = files(s).iter().flat_map(|f| f.captures()).any(|c| &*c.name == name);
+    let from_answer = captured(s, name);
     let drawn = s.variables.iter().any(|v| v.name == name && !matches!(v.draw, Draw::Const(..)))
         || s.rows.iter().any(|r| r.columns.iter().any(|c| c == name))
         || GENERATORS.contains(&name);
-    if !captured && !drawn && !name.contains(' ') {
+    if !from_answer && !drawn && !name.contains(' ') {
         return format!(
             "the server of this request comes from {what}, which has no value: give the target URL \
              (`stackbench verify URL ...`), or --variable {name}=URL"

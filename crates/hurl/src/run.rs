@@ -11,7 +11,7 @@ use crate::eval::{Answer, Failure, FailureKind, Request};
 use crate::model::{Entry, HurlFile};
 use crate::origin::Routes;
 use crate::scenario::{CleanValue, Level, Reset, Scenario};
-use crate::template::{Kind, Value, Vars};
+use crate::template::{Kind, RenderError, Unwritable, Value, Vars};
 
 pub mod wire;
 
@@ -70,12 +70,10 @@ fn run_flow_explained<A: Answer>(
     let mut steps = Vec::with_capacity(hurl.entries.len());
     'entries: for (i, e) in hurl.entries.iter().enumerate() {
         let name = names.get(i).cloned().unwrap_or_else(|| e.name());
-        let no_value = |err: &crate::template::RenderError, vars: &Vars| {
-            if err.why != crate::template::Unwritable::NoValue {
-                return format!("{}:{err}", hurl.file);
-            }
-            let because = why(&err.name, vars).unwrap_or_else(|| "the capture that sets it failed".into());
-            format!("{}:{}: variable `{}` has no value ({because})", hurl.file, err.pos, err.name)
+        let no_value = |err: &RenderError, vars: &Vars| {
+            unwritten(&hurl.file, err, || {
+                why(&err.name, vars).unwrap_or_else(|| "the capture that sets it failed".into())
+            })
         };
         let options = match e.run_options(vars) {
             Ok(o) => o,
@@ -134,6 +132,16 @@ fn run_flow_explained<A: Answer>(
         }
     }
     steps
+}
+
+/// Why a request of `file` could not be written (`err`), as `verify` and the load engine
+/// both say it: `file:line:col: variable `x` has no value (because)`, or why its value could
+/// not be written (an expression's failure, a value that cannot go where it stands).
+pub fn unwritten(file: &str, err: &RenderError, because: impl FnOnce() -> String) -> String {
+    match err.why {
+        Unwritable::NoValue => format!("{file}:{err} ({})", because()),
+        _ => format!("{file}:{err}"),
+    }
 }
 
 /// The outcome of one verification case.

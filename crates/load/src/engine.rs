@@ -6,7 +6,7 @@
 //! time over the measured phase, and builds the record.
 
 use std::net::{SocketAddr, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 use std::sync::mpsc::{RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -24,6 +24,9 @@ use crate::recorder::{Spares, Tally};
 use crate::spec::{Bound, LoadSpec, ModelSpec, RequestSource};
 use crate::warmup::{MeasureStart, WarmPhase};
 use crate::{sys, transport, worker};
+
+/// How long the workers have to end after a stop before the run ends without them.
+const STOP_GRACE: Duration = Duration::from_secs(1);
 
 /// Utilization of its cores above which the generator is called saturated.
 pub const SATURATION: f64 = 0.9;
@@ -123,7 +126,9 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
         let cpu = spec.cpus.as_ref().map(|c| c[index % c.len()]);
         let share = shares[index];
         let t_tids = Arc::clone(&tids);
+        let alive = Alive::new();
         let spawned = std::thread::Builder::new().name(format!("sb-load-{index}")).spawn(move || {
+            let _alive = alive;
             t_tids[index].store(sys::thread_id(), Ordering::Relaxed);
             let setup = || -> Result<tokio::runtime::Runtime, LoadError> {
                 if let Some(cpu) = cpu {
@@ -278,17 +283,24 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
                 }
             }
         }
-        if stop.is_stopped() || fault.is_set() {
+        // A stop is answered at once: the workers look at it every 50 ms and wait for nothing
+        // after it, so one that has not ended within STOP_GRACE is stuck, and the run ends
+        // without it (Ctrl-C ends `stackbench load` within 2 s whatever the workers do).
+        if stop.is_stopped() {
+            cut_short = Some(cut_short.map_or(now + STOP_GRACE, |c| c.min(now + STOP_GRACE)));
+        } else if fault.is_set() {
             cut_short.get_or_insert(now + grace);
         }
         let deadline =
             [spec.duration().map(|d| measure_from() + d + grace), cut_short].into_iter().flatten().min();
         if deadline.is_some_and(|d| now >= d) {
+            let (within, of) =
+                if stop.is_stopped() { (STOP_GRACE, "the stop") } else { (grace, "the end of the run") };
             fault.record(format!(
-                "the load engine failed: worker thread(s) {} did not finish within {} of the end of the run \
+                "the load engine failed: worker thread(s) {} did not finish within {} of {of} \
                  (a bug in stackbench; please report it)",
                 collector.unfinished().iter().map(|w| format!("sb-load-{w}")).collect::<Vec<_>>().join(", "),
-                humantime::format_duration(grace)
+                humantime::format_duration(within)
             ));
             stalled = true;
             break;
@@ -325,7 +337,11 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
     if spec.hlog.is_some() && collector.hlog.is_none() {
         collector.hlog = open_hlog(started_wall)?;
     }
-    let (totals, hlog_error) = collector.finish();
+    let (mut totals, hlog_error) = collector.finish();
+    if stalled {
+        // The stuck workers' time is the run's too, though they sent no last second.
+        totals.elapsed = totals.elapsed.max(Instant::now().saturating_duration_since(measure_from()));
+    }
     if let (Some(e), Some(path)) = (hlog_error, &spec.hlog) {
         return Err(LoadError::Hlog { path: path.display().to_string(), why: e.to_string() });
     }
@@ -371,6 +387,33 @@ impl GeneratorCpu {
         }
         (start, end)
     }
+}
+
+/// The worker threads of this process that have not ended ([`live_workers`]).
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts a worker thread from its making to its end, however it ends.
+struct Alive;
+
+impl Alive {
+    fn new() -> Alive {
+        LIVE.fetch_add(1, Ordering::SeqCst);
+        Alive
+    }
+}
+
+impl Drop for Alive {
+    fn drop(&mut self) {
+        LIVE.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// How many load worker threads of this process have not ended. A run joins its workers
+/// before it returns, except those still running past its bound (a stuck worker, recorded
+/// as the run's fault), which nothing can end but the process's exit: a caller that runs
+/// one load after another (the orchestrator) must not start the next beside them.
+pub fn live_workers() -> usize {
+    LIVE.load(Ordering::SeqCst)
 }
 
 /// Where the workers meet before the load starts: each [`Gate::arrive`]s and waits; the
@@ -470,9 +513,10 @@ fn check_cpus(spec: &LoadSpec) -> Result<(), LoadError> {
 }
 
 /// Descriptors besides the connections: stdio, outputs, the signal watcher's runtime; and per
-/// worker thread its runtime's epoll and wake-up, its timerfd and, with io_uring, its ring.
+/// worker thread its runtime's epoll and wake-up, its two timerfds (the clock's, the open
+/// model's dispatcher's) and, with io_uring, its ring.
 const SPARE_FDS: u64 = 32;
-const FDS_PER_THREAD: u64 = 5;
+const FDS_PER_THREAD: u64 = 6;
 
 /// Raises the open-file limit as far as the hard limit allows, and refuses a load whose
 /// connections it cannot hold (each would otherwise fail, or spin, at its first request).
@@ -547,7 +591,10 @@ fn record(spec: &LoadSpec, t: &Totals, started_at_ms: u64, cpu: CpuPair, stopped
             f.names
                 .iter()
                 .enumerate()
-                .map(|(i, n)| t.named.get(i).map_or_else(|| named(n, &Tally::default()), |t| named(n, t)))
+                .map(|(i, n)| match t.named.get(i) {
+                    Some(t) => Named { not_sent: t.not_sent.clone(), ..named(n, t) },
+                    None => named(n, &Tally::default()),
+                })
                 .collect(),
             Some(named("iteration", t.iterations.as_ref().unwrap_or(&Tally::default()))),
         ),

@@ -87,14 +87,44 @@ pub fn describe(thread: &str, payload: &(dyn Any + Send), at: Option<String>) ->
     )
 }
 
-/// The environment variable of the engine's one failpoint, for the tests that
-/// prove a panic is reported as a failure: `STACKBENCH_FAILPOINT=worker-panic:N`
-/// makes each worker panic in its N-th request. Read once per run.
+/// The environment variable of the engine's one failpoint, for the tests that prove a
+/// failure inside a worker is reported as one: `STACKBENCH_FAILPOINT=worker-panic:N` makes
+/// each worker panic in its N-th request, `worker-spin:N` makes it spin there, answering
+/// nothing (a stuck worker), for a minute. Read once per run.
 pub const FAILPOINT: &str = "STACKBENCH_FAILPOINT";
 
-/// `Some(n)` when the failpoint asks for a panic in each worker's n-th request.
-pub fn panic_after() -> Option<u64> {
-    std::env::var(FAILPOINT).ok()?.strip_prefix("worker-panic:")?.parse().ok()
+/// What the failpoint does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failpoint {
+    Panic,
+    Spin,
+}
+
+/// The failpoint asked for, and in which request of each worker.
+pub fn failpoint() -> Option<(Failpoint, u64)> {
+    let v = std::env::var(FAILPOINT).ok()?;
+    let (what, n) = v.split_once(':')?;
+    let what = match what {
+        "worker-panic" => Failpoint::Panic,
+        "worker-spin" => Failpoint::Spin,
+        _ => return None,
+    };
+    Some((what, n.parse().ok()?))
+}
+
+/// Does what the failpoint asks, now (a panic is placed at the caller, in the worker).
+#[cold]
+#[track_caller]
+pub fn trip(what: Failpoint) {
+    match what {
+        Failpoint::Panic => panic!("{FAILPOINT}: the panic asked for"),
+        Failpoint::Spin => {
+            let until = std::time::Instant::now() + std::time::Duration::from_mins(1);
+            while std::time::Instant::now() < until {
+                std::hint::spin_loop();
+            }
+        }
+    }
 }
 
 /// `fut`, with a panic turned into a recorded fault through `on_panic`. Built of

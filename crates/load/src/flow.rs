@@ -34,10 +34,12 @@ use program::Program;
 mod calls;
 mod h2;
 mod program;
+mod unsent;
 mod urls;
 
 pub use calls::Calls;
-pub use h2::{Unsent, for_each_field};
+pub use h2::for_each_field;
+pub use unsent::Unsent;
 use urls::EntryUrl;
 pub(crate) use urls::request_path;
 
@@ -447,7 +449,8 @@ impl IterState {
 
     /// Writes `entry` (request `i` of flow `flow`) as an HTTP/1.1 request. `Err` when it
     /// cannot be: a variable it uses has no value (a capture of this iteration found
-    /// nothing), or holds what its line or headers cannot carry ([`Unsent`]).
+    /// nothing), holds what its line or headers cannot carry, or its URL is not on the
+    /// target ([`Unsent`]).
     pub fn wire(
         &mut self,
         src: &FileSource,
@@ -480,8 +483,7 @@ impl IterState {
             }
         } else {
             entry.render(&mut self.vars, &mut self.req).map_err(|e| Unsent::from(e.why))?;
-            let dest = src.urls.get(flow).and_then(|f| f.get(i)).map_or(&[][..], |u| &u.dest);
-            urls::path_into(dest, &self.req.url, &mut self.path);
+            urls::path_into(&src.routes, &self.req.url, &mut self.path).map_err(Unsent::Url)?;
             if !self.jar.is_empty() {
                 let path = std::str::from_utf8(&self.path).unwrap_or("/");
                 stackbench_hurl::run::wire::add_cookies(&self.jar, &mut self.req, &self.host, path, self.tls);
@@ -629,7 +631,7 @@ mod tests {
     }
 
     /// `text` as a `.hurl` file aimed at `target`.
-    fn source_at(text: &str, target: &str) -> Result<FileSource, String> {
+    pub(super) fn source_at(text: &str, target: &str) -> Result<FileSource, String> {
         let dir = std::env::temp_dir().join(format!("sb-flow-{}-{}", std::process::id(), text.len()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("t.hurl");
@@ -640,11 +642,11 @@ mod tests {
         r
     }
 
-    fn target(url: &str) -> Target {
+    pub(super) fn target(url: &str) -> Target {
         crate::parse_target(url).unwrap()
     }
 
-    fn answer(status: u16, head: &'static [u8], body: &'static [u8]) -> Answer<'static> {
+    pub(super) fn answer(status: u16, head: &'static [u8], body: &'static [u8]) -> Answer<'static> {
         Answer {
             status,
             content_type: None,

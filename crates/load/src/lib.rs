@@ -57,7 +57,7 @@ mod warmup;
 mod wire;
 mod worker;
 
-pub use engine::{LoadError, SATURATION, Stop};
+pub use engine::{LoadError, SATURATION, Stop, live_workers};
 pub use options::{LoadOptions, SpecError, parse_target};
 pub use parse::{CheckEvery, CpuList, Dur, Percent, Shard, StageSpec, Stages, WallTime, WarmupArg};
 pub use spec::{Bound, Io, LoadSpec, ModelSpec, NewConnection, RequestSource, Target, Transport};

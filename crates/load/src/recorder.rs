@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
-use stackbench_record::{ErrorKind, histogram::HIGHEST_US, new_histogram};
+use stackbench_record::{ErrorKind, NotSent, histogram::HIGHEST_US, new_histogram};
 
 use crate::parse::CheckEvery;
 use crate::warmup::MeasureStart;
@@ -114,11 +114,13 @@ pub struct Tally {
     pub completed: u64,
     pub ok: u64,
     pub errors: Vec<(ErrorKind, u64)>,
+    /// Requests that could not be written, by reason (counted in `errors` too).
+    pub not_sent: Vec<NotSent>,
 }
 
 impl Tally {
     pub fn new() -> Tally {
-        Tally { latency: new_histogram(), completed: 0, ok: 0, errors: Vec::new() }
+        Tally { latency: new_histogram(), completed: 0, ok: 0, errors: Vec::new(), not_sent: Vec::new() }
     }
 
     /// Counts one outcome; `latency` is `None` for a request without an answer.
@@ -159,6 +161,7 @@ impl Tally {
                 None => self.errors.push((kind, n)),
             }
         }
+        NotSent::merge(&mut self.not_sent, &other.not_sent);
     }
 }
 
@@ -490,15 +493,19 @@ impl Recorder {
     }
 
     /// A scenario file's request of name `name` (its index) that was due at `due` but could
-    /// not be written, counted as `kind` with no latency; when it is its iteration's one
-    /// request (`whole`), the iteration ends with it, now.
-    pub fn unsent_step(&mut self, name: usize, due: Instant, kind: ErrorKind, whole: bool) {
+    /// not be written (`why`), counted `check` with no latency; when it is its iteration's
+    /// one request (`whole`), the iteration ends with it, now.
+    pub fn unsent_step(&mut self, name: usize, due: Instant, why: &str, whole: bool) {
+        let kind = ErrorKind::Check;
         if let Some(c) = self.interval(due) {
             Recorder::count_unsent(c, kind);
         }
         if self.measured(due) {
-            if let Some(t) = self.named.get_mut(name).filter(|_| self.unnamed.is_none()) {
-                t.add(None, Err(kind));
+            if let Some(t) = self.named.get_mut(name) {
+                NotSent::add(&mut t.not_sent, why, 1);
+                if self.unnamed.is_none() {
+                    t.add(None, Err(kind));
+                }
             }
             if whole {
                 self.whole_iteration(due, Instant::now(), None, Err(kind));
@@ -618,7 +625,7 @@ mod tests {
                     let step = Step { name: 0, sent_size: 10, times, received, result, checked, whole: true };
                     r.record_step(&step);
                 }
-                r.unsent_step(0, due, ErrorKind::Check, true);
+                r.unsent_step(0, due, "no value", true);
                 r.late(due);
                 r.unsent(due, ErrorKind::Timeout);
                 last = Some(r.cut(0, k == 2));

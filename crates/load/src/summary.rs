@@ -128,14 +128,13 @@ pub fn summary_text(r: &RunRecord, color: bool) -> String {
     if let Some(c) = &r.connections {
         connection_lines(&mut out, c, &p);
     }
-    // Requests still under way when the run ended (cut off at --timeout, or by a stop) are in
-    // no count above; say how many rather than let them vanish.
+    // Requests still under way when the run ended (cut off at its end, at --timeout, or by a
+    // stop) are in no count above; say how many rather than let them vanish.
     if let Some(left) = r.timeline.last().map(|row| row.in_flight).filter(|&n| n > 0) {
         let _ = writeln!(
             out,
-            "  {:<13} {} still in flight at the end, in no count above (neither ok nor an error)",
+            "  {:<13} {left} still in flight at the end, in no count above (neither ok nor an error)",
             "unfinished",
-            p.yellow(&left.to_string())
         );
     }
     if s.late > 0 {
@@ -289,6 +288,13 @@ fn count_lines(out: &mut String, r: &RunRecord, p: &Paint) {
             "  {:<13} the server at {server} answered with a TLS record (tls_answer): it speaks TLS; use https://",
             "",
         );
+    }
+    // A scenario file's requests that could not be written (counted `check` above): why.
+    for n in &r.per_request {
+        for e in &n.not_sent {
+            let count = p.red(&e.requests.to_string());
+            let _ = writeln!(out, "  {:<13} {count} × {}: {}", "not sent", n.name, e.reason);
+        }
     }
 }
 

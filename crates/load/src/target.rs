@@ -51,12 +51,33 @@ pub fn parse_target(url: &str) -> Result<Target, SpecError> {
             Err(_) => return Err(bad(&format!("port {p:?} is not a port (1–65535)"))),
         },
     };
+    // In origin form (RFC 9112 §3.2.1): `http://h:1?q` asks for `/?q`.
     let path = uri.path_and_query().map_or("/", http::uri::PathAndQuery::as_str);
-    let path = if path.is_empty() { "/" } else { path }.to_owned();
+    let path = if path.starts_with('/') { path.to_owned() } else { format!("/{path}") };
     let authority = if written.is_some() {
         authority.as_str().to_owned()
     } else {
         format!("{}:{default_port}", authority.host())
     };
     Ok(Target { url: trimmed.to_owned(), host, port, authority, path, tls })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_path_is_in_origin_form() {
+        for (url, path) in [
+            ("http://127.0.0.1:8080", "/"),
+            ("http://127.0.0.1:8080/a/b?c=1", "/a/b?c=1"),
+            ("http://127.0.0.1:8080?c=1", "/?c=1"),
+            ("http://127.0.0.1:8080/a#top", "/a"),
+        ] {
+            assert_eq!(parse_target(url).unwrap().path, path, "{url}");
+        }
+        for url in ["http://127.0.0.1:8080:18084/x", "http://127.0.0.1:8080@host/x"] {
+            assert!(parse_target(url).is_err(), "{url}");
+        }
+    }
 }

@@ -367,6 +367,7 @@ mod tests {
             errors: std::collections::BTreeMap::from([("check".to_owned(), requests - ok)]),
             latency: Latency { count: requests, p99_us, ..Latency::default() },
             histogram: String::new(),
+            not_sent: Vec::new(),
         };
         let s = summary();
         let fast = [named("POST /todos", 50_000, 10, 10), named("GET /todos/{{todo_id}}", 12_000, 10, 10)];

@@ -21,9 +21,10 @@
 //! Once a second the worker cuts its recorder's [`Interval`] and sends it to
 //! the collector: the warm-up's seconds on the grid of the load's start until
 //! the measured phase begins (read from [`MeasureStart`] each time, as
-//! `--warmup auto` may move it), then the measured phase's; at the end (duration, request count, or a stop) it lets the
-//! requests in flight finish (at most `--timeout`, none after a stop) and
-//! sends its last interval.
+//! `--warmup auto` may move it), then the measured phase's, and its last one at
+//! the end: a run bounded by time ends at its end, and what is under way then
+//! is in no count (the last interval's `in_flight`); a run of `-n` requests lets
+//! those under way finish (at most `--timeout`); after a stop nothing is waited for.
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -38,7 +39,7 @@ use stackbench_record::ErrorKind;
 use tokio::time::sleep_until;
 
 use crate::fault::{self, Fault};
-use crate::flow::{Closing, IterState, Unsent, Verdict};
+use crate::flow::{Closing, IterState, Verdict};
 use crate::recorder::{Interval, Recorder, Spares, Step};
 use crate::schedule::Profile;
 use crate::spec::{Bound, LoadSpec, ModelSpec};
@@ -89,8 +90,11 @@ struct Local {
     max_runners: usize,
     /// Open model: set when the dispatcher has queued its last request.
     dispatched: Cell<bool>,
-    /// [`fault::FAILPOINT`]: requests left before this worker panics on purpose.
-    failpoint: Option<Cell<u64>>,
+    /// Open model: the index in this worker's schedule of the next request the dispatcher
+    /// starts (it may be waiting for it: for its due time, or the `--timer-slack` grid).
+    next_k: Cell<u64>,
+    /// [`fault::FAILPOINT`]: what this worker does on purpose, and in how many requests.
+    failpoint: Option<(fault::Failpoint, Cell<u64>)>,
     /// Scenario files: iterations this worker has started.
     iterations: Cell<u64>,
 }
@@ -146,8 +150,16 @@ impl Local {
     }
 
     /// One request (or, for a scenario file, one iteration) due at `intended`, sent at
-    /// `sent`.
-    async fn step(&self, lane: &mut Lane, state: Option<&mut IterState>, intended: Instant, sent: Instant) {
+    /// `sent`. Returns whether an answer came: a step without one may not have waited for
+    /// anything (a request that could not be written, a refused connection), so the caller
+    /// lets the worker's other tasks run before the next.
+    async fn step(
+        &self,
+        lane: &mut Lane,
+        state: Option<&mut IterState>,
+        intended: Instant,
+        sent: Instant,
+    ) -> bool {
         match state {
             Some(st) => self.iterate(lane, st, intended, sent).await,
             None => self.exchange(lane, intended, sent).await,
@@ -158,10 +170,11 @@ impl Local {
     /// recorded under its name. The first request's latency counts from `intended` (the
     /// due time in the open model), each later one from its own send, which follows the
     /// answer before it at once; the iteration's from `intended` to its last answer. A
-    /// request without an answer, or whose variables a failed capture left unset, ends it.
-    async fn iterate(&self, lane: &mut Lane, st: &mut IterState, intended: Instant, sent: Instant) {
+    /// request without an answer, or one that could not be written (a variable without a
+    /// value: counted `check`, with why), ends it. Returns whether an answer came.
+    async fn iterate(&self, lane: &mut Lane, st: &mut IterState, intended: Instant, sent: Instant) -> bool {
         let spec = &self.cx.spec;
-        let Some(src) = spec.requests.file() else { return };
+        let Some(src) = spec.requests.file() else { return false };
         let n = self.iterations.get();
         self.iterations.set(n + 1);
         let flow = st.begin(src, n * spec.threads as u64 + self.cx.index as u64);
@@ -173,6 +186,7 @@ impl Local {
         // An iteration of one request is recorded with it, and lasts as long as it.
         let single = src.scenario.flows[flow].hurl.entries.len() == 1;
         let mut recorded = false;
+        let mut answered = false;
         for (i, (entry, &name)) in
             src.scenario.flows[flow].hurl.entries.iter().zip(&src.slots[flow]).enumerate()
         {
@@ -183,10 +197,9 @@ impl Local {
             }
             let out = match st.outgoing(src, (flow, i), entry) {
                 Ok(out) => out,
-                // The capture that sets its variable failed, and was counted.
-                Err(Unsent::Capture) => break,
-                Err(Unsent::Message | Unsent::Refused) => {
-                    self.recorder.borrow_mut().unsent_step(name, due, ErrorKind::Check, single);
+                Err(unsent) => {
+                    let why = st.unsent_reason(src, (flow, i), entry, unsent);
+                    self.recorder.borrow_mut().unsent_step(name, due, &why, single);
                     recorded = single;
                     result = Err(ErrorKind::Check);
                     break;
@@ -199,6 +212,7 @@ impl Local {
             drop(out);
             ended = Some(now);
             let mut recorder = self.recorder.borrow_mut();
+            answered |= outcome.is_ok();
             let (received, verdict, checked) = match &outcome {
                 Ok(a) => {
                     let turn = recorder.check_turn();
@@ -222,10 +236,7 @@ impl Local {
             }
             drop(recorder);
             result = result.and(verdict.result);
-            if let Some(left) = &self.failpoint {
-                left.set(left.get().saturating_sub(1));
-                assert!(left.get() > 0, "{}: the panic asked for", fault::FAILPOINT);
-            }
+            self.failpoint_tick();
             if verdict.capture_failed {
                 break;
             }
@@ -238,10 +249,27 @@ impl Local {
             lane.close();
         }
         self.in_flight.set(self.in_flight.get() - 1);
+        answered
     }
 
-    /// Sends one request on `lane` now (`sent`, just read off the clock) and records it.
-    async fn exchange(&self, lane: &mut Lane, intended: Instant, sent: Instant) {
+    /// Counts a request towards [`fault::FAILPOINT`], and trips it (once) at its count.
+    #[inline]
+    fn failpoint_tick(&self) {
+        if let Some((what, left)) = &self.failpoint {
+            match left.get() {
+                u64::MAX => {}
+                0 | 1 => {
+                    left.set(u64::MAX);
+                    fault::trip(*what);
+                }
+                n => left.set(n - 1),
+            }
+        }
+    }
+
+    /// Sends one request on `lane` now (`sent`, just read off the clock) and records it;
+    /// returns whether it was answered.
+    async fn exchange(&self, lane: &mut Lane, intended: Instant, sent: Instant) -> bool {
         let spec = &self.cx.spec;
         let req = self.next_request();
         self.in_flight.set(self.in_flight.get() + 1);
@@ -249,15 +277,14 @@ impl Local {
         let now = Instant::now();
         let mut recorder = self.recorder.borrow_mut();
         recorder.record(req, intended, sent, now, &outcome);
+        let answered = outcome.is_ok();
         if let Some(setup) = lane.take_opened() {
             recorder.opened(intended, now, setup);
         }
         drop(recorder);
         self.in_flight.set(self.in_flight.get() - 1);
-        if let Some(left) = &self.failpoint {
-            left.set(left.get().saturating_sub(1));
-            assert!(left.get() > 0, "{}: the panic asked for", fault::FAILPOINT);
-        }
+        self.failpoint_tick();
+        answered
     }
 }
 
@@ -356,7 +383,8 @@ pub async fn run(cx: WorkerCx, share: u64, wait_start: impl FnOnce() -> Option<I
         runners: Cell::new(0),
         max_runners,
         dispatched: Cell::new(false),
-        failpoint: fault::panic_after().map(Cell::new),
+        next_k: Cell::new(0),
+        failpoint: fault::failpoint().map(|(what, n)| (what, Cell::new(n))),
     });
 
     match spec.model {
@@ -411,6 +439,9 @@ fn spawn(local: &Rc<Local>, task: impl Future<Output = ()> + 'static) {
 /// the measured phase, then the measured phase's each second from its beginning.
 /// Returns whether the run was cut short.
 async fn clock(local: &Local) -> bool {
+    // The kernel's timer, not tokio's 1 ms wheel: the run ends at its end, not up to a
+    // millisecond of answers after it.
+    let timer = PreciseSleep::new();
     let mut next_warm = local.start + Duration::from_secs(1);
     // The measured phase's next cut, once it has begun.
     let mut next_cut: Option<Instant> = None;
@@ -420,7 +451,7 @@ async fn clock(local: &Local) -> bool {
         if let Some(end) = local.end_at() {
             wake = wake.min(end);
         }
-        sleep_until(wake.into()).await;
+        timer.until(wake, Instant::now()).await;
         let now = Instant::now();
         if local.cx.stop.is_stopped() || local.cx.fault.is_set() {
             return true;
@@ -455,23 +486,35 @@ fn send_warm(local: &Local, last: bool) {
     }
 }
 
-/// Lets the requests under way finish (not after a stop; they time out by
-/// themselves) and sends the worker's last interval. In the open model it
-/// also waits for the dispatcher, which still starts every request due before
-/// the end (with `--timer-slack`, up to the slack after it).
+/// Sends the worker's last interval. A run bounded by time ends at its end: the requests
+/// still under way then are cut off, in no count (the last interval's `in_flight`, which the
+/// summary reports as unfinished), so that every count is of answers within the window and
+/// every rate over the window alone, as wrk counts (k6 instead waits `gracefulStop` for its
+/// iterations). A run of `-n` requests lets those under way finish (each within
+/// `--timeout`), and in the open model waits for the dispatcher, which still starts every
+/// request due (with `--timer-slack`, up to the slack after it). After a stop nothing is
+/// waited for.
 async fn finish(local: &Local, interrupted: bool) {
     local.ending.set(true);
     if !interrupted {
         let open = matches!(local.cx.spec.model, ModelSpec::Open { .. });
         let busy = || local.in_flight.get() > 0 || (open && local.active.get() > 0);
-        let deadline = Instant::now() + local.cx.spec.timeout + Duration::from_millis(100);
+        let mut deadline = Instant::now() + local.cx.spec.timeout + Duration::from_millis(100);
+        // Every task may be done before the end (the open model's last due time passed):
+        // what is under way is still cut off at the end.
+        if let Some(end) = local.end_at() {
+            deadline = deadline.min(end);
+        }
+        let timer = PreciseSleep::new();
         while busy() && Instant::now() < deadline && !local.cx.stop.is_stopped() {
-            tokio::time::sleep(Duration::from_millis(2)).await;
+            let now = Instant::now();
+            timer.until((now + Duration::from_millis(2)).min(deadline), now).await;
         }
     }
+    let unstarted = if interrupted { 0 } else { unstarted(local) };
     // Ended during the warm-up (a stop, or every task done): its last second goes first.
     send_warm(local, true);
-    let mut iv = local.recorder.borrow_mut().cut(local.in_flight.get(), true);
+    let mut iv = local.recorder.borrow_mut().cut(local.in_flight.get() + unstarted, true);
     iv.opened = Some(local.dial.take());
     iv.elapsed = Instant::now().saturating_duration_since(local.measure_from());
     iv.interrupted = interrupted;
@@ -523,7 +566,11 @@ async fn user(local: Rc<Local>, mut lane: Lane, index: f64, think: Duration) {
             break;
         }
         // Sent now: in the closed model a request is due when it is sent.
-        local.step(&mut lane, state.as_mut(), now, now).await;
+        if !local.step(&mut lane, state.as_mut(), now, now).await {
+            // Nothing may have waited (a request that could not be written, a refused
+            // connection): the clock, and so the end of the run and a stop, get their turn.
+            tokio::task::yield_now().await;
+        }
         if !think.is_zero() {
             tokio::time::sleep(think).await;
         }
@@ -533,16 +580,10 @@ async fn user(local: Rc<Local>, mut lane: Lane, index: f64, think: Duration) {
 
 /// The open-model dispatcher: starts each request when it is due.
 async fn dispatcher(local: Rc<Local>, limit: u64) {
-    let threads = local.cx.spec.threads as u64;
-    let mut k: u64 = 0;
     let timer = PreciseSleep::new();
     loop {
-        // This worker's requests are numbers index+1, index+1+threads, ... of its shard's, and a
-        // shard's every N-th of the whole schedule.
-        let n = crate::shard::schedule_number(k, threads, local.cx.index as u64, local.cx.spec.shard);
-        k += 1;
-        let Some(due_s) = local.profile.time_of_count(n as f64) else { break };
-        let due = local.at(due_s);
+        let k = local.next_k.get();
+        let Some(due) = due_time(&local, k) else { break };
         if local.end_at().is_some_and(|e| due >= e) {
             break;
         }
@@ -552,11 +593,12 @@ async fn dispatcher(local: Rc<Local>, limit: u64) {
         if due > now + EARLY {
             timer.until(slack_wake(local.start, due, local.cx.spec.timer_slack), now).await;
         }
-        // A request due before the end is started even when the wake-up comes after it; only a
-        // stop or a fault ends the schedule early.
+        // Only a stop or a fault ends the schedule early; the end of the run ends the worker,
+        // and what is due but not started then is counted unfinished ([`unstarted`]).
         if local.cx.stop.is_stopped() || local.cx.fault.is_set() {
             break;
         }
+        local.next_k.set(k + 1);
         if !local.ticket(due) {
             break;
         }
@@ -583,6 +625,28 @@ async fn dispatcher(local: Rc<Local>, limit: u64) {
         runner.wake();
     }
     local.active.set(local.active.get() - 1);
+}
+
+/// When request `k` of this worker's schedule is due (`None`: the profile has no more).
+fn due_time(local: &Local, k: u64) -> Option<Instant> {
+    // This worker's requests are numbers index+1, index+1+threads, ... of its shard's, and a
+    // shard's every N-th of the whole schedule.
+    let threads = local.cx.spec.threads as u64;
+    let n = crate::shard::schedule_number(k, threads, local.cx.index as u64, local.cx.spec.shard);
+    local.profile.time_of_count(n as f64).map(|s| local.at(s))
+}
+
+/// Open model, a run ended at its end: the requests due before it that the dispatcher had
+/// not started (it was waiting for the `--timer-slack` grid, or behind), which are under way
+/// as much as the queued ones.
+fn unstarted(local: &Local) -> u64 {
+    let open = matches!(local.cx.spec.model, ModelSpec::Open { .. });
+    let Some(end) = local.end_at().filter(|_| open && !local.dispatched.get()) else { return 0 };
+    let mut n = 0;
+    while due_time(local, local.next_k.get() + n).is_some_and(|due| due < end) {
+        n += 1;
+    }
+    n
 }
 
 /// An open-model runner: sends the requests the dispatcher queues, one at a time, each on a

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::NotSent;
 use crate::histogram::{Latency, decode_histogram, encode_histogram};
 
 /// The requests of one name (or the iterations) of a scenario-file run: the totals'
@@ -24,6 +25,10 @@ pub struct Named {
     pub latency: Latency,
     /// Its latency histogram, as [`RunRecord::histogram`].
     pub histogram: String,
+    /// Requests of this name that could not be written (counted `check` above, never sent),
+    /// by reason.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_sent: Vec<NotSent>,
 }
 
 impl Named {
@@ -55,6 +60,7 @@ impl Named {
             errors,
             latency: Latency::from_histogram(latency),
             histogram: encode_histogram(latency),
+            not_sent: Vec::new(),
         }
     }
 
@@ -73,6 +79,7 @@ impl Named {
                 for (k, v) in &n.errors {
                     *m.errors.entry(k.clone()).or_default() += v;
                 }
+                NotSent::merge(&mut m.not_sent, &n.not_sent);
             } else {
                 merged.push(n.clone());
                 latency.push(h);
@@ -82,7 +89,10 @@ impl Named {
             merged
                 .into_iter()
                 .zip(&latency)
-                .map(|(m, h)| Named::from_parts(&m.name, h, m.requests, m.ok, m.errors, duration_s))
+                .map(|(m, h)| Named {
+                    not_sent: m.not_sent,
+                    ..Named::from_parts(&m.name, h, m.requests, m.ok, m.errors, duration_s)
+                })
                 .collect(),
         )
     }

@@ -87,6 +87,10 @@ pub enum RunError {
     Store(#[from] StoreError),
     #[error("{0}")]
     Refused(String),
+    /// Stackbench itself failed in a way that ends the plan (a load thread that would not
+    /// stop); the runs written before it stay.
+    #[error("{0}")]
+    ToolFailure(String),
 }
 
 const RESET_TIMEOUT: Duration = Duration::from_mins(2);

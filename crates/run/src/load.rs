@@ -32,6 +32,12 @@ pub trait LoadDriver: Send + Sync {
     /// placeholder URL with the contestant's path).
     fn check(&self, job: &LoadJob) -> Result<(), String>;
     fn run(&self, job: &LoadJob, cancel: &Cancel) -> Result<RunRecord, String>;
+    /// After a run: load threads of it that have not ended (stuck), described; `None` when
+    /// none is left. Nothing can end such a thread but the process's exit, so no other run
+    /// may start beside it (it would take the next run's cores).
+    fn stuck(&self) -> Option<String> {
+        None
+    }
 }
 
 type Hook = Box<dyn Fn() + Send + Sync>;

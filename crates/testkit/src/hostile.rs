@@ -1,6 +1,6 @@
 //! Hostile servers for tests of the load engine and the orchestrator: a
 //! plain TCP listener on 127.0.0.1 that answers every request with bytes the
-//! test chooses (malformed framing, endless bodies, endless heads), one
+//! test chooses (malformed framing, endless bodies, endless heads, slow answers), one
 //! thread per connection. Dropping the server stops it: the listener closes
 //! and every connection thread ends at its next write. It keeps what it was
 //! sent ([`Hostile::received`], its first MiB), so a test can tell what a
@@ -19,6 +19,8 @@ pub enum Answer {
     Fixed(Vec<u8>),
     /// `head`, then `repeat` over and over until the client goes away.
     Endless { head: Vec<u8>, repeat: Vec<u8> },
+    /// These bytes after this long (a slow server), then wait for the next request.
+    After(Duration, Vec<u8>),
 }
 
 /// A running hostile server.
@@ -99,6 +101,12 @@ fn serve(mut conn: TcpStream, answer: &Answer, stop: &AtomicBool, kept: &Mutex<V
         pending.drain(..end);
         match answer {
             Answer::Fixed(bytes) => {
+                if conn.write_all(bytes).is_err() {
+                    return;
+                }
+            }
+            Answer::After(wait, bytes) => {
+                std::thread::sleep(*wait);
                 if conn.write_all(bytes).is_err() {
                     return;
                 }

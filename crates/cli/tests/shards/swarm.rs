@@ -177,11 +177,26 @@ fn shards_run_on_a_docker_swarm_and_merge() {
     let m = &open2.merged;
     assert_eq!(m["params"]["model"]["rate"], 300.0, "{}", m["params"]);
     let requests = m["summary"]["requests"].as_u64().unwrap();
-    assert!((900 - 2..=900).contains(&requests), "300/s for 3 s, as one generator would send: {requests}");
+    // Those still under way at the end are in no count, only in each shard's last in_flight.
+    let unfinished: u64 =
+        open2.shards.iter().filter_map(|r| r["timeline"].as_array()?.last()?["in_flight"].as_u64()).sum();
+    assert!(
+        (900 - 2..=900).contains(&(requests + unfinished)),
+        "300/s for 3 s, as one generator would send: {requests} and {unfinished} unfinished"
+    );
+    // The rate is over the 3 s window, of what was answered in it (a busy machine leaves more
+    // under way at the end: the rate sent is held by the counts above and below).
     let rps = m["summary"]["rps"].as_f64().unwrap();
-    assert!((rps - 300.0).abs() < 15.0, "the merged rate is the one asked: {rps}");
-    let each: Vec<f64> = open2.shards.iter().map(|r| r["summary"]["rps"].as_f64().unwrap()).collect();
-    assert!(each.iter().all(|r| (r - 150.0).abs() < 5.0), "each shard sends half: {each:?}");
+    assert!(
+        (rps * 3.0 - requests as f64).abs() <= 0.02 * requests as f64,
+        "the merged rate: {rps}, {requests}"
+    );
+    let sent = |r: &serde_json::Value| {
+        r["summary"]["requests"].as_u64().unwrap()
+            + r["timeline"].as_array().unwrap().last().unwrap()["in_flight"].as_u64().unwrap()
+    };
+    let each: Vec<u64> = open2.shards.iter().map(sent).collect();
+    assert!(each.iter().all(|n| n.abs_diff(450) <= 15), "each shard sends half: {each:?}");
     assert_eq!(m["thresholds"][0]["passed"], true, "{}", m["thresholds"]);
     assert!(stderr(&open2).contains("merged        2 records"), "{}", stderr(&open2));
 

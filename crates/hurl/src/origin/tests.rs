@@ -28,6 +28,31 @@ fn origins_split_with_their_default_ports() {
     assert_eq!(o("http:///x"), None);
 }
 
+/// Issue 45 #14: `{{base_url}}:18084/x` after `http://127.0.0.1:8080` was taken for the host
+/// `127.0.0.1:8080` on port 18084; a URL that names no server is refused, saying why.
+#[test]
+fn a_url_whose_server_is_not_one_says_why() {
+    for (url, why) in [
+        ("http://127.0.0.1:8080:18084/x", "its port \"8080:18084\" is not a port (1–65535)"),
+        ("http://127.0.0.1:8080.example.com/x", "its port \"8080.example.com\" is not a port"),
+        ("http://h:+80/x", "its port \"+80\" is not a port"),
+        ("http://h o/x", "its host \"h o\" is not a host name or an IP address"),
+        ("http://[::1]x/", "\"x\" follows its IPv6 address"),
+        ("http://[h::1]/", "[h::1] is not an IPv6 address"),
+        ("gopher://h/", "its scheme \"gopher\" is not http or https"),
+        ("h:1/x", "it has no scheme"),
+    ] {
+        let e = split_why(url.as_bytes()).unwrap_err();
+        assert!(e.starts_with(why), "{url}: {e}");
+    }
+    let r = Routes::at(&scenario("GET {{base_url}}:18084/x\n"), "http://127.0.0.1:8080").unwrap_err();
+    assert!(r.starts_with("s.toml:") && r.contains("is not a port"), "{r}");
+    let r = Routes::at(&scenario("GET {{base_url}}/a\n"), "http://127.0.0.1:8080").unwrap();
+    assert_eq!(r.locate(b"http://127.0.0.1:8080/a?b"), Ok(("", 21)));
+    let e = r.locate(b"http://127.0.0.1:8081/a").unwrap_err();
+    assert_eq!(e, "http://127.0.0.1:8081 is not one of the file's origins");
+}
+
 #[test]
 fn a_file_runs_as_written_without_a_target() {
     let s = scenario("GET http://localhost:8000/a\nHTTP 200\nGET http://localhost:8000/b\nHTTP 200\n");

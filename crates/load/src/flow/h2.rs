@@ -19,10 +19,9 @@
 use bytes::{BufMut as _, BytesMut};
 use stackbench_hurl::Entry;
 use stackbench_hurl::scenario::Protocol;
-use stackbench_hurl::template::Unwritable;
 use stackbench_record::ErrorKind;
 
-use super::{Answered, Calls, FileSource, IterState, Verdict};
+use super::{Answered, Calls, FileSource, IterState, Unsent, Verdict};
 use crate::h2c::{hpack, put_grpc_frame};
 use crate::wire::{Answer, Outgoing};
 
@@ -39,33 +38,6 @@ pub(super) struct Buffers {
     /// connection holds until its flow control lets the body go; once it has, the next
     /// request takes the buffer back (no allocation per request).
     body: BytesMut,
-}
-
-/// Why a request of an iteration was not sent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Unsent {
-    /// A variable it uses has no value: the capture that sets it failed (and was counted).
-    Capture,
-    /// Its message does not fit the method's input (a drawn value of another type): counted
-    /// as a failed check on the request, unsent.
-    Message,
-    /// A variable's value cannot go where it stands (a CR, LF or NUL in the URL or a header,
-    /// more than the head may carry, a header name stackbench writes itself), or a
-    /// placeholder's filters fail on it: counted as a failed check on the request, unsent.
-    Refused,
-}
-
-impl From<Unwritable> for Unsent {
-    fn from(why: Unwritable) -> Unsent {
-        match why {
-            Unwritable::NoValue => Unsent::Capture,
-            Unwritable::Expr(_)
-            | Unwritable::Byte(_)
-            | Unwritable::TooLong { .. }
-            | Unwritable::OwnHeader
-            | Unwritable::Host => Unsent::Refused,
-        }
-    }
 }
 
 /// Fields a client must not send on HTTP/2 (RFC 9113 §8.2.2), and `Host`, which is `:authority`.
@@ -116,23 +88,24 @@ impl IterState {
         entry: &Entry,
     ) -> Result<Outgoing<'_>, Unsent> {
         entry.render(&mut self.vars, &mut self.req).map_err(|e| Unsent::from(e.why))?;
+        super::urls::path_into(&src.routes, &self.req.url, &mut self.path).map_err(Unsent::Url)?;
         let grpc = src.scenario.protocol == Protocol::Grpc;
         let body = &mut self.h2.body;
         body.clear();
         match src.calls.as_ref().filter(|_| grpc) {
             Some(c) => {
                 let m = c.flows[flow][i];
-                let message = c.encode(m, &self.req.body).map_err(|_| Unsent::Message)?;
+                let message = c.encode(m, &self.req.body).map_err(|why| {
+                    Unsent::Message(format!(
+                        "{}:{}: the message is {why}",
+                        src.scenario.flows[flow].hurl.file, entry.pos
+                    ))
+                })?;
                 put_grpc_frame(body, &message);
             }
             None => body.put_slice(&self.req.body),
         }
         let body = body.split().freeze();
-        let dest = src.urls.get(flow).and_then(|f| f.get(i)).map_or(&[][..], |u| &u.dest);
-        super::urls::path_into(dest, &self.req.url, &mut self.path);
-        if self.path.is_empty() {
-            self.path.push(b'/');
-        }
         if !self.jar.is_empty() {
             let path = std::str::from_utf8(&self.path).unwrap_or("/");
             stackbench_hurl::run::wire::add_cookies(&self.jar, &mut self.req, &self.host, path, self.tls);

@@ -16,10 +16,9 @@ use stackbench_hurl::scenario::Scenario;
 /// How the engine writes one entry's URL.
 #[derive(Debug, Clone)]
 pub(super) struct EntryUrl {
-    /// The path of where its origin goes, before a rendered URL's own path.
-    pub(super) dest: Box<[u8]>,
     /// For the compiled request: its path before its first varying part, and that part's
-    /// index; `None` when the URL holds credentials (the rendered request takes them out).
+    /// index; `None` when the URL holds credentials (the rendered request takes them out) or
+    /// a fragment (not sent).
     pub(super) compiled: Option<(Box<[u8]>, usize)>,
 }
 
@@ -58,26 +57,38 @@ pub(super) fn entry_urls(
                 .ok_or_else(|| format!("{}:{}: not an absolute URL", flow.hurl.file, e.pos))?;
             let (dest, _) =
                 routes.prefix(&o).ok_or_else(|| format!("{}:{}: {o} has no route", flow.hurl.file, e.pos))?;
-            let credentials = fixed.text[..len].contains('@');
-            let mut path = dest.as_bytes().to_vec();
-            path.extend_from_slice(&fixed.text.as_bytes()[len..]);
-            urls.push(EntryUrl {
-                dest: dest.as_bytes().into(),
-                compiled: (!credentials).then(|| (path.into_boxed_slice(), fixed.parts)),
-            });
+            // Credentials leave the URL as it is rendered; a fragment is not sent.
+            let rest = &fixed.text[len..];
+            let compiles = !fixed.text[..len].contains('@') && !rest.contains('#');
+            let mut path = Vec::with_capacity(dest.len() + rest.len() + 1);
+            origin_form(dest.as_bytes(), rest.as_bytes(), &mut path);
+            urls.push(EntryUrl { compiled: compiles.then(|| (path.into_boxed_slice(), fixed.parts)) });
         }
         all.push(urls);
     }
     Ok((server, all))
 }
 
-/// The path of a rendered `url` where its origin goes: `dest`, then what follows the URL's
-/// origin, into `out` (cleared first).
-pub(super) fn path_into(dest: &[u8], url: &[u8], out: &mut Vec<u8>) {
+/// The path of a rendered `url` where its origin goes ([`Routes::locate`], the check `verify`
+/// makes of every URL it sends to: `Err` says why a URL is none of the file's origins), into
+/// `out` (cleared first).
+pub(super) fn path_into(routes: &Routes, url: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+    let (dest, len) = routes.locate(url)?;
     out.clear();
+    origin_form(dest.as_bytes(), &url[len..], out);
+    Ok(())
+}
+
+/// Appends the request target in origin form (RFC 9112 §3.2.1) of `rest` (what follows a
+/// URL's origin) moved under `dest`: a `/` where neither begins with one (`http://h:1?q`
+/// is `/?q`), without the fragment, which is not sent.
+fn origin_form(dest: &[u8], rest: &[u8], out: &mut Vec<u8>) {
+    let rest = rest.iter().position(|&b| b == b'#').map_or(rest, |n| &rest[..n]);
+    if dest.is_empty() && !rest.starts_with(b"/") {
+        out.push(b'/');
+    }
     out.extend_from_slice(dest);
-    let len = split(url).map_or(url.len(), |(_, n)| n);
-    out.extend_from_slice(&url[len..]);
+    out.extend_from_slice(rest);
 }
 
 /// Where the request target lies in an HTTP/1.1 request's first line (`GET /a?b HTTP/1.1`).
@@ -96,9 +107,82 @@ mod tests {
         let r = b"POST /api/todos?x=1 HTTP/1.1\r\nHost: h\r\n";
         assert_eq!(&r[request_path(r)], b"/api/todos?x=1");
         let mut out = Vec::new();
-        path_into(b"/api", b"http://localhost:8000/todos?q", &mut out);
-        assert_eq!(out, b"/api/todos?q");
-        path_into(b"", b"http://h:1", &mut out);
-        assert_eq!(out, b"");
+        for (dest, rest, want) in [
+            ("/api", "/todos?q", "/api/todos?q"),
+            ("", "", "/"),
+            ("", "?q=1", "/?q=1"),
+            ("/api", "?q=1", "/api?q=1"),
+            ("", "/a#top", "/a"),
+        ] {
+            out.clear();
+            origin_form(dest.as_bytes(), rest.as_bytes(), &mut out);
+            assert_eq!(String::from_utf8_lossy(&out), want, "{dest} {rest}");
+        }
+    }
+
+    /// Issue 45 #14: `load` sent `GET :18084/x` and `GET @host/x` (what followed
+    /// `{{base_url}}` after a target without a path) where `verify` refused them. Both now
+    /// check a URL's server alike ([`stackbench_hurl::origin::split_why`], [`Routes::locate`]).
+    #[test]
+    fn a_url_whose_server_is_not_one_is_refused_at_load() {
+        use crate::flow::tests::source_at;
+        for (after, why) in [
+            (":18084/x", "its port \"9:18084\" is not a port"),
+            (".example.com/x", "its port \"9.example.com\" is not a port"),
+            ("@host/x", "goes to http://host:80, which is not the target's origin"),
+        ] {
+            let e = source_at(&format!("GET {{{{base_url}}}}{after}\nHTTP *\n"), "http://127.0.0.1:9")
+                .unwrap_err();
+            assert!(e.contains("t.hurl:1:1:") && e.contains(why), "{after}: {e}");
+        }
+    }
+
+    /// A URL with a query and no path asked for `?q=1` (not a request target); a fragment
+    /// was sent. The request target is in origin form, compiled or rendered.
+    #[test]
+    fn a_request_target_is_in_origin_form() {
+        use crate::flow::IterState;
+        use crate::flow::tests::{source_at, target};
+        use crate::spec::Io;
+        let src =
+            source_at("GET {{base_url}}?q=1\nHTTP *\nGET {{base_url}}/a#top\nHTTP *\n", "http://127.0.0.1:9")
+                .unwrap();
+        let mut st = IterState::new(&src, &target("http://127.0.0.1:9"), true, Io::Epoll, 0);
+        st.begin(&src, 0);
+        let flow = &src.scenario.flows[0].hurl;
+        for (i, line) in [(0, "GET /?q=1 HTTP/1.1\r\n"), (1, "GET /a HTTP/1.1\r\n")] {
+            for entry in [&flow.entries[i], &flow.entries[i].clone()] {
+                let wire = String::from_utf8(st.wire(&src, (0, i), entry).unwrap().to_vec()).unwrap();
+                assert!(wire.starts_with(line), "{wire}");
+            }
+        }
+    }
+
+    /// A variable that names a request's server and that a capture sets too: the compiled
+    /// request kept the value it had at load, and `verify` refused the captured one. A server
+    /// never comes from an answer: refused at load, as `verify` refuses it; a rendered URL
+    /// whose origin is none of the file's is not sent ([`path_into`]).
+    #[test]
+    fn a_server_a_capture_can_change_is_refused() {
+        use crate::flow::FileSource;
+        let dir = std::env::temp_dir().join(format!("sb-urls-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.hurl");
+        let text = "GET {{host}}/a\nHTTP *\n[Captures]\nhost: header \"X-Next\"\nGET {{host}}/b\nHTTP *\n";
+        std::fs::write(&path, text).unwrap();
+        let aim = stackbench_hurl::origin::Aim { target: Some("http://127.0.0.1:9"), ..Default::default() };
+        let limits = stackbench_hurl::files::Limits::default();
+        let src = FileSource::load(&path, &["host=http://127.0.0.1:9".into()], 1, &limits, aim);
+        std::fs::remove_dir_all(&dir).unwrap();
+        let e = src.unwrap_err();
+        assert!(
+            e.contains("t.hurl:1:5: the server of this request comes from `{{host}}`")
+                && e.contains("a capture"),
+            "{e}"
+        );
+        let routes = stackbench_hurl::origin::Routes::default();
+        let mut out = Vec::new();
+        let e = path_into(&routes, b"http://elsewhere:1/b", &mut out).unwrap_err();
+        assert_eq!(e, "http://elsewhere:1 is not one of the file's origins");
     }
 }

@@ -48,6 +48,7 @@ impl Orchestrator<'_, '_> {
             procs: (self.deps.procs)(),
         });
         let watched = drive(self.deps.load, &job, &self.opts.interrupt, target, interval);
+        let stuck = self.deps.load.stuck();
         let mut crashed = watched.crashed;
         let tail = started.as_ref().map(|s| s.process.output_tail()).unwrap_or_default();
         let limits = started.as_ref().and_then(|s| s.group.as_ref().map(|g| g.applied()));
@@ -65,13 +66,13 @@ impl Orchestrator<'_, '_> {
         if let Some(why) = &watched.panicked {
             self.tool_failures += 1;
             self.incident(i, "run", Invalid::TOOL_FAILURE, why.clone(), Some(rep))?;
-            return Ok(true);
+            return self.unless_stuck(i, rep, stuck, true);
         }
         let mut record = match &watched.result {
             Ok(r) => r.clone(),
             Err(e) => {
                 self.incident(i, "run", "load_failed", e.clone(), Some(rep))?;
-                return Ok(false);
+                return self.unless_stuck(i, rep, stuck, false);
             }
         };
         record.label.contestant = Some(name.clone());
@@ -90,6 +91,10 @@ impl Orchestrator<'_, '_> {
         self.store.save_run(&record)?;
         self.runs += 1;
         self.say(&describe(&record));
+        if stuck.is_some() {
+            // Its own fault says it is not a result; it is kept, and nothing runs after it.
+            return self.unless_stuck(i, rep, stuck, true);
+        }
         if let Some(invalid) = record.invalid.clone() {
             if invalid.kind == Invalid::TOOL_FAILURE {
                 self.tool_failures += 1;
@@ -100,13 +105,40 @@ impl Orchestrator<'_, '_> {
             return Ok(true);
         }
         if record.generator.saturated {
-            let msg = format!(
-                "the load generator saturated its {} core(s) ({:.0}% busy): this run may measure the generator, not the contestant",
-                record.generator.cores,
-                record.generator.utilization * 100.0
-            );
-            self.incident(i, "run", "generator_saturated", msg, Some(rep))?;
+            self.saturated(i, rep, &record)?;
         }
         Ok(false)
+    }
+}
+
+impl Orchestrator<'_, '_> {
+    /// The incident of a run whose load generator saturated its cores.
+    fn saturated(
+        &mut self,
+        i: usize,
+        rep: u32,
+        record: &stackbench_record::RunRecord,
+    ) -> Result<(), RunError> {
+        let msg = format!(
+            "the load generator saturated its {} core(s) ({:.0}% busy): this run may measure the generator, not the contestant",
+            record.generator.cores,
+            record.generator.utilization * 100.0
+        );
+        self.incident(i, "run", "generator_saturated", msg, Some(rep))
+    }
+
+    /// `again` (whether to measure once more), unless load threads of the run are `stuck`:
+    /// then an incident, and an error that ends the plan, since no run may start beside them.
+    fn unless_stuck(
+        &mut self,
+        i: usize,
+        rep: u32,
+        stuck: Option<String>,
+        again: bool,
+    ) -> Result<bool, RunError> {
+        let Some(why) = stuck else { return Ok(again) };
+        self.tool_failures += 1;
+        self.incident(i, "run", Invalid::TOOL_FAILURE, why.clone(), Some(rep))?;
+        Err(RunError::ToolFailure(why))
     }
 }

@@ -31,8 +31,10 @@ struct World {
     alive: u32,
     interrupt_on_load: Option<Cancel>,
     /// What the next loads do, in order: `"zero"` completes nothing, `"panic"`
-    /// panics in the load's thread; empty: a normal run.
+    /// panics in the load's thread, `"stuck"` leaves a load thread running; empty: a normal run.
     load_script: std::collections::VecDeque<&'static str>,
+    /// A load left a thread running ([`LoadDriver::stuck`]).
+    stuck: bool,
     /// The correct answers per second of the next runs, in order; empty: 20.
     rates: std::collections::VecDeque<f64>,
     /// `DELETE /todos` requests answered (a scenario file's reset).
@@ -249,7 +251,15 @@ impl LoadDriver for FakeLoad {
             r.summary.requests = 0;
             r.summary.ok = 0;
         }
+        if script == Some("stuck") {
+            self.0.lock().unwrap().stuck = true;
+            r.invalid = Some(stackbench_record::Invalid::new("tool_failure", "sb-load-0 did not finish"));
+        }
         Ok(r)
+    }
+
+    fn stuck(&self) -> Option<String> {
+        self.0.lock().unwrap().stuck.then(|| "1 load worker thread(s) are still running".to_owned())
     }
 }
 
@@ -620,6 +630,22 @@ fn a_run_without_progress_is_an_incident_and_is_measured_again() {
     let c = &set.contestants[0];
     assert!(c.incidents.iter().any(|i| i.kind == "no_progress" && i.phase == "run"), "{:?}", c.incidents);
     assert!(h.lines.iter().any(|l| l.contains("is measured once more")), "{:#?}", h.lines);
+}
+
+/// Issue 45 #1: a load whose thread does not stop ends the plan: its run is kept (not a
+/// result), the incident recorded, and no other run starts beside the thread.
+#[test]
+fn a_load_thread_that_does_not_stop_ends_the_plan() {
+    let mut h = Harness::new("load-stuck");
+    h.world.lock().unwrap().load_script.push_back("stuck");
+    let err = h.run_with(&plan(&contestant("a", "good", "")), true, false, Cancel::new()).unwrap_err();
+    assert!(matches!(&err, RunError::ToolFailure(why) if why.contains("still running")), "{err}");
+    let set = h.results();
+    assert_eq!(set.runs.len(), 1, "nothing ran after it");
+    assert!(set.runs[0].invalid.is_some());
+    let c = &set.contestants[0];
+    assert!(c.incidents.iter().any(|i| i.kind == "tool_failure" && i.message.contains("still running")));
+    assert_eq!(h.world.lock().unwrap().alive, 0, "the contestant was stopped");
 }
 
 /// A panic in the load's thread is a tool failure: recorded, counted (the
