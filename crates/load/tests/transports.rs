@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use crate::common::{Behavior, Shape, start, start_hangup};
-use stackbench_load::{Dur, Io, LoadOptions, RunRecord, Stop, WarmupArg, run};
+use stackbench_load::{CheckEvery, Dur, Io, LoadOptions, RunRecord, Stop, WarmupArg, run};
 
 thread_local! {
     /// The I/O path the cases run on: epoll (the default), or io_uring in
@@ -22,6 +22,13 @@ fn opts() -> LoadOptions {
     }
 }
 
+/// A scenario's options, every answer checked (`--check-every 1`): `auto` checks every answer
+/// only while checking is cheap beside the generator's other work, which a busy machine makes it
+/// not be, and these cases count the checks on every transport.
+fn checked(scenario: &str) -> LoadOptions {
+    LoadOptions { scenario: Some(scenario.into()), check_every: Some(CheckEvery::Every(1)), ..opts() }
+}
+
 fn load(o: &LoadOptions, url: &str) -> RunRecord {
     let spec = o.to_spec(url).unwrap();
     stackbench_testkit::record::valid(run(&spec, &Stop::new()).unwrap())
@@ -34,8 +41,7 @@ fn err(r: &RunRecord, kind: &str) -> u64 {
 #[test]
 fn http1_scenario_requests_are_checked() {
     let s = start(Behavior::default());
-    let o =
-        LoadOptions { scenario: Some("dummy".into()), requests: Some(300), connections: Some(4), ..opts() };
+    let o = LoadOptions { requests: Some(300), connections: Some(4), ..checked("dummy") };
     let r = load(&o, &s.url("/events"));
     let sum = &r.summary;
     assert_eq!((sum.requests, sum.ok, sum.errors), (300, 300, 0), "{:?}", r.errors);
@@ -53,8 +59,7 @@ fn http1_scenario_requests_are_checked() {
 #[test]
 fn wrong_answers_are_check_errors_not_successes() {
     let s = start(Behavior { shape: Shape::Wrong, ..Behavior::default() });
-    let o =
-        LoadOptions { scenario: Some("dummy".into()), requests: Some(50), connections: Some(2), ..opts() };
+    let o = LoadOptions { requests: Some(50), connections: Some(2), ..checked("dummy") };
     let r = load(&o, &s.url("/"));
     assert_eq!(r.summary.ok, 0);
     assert_eq!(err(&r, "check"), 50);
@@ -66,8 +71,7 @@ fn statuses_and_chunked_and_closing_servers() {
     let s = start(Behavior::default());
     let r = load(&LoadOptions { requests: Some(40), connections: Some(2), ..opts() }, &s.url("/status/503"));
     assert_eq!((r.summary.requests, err(&r, "http_503")), (40, 40));
-    let o =
-        LoadOptions { scenario: Some("dummy".into()), requests: Some(40), connections: Some(2), ..opts() };
+    let o = LoadOptions { requests: Some(40), connections: Some(2), ..checked("dummy") };
     let chunked = start(Behavior { shape: Shape::Chunked, ..Behavior::default() });
     let r = load(&o, &chunked.url("/"));
     assert_eq!((r.summary.ok, r.summary.checks.performed), (40, 40), "{:?}", r.errors);
@@ -113,8 +117,7 @@ fn h2c_multiplexes_streams() {
         streams: Some(8),
         connections: Some(2),
         requests: Some(400),
-        scenario: Some("dummy".into()),
-        ..opts()
+        ..checked("dummy")
     };
     let r = load(&o, &s.url("/events"));
     assert_eq!((r.summary.ok, r.summary.checks.performed), (400, 400), "{:?}", r.errors);
@@ -132,12 +135,7 @@ fn h2c_multiplexes_streams() {
 #[test]
 fn grpc_bubble_sort_over_h2c() {
     let s = start(Behavior::default());
-    let o = LoadOptions {
-        scenario: Some("bubble-sort".into()),
-        requests: Some(60),
-        connections: Some(2),
-        ..opts()
-    };
+    let o = LoadOptions { requests: Some(60), connections: Some(2), ..checked("bubble-sort") };
     let r = load(&o, &s.url(""));
     assert_eq!(r.params.transport, "grpc");
     assert_eq!((r.summary.ok, r.summary.checks.performed), (60, 60), "{:?}", r.errors);
@@ -152,12 +150,7 @@ fn grpc_bubble_sort_over_h2c() {
 #[test]
 fn grpc_statuses_are_counted_by_code() {
     let s = start(Behavior::default());
-    let o = LoadOptions {
-        scenario: Some("bubble-sort".into()),
-        requests: Some(10),
-        connections: Some(1),
-        ..opts()
-    };
+    let o = LoadOptions { requests: Some(10), connections: Some(1), ..checked("bubble-sort") };
     let spec = o.to_spec(&s.url("")).unwrap();
     let mut bad = spec.clone();
     // Send a body the server refuses (a truncated List message).
@@ -239,10 +232,11 @@ fn a_lanes_timer_follows_each_request() {
         let case = format!("http2 {http2}, rate {rate:?}: {:?}", r.errors);
         let timeouts = err(&r, "timeout");
         assert_eq!(r.summary.errors, timeouts, "{case}");
-        // Every answer inside the timeout, and the fast ones were many.
+        // Every answer inside the timeout (and what a busy machine adds to a timer's wake-up,
+        // far below the 800 ms a timer kept at an old deadline waits), and the fast ones were many.
         assert!(r.summary.ok > 100, "{case}");
         let service = r.summary.service_latency.as_ref().unwrap_or(&r.summary.latency);
-        assert!(service.max_us < 210_000, "{case}: {service:?}");
+        assert!(service.max_us < 300_000, "{case}: {service:?}");
         if rate.is_none() {
             // One user: each stalled request given up 200 ms after it was sent (0.5, 0.7,
             // 0.9, 1.1 s), the last perhaps answered at 1.3 s instead. The stall is timed from
