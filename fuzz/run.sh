@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs every fuzz target of the load engine's parsers (HTTP/1.1 answers,
 # HTTP/2 frames, HPACK blocks), of the Hurl and TOML scenario parsers, of the
-# scenario expressions and of the scenario evaluator against hostile answers for a
-# while each, with cargo fuzz (libFuzzer) on the nightly toolchain. CI runs it with
-# 30 seconds per target (.ci/run); fuzz/README.md says what each target holds.
+# scenario expressions, of the scenario evaluator against hostile answers and of
+# the xpath query on hostile bodies for a while each, with cargo fuzz (libFuzzer)
+# on the nightly toolchain. CI runs it with 30 seconds per target (.ci/run);
+# fuzz/README.md says what each target holds.
 #
 #   fuzz/run.sh [SECONDS_PER_TARGET]        # default 120
 #   TARGETS="scenario_eval" fuzz/run.sh 600  # some targets only
@@ -18,7 +19,7 @@ seconds=${1:-120}
 command -v cargo-fuzz >/dev/null || { echo "cargo fuzz is missing: cargo install cargo-fuzz" >&2; exit 1; }
 rustup run nightly rustc --version >/dev/null 2>&1 || { echo "the nightly toolchain is missing: rustup toolchain install nightly" >&2; exit 1; }
 status=0
-for target in ${TARGETS:-http1_answer h2c_frames hpack_block hurl_file scenario_file scenario_expr scenario_eval}; do
+for target in ${TARGETS:-http1_answer h2c_frames hpack_block hurl_file scenario_file scenario_expr scenario_eval xpath}; do
   mkdir -p "corpus/$target"
   echo "== $target, ${seconds}s"
   log="artifacts/$target.log"

@@ -333,5 +333,46 @@ fn namespaces(package: &Package) -> Vec<(String, String)> {
     found
 }
 
+/// For fuzzing (target `xpath`): the first line of `data` as an XPath expression, the rest
+/// as a body read as XML and as HTML; each compiled, bounded, parsed and evaluated, with a
+/// few expressions that walk the whole tree. Must never panic outside the engine's crates
+/// (whose panics [`compile`], [`Doc::parse`] and [`Doc::eval`] catch, see
+/// [`fuzz_panic_hook`]).
+pub fn fuzz_xpath(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let (expr, body) = text.split_once('\n').unwrap_or((text, ""));
+    let given = compile(expr);
+    let _ = prefixes(expr);
+    for format in [Format::Xml, Format::Html] {
+        let Ok(doc) = Doc::parse(body, format) else { continue };
+        if let Ok(e) = &given {
+            let _ = doc.eval(e);
+        }
+        for walk in ["count(//node())", "string(/)", "//@*", "sum(//*[number(.) = number(.)])", "//_:*"] {
+            if let Ok(e) = compile(walk) {
+                let _ = doc.eval(&e);
+            }
+        }
+    }
+}
+
+/// For fuzzing: libFuzzer aborts on every panic, even one that is caught; this hook lets
+/// the panics of the XPath and HTML crates go on to the `catch_unwind` that turns each into
+/// the body's or the expression's error, and aborts on any other (then `previous` reports it).
+pub fn fuzz_panic_hook() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let caught = info.location().is_some_and(|l| {
+            let f = l.file();
+            ["sxd-xpath", "sxd-document", "sxd_html", "html5ever", "markup5ever", "tendril"]
+                .iter()
+                .any(|c| f.contains(c))
+        });
+        if !caught {
+            previous(info);
+        }
+    }));
+}
+
 #[cfg(test)]
 mod tests;

@@ -196,3 +196,28 @@ fn the_scan_counts_tags_and_depth_skipping_comments() {
     assert_eq!(scan(b"</x></x><a>", Format::Xml), (2, 1));
     assert_eq!(scan(b"a < b and c > d", Format::Html), (0, 0));
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+    /// What the fuzz target runs never panics past the engine's own catches, on a small
+    /// document and an expression with bytes changed, cut or inserted.
+    #[test]
+    fn fuzz_xpath_never_panics(
+        edits in proptest::collection::vec((0..FUZZ_SEED.len(), proptest::prelude::any::<u8>(), 0..3u8), 0..6)
+    ) {
+        let mut data = FUZZ_SEED.as_bytes().to_vec();
+        for (at, byte, how) in edits {
+            let at = at.min(data.len().saturating_sub(1));
+            match how {
+                0 => data[at] = byte,
+                1 => { data.remove(at); }
+                _ => data.insert(at, byte),
+            }
+        }
+        fuzz_xpath(&data);
+    }
+}
+
+/// An expression and a document the fuzz test's edits start from.
+const FUZZ_SEED: &str = "count(//_:b[@id > 1]/text()) + string-length(//c)\n\
+    <a xmlns=\"urn:x\" xmlns:p=\"urn:p\"><b id=\"2\">t</b><p:c>u<!-- v --></p:c><![CDATA[w]]></a>";
