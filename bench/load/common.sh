@@ -1,9 +1,9 @@
 # Sourced by the scripts in bench/load: the anchor server and the CPU meter they share.
 #
 # start_nginx DIR PORT [H2C_PORT]: nginx (one worker, pinned to core 0) answering every
-#   path with `return 200 '{"count":1}'` (application/json) on 127.0.0.1:PORT, and over
-#   h2c on H2C_PORT when given; its config, pid and log in DIR. Waits until it answers.
-#   Stop it with: kill "$(cat DIR/nginx.pid)".
+#   path with `return 200 '{"count":1}'` (application/json; `/session` sets a cookie too)
+#   on 127.0.0.1:PORT, and over h2c on H2C_PORT when given; its config, pid and log in
+#   DIR. Waits until it answers. Stop it with: kill "$(cat DIR/nginx.pid)".
 # start_nginx_tls DIR PORT: the same nginx over TLS 1.3 on 127.0.0.1:PORT (HTTP/1.1 and HTTP/2
 #   by ALPN), with a self-signed ECDSA P-256 certificate for 127.0.0.1 and localhost made now
 #   (DIR/cert.pem, DIR/key.pem); session tickets on, as nginx ships.
@@ -31,6 +31,10 @@ http {
   server {
     listen 127.0.0.1:$port;
     location / { default_type application/json; return 200 '{"count":1}'; }
+    location /session {
+      add_header Set-Cookie "sid=3f2a9c; Path=/; HttpOnly";
+      default_type application/json; return 200 '{"count":1}';
+    }
   }
   $h2server
 }

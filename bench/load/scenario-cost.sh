@@ -3,7 +3,9 @@
 # (its scenario file, scenarios/builtin/dummy.toml: five drawn variables in the body, a regex
 # assert on Content-Type, every answer checked), on the same POST written as a file with a
 # template, a capture and asserts (bench/load/dummy-like.hurl, every answer checked), and on
-# the engine's floor: the same POST as a fixed request (-m/-H/-b), its status only. Against
+# the engine's floor: the same POST as a fixed request (-m/-H/-b), its status only; and on
+# bench/load/cookie-like.hurl, dummy-like's POST to a path whose answer sets a cookie, with
+# --keep-cookies (each answer's Set-Cookie stored, the cookie sent back on the next request). Against
 # nginx (`return 200 '{"count":1}'`, core 0); the generator on core 1, 10 connections, one
 # thread. Each is run SHORT and LONG seconds; (Ir_long - Ir_short) / (requests_long -
 # requests_short) takes start-up and exit out. Then:
@@ -11,7 +13,10 @@
 #   generator, a figure the machine's noise moves by a few percent where the instruction counts
 #   move by tenths of one;
 # - the two files, and dummy-like.hurl as an h2c file (nginx's h2c port), under memcheck: heap
-#   allocations per request, LONG minus SHORT as above.
+#   allocations per request, LONG minus SHORT as above;
+# - with HURL=path/to/hurl (8.0.1), the two files through `hurl --test --repeat N --jobs 1`
+#   on core 1 (N=HURL_REPEAT, default 2000) beside `stackbench load -c 1` for LONG seconds:
+#   requests per generator CPU-second of each, and their ratio.
 #
 # Usage: cargo build --release && bench/load/scenario-cost.sh [SHORT LONG] (default 2 5)
 # SB=path/to/stackbench to measure another build.
@@ -65,7 +70,7 @@ per_request() {
 per_cpu_second() {
   local name=$1 out="$dir/$1.native"
   shift
-  taskset -c 1 "$sb" load "http://127.0.0.1:$port" -c 10 --threads 1 -d "${long}s" -q \
+  taskset -c 1 "$sb" load "http://127.0.0.1:$port" -c "${conns:-10}" --threads 1 -d "${long}s" -q \
     --json "$out.json" "$@" >/dev/null 2>"$out.err"
   python3 - "$out.json" <<'PY'
 import json, sys
@@ -79,19 +84,24 @@ event='{"type":"page_view","source":"web","value":1.5,"timestamp":1764460800000}
 fixed_args=(-m POST -H 'Content-Type: application/json' -b "$event")
 dummy_args=(--scenario dummy --check-every 1)
 file_args=(--scenario-file "$here/dummy-like.hurl" --check-every 1)
+cookie_args=(--scenario-file "$here/cookie-like.hurl" --check-every 1 --keep-cookies)
 read -r fixed xn1 xn2 xerr < <(per_request callgrind fixed "$port" "${fixed_args[@]}")
 read -r dummy dn1 dn2 derr < <(per_request callgrind dummy "$port" "${dummy_args[@]}")
 read -r file fn1 fn2 ferr < <(per_request callgrind file "$port" "${file_args[@]}")
+read -r cookie cn1 cn2 cerr < <(per_request callgrind cookie "$port" "${cookie_args[@]}")
 echo "instructions per request (requests in the ${short}s and ${long}s runs; errors)"
 echo "  fixed request        $fixed   ($xn1, $xn2; $xerr errors)"
 echo "  dummy (built-in)     $dummy   ($dn1, $dn2; $derr errors)"
 echo "  dummy-like.hurl      $file   ($fn1, $fn2; $ferr errors)"
+echo "  cookie-like.hurl     $cookie   ($cn1, $cn2; $cerr errors)"
 python3 -c "import sys; print(f'  built-in / fixed     {int(sys.argv[2]) / int(sys.argv[1]):.2f}')" "$fixed" "$dummy"
 python3 -c "import sys; print(f'  .hurl / fixed        {int(sys.argv[2]) / int(sys.argv[1]):.2f}')" "$fixed" "$file"
+python3 -c "import sys; print(f'  cookie .hurl / fixed {int(sys.argv[2]) / int(sys.argv[1]):.2f}')" "$fixed" "$cookie"
 echo "requests per generator CPU-second (${long}s, natively)"
 echo "  fixed request        $(per_cpu_second fixed "${fixed_args[@]}")"
 echo "  dummy (built-in)     $(per_cpu_second dummy "${dummy_args[@]}")"
 echo "  dummy-like.hurl      $(per_cpu_second file "${file_args[@]}")"
+echo "  cookie-like.hurl     $(per_cpu_second cookie "${cookie_args[@]}")"
 echo "heap allocations per request (memcheck; errors)"
 read -r a _ _ e < <(per_request memcheck dummy "$port" "${dummy_args[@]}")
 echo "  dummy (built-in)         $a   ($e errors)"
@@ -99,3 +109,21 @@ read -r a _ _ e < <(per_request memcheck file "$port" "${file_args[@]}")
 echo "  dummy-like.hurl          $a   ($e errors)"
 read -r a _ _ e < <(per_request memcheck h2c "$h2" --scenario-file "$dir/h2c.toml" --check-every 1)
 echo "  dummy-like.hurl on h2c   $a   ($e errors)"
+
+[ -n "${HURL:-}" ] || exit 0
+# hurl_per_cpu_second FILE: requests per CPU-second of `hurl --test --repeat N --jobs 1`.
+hurl_per_cpu_second() {
+  local n=${HURL_REPEAT:-2000} out="$dir/hurl.$(basename "$1")"
+  cpu_of "$out" taskset -c 1 "$HURL" --test --repeat "$n" --jobs 1 \
+    --variable "base_url=http://127.0.0.1:$port" "$1"
+  grep -q "Succeeded files: *$n (100.0%)" "$out.stderr" || { echo "hurl failed: $out.stderr" >&2; exit 1; }
+  python3 -c "import sys; u, s = map(float, open(sys.argv[1]).read().split()); print(round(int(sys.argv[2]) / (u + s)))" "$out" "$n"
+}
+echo "requests per generator CPU-second beside Hurl ($("$HURL" --version | head -n 1); one user each)"
+for f in dummy-like cookie-like; do
+  extra=()
+  [ "$f" = cookie-like ] && extra=(--keep-cookies)
+  ours=$(conns=1 per_cpu_second "c1-$f" --scenario-file "$here/$f.hurl" --check-every 1 "${extra[@]}")
+  theirs=$(hurl_per_cpu_second "$here/$f.hurl")
+  python3 -c "import sys; a, b = int(sys.argv[2]), int(sys.argv[3]); print(f'  {sys.argv[1]}.hurl  stackbench {a}, hurl {b}: {a / b:.1f}x')" "$f" "$ours" "$theirs"
+done
