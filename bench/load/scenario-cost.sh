@@ -12,11 +12,13 @@
 # - each runs LONG seconds outside valgrind: requests per CPU-second (user + system) of the
 #   generator, a figure the machine's noise moves by a few percent where the instruction counts
 #   move by tenths of one;
-# - the two files, and dummy-like.hurl as an h2c file (nginx's h2c port), under memcheck: heap
+# - the three files, and dummy-like.hurl as an h2c file (nginx's h2c port), under memcheck: heap
 #   allocations per request, LONG minus SHORT as above;
-# - with HURL=path/to/hurl (8.0.1), the two files through `hurl --test --repeat N --jobs 1`
-#   on core 1 (N=HURL_REPEAT, default 2000) beside `stackbench load -c 1` for LONG seconds:
-#   requests per generator CPU-second of each, and their ratio.
+# - with HURL=path/to/hurl (8.0.1), the two files through `hurl --test --repeat N --jobs U`
+#   on core 1 (N=HURL_REPEAT, default 5000) beside `stackbench load -c U` for LONG seconds,
+#   for U = 1 and 10 users, HURL_ROUNDS (default 3) alternating rounds: requests per
+#   generator CPU-second of each, and their ratio. Hurl starts each repetition with an empty
+#   cookie store, so it never sends the cookie back where stackbench does.
 #
 # Usage: cargo build --release && bench/load/scenario-cost.sh [SHORT LONG] (default 2 5)
 # SB=path/to/stackbench to measure another build.
@@ -29,8 +31,8 @@ long=${2:-5}
 port=${PORT:-18493}
 h2=$((port + 1))
 dir=$(mktemp -d)
+trap 'kill "$(cat "$dir/nginx.pid" 2>/dev/null)" 2>/dev/null || true; rm -rf "$dir"' EXIT
 start_nginx "$dir" "$port" "$h2"
-trap 'kill "$(cat "$dir/nginx.pid")" 2>/dev/null || true; rm -rf "$dir"' EXIT
 printf 'protocol = "h2c"\n[[flow]]\nfile = "%s"\n' "$here/dummy-like.hurl" >"$dir/h2c.toml"
 
 # run TOOL NAME PORT SECONDS ARGS...: prints "count requests errors" of one run under valgrind's
@@ -43,7 +45,8 @@ run() {
   [ "$tool" = callgrind ] && opts+=(--callgrind-out-file="$out.cg")
   taskset -c 1 valgrind "${opts[@]}" \
     "$sb" load "http://127.0.0.1:$at" -c 10 --threads 1 -d "${secs}s" -q \
-    --json "$out.json" "$@" >/dev/null 2>"$out.err"
+    --json "$out.json" "$@" >/dev/null 2>"$out.err" ||
+    { echo "$name ($tool, ${secs}s) failed:" >&2; tail -n 5 "$out.err" >&2; return 1; }
   if [ "$tool" = callgrind ]; then
     count=$(awk '/^(summary|totals):/ {print $2; exit}' "$out.cg")
   else
@@ -71,7 +74,8 @@ per_cpu_second() {
   local name=$1 out="$dir/$1.native"
   shift
   taskset -c 1 "$sb" load "http://127.0.0.1:$port" -c "${conns:-10}" --threads 1 -d "${long}s" -q \
-    --json "$out.json" "$@" >/dev/null 2>"$out.err"
+    --json "$out.json" "$@" >/dev/null 2>"$out.err" ||
+    { echo "$name (native) failed:" >&2; tail -n 5 "$out.err" >&2; return 1; }
   python3 - "$out.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -107,23 +111,43 @@ read -r a _ _ e < <(per_request memcheck dummy "$port" "${dummy_args[@]}")
 echo "  dummy (built-in)         $a   ($e errors)"
 read -r a _ _ e < <(per_request memcheck file "$port" "${file_args[@]}")
 echo "  dummy-like.hurl          $a   ($e errors)"
-read -r a _ _ e < <(per_request memcheck h2c "$h2" --scenario-file "$dir/h2c.toml" --check-every 1)
+read -r a _ _ e < <(per_request memcheck cookie "$port" "${cookie_args[@]}")
+echo "  cookie-like.hurl         $a   ($e errors)"
+# The h2c file lives in $dir, the .hurl it names in $here: a scenario reads files under its root.
+read -r a _ _ e < <(per_request memcheck h2c "$h2" --scenario-file "$dir/h2c.toml" --check-every 1 \
+  --file-root "$here")
 echo "  dummy-like.hurl on h2c   $a   ($e errors)"
 
 [ -n "${HURL:-}" ] || exit 0
-# hurl_per_cpu_second FILE: requests per CPU-second of `hurl --test --repeat N --jobs 1`.
+# hurl_per_cpu_second FILE JOBS: requests per CPU-second of `hurl --test --repeat N --jobs JOBS`.
 hurl_per_cpu_second() {
-  local n=${HURL_REPEAT:-2000} out="$dir/hurl.$(basename "$1")"
-  cpu_of "$out" taskset -c 1 "$HURL" --test --repeat "$n" --jobs 1 \
+  local n=${HURL_REPEAT:-5000} out="$dir/hurl.$(basename "$1").$2"
+  cpu_of "$out" taskset -c 1 "$HURL" --test --repeat "$n" --jobs "$2" \
     --variable "base_url=http://127.0.0.1:$port" "$1"
-  grep -q "Succeeded files: *$n (100.0%)" "$out.stderr" || { echo "hurl failed: $out.stderr" >&2; exit 1; }
+  grep -q "Succeeded files: *$n (100.0%)" "$out.stderr" ||
+    { echo "hurl did not pass all $n runs of $1:" >&2; tail -n 8 "$out.stderr" >&2; return 1; }
   python3 -c "import sys; u, s = map(float, open(sys.argv[1]).read().split()); print(round(int(sys.argv[2]) / (u + s)))" "$out" "$n"
 }
-echo "requests per generator CPU-second beside Hurl ($("$HURL" --version | head -n 1); one user each)"
-for f in dummy-like cookie-like; do
-  extra=()
-  [ "$f" = cookie-like ] && extra=(--keep-cookies)
-  ours=$(conns=1 per_cpu_second "c1-$f" --scenario-file "$here/$f.hurl" --check-every 1 "${extra[@]}")
-  theirs=$(hurl_per_cpu_second "$here/$f.hurl")
-  python3 -c "import sys; a, b = int(sys.argv[2]), int(sys.argv[3]); print(f'  {sys.argv[1]}.hurl  stackbench {a}, hurl {b}: {a / b:.1f}x')" "$f" "$ours" "$theirs"
+rounds=${HURL_ROUNDS:-3}
+echo "requests per generator CPU-second beside Hurl ($("$HURL" --version | head -n 1))"
+echo "  stackbench -c U for ${long}s, hurl --jobs U; $rounds alternating rounds; median (min..max) of the rounds' ratios"
+for users in 1 10; do
+  for f in dummy-like cookie-like; do
+    extra=()
+    [ "$f" = cookie-like ] && extra=(--keep-cookies)
+    pairs=()
+    for _ in $(seq "$rounds"); do
+      ours=$(conns=$users per_cpu_second "u$users-$f" --scenario-file "$here/$f.hurl" --check-every 1 "${extra[@]}")
+      theirs=$(hurl_per_cpu_second "$here/$f.hurl" "$users")
+      pairs+=("$ours" "$theirs")
+    done
+    python3 - "$users" "$f" "${pairs[@]}" <<'PY'
+import statistics, sys
+users, name, v = sys.argv[1], sys.argv[2], list(map(int, sys.argv[3:]))
+ours, theirs = v[0::2], v[1::2]
+r = [a / b for a, b in zip(ours, theirs)]
+print(f"  U={users:<3}{name}.hurl  stackbench {statistics.median(ours)}, hurl {statistics.median(theirs)}:"
+      f" {statistics.median(r):.1f}x ({min(r):.1f}..{max(r):.1f})")
+PY
+  done
 done
