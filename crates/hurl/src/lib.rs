@@ -184,6 +184,24 @@ pub fn load_in(
     Ok(f)
 }
 
+/// For the fuzz targets' property tests: `seed` with each edit `(at, byte, how)` applied in
+/// turn (`how` 0 replaces the byte at `at`, 1 removes it, 2 inserts `byte` there).
+#[cfg(test)]
+pub(crate) fn edited(seed: &str, edits: &[(usize, u8, u8)]) -> Vec<u8> {
+    let mut data = seed.as_bytes().to_vec();
+    for &(at, byte, how) in edits {
+        let at = at.min(data.len().saturating_sub(1));
+        match how {
+            0 if !data.is_empty() => data[at] = byte,
+            1 if !data.is_empty() => {
+                data.remove(at);
+            }
+            _ => data.insert(at, byte),
+        }
+    }
+    data
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -264,16 +282,7 @@ hurl = "DELETE {{base_url}}/x\nHTTP 204\n"
         fn fuzz_scenario_never_panics(
             edits in proptest::collection::vec((0..SCENARIO.len(), proptest::prelude::any::<u8>(), 0..3u8), 1..6)
         ) {
-            let mut data = SCENARIO.as_bytes().to_vec();
-            for (at, byte, how) in edits {
-                let at = at.min(data.len().saturating_sub(1));
-                match how {
-                    0 => data[at] = byte,
-                    1 => { data.remove(at); }
-                    _ => data.insert(at, byte),
-                }
-            }
-            fuzz_scenario(&data);
+            fuzz_scenario(&edited(SCENARIO, &edits));
         }
     }
 
