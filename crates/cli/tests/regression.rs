@@ -328,8 +328,13 @@ impl Drop for Scratch {
     }
 }
 
-/// `stackbench run PLAN --out OUT --no-report`, bounded.
+/// `stackbench run PLAN --out OUT --no-report`, bounded by 3 minutes.
 fn run_plan(plan: &Path, out: &Path) -> Output {
+    run_plan_within(plan, out, Duration::from_mins(3))
+}
+
+/// `stackbench run PLAN --out OUT --no-report`, bounded by `bound`.
+fn run_plan_within(plan: &Path, out: &Path, bound: Duration) -> Output {
     let child = spawn(stackbench().args([
         "run",
         plan.to_str().unwrap(),
@@ -337,7 +342,7 @@ fn run_plan(plan: &Path, out: &Path) -> Output {
         out.to_str().unwrap(),
         "--no-report",
     ]));
-    finish_within(child, Duration::from_mins(3), "stackbench run").0
+    finish_within(child, bound, "stackbench run").0
 }
 
 const EXTERNAL: &str = "[[contestant]]\nname = \"a\"\nscenario = \"dummy\"\nurl = \"http://127.0.0.1:9\"\n";
@@ -460,14 +465,7 @@ fn a_contestant_printing_nonstop_has_its_log_capped() {
     );
     let out = s.0.join("results");
     // One repetition, and room for a busy machine: `yes` and the log's rotation share its cores.
-    let child = spawn(stackbench().args([
-        "run",
-        plan.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--no-report",
-    ]));
-    let o = finish_within(child, Duration::from_mins(5), "stackbench run").0;
+    let o = run_plan_within(&plan, &out, Duration::from_mins(5));
     assert_eq!(o.status.code(), Some(3), "never ready, so left out: {}", text(&o));
     let logs = out.join("logs");
     let mut total = 0;
