@@ -10,7 +10,13 @@
 //! a request, which has no meaning for a scripted client, as in curl).
 //!
 //! A jar costs nothing until an answer sets a cookie: it is a `Vec` that stays
-//! empty, and a request to an empty jar writes nothing.
+//! empty, and a request to an empty jar writes nothing. Under load a server sets
+//! the same cookie again and again: a `Set-Cookie` is read in place and compared
+//! with the stored cookie before anything is copied, and the jar is kept in the
+//! order the cookies are sent, so neither storing an unchanged cookie nor writing
+//! the `Cookie` header allocates.
+
+use std::borrow::Cow;
 
 use chrono::{DateTime, NaiveDateTime, Utc};
 
@@ -30,11 +36,52 @@ pub struct Cookie {
     pub expires: Option<i64>,
 }
 
+/// A `Set-Cookie` as read, borrowing from the header (and the request's host).
+#[derive(Debug)]
+struct Parsed<'a> {
+    name: &'a str,
+    value: &'a str,
+    domain: Cow<'a, str>,
+    host_only: bool,
+    path: &'a str,
+    secure: bool,
+    http_only: bool,
+    expires: Option<i64>,
+}
+
+impl Parsed<'_> {
+    fn to_cookie(&self) -> Cookie {
+        Cookie {
+            name: self.name.to_owned(),
+            value: self.value.to_owned(),
+            domain: self.domain.clone().into_owned(),
+            host_only: self.host_only,
+            path: self.path.to_owned(),
+            secure: self.secure,
+            http_only: self.http_only,
+            expires: self.expires,
+        }
+    }
+
+    /// Writes what may differ into `c`, the stored cookie of the same name, domain and path;
+    /// an unchanged value is not copied (nor its buffer touched).
+    fn update(&self, c: &mut Cookie) {
+        if c.value != self.value {
+            self.value.clone_into(&mut c.value);
+        }
+        c.host_only = self.host_only;
+        c.secure = self.secure;
+        c.http_only = self.http_only;
+        c.expires = self.expires;
+    }
+}
+
 /// A user's cookies.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Jar {
-    /// In the order they were first stored (an update keeps its place, as RFC 6265 keeps
-    /// the creation time).
+    /// In the order they are sent: longer paths first, and among equal paths in the order
+    /// they were first stored (an update keeps its place, as RFC 6265 keeps the creation
+    /// time).
     cookies: Vec<Cookie>,
 }
 
@@ -52,6 +99,7 @@ impl Jar {
         self.cookies.clear();
     }
 
+    /// The cookies, longest path first, then oldest.
     pub fn cookies(&self) -> &[Cookie] {
         &self.cookies
     }
@@ -62,63 +110,60 @@ impl Jar {
     /// one that has expired removes the cookie it names.
     pub fn store(&mut self, header: &str, host: &str, path: &str, now: i64) {
         let Some(c) = parse(header, host, path, now) else { return };
-        let same = |o: &Cookie| o.name == c.name && o.domain == c.domain && o.path == c.path;
+        let same = |o: &Cookie| o.name == c.name && o.domain == *c.domain && o.path == c.path;
         let expired = c.expires.is_some_and(|t| t <= now);
         match self.cookies.iter().position(same) {
             Some(i) if expired => {
                 self.cookies.remove(i);
             }
-            Some(i) => self.cookies[i] = c,
+            Some(i) => c.update(&mut self.cookies[i]),
             None if expired => {}
-            None => self.cookies.push(c),
+            None => {
+                // After every cookie whose path is as long or longer: the order they are sent.
+                let at = self.cookies.iter().position(|o| o.path.len() < c.path.len());
+                self.cookies.insert(at.unwrap_or(self.cookies.len()), c.to_cookie());
+            }
         }
     }
 
     /// Writes the value of the `Cookie` header of a request to `host` and `path` (over TLS
     /// when `tls`): `a=1; b=2`, appended to `out`; returns whether it wrote any.
     pub fn header(&self, host: &str, path: &str, tls: bool, now: i64, out: &mut Vec<u8>) -> bool {
-        if self.cookies.is_empty() {
-            return false;
-        }
-        let mut sent: Vec<&Cookie> = self
-            .cookies
-            .iter()
-            .filter(|c| {
-                (tls || !c.secure)
-                    && c.expires.is_none_or(|t| t > now)
-                    && domain_matches(host, &c.domain, c.host_only)
-                    && path_matches(path, &c.path)
-            })
-            .collect();
-        // Longer paths first; the sort is stable, so equal paths keep their age order.
-        sent.sort_by_key(|c| std::cmp::Reverse(c.path.len()));
-        for (i, c) in sent.iter().enumerate() {
-            if i > 0 {
+        let mut any = false;
+        // The jar is in the order cookies are sent: no list to make and sort.
+        for c in self.cookies.iter().filter(|c| {
+            (tls || !c.secure)
+                && c.expires.is_none_or(|t| t > now)
+                && domain_matches(host, &c.domain, c.host_only)
+                && path_matches(path, &c.path)
+        }) {
+            if any {
                 out.extend_from_slice(b"; ");
             }
             out.extend_from_slice(c.name.as_bytes());
             out.push(b'=');
             out.extend_from_slice(c.value.as_bytes());
+            any = true;
         }
-        !sent.is_empty()
+        any
     }
 }
 
-/// A `Set-Cookie` value as a cookie for `host` and request `path` (RFC 6265, 5.2 and 5.3).
-fn parse(header: &str, host: &str, path: &str, now: i64) -> Option<Cookie> {
+/// A `Set-Cookie` value as a cookie for `host` and request `path` (RFC 6265, 5.2 and 5.3),
+/// read in place.
+fn parse<'a>(header: &'a str, host: &'a str, path: &'a str, now: i64) -> Option<Parsed<'a>> {
     let mut parts = header.split(';');
     let (name, value) = parts.next()?.split_once('=')?;
     let name = name.trim();
     if name.is_empty() {
         return None;
     }
-    let host = host.to_ascii_lowercase();
-    let mut c = Cookie {
-        name: name.to_owned(),
-        value: value.trim().to_owned(),
-        domain: host.clone(),
+    let mut c = Parsed {
+        name,
+        value: value.trim(),
+        domain: lower(host),
         host_only: true,
-        path: default_path(path).to_owned(),
+        path: default_path(path),
         secure: false,
         http_only: false,
         expires: None,
@@ -126,35 +171,43 @@ fn parse(header: &str, host: &str, path: &str, now: i64) -> Option<Cookie> {
     let mut max_age = None;
     for attr in parts {
         let (key, val) = attr.split_once('=').map_or((attr.trim(), ""), |(k, v)| (k.trim(), v.trim()));
-        match key.to_ascii_lowercase().as_str() {
-            "expires" => {
-                if let Some(t) = date(val) {
-                    c.expires = Some(t.timestamp());
-                }
+        let is = |name: &str| key.eq_ignore_ascii_case(name);
+        if is("expires") {
+            if let Some(t) = date(val) {
+                c.expires = Some(t.timestamp());
             }
-            "max-age" => {
-                if let Ok(n) = val.parse::<i64>() {
-                    max_age = Some(if n <= 0 { i64::MIN } else { now.saturating_add(n) });
-                }
+        } else if is("max-age") {
+            if let Ok(n) = val.parse::<i64>() {
+                max_age = Some(if n <= 0 { i64::MIN } else { now.saturating_add(n) });
             }
-            "domain" if !val.is_empty() => {
-                let d = val.trim_start_matches('.').to_ascii_lowercase();
-                if !domain_matches(&host, &d, false) {
-                    return None;
-                }
-                c.domain = d;
-                c.host_only = false;
+        } else if is("domain") && !val.is_empty() {
+            let d = lower(val.trim_start_matches('.'));
+            if !domain_matches(host, &d, false) {
+                return None;
             }
-            "path" if val.starts_with('/') => val.clone_into(&mut c.path),
-            "secure" => c.secure = true,
-            "httponly" => c.http_only = true,
-            _ => {}
+            c.domain = d;
+            c.host_only = false;
+        } else if is("path") && val.starts_with('/') {
+            c.path = val;
+        } else if is("secure") {
+            c.secure = true;
+        } else if is("httponly") {
+            c.http_only = true;
         }
     }
     if max_age.is_some() {
         c.expires = max_age;
     }
     Some(c)
+}
+
+/// `s` in lower case, copied only when it has an upper-case letter.
+fn lower(s: &str) -> Cow<'_, str> {
+    if s.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(s.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(s)
+    }
 }
 
 /// RFC 6265 5.1.4: the directory of the request's path (`/a/b` → `/a`; `/a` → `/`).
@@ -267,5 +320,96 @@ mod tests {
         assert!(date("Wed, 13 Jan 2021 22:23:01 GMT").is_some());
         assert!(date("Wed, 13-Jan-2021 22:23:01 GMT").is_some());
         assert!(date("soon").is_none());
+    }
+
+    /// The jar as first written: cookies in the order they were first stored, sorted by
+    /// path when a request is written. [`Jar`] keeps them sorted instead.
+    #[derive(Default)]
+    struct Reference(Vec<Cookie>);
+
+    impl Reference {
+        fn store(&mut self, header: &str, host: &str, path: &str, now: i64) {
+            let Some(c) = parse(header, host, path, now).map(|p| p.to_cookie()) else { return };
+            let same = |o: &Cookie| o.name == c.name && o.domain == c.domain && o.path == c.path;
+            let expired = c.expires.is_some_and(|t| t <= now);
+            match self.0.iter().position(same) {
+                Some(i) if expired => {
+                    self.0.remove(i);
+                }
+                Some(i) => self.0[i] = c,
+                None if expired => {}
+                None => self.0.push(c),
+            }
+        }
+
+        fn header(&self, host: &str, path: &str, tls: bool, now: i64) -> String {
+            let mut sent: Vec<&Cookie> = (self.0.iter())
+                .filter(|c| {
+                    (tls || !c.secure)
+                        && c.expires.is_none_or(|t| t > now)
+                        && domain_matches(host, &c.domain, c.host_only)
+                        && path_matches(path, &c.path)
+                })
+                .collect();
+            sent.sort_by_key(|c| std::cmp::Reverse(c.path.len()));
+            let pairs: Vec<String> = sent.iter().map(|c| format!("{}={}", c.name, c.value)).collect();
+            pairs.join("; ")
+        }
+    }
+
+    fn arb_set_cookie() -> impl proptest::strategy::Strategy<Value = (String, &'static str, &'static str)> {
+        use proptest::prelude::*;
+        let attrs = proptest::sample::subsequence(
+            vec![
+                "; Path=/",
+                "; Path=/a",
+                "; path=/a/b",
+                "; Domain=example.test",
+                "; DOMAIN=.Api.Example.Test",
+                "; Secure",
+                "; HttpOnly",
+                "; Max-Age=0",
+                "; Max-Age=60",
+                "; Expires=Wed, 13 Jan 2021 22:23:01 GMT",
+            ],
+            0..4,
+        );
+        let host = prop_oneof![Just("api.example.test"), Just("API.example.test"), Just("127.0.0.1")];
+        let path = prop_oneof![Just("/"), Just("/a/b/c"), Just("/a"), Just("/a/b?q=/x")];
+        ("[abc]", "[xyz]{0,2}", attrs, host, path)
+            .prop_map(|(n, v, a, host, path)| (format!("{n}={v}{}", a.concat()), host, path))
+    }
+
+    proptest::proptest! {
+        /// Kept in the order cookies are sent, updated in place, the jar sends what the jar
+        /// that sorts each request's cookies sends.
+        #[test]
+        fn the_sorted_jar_sends_what_sorting_each_request_sends(
+            sets in proptest::collection::vec(arb_set_cookie(), 0..12),
+            tls in proptest::bool::ANY,
+        ) {
+            let (mut jar, mut reference) = (Jar::default(), Reference::default());
+            for (header, host, path) in &sets {
+                jar.store(header, host, path, NOW);
+                reference.store(header, host, path, NOW);
+                for (host, path) in [("api.example.test", "/a/b/c"), ("www.example.test", "/"), ("127.0.0.1", "/a")] {
+                    proptest::prop_assert_eq!(sent(&jar, host, path, tls), reference.header(host, path, tls, NOW));
+                }
+            }
+            let mut stored = reference.0.clone();
+            stored.sort_by_key(|c| std::cmp::Reverse(c.path.len()));
+            proptest::prop_assert_eq!(jar.cookies(), &stored[..]);
+        }
+    }
+
+    #[test]
+    fn an_unchanged_cookie_keeps_its_buffer() {
+        let mut jar = Jar::default();
+        jar.store("sid=abc; Path=/; HttpOnly", "h", "/login", NOW);
+        let at = jar.cookies()[0].value.as_ptr();
+        jar.store("sid=abc; Path=/; HttpOnly", "h", "/login", NOW);
+        assert_eq!(jar.cookies()[0].value.as_ptr(), at, "not copied again");
+        jar.store("sid=abd; Path=/", "h", "/", NOW);
+        assert_eq!((jar.cookies()[0].value.as_str(), jar.cookies()[0].http_only), ("abd", false));
     }
 }
