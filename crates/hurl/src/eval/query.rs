@@ -249,8 +249,9 @@ pub(crate) fn unwrap(found: &[&serde_json::Value]) -> Option<Value<'static>> {
     }
 }
 
-/// The cookie named `name` of the answer's `Set-Cookie` headers, or one of its attributes.
-fn cookie<'b>(
+/// The cookie named `name` of the answer's `Set-Cookie` headers, or one of its attributes
+/// (read in place: the compiled checks call it on every answer).
+pub(super) fn cookie<'b>(
     answer: &'b impl Answer,
     name: &str,
     attr: CookieAttr,
@@ -263,10 +264,9 @@ fn cookie<'b>(
     };
     let mut parts = header.split(';');
     let value = parts.next().and_then(|p| p.split_once('=')).map_or("", |(_, v)| v.trim());
-    let attrs: Vec<(&str, Option<&str>)> = parts
-        .map(|p| p.split_once('=').map_or((p.trim(), None), |(k, v)| (k.trim(), Some(v.trim()))))
-        .collect();
-    let get = |key: &str| attrs.iter().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| *v);
+    let attrs =
+        parts.map(|p| p.split_once('=').map_or((p.trim(), None), |(k, v)| (k.trim(), Some(v.trim()))));
+    let get = |key: &str| attrs.clone().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v);
     let text = |v: Option<&'b str>| v.map(|s| Value::Str(Cow::Borrowed(s)));
     Ok(match attr {
         CookieAttr::Value => Some(Value::Str(Cow::Borrowed(value))),

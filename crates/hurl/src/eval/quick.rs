@@ -12,8 +12,10 @@
 //! entry to the general evaluator, which judges it from the start and says what
 //! failed, so the failures and the captured variables are the general
 //! evaluator's in every case. The property tests (`tests.rs`) hold the two equal.
-//! Entries with filters, a version in the status line, queries other than the
-//! status, a header or a singular jsonpath, templated operands or redacted
+//! A `cookie` query reads the answer's `Set-Cookie` headers in place, as the
+//! general evaluator does (one function, [`super::query`]'s). Entries with
+//! filters, a version in the status line, queries other than the status, a
+//! header, a cookie or a singular jsonpath, templated operands or redacted
 //! captures are left to the general evaluator.
 
 use std::borrow::Cow;
@@ -24,7 +26,7 @@ use super::predicate::judge;
 use super::value::Value;
 use super::{Answer, contains_short};
 use crate::jsonpath::stream::{Leaf, MAX, Plan};
-use crate::model::{AssertKind, Expected, Predicate, PredicateFunc, Query, Response, Version};
+use crate::model::{AssertKind, CookieAttr, Expected, Predicate, PredicateFunc, Query, Response, Version};
 use crate::template::Vars;
 
 /// An entry's checks compiled for an answer that passes them (see the module's notes).
@@ -54,6 +56,8 @@ enum Source {
     Header(Box<str>),
     /// A leaf of the plan.
     Json(usize),
+    /// A cookie the answer sets, or one of its attributes.
+    Cookie(Box<str>, CookieAttr),
 }
 
 /// A predicate on a literal operand, tested without resolving it per answer.
@@ -105,6 +109,7 @@ impl Quick {
                 Query::Status => Source::Status,
                 Query::Header(t) => Source::Header(t.as_literal()?.into()),
                 Query::JsonPath(_) => Source::Json(leaf()?),
+                Query::Cookie { name, attr } => Source::Cookie(name.as_literal()?.into(), *attr),
                 _ => return None,
             };
             // A bare `{{name}}` is never literal: it has a variable part.
@@ -208,6 +213,11 @@ impl Quick {
                     // Text as the general evaluator reads it (ASCII is UTF-8), one header.
                     (Some(one), false) if one.is_ascii() => return c.text(one, vars, scratch, p),
                     (Some(_), _) => return false,
+                },
+                Source::Cookie(name, attr) => match super::query::cookie(answer, name, *attr) {
+                    Ok(v) => v,
+                    // A date it cannot read: the general evaluator says so.
+                    Err(_) => return false,
                 },
             };
             c.holds(v.as_ref(), vars, scratch, p)

@@ -392,6 +392,68 @@ proptest::proptest! {
     }
 }
 
+/// `Set-Cookie` values for the property below: repeated names, attributes in any case, an
+/// unreadable date, non-cookies.
+const SET_COOKIES: &[&str] = &[
+    "sid=abc; Path=/; HttpOnly",
+    "sid=abd",
+    " sid = ab ; path=/a; SECURE; Max-Age=60",
+    "b=1; Domain=example.test; SameSite=Lax; Expires=Wed, 13 Jan 2021 22:23:01 GMT",
+    "b=2; Max-Age=x; Expires=soon",
+    "c=; Domain; Path",
+    "novalue",
+    "=x",
+];
+
+/// `cookie` asserts, compiled or left to [`holds`].
+const COOKIE_ASSERTS: &[&str] = &[
+    "cookie \"sid\" == \"abc\"",
+    "cookie \"sid\" exists",
+    "cookie \"sid[Value]\" contains \"a\"",
+    "cookie \"sid[Path]\" == \"/\"",
+    "cookie \"sid[Secure]\" exists",
+    "cookie \"sid[HttpOnly]\" not exists",
+    "cookie \"sid[Max-Age]\" == 60",
+    "cookie \"b[Expires]\" exists",
+    "cookie \"b[Domain]\" == \"example.test\"",
+    "cookie \"b[SameSite]\" startsWith \"L\"",
+    "cookie \"b[Max-Age]\" not exists",
+    "cookie \"c\" isEmpty",
+    "cookie \"c[Domain]\" exists",
+    "cookie \"none\" not exists",
+];
+
+proptest::proptest! {
+    /// The compiled `cookie` checks pass only answers the general evaluator passes, and the
+    /// load engine's checks of cookies equal the general evaluator's.
+    #[test]
+    fn compiled_cookie_checks_judge_as_the_evaluator(
+        set in proptest::strategy::Strategy::prop_shuffle(proptest::sample::subsequence(SET_COOKIES, 0..5)),
+        picks in proptest::collection::vec(proptest::prelude::any::<proptest::sample::Index>(), 1..4),
+    ) {
+        let mut text = String::from("GET http://h\nHTTP 200\n[Captures]\nc0: jsonpath \"$.count\"\n[Asserts]\n");
+        for pick in &picks {
+            writeln!(text, "{}", COOKIE_ASSERTS[pick.index(COOKIE_ASSERTS.len())]).unwrap();
+        }
+        let f = parse("c.hurl", &text).unwrap();
+        let mut headers = vec![("Content-Type", "application/json")];
+        headers.extend(set.iter().map(|v| ("Set-Cookie", *v)));
+        let answer = Fake { status: 200, headers, body: r#"{"count":1}"#.to_owned() };
+        let general = |one_pass: bool| {
+            let (mut vars, mut failures) = (Vars::new(1), Vec::new());
+            f.entries[0].check_read(&answer, &mut vars, &mut Vec::new(), &mut failures, true, one_pass);
+            (failures, vars.get("c0").cloned())
+        };
+        let (failures, captured) = general(false);
+        let (passed, quick_captured) = quick(&f, &answer, 1).expect("compiled");
+        if passed {
+            proptest::prop_assert_eq!(&failures, &vec![]);
+            proptest::prop_assert_eq!(&quick_captured[0], &captured);
+        }
+        proptest::prop_assert_eq!(general(true), (failures, captured));
+    }
+}
+
 /// bench/load/dummy-like.hurl's checks, compiled: a right answer passes them, a wrong one
 /// is judged by the general evaluator, with its failures.
 #[test]
@@ -412,6 +474,29 @@ fn compiled_checks_judge_the_benchmarked_entry() {
     assert_eq!(failures.len(), 1);
     assert_eq!(failures[0].source, "jsonpath \"$.count\" == 1");
     assert_eq!(vars.get("c0").map(|v| v.text.as_str()), Some("2"));
+}
+
+/// bench/load/cookie-like.hurl's checks, compiled: the `cookie` assert is read in place on
+/// the answer that passes; a wrong cookie is judged by the general evaluator.
+#[test]
+fn compiled_checks_judge_the_benchmarked_cookie_entry() {
+    let f = parse(
+        "c.hurl",
+        "POST http://h/session\nHTTP 200\n[Captures]\nc0: jsonpath \"$.count\"\n[Asserts]\ncookie \"sid\" == \"3f2a9c\"\njsonpath \"$.count\" == 1\njsonpath \"$.count\" isInteger\n",
+    )
+    .unwrap();
+    let answer = |cookie: &'static str| Fake {
+        status: 200,
+        headers: vec![("Content-Type", "application/json"), ("Set-Cookie", cookie)],
+        body: r#"{"count":1}"#.to_owned(),
+    };
+    assert_eq!(quick(&f, &answer("sid=3f2a9c; Path=/; HttpOnly"), 1).map(|q| q.0), Some(true));
+    let wrong = answer("sid=other; Path=/");
+    assert_eq!(quick(&f, &wrong, 1).map(|q| q.0), Some(false));
+    let (mut vars, mut failures) = (Vars::new(1), Vec::new());
+    f.entries[0].check(&wrong, &mut vars, &mut Vec::new(), &mut failures);
+    assert_eq!(failures.len(), 1);
+    assert_eq!(failures[0].source, "cookie \"sid\" == \"3f2a9c\"");
 }
 
 /// Renders the second entry of `text` after the first's capture took `value` (as `v`).
