@@ -4,30 +4,22 @@
 //! progress line. A second is final once every worker has reported it (or has
 //! finished earlier).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::time::Duration;
 
-use hdrhistogram::Histogram;
-use stackbench_record::{ErrorKind, Second, encode_histogram, new_histogram};
+use stackbench_record::{Latency, Second, Summary, encode_histogram, new_histogram};
 
 use crate::dial::Opened;
 use crate::hlog::HlogWriter;
-use crate::recorder::{FirstTally, Interval, Spares, Tally};
+use crate::recorder::{Interval, Spares};
+use crate::tally::{Counts, FirstTally};
 
 /// Totals of a run, merged from every worker.
 #[derive(Debug)]
 pub struct Totals {
-    pub latency: Histogram<u64>,
-    pub service: Option<Histogram<u64>>,
-    pub completed: u64,
-    pub ok: u64,
-    pub errors: BTreeMap<String, u64>,
-    pub late: u64,
-    pub bytes_sent: u64,
-    pub bytes_received: u64,
-    pub checks_performed: u64,
-    pub checks_failed: u64,
+    /// The measured seconds' counts together.
+    pub counts: Counts,
     pub timeline: Vec<Second>,
     /// Largest check interval any worker used.
     pub check_every: u32,
@@ -35,11 +27,43 @@ pub struct Totals {
     pub elapsed: Duration,
     pub interrupted: bool,
     /// Scenario files: the requests of each name (by index), and the iterations.
-    pub named: Vec<Tally>,
-    pub iterations: Option<Tally>,
+    pub named: Vec<Counts>,
+    pub iterations: Option<Counts>,
     /// Measured requests that opened their connection, and what every connection cost.
     pub first: Option<FirstTally>,
     pub opened: Option<Opened>,
+}
+
+impl Totals {
+    /// The errors by kind as the record keys them.
+    pub fn errors(&self) -> BTreeMap<String, u64> {
+        let mut errors = BTreeMap::new();
+        for (k, n) in &self.counts.errors {
+            *errors.entry(k.key()).or_insert(0) += n;
+        }
+        errors
+    }
+
+    /// The figures over `duration_s` (the measured window's, or the warm-up's); `open`: the
+    /// load was of the open model (its latency corrected for coordinated omission).
+    pub fn summary(&self, open: bool, duration_s: f64) -> Summary {
+        let c = &self.counts;
+        Summary {
+            duration_s,
+            requests: c.completed,
+            ok: c.ok,
+            errors: c.completed - c.ok,
+            rps: c.completed as f64 / duration_s,
+            ok_rps: c.ok as f64 / duration_s,
+            bytes_sent: c.bytes_sent,
+            bytes_received: c.bytes_received,
+            latency: Latency::from_histogram(&c.latency),
+            service_latency: c.service.as_ref().map(Latency::from_histogram),
+            late: c.late,
+            checks: stackbench_record::Checks { performed: c.checks_performed, failed: c.checks_failed },
+            corrected_for_coordinated_omission: open,
+        }
+    }
 }
 
 /// Merges intervals as they arrive.
@@ -78,16 +102,7 @@ impl Collector {
             pending: BTreeMap::new(),
             reported: vec![(None, false); workers],
             totals: Totals {
-                latency: new_histogram(),
-                service: open_model.then(new_histogram),
-                completed: 0,
-                ok: 0,
-                errors: BTreeMap::new(),
-                late: 0,
-                bytes_sent: 0,
-                bytes_received: 0,
-                checks_performed: 0,
-                checks_failed: 0,
+                counts: Counts::new(new_histogram(), open_model.then(new_histogram)),
                 timeline: Vec::new(),
                 check_every: 0,
                 elapsed: Duration::ZERO,
@@ -150,7 +165,8 @@ impl Collector {
         }
         match self.pending.get_mut(&iv.second) {
             Some((merged, n)) => {
-                merge(merged, &iv);
+                merged.counts.merge(&iv.counts);
+                merged.in_flight += iv.in_flight;
                 *n += 1;
                 self.recycle(iv);
             }
@@ -178,8 +194,8 @@ impl Collector {
     /// Gives a merged interval's histograms back for the workers' next seconds.
     fn recycle(&self, iv: Interval) {
         if let Some(spares) = &self.spares {
-            spares.give(iv.latency);
-            if let Some(s) = iv.service {
+            spares.give(iv.counts.latency);
+            if let Some(s) = iv.counts.service {
                 spares.give(s);
             }
         }
@@ -187,11 +203,10 @@ impl Collector {
 
     fn finalize(&mut self, s: u32, iv: &Interval) {
         let t = &mut self.totals;
-        let h = &iv.latency;
+        let h = &iv.counts.latency;
         let mut errors = BTreeMap::new();
-        for (k, n) in &iv.errors {
+        for (k, n) in &iv.counts.errors {
             *errors.entry(k.key()).or_insert(0) += n;
-            *t.errors.entry(k.key()).or_insert(0) += n;
         }
         // A second no worker reported after a gap is still a row (of zeros).
         while t.timeline.len() < s as usize {
@@ -204,28 +219,18 @@ impl Collector {
         }
         t.timeline.push(Second {
             t: s,
-            completed: iv.completed,
+            completed: iv.counts.completed,
             errors,
             p50_us: h.value_at_quantile(0.50),
             p90_us: h.value_at_quantile(0.90),
             p99_us: h.value_at_quantile(0.99),
             max_us: h.max(),
             in_flight: iv.in_flight,
-            bytes_received: iv.bytes_received,
+            bytes_received: iv.counts.bytes_received,
             at_ms: None,
             histogram: self.keep_histograms.then(|| encode_histogram(h)),
         });
-        t.latency.add(h).expect("same histogram bounds");
-        if let (Some(total), Some(sv)) = (&mut t.service, &iv.service) {
-            total.add(sv).expect("same histogram bounds");
-        }
-        t.completed += iv.completed;
-        t.ok += iv.ok;
-        t.late += iv.late;
-        t.bytes_sent += iv.bytes_sent;
-        t.bytes_received += iv.bytes_received;
-        t.checks_performed += iv.checks_performed;
-        t.checks_failed += iv.checks_failed;
+        t.counts.merge(&iv.counts);
         if let Some(Err(e)) = self.hlog.as_mut().map(|w| w.interval(f64::from(s), 1.0, h)) {
             self.hlog_error.get_or_insert(e);
         }
@@ -264,38 +269,18 @@ pub(crate) fn empty_second(t: u32) -> Second {
     }
 }
 
-fn merge(into: &mut Interval, iv: &Interval) {
-    into.latency.add(&iv.latency).expect("same histogram bounds");
-    if let (Some(a), Some(b)) = (&mut into.service, &iv.service) {
-        a.add(b).expect("same histogram bounds");
-    }
-    into.completed += iv.completed;
-    into.ok += iv.ok;
-    into.late += iv.late;
-    into.bytes_sent += iv.bytes_sent;
-    into.bytes_received += iv.bytes_received;
-    into.checks_performed += iv.checks_performed;
-    into.checks_failed += iv.checks_failed;
-    into.in_flight += iv.in_flight;
-    let mut by_kind: HashMap<ErrorKind, u64> = into.errors.iter().copied().collect();
-    for (k, n) in &iv.errors {
-        *by_kind.entry(*k).or_insert(0) += n;
-    }
-    into.errors = by_kind.into_iter().collect();
-}
-
 impl Progress {
     fn show(&mut self, s: u32, iv: &Interval, totals: &Totals, open_model: bool) {
         let elapsed = match self.planned_s {
             Some(p) => format!("{}s/{}s", s + 1, p.round()),
             None => format!("{}s", s + 1),
         };
-        let errors: u64 = iv.errors.iter().map(|e| e.1).sum();
-        let p99 = iv.latency.value_at_quantile(0.99) as f64 / 1000.0;
-        let late = if open_model { format!(", late {}", iv.late) } else { String::new() };
+        let errors: u64 = iv.counts.errors.iter().map(|e| e.1).sum();
+        let p99 = iv.counts.latency.value_at_quantile(0.99) as f64 / 1000.0;
+        let late = if open_model { format!(", late {}", iv.counts.late) } else { String::new() };
         let line = format!(
             "[{elapsed}] {} req total, {} req/s, p99 {p99:.2} ms, errors {errors}{late}, in flight {}",
-            totals.completed, iv.completed, iv.in_flight
+            totals.counts.completed, iv.counts.completed, iv.in_flight
         );
         let mut err = std::io::stderr().lock();
         let _ = write!(err, "\r\x1b[2K{line}");

@@ -14,7 +14,7 @@ use stackbench_record::{
 };
 use tokio::net::TcpStream;
 
-use crate::recorder::FirstTally;
+use crate::tally::FirstTally;
 use crate::tls::{Connector, Negotiated, TlsSpec, TlsStream};
 
 /// A connection, made.

@@ -12,17 +12,17 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use stackbench_record::{
-    Environment, GeneratorUsage, Latency, LoadParams, Model, Named, RunRecord, SCHEMA_VERSION, Stage,
-    Summary, encode_histogram,
+    Environment, GeneratorUsage, LoadParams, Model, Named, RunRecord, SCHEMA_VERSION, Stage, encode_histogram,
 };
 
 use crate::collect::{Collector, Progress, Totals};
 use crate::fault::{self, Fault};
 use crate::hlog::HlogWriter;
 use crate::parse::CheckEvery;
-use crate::recorder::{Spares, Tally};
+use crate::recorder::Spares;
 use crate::spec::{Bound, LoadSpec, ModelSpec, RequestSource};
-use crate::warmup::{MeasureStart, WarmPhase};
+use crate::tally::{Counts, MeasureStart};
+use crate::warmup::WarmPhase;
 use crate::{sys, transport, worker};
 
 /// How long the workers have to end after a stop before the run ends without them.
@@ -581,8 +581,8 @@ fn record(spec: &LoadSpec, t: &Totals, started_at_ms: u64, cpu: CpuPair, stopped
     let threads = spec.threads.max(1) as u32;
     let cores = if available == 0 { threads } else { threads.min(available) };
     let utilization = ((user + system) / (duration_s * f64::from(cores))).clamp(0.0, 1.0);
-    let summary = summary(spec, t, duration_s);
-    let named = |name: &str, t: &Tally| {
+    let summary = t.summary(matches!(spec.model, ModelSpec::Open { .. }), duration_s);
+    let named = |name: &str, t: &Counts| {
         let errors = t.errors.iter().map(|(k, n)| (k.key(), *n)).collect();
         Named::from_parts(name, &t.latency, t.completed, t.ok, errors, duration_s)
     };
@@ -593,10 +593,10 @@ fn record(spec: &LoadSpec, t: &Totals, started_at_ms: u64, cpu: CpuPair, stopped
                 .enumerate()
                 .map(|(i, n)| match t.named.get(i) {
                     Some(t) => Named { not_sent: t.not_sent.clone(), ..named(n, t) },
-                    None => named(n, &Tally::default()),
+                    None => named(n, &Counts::default()),
                 })
                 .collect(),
-            Some(named("iteration", t.iterations.as_ref().unwrap_or(&Tally::default()))),
+            Some(named("iteration", t.iterations.as_ref().unwrap_or(&Counts::default()))),
         ),
         None => (Vec::new(), None),
     };
@@ -613,9 +613,9 @@ fn record(spec: &LoadSpec, t: &Totals, started_at_ms: u64, cpu: CpuPair, stopped
         params: params(spec, t),
         environment,
         summary,
-        histogram: encode_histogram(&t.latency),
-        service_histogram: t.service.as_ref().map(encode_histogram),
-        errors: t.errors.clone(),
+        histogram: encode_histogram(&t.counts.latency),
+        service_histogram: t.counts.service.as_ref().map(encode_histogram),
+        errors: t.errors(),
         timeline: t.timeline.clone(),
         generator: GeneratorUsage {
             cpu_user_s: user,
@@ -633,26 +633,6 @@ fn record(spec: &LoadSpec, t: &Totals, started_at_ms: u64, cpu: CpuPair, stopped
         iterations,
         warmup: None,
         connections: crate::dial::record(t.opened.as_ref(), t.first.as_ref(), spec.tls.as_deref()),
-    }
-}
-
-/// The figures of `t` over `duration_s`: the measured window's, or the warm-up's.
-pub(crate) fn summary(spec: &LoadSpec, t: &Totals, duration_s: f64) -> Summary {
-    let open = matches!(spec.model, ModelSpec::Open { .. });
-    Summary {
-        duration_s,
-        requests: t.completed,
-        ok: t.ok,
-        errors: t.completed - t.ok,
-        rps: t.completed as f64 / duration_s,
-        ok_rps: t.ok as f64 / duration_s,
-        bytes_sent: t.bytes_sent,
-        bytes_received: t.bytes_received,
-        latency: Latency::from_histogram(&t.latency),
-        service_latency: t.service.as_ref().map(Latency::from_histogram),
-        late: t.late,
-        checks: stackbench_record::Checks { performed: t.checks_performed, failed: t.checks_failed },
-        corrected_for_coordinated_omission: open,
     }
 }
 

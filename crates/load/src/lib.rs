@@ -47,6 +47,7 @@ mod spec;
 mod spec_error;
 mod summary;
 mod sys;
+mod tally;
 mod target;
 mod threshold;
 mod tls;

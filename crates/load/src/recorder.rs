@@ -20,7 +20,7 @@ use hdrhistogram::Histogram;
 use stackbench_record::{ErrorKind, NotSent, histogram::HIGHEST_US, new_histogram};
 
 use crate::parse::CheckEvery;
-use crate::warmup::MeasureStart;
+use crate::tally::{Counts, FirstTally, MeasureStart, add_error};
 use crate::wire::{Answer, Prepared};
 
 /// One worker's second (or the final partial second).
@@ -31,16 +31,8 @@ pub struct Interval {
     pub second: u32,
     /// A second of the warm-up, not of the measured phase.
     pub warmup: bool,
-    pub latency: Histogram<u64>,
-    pub service: Option<Histogram<u64>>,
-    pub completed: u64,
-    pub ok: u64,
-    pub errors: Vec<(ErrorKind, u64)>,
-    pub late: u64,
-    pub bytes_sent: u64,
-    pub bytes_received: u64,
-    pub checks_performed: u64,
-    pub checks_failed: u64,
+    /// What the second counted.
+    pub counts: Counts,
     /// Requests outstanding on this worker when the interval was cut.
     pub in_flight: u64,
     /// The check interval this worker was using.
@@ -52,30 +44,13 @@ pub struct Interval {
     /// Last interval: the worker stopped because of a stop request.
     pub interrupted: bool,
     /// Last interval, scenario files: the whole run's requests of each name (by index).
-    pub named: Vec<Tally>,
+    pub named: Vec<Counts>,
     /// Last interval, scenario files: the whole run's iterations.
-    pub iterations: Option<Tally>,
+    pub iterations: Option<Counts>,
     /// Last interval: the measured requests that opened their connection.
     pub first: Option<FirstTally>,
     /// Last interval: what the worker's connections cost (`crate::dial`), set by the worker.
     pub opened: Option<crate::dial::Opened>,
-}
-
-/// Measured requests that opened the connection they went on: their latency with the
-/// connect and handshake (as the headline counts it) and without.
-#[derive(Debug)]
-pub struct FirstTally {
-    pub requests: u64,
-    pub with: Histogram<u64>,
-    pub without: Histogram<u64>,
-}
-
-impl FirstTally {
-    pub fn merge(&mut self, other: &FirstTally) {
-        self.requests += other.requests;
-        self.with.add(&other.with).expect("same bounds");
-        self.without.add(&other.without).expect("same bounds");
-    }
 }
 
 /// Histograms the collector has merged and cleared, for the workers' next seconds. A second's
@@ -106,68 +81,20 @@ impl Spares {
     }
 }
 
-/// A scenario file's requests of one name, or its iterations, over the whole run (kept
-/// apart from the seconds: one histogram per name, whatever the run's length).
-#[derive(Debug)]
-pub struct Tally {
-    pub latency: Histogram<u64>,
-    pub completed: u64,
-    pub ok: u64,
-    pub errors: Vec<(ErrorKind, u64)>,
-    /// Requests that could not be written, by reason (counted in `errors` too).
-    pub not_sent: Vec<NotSent>,
-}
-
-impl Tally {
-    pub fn new() -> Tally {
-        Tally { latency: new_histogram(), completed: 0, ok: 0, errors: Vec::new(), not_sent: Vec::new() }
-    }
-
-    /// Counts one outcome; `latency` is `None` for a request without an answer.
-    fn add(&mut self, latency: Option<u64>, result: Result<(), ErrorKind>) {
-        self.completed += 1;
-        if let Some(l) = latency {
-            self.latency.saturating_record(l);
+/// Adds a measured second's requests (`iv`) to `name`, but those counted under no name
+/// (`unnamed`): a file's one name is added up from its seconds.
+fn add_second(name: &mut Counts, iv: &Interval, unnamed: &[(ErrorKind, u64)]) {
+    let c = &iv.counts;
+    let _ = name.latency.add(&c.latency);
+    name.completed += c.completed.saturating_sub(unnamed.iter().map(|&(_, n)| n).sum());
+    name.ok += c.ok;
+    for &(kind, n) in &c.errors {
+        let n = n.saturating_sub(unnamed.iter().find(|(k, _)| *k == kind).map_or(0, |&(_, m)| m));
+        match name.errors.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, m)) => *m += n,
+            None if n > 0 => name.errors.push((kind, n)),
+            None => {}
         }
-        match result {
-            Ok(()) => self.ok += 1,
-            Err(kind) => add_error(&mut self.errors, kind),
-        }
-    }
-
-    /// Adds a measured second's requests (`iv`) but those counted under no name (`unnamed`).
-    fn add_second(&mut self, iv: &Interval, unnamed: &[(ErrorKind, u64)]) {
-        let _ = self.latency.add(&iv.latency);
-        self.completed += iv.completed.saturating_sub(unnamed.iter().map(|&(_, n)| n).sum());
-        self.ok += iv.ok;
-        for &(kind, n) in &iv.errors {
-            let n = n.saturating_sub(unnamed.iter().find(|(k, _)| *k == kind).map_or(0, |&(_, m)| m));
-            match self.errors.iter_mut().find(|(k, _)| *k == kind) {
-                Some((_, m)) => *m += n,
-                None if n > 0 => self.errors.push((kind, n)),
-                None => {}
-            }
-        }
-    }
-
-    /// Adds another worker's tally of the same name.
-    pub fn merge(&mut self, other: &Tally) {
-        let _ = self.latency.add(&other.latency);
-        self.completed += other.completed;
-        self.ok += other.ok;
-        for &(kind, n) in &other.errors {
-            match self.errors.iter_mut().find(|(k, _)| *k == kind) {
-                Some((_, m)) => *m += n,
-                None => self.errors.push((kind, n)),
-            }
-        }
-        NotSent::merge(&mut self.not_sent, &other.not_sent);
-    }
-}
-
-impl Default for Tally {
-    fn default() -> Tally {
-        Tally::new()
     }
 }
 
@@ -211,8 +138,8 @@ pub struct Recorder {
     /// Time spent in the checker during the current second.
     check_time: Duration,
     /// Scenario files: the requests of each name, and the iterations.
-    named: Vec<Tally>,
-    iterations: Option<Tally>,
+    named: Vec<Counts>,
+    iterations: Option<Counts>,
     /// Every iteration is one request (each flow has one): the iterations are then the
     /// names' tallies together, added once when the last second is cut, and `iterations`
     /// keeps only what an iteration has beyond its request (the latency of a request
@@ -262,8 +189,8 @@ impl Recorder {
             check_every,
             since_check: 0,
             check_time: Duration::ZERO,
-            named: (0..names).map(|_| Tally::new()).collect(),
-            iterations: (names > 0).then(Tally::new),
+            named: (0..names).map(|_| Counts::default()).collect(),
+            iterations: (names > 0).then(Counts::default),
             one_request,
             first: None,
             unnamed: (names == 1).then(Vec::new),
@@ -275,16 +202,7 @@ impl Recorder {
             worker,
             second,
             warmup: false,
-            latency: spares.take(),
-            service: open_model.then(|| spares.take()),
-            completed: 0,
-            ok: 0,
-            errors: Vec::new(),
-            late: 0,
-            bytes_sent: 0,
-            bytes_received: 0,
-            checks_performed: 0,
-            checks_failed: 0,
+            counts: Counts::new(spares.take(), open_model.then(|| spares.take())),
             in_flight: 0,
             check_every,
             last: false,
@@ -425,7 +343,7 @@ impl Recorder {
             matches!(result, Err(ErrorKind::Connect | ErrorKind::TlsHandshake | ErrorKind::TlsCertificate));
         let answered = !unsent && result != Err(ErrorKind::Timeout);
         let latency = answered.then(|| micros(now.saturating_duration_since(intended)));
-        let c = if measured { &mut self.current } else { self.warm.as_mut()? };
+        let c = &mut (if measured { &mut self.current } else { self.warm.as_mut()? }).counts;
         c.completed += 1;
         // A request that found no connection (none made, or no handshake) was never sent.
         if !unsent {
@@ -467,14 +385,14 @@ impl Recorder {
             self.check_time += started.elapsed();
         }
         if measured {
-            self.current.checks_performed += 1;
-            self.current.checks_failed += u64::from(failed);
+            self.current.counts.checks_performed += 1;
+            self.current.counts.checks_failed += u64::from(failed);
         }
     }
 
     /// A request that was due at `due` but could not be sent (in-flight limit).
     pub fn late(&mut self, due: Instant) {
-        if let Some(c) = self.unnamed_second(due, ErrorKind::Late) {
+        if let Some(c) = self.unnamed_second(due, ErrorKind::Late).map(|iv| &mut iv.counts) {
             c.completed += 1;
             c.late += 1;
             add_error(&mut c.errors, ErrorKind::Late);
@@ -522,8 +440,8 @@ impl Recorder {
 
     /// An unsent request in its second `c`.
     fn count_unsent(c: &mut Interval, kind: ErrorKind) {
-        c.completed += 1;
-        add_error(&mut c.errors, kind);
+        c.counts.completed += 1;
+        add_error(&mut c.counts.errors, kind);
     }
 
     /// A fixed request's answer: its status (a scenario's answers are judged by its file,
@@ -546,7 +464,7 @@ impl Recorder {
             Recorder::blank(&self.spares, self.worker, self.second + 1, self.open_model, self.check_every);
         let mut done = std::mem::replace(&mut self.current, next);
         if let (Some(t), Some(unnamed)) = (self.named.first_mut(), &mut self.unnamed) {
-            t.add_second(&done, unnamed);
+            add_second(t, &done, unnamed);
             unnamed.clear();
         }
         done.in_flight = in_flight;
@@ -583,13 +501,6 @@ impl Recorder {
         done.in_flight = in_flight;
         done.last = last;
         Some(done)
-    }
-}
-
-fn add_error(errors: &mut Vec<(ErrorKind, u64)>, kind: ErrorKind) {
-    match errors.iter_mut().find(|(k, _)| *k == kind) {
-        Some((_, n)) => *n += 1,
-        None => errors.push((kind, 1)),
     }
 }
 

@@ -1,7 +1,7 @@
 //! The warm-up: the load before the measured window, kept apart from it, and
 //! `--warmup auto`, which ends it once steady.
 //!
-//! - [`MeasureStart`] is when the measured window begins, shared by the
+//! - [`MeasureStart`] (`crate::tally`) is when the measured window begins, shared by the
 //!   collector and the workers. A fixed `--warmup` sets it once, before the
 //!   load starts. Under `--warmup auto` it starts at `--max-warmup` and the
 //!   collector may move it earlier, once, to a whole second of the load at
@@ -19,7 +19,6 @@
 //!   seconds (the same [`Collector`] as the measured ones), feeds the
 //!   controller, and builds the record's [`Warmup`].
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 pub use stackbench_record::stats::steady::WINDOW;
@@ -29,6 +28,7 @@ use stackbench_record::{Second, Warmup};
 use crate::collect::Collector;
 use crate::recorder::Interval;
 use crate::spec::{LoadSpec, ModelSpec};
+use crate::tally::MeasureStart;
 
 /// How far ahead of the decision the measured window begins, at least: the workers read
 /// [`MeasureStart`] before deciding about each request, so a boundary this far away is seen by
@@ -37,28 +37,6 @@ pub const MARGIN: Duration = Duration::from_millis(250);
 
 /// Seconds after a flat window that must keep its level before the warm-up ends.
 pub const CONFIRM: usize = WINDOW;
-
-/// When the measured window begins, as an offset from the start of the load.
-#[derive(Debug)]
-pub struct MeasureStart(AtomicU64);
-
-impl MeasureStart {
-    /// The measured window begins `warmup` after the start (the longest, under `auto`).
-    pub fn new(warmup: Duration) -> MeasureStart {
-        MeasureStart(AtomicU64::new(u64::try_from(warmup.as_nanos()).unwrap_or(u64::MAX)))
-    }
-
-    /// The offset now.
-    pub fn offset(&self) -> Duration {
-        Duration::from_nanos(self.0.load(Ordering::Acquire))
-    }
-
-    /// Moves the beginning to `offset` if that is earlier.
-    pub fn move_earlier(&self, offset: Duration) {
-        let ns = u64::try_from(offset.as_nanos()).unwrap_or(u64::MAX);
-        self.0.fetch_min(ns, Ordering::AcqRel);
-    }
-}
 
 /// The `--warmup auto` controller, on whole seconds of the warm-up (no clock of its own: it is
 /// told how long after the start of the load each second became final).
@@ -148,14 +126,15 @@ impl WarmPhase {
         for row in &mut totals.timeline {
             row.at_ms = Some(started_at_ms + 1000 * u64::from(row.t));
         }
-        let summary = crate::engine::summary(spec, &totals, lasted.as_secs_f64().max(1e-9));
+        let summary =
+            totals.summary(matches!(spec.model, ModelSpec::Open { .. }), lasted.as_secs_f64().max(1e-9));
         Some(Warmup {
             auto: spec.auto_warmup,
             max_s: spec.auto_warmup.then_some(spec.warmup.as_secs_f64()),
             steady_from_s: if let Steady::From(s) = steady { Some(s as u32) } else { None },
             never_steady: steady == Steady::Never,
             summary,
-            errors: std::mem::take(&mut totals.errors),
+            errors: totals.errors(),
             timeline: std::mem::take(&mut totals.timeline),
         })
     }

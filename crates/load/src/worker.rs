@@ -43,8 +43,8 @@ use crate::flow::{Closing, IterState, Verdict};
 use crate::recorder::{Interval, Recorder, Spares, Step};
 use crate::schedule::Profile;
 use crate::spec::{Bound, LoadSpec, ModelSpec};
+use crate::tally::MeasureStart;
 use crate::transport::{Lane, Pool};
-use crate::warmup::MeasureStart;
 use crate::wire::Prepared;
 use crate::{Stop, sys};
 

@@ -1,5 +1,4 @@
-//! The `--warmup auto` controller on made-up seconds and a made-up clock, and the shared
-//! beginning of the measured window.
+//! The `--warmup auto` controller on made-up seconds and a made-up clock.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -7,7 +6,7 @@ use std::time::Duration;
 use stackbench_record::Second;
 use stackbench_record::stats::steady::Steady;
 
-use super::{MARGIN, MeasureStart, Settle};
+use super::{MARGIN, Settle};
 
 fn second(t: u32, completed: u64, p50_us: u64) -> Second {
     Second {
@@ -114,13 +113,4 @@ fn a_flat_window_whose_level_does_not_hold_is_not_steady_yet() {
 fn fewer_seconds_than_a_window_cannot_tell() {
     let (settle, said) = feed(30, &[(100, 10); 3]);
     assert_eq!((said, settle.outcome()), (None, Steady::TooShort));
-}
-
-#[test]
-fn the_measured_window_only_moves_earlier() {
-    let m = MeasureStart::new(Duration::from_secs(30));
-    assert_eq!(m.offset(), Duration::from_secs(30));
-    m.move_earlier(Duration::from_secs(7));
-    m.move_earlier(Duration::from_secs(12));
-    assert_eq!(m.offset(), Duration::from_secs(7));
 }
