@@ -199,6 +199,7 @@ pub fn run_plan(
         runs: 0,
         tool_failures: 0,
         brackets: BTreeMap::new(),
+        sources: sources::Known::default(),
     };
     let result = o.run(limits_ok);
     let _ = std::fs::remove_dir_all(&scratch);
@@ -281,6 +282,8 @@ struct Orchestrator<'a, 'p> {
     tool_failures: u32,
     /// The capacity-search bracket each contestant's last search ended with.
     brackets: BTreeMap<usize, [f64; 2]>,
+    /// Toolchain versions and code counts already taken in this run.
+    sources: sources::Known,
 }
 
 /// A started contestant.

@@ -1,10 +1,45 @@
 //! What a contestant is made of, recorded before it is measured: the lines
 //! of code in its sources ([`crate::code`]), the versions of the programs it
 //! requires and the hashes of its lockfiles ([`crate::provenance`]).
+//!
+//! Each program's version and each set of sources' count is taken once per run:
+//! a plan's contestants share toolchains and directories (a JVM plan names one
+//! directory eight times), and asking `mvn --version` or running `cloc` again
+//! costs a second or two each and cannot give another answer within the run.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use stackbench_record::store::CodeSize;
+
 use super::{Launch, Orchestrator, RunError, expand};
+
+/// What this run has already asked: versions by program, counts by sources.
+#[derive(Default)]
+pub(super) struct Known {
+    versions: BTreeMap<String, String>,
+    counts: BTreeMap<Vec<PathBuf>, CodeSize>,
+}
+
+impl Known {
+    /// The versions of `programs`, each asked at most once per run.
+    fn toolchains(&mut self, programs: &[String]) -> BTreeMap<String, String> {
+        let missing: Vec<String> =
+            programs.iter().filter(|p| !self.versions.contains_key(*p)).cloned().collect();
+        self.versions.extend(crate::provenance::toolchains(&missing));
+        programs.iter().filter_map(|p| self.versions.get(p).map(|v| (p.clone(), v.clone()))).collect()
+    }
+
+    /// The code in `paths`, counted at most once per run (a failed count is tried again).
+    fn count(&mut self, paths: &[PathBuf]) -> Result<CodeSize, crate::code::CodeError> {
+        if let Some(size) = self.counts.get(paths) {
+            return Ok(size.clone());
+        }
+        let size = crate::code::count(paths)?;
+        self.counts.insert(paths.to_vec(), size.clone());
+        Ok(size)
+    }
+}
 
 impl Orchestrator<'_, '_> {
     /// Counts the code of the contestant's `source` (or its start script's
@@ -13,7 +48,7 @@ impl Orchestrator<'_, '_> {
     pub(super) fn count_code(&mut self, i: usize) -> Result<(), RunError> {
         let c = &self.plan.contestants[i];
         if !c.requires.is_empty() {
-            self.live[i].record.toolchains = crate::provenance::toolchains(&c.requires);
+            self.live[i].record.toolchains = self.sources.toolchains(&c.requires);
         }
         let vars = self.vars(c, None);
         let resolve = |s: &str| {
@@ -36,7 +71,7 @@ impl Orchestrator<'_, '_> {
             vec![dir]
         };
         self.live[i].record.lockfiles = crate::provenance::lockfiles(&paths);
-        match crate::code::count(&paths) {
+        match self.sources.count(&paths) {
             Ok(size) => {
                 let by: Vec<String> = size.languages.iter().map(|(l, n)| format!("{n} {l}")).collect();
                 self.say(&format!(
@@ -57,5 +92,60 @@ impl Orchestrator<'_, '_> {
             }
             Err(e) => self.incident(i, "build", "code_not_counted", e.to_string(), None),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt as _;
+
+    /// A program that appends a line to `calls` each time it is asked its version.
+    fn counting_program(dir: &std::path::Path) -> (String, PathBuf) {
+        let calls = dir.join("calls");
+        let program = dir.join("toolchain");
+        let script = format!("#!/bin/sh\necho called >> '{}'\necho 'toolchain 1.2'\n", calls.display());
+        std::fs::write(&program, script).unwrap();
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+        (program.display().to_string(), calls)
+    }
+
+    #[test]
+    fn each_program_is_asked_its_version_once_per_run() {
+        let dir = std::env::temp_dir().join(format!("sb-known-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let (program, calls) = counting_program(&dir);
+        let mut known = Known::default();
+        let first = known.toolchains(std::slice::from_ref(&program));
+        let second = known.toolchains(std::slice::from_ref(&program));
+        assert_eq!(first, second);
+        assert_eq!(first.get(&program).map(String::as_str), Some("toolchain 1.2"), "{first:?}");
+        assert_eq!(std::fs::read_to_string(&calls).unwrap().lines().count(), 1);
+        // Another run asks again.
+        let _ = Known::default().toolchains(std::slice::from_ref(&program));
+        assert_eq!(std::fs::read_to_string(&calls).unwrap().lines().count(), 2);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A second count of the same sources is the first one's, not `cloc` run again:
+    /// the sources are gone by then, and the count still answers.
+    #[test]
+    fn each_set_of_sources_is_counted_once_per_run() {
+        if std::process::Command::new("cloc").arg("--version").output().is_err() {
+            assert!(!stackbench_testkit::in_ci(), "CI=true: cloc is missing (.ci/run installs it)");
+            stackbench_testkit::skip("no cloc on PATH");
+            return;
+        }
+        let dir = std::env::temp_dir().join(format!("sb-known-code-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("main.go"), "package main\n\nfunc main() {\n}\n").unwrap();
+        let mut known = Known::default();
+        let paths = vec![dir.clone()];
+        let first = known.count(&paths).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(known.count(&paths).unwrap(), first);
+        assert!(Known::default().count(&paths).is_err(), "a new run counts again");
     }
 }
