@@ -6,7 +6,7 @@
 //! time over the measured phase, and builds the record.
 
 use std::net::{SocketAddr, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
 use std::sync::mpsc::{RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -18,9 +18,11 @@ use stackbench_record::{
 use crate::collect::{Collector, Progress, Totals};
 use crate::fault::{self, Fault};
 use crate::hlog::HlogWriter;
+use crate::load_error::LoadError;
 use crate::parse::CheckEvery;
 use crate::recorder::Spares;
 use crate::spec::{Bound, LoadSpec, ModelSpec, RequestSource};
+use crate::stop::Stop;
 use crate::tally::{Counts, MeasureStart};
 use crate::warmup::WarmPhase;
 use crate::{sys, transport, worker};
@@ -30,56 +32,6 @@ const STOP_GRACE: Duration = Duration::from_secs(1);
 
 /// Utilization of its cores above which the generator is called saturated.
 pub const SATURATION: f64 = 0.9;
-
-/// A cancellation handle: clone it, give one to [`run`], call [`Stop::stop`]
-/// from anywhere (a signal handler thread, another task) to end the run early.
-#[derive(Debug, Clone, Default)]
-pub struct Stop(Arc<AtomicBool>);
-
-impl Stop {
-    pub fn new() -> Stop {
-        Stop::default()
-    }
-
-    /// Asks the run to stop; it returns its partial record, marked interrupted.
-    pub fn stop(&self) {
-        self.0.store(true, Ordering::SeqCst);
-    }
-
-    pub fn is_stopped(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
-    }
-}
-
-/// Why a run could not be done at all (failed requests are data, not errors).
-#[derive(Debug, thiserror::Error)]
-pub enum LoadError {
-    #[error("cannot resolve {host}: {why}")]
-    Resolve { host: String, why: String },
-    #[error("cannot connect to {addr} ({url}): {why}; is the server running?")]
-    Unreachable { url: String, addr: SocketAddr, why: String },
-    #[error("cannot start worker thread {index}: {why}")]
-    Thread { index: usize, why: String },
-    #[error(
-        "cannot pin a worker thread to CPU {cpu}: {why} (check --cpus against the CPUs this machine has)"
-    )]
-    Pin { cpu: usize, why: String },
-    #[error(
-        "--cpus names CPU {cpu}, which this process cannot run on (it may use CPUs {available}); \
-         name CPUs from that list"
-    )]
-    NoSuchCpu { cpu: usize, available: String },
-    #[error(
-        "{connections} connections need about {need} file descriptors, but this process may open \
-         {soft} (hard limit {hard}); raise the limit (`ulimit -n {need}`, and the hard limit in \
-         /etc/security/limits.conf or the service's LimitNOFILE) or ask for fewer connections"
-    )]
-    FileLimit { connections: usize, need: u64, soft: u64, hard: u64 },
-    #[error("cannot write the interval log {path}: {why}")]
-    Hlog { path: String, why: String },
-    #[error("TLS with {url} ({addr}) failed before any load: {why}")]
-    Tls { url: String, addr: SocketAddr, why: String },
-}
 
 /// One measured run of the load `spec` describes, until its end or until
 /// `stop` is set (a capacity search is [`crate::run`]'s, through `findmax`).

@@ -25,8 +25,9 @@ use std::time::Duration;
 
 use stackbench_record::{RunRecord, Search, SearchStep};
 
-use crate::engine::{LoadError, Stop};
+use crate::load_error::LoadError;
 use crate::spec::{Bound, LoadSpec, ModelSpec, SearchSpec};
+use crate::stop::Stop;
 
 /// What a step is.
 #[derive(Debug, Clone, Copy, PartialEq)]

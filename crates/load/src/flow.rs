@@ -26,7 +26,7 @@ use stackbench_hurl::scenario::{Protocol, Scenario};
 use stackbench_hurl::{Entry, Failure, FailureKind, Kind, Request, Vars};
 use stackbench_record::ErrorKind;
 
-use crate::spec::Io;
+use crate::io_mode::Io;
 use crate::target::Target;
 use crate::wire::{Answer, Outgoing, write_http1_request};
 use program::Program;

@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::engine::LoadError;
+use crate::load_error::LoadError;
 use crate::spec::{LoadSpec, RequestSource, Transport};
 use crate::tls::{Alpn, Negotiated, TlsSpec};
 

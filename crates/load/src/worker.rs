@@ -43,10 +43,11 @@ use crate::flow::{Closing, IterState, Verdict};
 use crate::recorder::{Interval, Recorder, Spares, Step};
 use crate::schedule::Profile;
 use crate::spec::{Bound, LoadSpec, ModelSpec};
+use crate::stop::Stop;
+use crate::sys;
 use crate::tally::MeasureStart;
 use crate::transport::{Lane, Pool};
 use crate::wire::Prepared;
-use crate::{Stop, sys};
 
 /// What a worker needs, shared read-only with the other workers.
 pub struct WorkerCx {
