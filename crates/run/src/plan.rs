@@ -406,7 +406,7 @@ impl Plan {
                 resolve(c, scenario, &name, &defaults, &load, ctx).map_err(|(sp, m)| err(sp.or(span), m))?,
             );
         }
-        scenario::check_profiles(&load, &contestants).map_err(|(sp, m)| err(sp, m))?;
+        profile::check_profiles(&load, &contestants).map_err(|(sp, m)| err(sp, m))?;
         if contestants.len() > limits::CONTESTANTS {
             return Err(err(None, format!("at most {} contestants in a plan", limits::CONTESTANTS)));
         }

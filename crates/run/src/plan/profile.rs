@@ -18,6 +18,8 @@ use stackbench_load::LoadOptions;
 use stackbench_record::size::ByteSize;
 use toml::Spanned;
 
+use stackbench_hurl::builtin::Builtin;
+
 use super::ScenarioRef;
 
 /// A load table as written: each key and value with its place in the plan text.
@@ -202,10 +204,37 @@ pub fn estimated_runs(
     one(9) + one(4) * (repetitions - 1)
 }
 
+/// Every `[load.<name>]` names a built-in scenario or a scenario file of the plan's.
+pub(super) fn check_profiles(
+    load: &BTreeMap<String, Spanned<Table>>,
+    contestants: &[super::Contestant],
+) -> Result<(), super::Located> {
+    for (name, table) in load {
+        if name.parse::<Builtin>().is_ok() || contestants.iter().any(|c| c.scenario.name() == name) {
+            continue;
+        }
+        let mut files: Vec<&str> =
+            contestants.iter().filter_map(|c| c.scenario.file()).map(|f| f.scenario.name.as_str()).collect();
+        files.sort_unstable();
+        files.dedup();
+        let files = if files.is_empty() {
+            "; a scenario file's is its `name`, or its file name without .toml or .hurl".to_owned()
+        } else {
+            format!(", and this plan's scenario files: {}", files.join(", "))
+        };
+        return Err((
+            Some(table.span()),
+            format!(
+                "[load.{name}]: unknown scenario; the scenarios are event-log, dummy, db-read, bubble-sort{files}"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use stackbench_hurl::builtin::Builtin;
 
     fn profile(text: &str) -> Profile {
         let t: BTreeMap<String, Table> = toml::from_str(text).unwrap();

@@ -221,33 +221,5 @@ pub(super) fn check_name(
     }
 }
 
-/// Every `[load.<name>]` names a built-in scenario or a scenario file of the plan's.
-pub(super) fn check_profiles(
-    load: &BTreeMap<String, Spanned<super::profile::Table>>,
-    contestants: &[super::Contestant],
-) -> Result<(), super::Located> {
-    for (name, table) in load {
-        if name.parse::<Builtin>().is_ok() || contestants.iter().any(|c| c.scenario.name() == name) {
-            continue;
-        }
-        let mut files: Vec<&str> =
-            contestants.iter().filter_map(|c| c.scenario.file()).map(|f| f.scenario.name.as_str()).collect();
-        files.sort_unstable();
-        files.dedup();
-        let files = if files.is_empty() {
-            "; a scenario file's is its `name`, or its file name without .toml or .hurl".to_owned()
-        } else {
-            format!(", and this plan's scenario files: {}", files.join(", "))
-        };
-        return Err((
-            Some(table.span()),
-            format!(
-                "[load.{name}]: unknown scenario; the scenarios are event-log, dummy, db-read, bubble-sort{files}"
-            ),
-        ));
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests;
