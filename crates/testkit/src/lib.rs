@@ -11,6 +11,8 @@
 //! - [`frames`]: a response body of given frames (data, trailers) for hyper servers.
 //! - [`hdrh`]: interval logs read by Python's `hdrhistogram`, an independent reader.
 //! - [`hostile`]: TCP servers that answer with malformed or endless bytes.
+//! - [`imports`]: the import graph of a crate's modules; a test holds every crate of the
+//!   workspace to having no circle in it.
 //! - [`instances`]: private PostgreSQL, MariaDB and Redis servers to stop and
 //!   start, pause (SIGSTOP: hung) and resume.
 //! - [`http`]: a tiny blocking HTTP/1.1 client, so tests of real servers need
@@ -30,6 +32,7 @@ pub mod frames;
 pub mod hdrh;
 pub mod hostile;
 pub mod http;
+pub mod imports;
 pub mod instances;
 pub mod process;
 pub mod record;
