@@ -7,14 +7,23 @@
 //! rounds stop when every compared pair meets the precision, or when the
 //! budget (`max_repetitions`, `max_time`) is spent; `stopping.json` records
 //! which, with the seed and each round's order.
+//!
+//! After a look, the next round measures what is still open: while some pair is
+//! undecided (its interval holds 1 and is wider than the precision), only the
+//! contestants of undecided pairs; once every pair is decided, those of pairs
+//! still wider than the precision. A pair already answered gets no more runs
+//! for its own sake, so the budget goes to the questions left (a stack decided
+//! against every other, or alone in its scenario, has its plan's `repetitions`).
+//! The looks and their levels stay as planned: which runs a look sees does not
+//! change how many looks spend the 5%.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use stackbench_record::store::{ResultSet, Stopping};
 use stackbench_report::analysis::RankedBy;
 use stackbench_report::analysis::stopping::{decided, percent};
-use stackbench_report::stats::sequential;
+use stackbench_report::stats::sequential::{self, Pair, PairVerdict};
 use stackbench_report::{Analysis, AnalysisOptions};
 
 use super::{Orchestrator, RunError};
@@ -42,24 +51,28 @@ impl Orchestrator<'_, '_> {
         let first = precision.looks(self.plan.repetitions).0;
         let mut stopping = self.announce(precision, seed);
         let started = Instant::now();
-        let mut last_round = Duration::ZERO;
+        // How long each contestant's last slot took: the next round's estimate.
+        let mut took: BTreeMap<usize, Duration> = BTreeMap::new();
+        let mut focus: Option<BTreeSet<usize>> = None;
         let mut said = BTreeSet::new();
         for round in 1..=precision.max_repetitions {
             if self.interrupted() {
                 break;
             }
+            let measured = |k: &usize| focus.as_ref().is_none_or(|f| f.contains(k));
             // The plan's `repetitions` always run: a time budget that stopped
             // before the first look would leave no interval at all.
+            let next: Duration = took.iter().filter(|(k, _)| measured(k)).map(|(_, d)| *d).sum();
             if let Some(budget) = precision.max_time
                 && round > first
-                && started.elapsed() + last_round > budget
+                && started.elapsed() + next > budget
             {
                 stopping.reason = String::from("max_time");
                 break;
             }
-            let t0 = Instant::now();
             let all = interleaved(eligible.len(), round, seed, &BTreeSet::new());
-            let order: Vec<Slot> = all.into_iter().filter(|s| s.repetition == round).collect();
+            let order: Vec<Slot> =
+                all.into_iter().filter(|s| s.repetition == round && measured(&s.contestant)).collect();
             stopping.orders.push(
                 order.iter().map(|s| self.plan.contestants[eligible[s.contestant]].name.clone()).collect(),
             );
@@ -70,12 +83,13 @@ impl Orchestrator<'_, '_> {
                 if self.interrupted() {
                     break;
                 }
+                let t0 = Instant::now();
                 self.slot(eligible, slot, n, total)?;
+                took.insert(slot.contestant, t0.elapsed());
             }
             if self.interrupted() {
                 break;
             }
-            last_round = t0.elapsed();
             stopping.rounds = round;
             self.store.save_stopping(&stopping)?;
             if round < first {
@@ -88,13 +102,21 @@ impl Orchestrator<'_, '_> {
                 stopping.reason = String::from("met");
                 break;
             }
-            let pairs: Vec<_> = analysis.scenarios.iter().flat_map(|s| &s.precision).collect();
+            let pairs: Vec<&Pair> = analysis.scenarios.iter().flat_map(|s| &s.precision).collect();
             let open = pairs.iter().filter(|p| decided(p, false).is_none()).count();
+            focus = Some(self.still_open(eligible, &pairs)).filter(|f| !f.is_empty());
+            let next: Vec<&str> =
+                focus.iter().flatten().map(|&k| self.plan.contestants[eligible[k]].name.as_str()).collect();
+            let then = if round == precision.max_repetitions || next.len() == eligible.len() {
+                String::new()
+            } else {
+                format!("; round {} measures {}", round + 1, next.join(", "))
+            };
             self.say(&format!(
-                "round {round}: {} of {} pairs decided, {open} still open at {}",
+                "round {round}: {} of {} pairs decided, {open} still open at {}{then}",
                 pairs.len() - open,
                 pairs.len(),
-                percent(precision.target)
+                percent(precision.target),
             ));
         }
         if self.interrupted() {
@@ -104,6 +126,20 @@ impl Orchestrator<'_, '_> {
         }
         self.store.save_stopping(&stopping)?;
         self.say_stopping()
+    }
+
+    /// The contestants (indices into `eligible`) the next round measures: those
+    /// of undecided pairs while there are any, else those of pairs wider than
+    /// the precision.
+    fn still_open(&self, eligible: &[usize], pairs: &[&Pair]) -> BTreeSet<usize> {
+        let undecided: Vec<&&Pair> = pairs.iter().filter(|p| decided(p, false).is_none()).collect();
+        let open: Vec<&&Pair> = if undecided.is_empty() {
+            pairs.iter().filter(|p| p.verdict != PairVerdict::Met).collect()
+        } else {
+            undecided
+        };
+        let index = |name: &str| eligible.iter().position(|&i| self.plan.contestants[i].name == name);
+        open.iter().flat_map(|p| [index(&p.better), index(&p.worse)]).flatten().collect()
     }
 
     /// Says each verdict the data have reached since the last look, once

@@ -220,11 +220,16 @@ impl LoadDriver for FakeLoad {
             let mut w = self.0.lock().unwrap();
             w.load_started = Some(Instant::now());
             assert!(w.running.is_some() || job.url.contains(":9"), "load without a contestant");
-            let twice = w.running.as_ref().is_some_and(|(k, _)| k == "twice");
+            // "twice" doubles the rate it is given; "forty" answers 40/s, or 41 when given an odd one.
+            let kind = w.running.as_ref().map(|(k, _)| k.clone()).unwrap_or_default();
             (
                 w.interrupt_on_load.take(),
                 w.load_script.pop_front(),
-                w.rates.pop_front().map(|r| if twice { 2.0 * r } else { r }),
+                w.rates.pop_front().map(|r| match kind.as_str() {
+                    "twice" => 2.0 * r,
+                    "forty" => 40.0 + r % 2.0,
+                    _ => r,
+                }),
             )
         };
         let (hook, script, rate) = hook;

@@ -75,3 +75,42 @@ fn how_the_rounds_ended_is_left_to_the_report_that_follows() {
     let s = h.results().stopping.unwrap();
     assert_eq!((s.reason.as_str(), s.rounds), ("max_repetitions", 4));
 }
+
+#[test]
+fn later_rounds_measure_only_the_contestants_of_open_pairs() {
+    let mut h = Harness::new("precision-focus");
+    // 'a' answers 40/s, twice what 'b' and 'c' do: decided against both at the first
+    // look; 'b' and 'c' are alike within a few percent, too close to tell at ±1%.
+    // With seed 3, 'a' runs third in each of the first rounds; whichever of 'b' and 'c'
+    // runs first, each has three different rates.
+    h.world.lock().unwrap().rates =
+        [20.0, 22.0, 1.0, 21.0, 21.0, 2.0, 22.0, 20.0, 1.0, 21.0, 20.0, 22.0, 21.0].into();
+    let p = plan(&format!(
+        "precision = \"1%\"\nmax_repetitions = 5\n{}{}{}",
+        contestant("a", "forty", ""),
+        contestant("b", "good", ""),
+        contestant("c", "good", "")
+    ));
+    let out = h.run(&p);
+    assert_eq!(out.runs, 3 * 3 + 2 * 2, "{:#?}", h.lines);
+    let s = h.results().stopping.unwrap();
+    assert_eq!((s.reason.as_str(), s.rounds), ("max_repetitions", 5));
+    let sorted = |o: &Vec<String>| {
+        let mut o = o.clone();
+        o.sort();
+        o
+    };
+    assert!(s.orders[..3].iter().all(|o| sorted(o) == ["a", "b", "c"]), "{:?}", s.orders);
+    assert!(s.orders[3..].iter().all(|o| sorted(o) == ["b", "c"]), "{:?}", s.orders);
+    assert!(
+        h.lines
+            .iter()
+            .any(|l| l == "round 3: 2 of 3 pairs decided, 1 still open at ±1%; round 4 measures b, c"),
+        "{:#?}",
+        h.lines
+    );
+    // 'a' keeps its plan's repetitions; its verdicts stand on them.
+    let runs = h.results().runs;
+    let of = |n: &str| runs.iter().filter(|r| r.label.contestant.as_deref() == Some(n)).count();
+    assert_eq!((of("a"), of("b"), of("c")), (3, 5, 5));
+}
