@@ -11,9 +11,11 @@
 //! charset, parsed as JSON once for every jsonpath query ([`query`]).
 
 use std::fmt;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use crate::error::Pos;
+use crate::jsonpath::stream::Plan;
 use crate::model::{AssertKind, Entry, Response, Version};
 use crate::template::{Escape, Expr, ExprStart, Part, RenderError, Template, Vars};
 
@@ -26,7 +28,7 @@ mod render;
 pub mod value;
 
 pub use options::{REACH_OPTIONS, Reach, RunOptions};
-pub use quick::Quick;
+use quick::Quick;
 pub use render::has_dot_segment;
 use value::Value;
 
@@ -178,9 +180,31 @@ impl fmt::Display for Failure {
     }
 }
 
+/// An entry's checks compiled for the answer that passes them ([`quick`]), worked out at the
+/// first check. The syntax tree knows nothing of the evaluator: whoever checks many answers
+/// to one entry (the load engine) keeps one of these beside it.
+#[derive(Debug, Default, Clone)]
+pub struct Compiled {
+    /// The response's jsonpath queries as one pass over an answer follows them (`None` when
+    /// it cannot).
+    plan: OnceLock<Option<Plan>>,
+    /// Its checks compiled for an answer that passes them (`None` when some check is left to
+    /// the general evaluator).
+    quick: OnceLock<Option<Quick>>,
+}
+
+impl Compiled {
+    /// Whether the checks were compiled (after a first check, for an entry they cover).
+    #[cfg(test)]
+    pub(crate) fn is_compiled(&self) -> bool {
+        self.quick.get().is_some_and(Option::is_some)
+    }
+}
+
 impl Entry {
     /// Checks `answer`: version and status, then captures (setting `vars`), then asserts.
-    /// Failures are appended to `failures`; `scratch` is a buffer kept between calls.
+    /// Failures are appended to `failures`; `scratch` is a buffer kept between calls. The
+    /// general evaluator judges it; [`Entry::check_some`] first tries the compiled checks.
     pub fn check(
         &self,
         answer: &impl Answer,
@@ -188,37 +212,39 @@ impl Entry {
         scratch: &mut Vec<u8>,
         failures: &mut Vec<Failure>,
     ) {
-        self.check_some(answer, vars, scratch, failures, true);
+        self.check_read(None, answer, vars, scratch, failures, true);
     }
 
-    /// As [`Entry::check`]; without `asserts` only the status and the captures (the load
-    /// engine's answers between two `--check-every` turns: captures are always taken).
+    /// As [`Entry::check`], with the entry's checks compiled into `compiled` at the first call;
+    /// without `asserts` only the status and the captures (the load engine's answers between
+    /// two `--check-every` turns: captures are always taken).
     pub fn check_some(
         &self,
+        compiled: &Compiled,
         answer: &impl Answer,
         vars: &mut Vars,
         scratch: &mut Vec<u8>,
         failures: &mut Vec<Failure>,
         asserts: bool,
     ) {
-        self.check_read(answer, vars, scratch, failures, asserts, true);
+        self.check_read(Some(compiled), answer, vars, scratch, failures, asserts);
     }
 
-    /// As [`Entry::check_some`]; without `quick` the general evaluator judges every answer
+    /// As [`Entry::check_some`]; without `compiled` the general evaluator judges every answer
     /// (the reference the tests hold the compiled checks to).
     pub(crate) fn check_read(
         &self,
+        compiled: Option<&Compiled>,
         answer: &impl Answer,
         vars: &mut Vars,
         scratch: &mut Vec<u8>,
         failures: &mut Vec<Failure>,
         asserts: bool,
-        quick: bool,
     ) {
         let Some(r) = &self.response else { return };
-        if quick
-            && let Some(plan) = r.plan.get_or_init(|| plan(r))
-            && let Some(quick) = r.quick.get_or_init(|| Quick::new(r, plan))
+        if let Some(c) = compiled
+            && let Some(plan) = c.plan.get_or_init(|| plan(r))
+            && let Some(quick) = c.quick.get_or_init(|| Quick::new(r, plan))
         {
             if quick.passes(r, plan, answer, vars, scratch, asserts) {
                 return;
@@ -345,14 +371,14 @@ fn evaluate<'b>(
 }
 
 /// The one-pass plan of `r`'s jsonpath queries, captures first (see [`crate::jsonpath::stream::Plan::new`]).
-fn plan(r: &Response) -> Option<crate::jsonpath::stream::Plan> {
+fn plan(r: &Response) -> Option<Plan> {
     fn jsonpath(q: &crate::model::Query) -> Option<&crate::jsonpath::JsonPath> {
         match q {
             crate::model::Query::JsonPath(p) => Some(p),
             _ => None,
         }
     }
-    crate::jsonpath::stream::Plan::new(
+    Plan::new(
         r.captures.iter().filter_map(|c| jsonpath(&c.query)),
         r.asserts.iter().filter_map(|a| jsonpath(&a.query)),
     )

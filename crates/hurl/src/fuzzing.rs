@@ -2,14 +2,14 @@
 //! `scenario_eval`, and a bounded property test here that CI runs): arbitrary
 //! bytes are made into an answer (status, headers, body) and judged by a set of
 //! checks that covers every query and predicate, both by the checks compiled for
-//! the answer that passes ([`crate::eval::Quick`] and the one-pass JSON reading)
+//! the answer that passes ([`crate::eval::Compiled`] and the one-pass JSON reading)
 //! and by the general evaluator. Neither may panic, each must stay within its
 //! bounds, and they must agree: the same failures and the same captured values.
 //! The captured values are then written into a request, as the next entry of a
 //! flow writes them (a hostile value that cannot go in a request line or header
 //! is refused there, never written).
 
-use crate::eval::{Answer, Request};
+use crate::eval::{Answer, Compiled, Request};
 use crate::model::HurlFile;
 use crate::template::{Kind, Vars};
 
@@ -68,11 +68,12 @@ fn answer(data: &[u8]) -> Hostile<'_> {
     Hostile { status, headers, body }
 }
 
-/// The checks, parsed once.
-fn checks() -> &'static [HurlFile] {
-    static FILES: std::sync::OnceLock<Vec<HurlFile>> = std::sync::OnceLock::new();
+/// The checks, parsed once, each with its first entry's compiled checks.
+fn checks() -> &'static [(HurlFile, Compiled)] {
+    static FILES: std::sync::OnceLock<Vec<(HurlFile, Compiled)>> = std::sync::OnceLock::new();
     FILES.get_or_init(|| {
-        CHECKS.iter().map(|t| crate::parse::parse("fuzz.hurl", t).expect("the checks parse")).collect()
+        let parse = |t: &&str| crate::parse::parse("fuzz.hurl", t).expect("the checks parse");
+        CHECKS.iter().map(|t| (parse(t), Compiled::default())).collect()
     })
 }
 
@@ -81,13 +82,14 @@ fn checks() -> &'static [HurlFile] {
 /// panic.
 pub fn fuzz_eval(data: &[u8]) {
     let files = checks();
-    let file = &files[usize::from(data.first().copied().unwrap_or(0)) % files.len()];
+    let (file, compiled) = &files[usize::from(data.first().copied().unwrap_or(0)) % files.len()];
     let a = answer(data);
     let (check, next) = (&file.entries[0], &file.entries[1]);
     let judge = |one_pass: bool, asserts: bool| {
         let (mut vars, mut failures) = (Vars::new(1), Vec::new());
         vars.max_capture = 4096;
-        check.check_read(&a, &mut vars, &mut Vec::new(), &mut failures, asserts, one_pass);
+        let c = one_pass.then_some(compiled);
+        check.check_read(c, &a, &mut vars, &mut Vec::new(), &mut failures, asserts);
         let captured: Vec<_> = file.captures().map(|c| vars.get(&c.name).cloned()).collect();
         (failures, captured, vars)
     };
@@ -115,15 +117,14 @@ mod tests {
 
     #[test]
     fn the_checks_parse_and_name_what_they_capture() {
-        for f in checks() {
+        for (f, _) in checks() {
             assert_eq!(f.entries.len(), 2);
             crate::check_variables(f, |_| true).unwrap();
         }
         // The first is compiled: the fuzzing compares the compiled checks with the general
         // evaluator on it.
         fuzz_eval(b"\0\xc8\0Content-Type: application/json\xff{\"id\": 1}");
-        let r = checks()[0].entries[0].response.as_ref().unwrap();
-        assert!(r.quick.get().is_some_and(Option::is_some), "compiled");
+        assert!(checks()[0].1.is_compiled(), "compiled");
     }
 
     /// A hostile answer from parts: which checks, a status, header lines and a body that is

@@ -31,7 +31,7 @@ pub mod template;
 pub mod xpath;
 
 pub use error::{ErrorKind, ParseError, Pos};
-pub use eval::{Answer, Failure, FailureKind, Request};
+pub use eval::{Answer, Compiled, Failure, FailureKind, Request};
 pub use fuzzing::fuzz_eval;
 pub use model::{Entry, HurlFile};
 pub use template::{Kind, Vars};

@@ -5,11 +5,7 @@
 //! cannot meet a syntax error; a query, filter or predicate whose argument is
 //! a template is compiled when it is evaluated.
 
-use std::sync::OnceLock;
-
 use crate::error::Pos;
-use crate::eval::Quick;
-use crate::jsonpath::stream::Plan;
 use crate::template::Template;
 
 mod check;
@@ -142,12 +138,6 @@ pub struct Response {
     pub captures: Vec<Capture>,
     /// Header lines, the implicit body and `[Asserts]`, in the order Hurl checks them.
     pub asserts: Vec<Assert>,
-    /// Its jsonpath queries as one pass over an answer follows them (`None` when it
-    /// cannot), worked out at the first check.
-    pub plan: OnceLock<Option<Plan>>,
-    /// Its checks compiled for an answer that passes them (`None` when some check is left
-    /// to the general evaluator), worked out at the first check.
-    pub quick: OnceLock<Option<Quick>>,
 }
 
 impl Entry {

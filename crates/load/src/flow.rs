@@ -4,7 +4,7 @@
 //! iterations ([`IterState`]): its variables, the rendered request and the
 //! wire buffer, so a warm iteration writes each request into buffers it
 //! already has. The worker loop sends what [`IterState::wire`] returns and
-//! hands the answer to [`IterState::check`].
+//! hands the answer to [`IterState::verdict`].
 //!
 //! A file's requests go where its routes say ([`urls`]: its base to the
 //! target, the same server for every request of a run). Each user keeps a
@@ -23,7 +23,7 @@ use stackbench_hurl::files::Limits;
 use stackbench_hurl::origin::{Aim, Routes};
 use stackbench_hurl::run::{Aimed, SetupDone};
 use stackbench_hurl::scenario::{Protocol, Scenario};
-use stackbench_hurl::{Entry, Failure, FailureKind, Kind, Request, Vars};
+use stackbench_hurl::{Compiled, Entry, Failure, FailureKind, Kind, Request, Vars};
 use stackbench_record::ErrorKind;
 
 use crate::io_mode::Io;
@@ -63,6 +63,8 @@ pub struct FileSource {
     pub(crate) base: Option<(String, String)>,
     /// For each flow, how each of its requests' URL is written.
     urls: Vec<Vec<EntryUrl>>,
+    /// For each flow, each of its requests' checks, compiled at their first answer.
+    compiled: Vec<Vec<Compiled>>,
     /// What the `[setup]` step left for every user (set before the load starts).
     pub setup: SetupDone,
     /// Whether this is a built-in scenario, not a user's file.
@@ -242,6 +244,8 @@ impl FileSource {
             slots.push(flow_slots);
         }
         let notes = routes.notes.iter().cloned().chain(notes).collect();
+        let compiled =
+            scenario.flows.iter().map(|f| vec![Compiled::default(); f.hurl.entries.len()]).collect();
         Ok(FileSource {
             scenario,
             defined,
@@ -252,6 +256,7 @@ impl FileSource {
             routes,
             base,
             urls,
+            compiled,
             setup: SetupDone::default(),
             builtin: false,
             notes,
@@ -549,24 +554,26 @@ impl IterState {
         asserts: bool,
     ) -> Verdict {
         if src.scenario.protocol == Protocol::Http1 {
-            return self.check(entry, answer, asserts);
+            return self.judge(&src.compiled[at.0][at.1], entry, &Answered(answer), asserts);
         }
         self.h2_check(src, at, entry, answer, asserts)
     }
 
-    /// Checks an answer to `entry`: its status and captures always, its asserts when
-    /// `asserts` (the `--check-every` turn).
-    pub fn check(&mut self, entry: &Entry, answer: &Answer<'_>, asserts: bool) -> Verdict {
-        self.judge(entry, &Answered(answer), asserts)
-    }
-
-    /// [`IterState::check`] for an answer as any protocol shows it to the checks.
-    fn judge(&mut self, entry: &Entry, answer: &impl stackbench_hurl::Answer, asserts: bool) -> Verdict {
+    /// Checks an answer to `entry` (its checks compiled into `compiled`) as any protocol shows
+    /// it to the checks: its status and captures always, its asserts when `asserts` (the
+    /// `--check-every` turn).
+    fn judge(
+        &mut self,
+        compiled: &Compiled,
+        entry: &Entry,
+        answer: &impl stackbench_hurl::Answer,
+        asserts: bool,
+    ) -> Verdict {
         if answer.header_first("set-cookie").0.is_some() {
             self.store_cookies(answer);
         }
         self.failures.clear();
-        entry.check_some(answer, &mut self.vars, &mut self.scratch, &mut self.failures, asserts);
+        entry.check_some(compiled, answer, &mut self.vars, &mut self.scratch, &mut self.failures, asserts);
         // As in Hurl, a wrong status or a failed capture ends the entry's checks before the
         // captures after it: the requests that need them are not sent.
         let captures = entry.response.as_ref().is_some_and(|r| !r.captures.is_empty());

@@ -286,9 +286,11 @@ proptest::proptest! {
             body.truncate(at.index(body.len() + 1));
         }
         let answer = fake(200, &body);
+        let compiled = Compiled::default();
         let run = |one_pass: bool, asserts: bool| {
             let (mut vars, mut failures) = (Vars::new(1), Vec::new());
-            f.entries[0].check_read(&answer, &mut vars, &mut Vec::new(), &mut failures, asserts, one_pass);
+            let c = one_pass.then_some(&compiled);
+            f.entries[0].check_read(c, &answer, &mut vars, &mut Vec::new(), &mut failures, asserts);
             let captured: Vec<_> = (0..paths.len()).map(|i| vars.get(&format!("c{i}")).cloned()).collect();
             (failures, captured)
         };
@@ -377,9 +379,11 @@ proptest::proptest! {
         }
         let f = parse("q.hurl", &text).unwrap();
         let answer = Fake { status, headers: vec![("Content-Type", content_type)], body: serde_json::to_string(&doc).unwrap() };
+        let compiled = Compiled::default();
         let general = |one_pass: bool| {
             let (mut vars, mut failures) = (Vars::new(1), Vec::new());
-            f.entries[0].check_read(&answer, &mut vars, &mut Vec::new(), &mut failures, true, one_pass);
+            let c = one_pass.then_some(&compiled);
+            f.entries[0].check_read(c, &answer, &mut vars, &mut Vec::new(), &mut failures, true);
             let captured: Vec<_> = (0..paths.len()).map(|i| vars.get(&format!("c{i}")).cloned()).collect();
             (failures, captured)
         };
@@ -439,9 +443,11 @@ proptest::proptest! {
         let mut headers = vec![("Content-Type", "application/json")];
         headers.extend(set.iter().map(|v| ("Set-Cookie", *v)));
         let answer = Fake { status: 200, headers, body: r#"{"count":1}"#.to_owned() };
+        let compiled = Compiled::default();
         let general = |one_pass: bool| {
             let (mut vars, mut failures) = (Vars::new(1), Vec::new());
-            f.entries[0].check_read(&answer, &mut vars, &mut Vec::new(), &mut failures, true, one_pass);
+            let c = one_pass.then_some(&compiled);
+            f.entries[0].check_read(c, &answer, &mut vars, &mut Vec::new(), &mut failures, true);
             (failures, vars.get("c0").cloned())
         };
         let (failures, captured) = general(false);

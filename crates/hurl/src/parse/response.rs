@@ -3,8 +3,6 @@
 //! that header is the one written), `[Captures]` and `[Asserts]`, and a body
 //! (an implicit assert that the answer's body is the one written).
 
-use std::sync::OnceLock;
-
 use super::{Cur, Kind, Parser, Res};
 use crate::model::{
     Assert, AssertKind, BodyKind, Expected, Predicate, PredicateFunc, Query, Response, Version,
@@ -49,15 +47,7 @@ impl Parser<'_> {
         c.i += n;
         self.end_of_line(c)?;
         self.line += 1;
-        let mut r = Response {
-            pos,
-            version,
-            status,
-            captures: Vec::new(),
-            asserts: Vec::new(),
-            plan: OnceLock::new(),
-            quick: OnceLock::new(),
-        };
+        let mut r = Response { pos, version, status, captures: Vec::new(), asserts: Vec::new() };
         let mut section: Option<&str> = None;
         let mut seen: Vec<&str> = Vec::new();
         let mut body = false;

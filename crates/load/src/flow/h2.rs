@@ -134,7 +134,7 @@ impl IterState {
         Ok(Outgoing::H2 { head, body, grpc, size })
     }
 
-    /// Checks an answer to request `i` of flow `flow` (as [`IterState::check`] does; for
+    /// Checks an answer to request `i` of flow `flow` (as [`IterState::verdict`] does over HTTP/1.1; for
     /// gRPC, its `grpc-status` first and its reply as JSON).
     pub(super) fn h2_check(
         &mut self,
@@ -144,8 +144,9 @@ impl IterState {
         answer: &Answer<'_>,
         asserts: bool,
     ) -> Verdict {
+        let compiled = &src.compiled[flow][i];
         let Some(c) = src.calls.as_ref().filter(|_| src.scenario.protocol == Protocol::Grpc) else {
-            return self.judge(entry, &Answered(answer), asserts);
+            return self.judge(compiled, entry, &Answered(answer), asserts);
         };
         let captures = entry.response.as_ref().is_some_and(|r| !r.captures.is_empty());
         if let Some(code) = answer.grpc_status.filter(|&c| c != 0)
@@ -163,7 +164,7 @@ impl IterState {
             return Verdict { result: Err(ErrorKind::Protocol), capture_failed: captures };
         }
         let decoded = Answer { body: &json, ..*answer };
-        let verdict = self.judge(entry, &Answered(&decoded), asserts);
+        let verdict = self.judge(compiled, entry, &Answered(&decoded), asserts);
         self.h2.json = json;
         verdict
     }

@@ -124,7 +124,7 @@ fn a_user_sends_back_the_cookies_it_was_given() {
     let flow = &src.scenario.flows[0].hurl;
     let head = b"HTTP/1.1 200 OK\r\nset-cookie: sid=abc; Path=/; HttpOnly\r\n\r\n";
     st.wire(&src, (0, 0), &flow.entries[0]).unwrap();
-    assert_eq!(st.check(&flow.entries[0], &answer(200, head, b""), true).result, Ok(()));
+    assert_eq!(st.verdict(&src, (0, 0), &flow.entries[0], &answer(200, head, b""), true).result, Ok(()));
     let wire = String::from_utf8(st.wire(&src, (0, 1), &flow.entries[1]).unwrap().to_vec()).unwrap();
     assert!(wire.contains("\r\nCookie: sid=abc\r\n"), "{wire}");
     assert!(wire.starts_with("GET /me HTTP/1.1\r\n"), "{wire}");
@@ -137,7 +137,7 @@ fn a_user_sends_back_the_cookies_it_was_given() {
     let mut st = IterState::new(&kept, &t, true, Io::Epoll, 0);
     st.begin(&kept, 0);
     st.wire(&kept, (0, 0), &flow.entries[0]).unwrap();
-    st.check(&kept.scenario.flows[0].hurl.entries[0], &answer(200, head, b""), true);
+    st.verdict(&kept, (0, 0), &kept.scenario.flows[0].hurl.entries[0], &answer(200, head, b""), true);
     st.begin(&kept, 1);
     let entry = &kept.scenario.flows[0].hurl.entries[1];
     let wire = String::from_utf8(st.wire(&kept, (0, 1), entry).unwrap().to_vec()).unwrap();
@@ -200,14 +200,17 @@ fn answers_are_judged_by_kind() {
     st.begin(&src, 0);
     let entry = &src.scenario.flows[0].hurl.entries[0];
     let head = b"HTTP/1.1 200 OK\r\nx-k: v\r\n\r\n";
-    let ok = st.check(entry, &answer(200, head, b"{\"id\": 7, \"n\": 2}"), true);
+    let ok = st.verdict(&src, (0, 0), entry, &answer(200, head, b"{\"id\": 7, \"n\": 2}"), true);
     assert_eq!(ok, Verdict { result: Ok(()), capture_failed: false });
-    let wrong = st.check(entry, &answer(200, head, b"{\"id\": 7, \"n\": 3}"), true);
+    let wrong = st.verdict(&src, (0, 0), entry, &answer(200, head, b"{\"id\": 7, \"n\": 3}"), true);
     assert_eq!(wrong.result, Err(ErrorKind::Check));
     // Off the check's turn the asserts are skipped, the captures still taken.
-    assert_eq!(st.check(entry, &answer(200, head, b"{\"id\": 7, \"n\": 3}"), false).result, Ok(()));
-    let lost = st.check(entry, &answer(200, head, b"{\"n\": 2}"), false);
+    assert_eq!(
+        st.verdict(&src, (0, 0), entry, &answer(200, head, b"{\"id\": 7, \"n\": 3}"), false).result,
+        Ok(())
+    );
+    let lost = st.verdict(&src, (0, 0), entry, &answer(200, head, b"{\"n\": 2}"), false);
     assert_eq!(lost, Verdict { result: Err(ErrorKind::Check), capture_failed: true });
-    let failed = st.check(entry, &answer(503, b"HTTP/1.1 503 x\r\n\r\n", b""), true);
+    let failed = st.verdict(&src, (0, 0), entry, &answer(503, b"HTTP/1.1 503 x\r\n\r\n", b""), true);
     assert_eq!(failed.result, Err(ErrorKind::Http(503)));
 }

@@ -138,6 +138,8 @@ fn a_calls_asserts_read_its_reply_as_json_and_its_status_as_a_header() {
         (src.scenario.verify[0].hurl.clone(), src.scenario.verify[1].hurl.clone());
     let c = src.calls.as_mut().unwrap();
     c.flows = vec![vec![0], vec![0]];
+    // The cases stand for the requests of two flows: each has its compiled checks.
+    src.compiled = vec![vec![stackbench_hurl::Compiled::default()]; 2];
     let t = crate::parse_target("http://127.0.0.1:9").unwrap();
     let mut st = IterState::new(&src, &t, true, crate::spec::Io::Epoll, 0);
     st.begin(&src, 0);
