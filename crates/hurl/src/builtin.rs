@@ -14,72 +14,11 @@ use std::str::FromStr;
 use std::sync::OnceLock;
 
 use crate::scenario::Scenario;
+use crate::shipped::{FILES, PathRule, Shipped, TABLE};
 
 /// One of the built-in scenarios, by its place in [`Builtin::ALL`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Builtin(u8);
-
-/// How a built-in reads the path of the URL it is given.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum PathRule {
-    /// The server's root, or the contract's path for the first request (`/events`).
-    Root(&'static str),
-    /// `/db/<driver>`: the `driver` variable.
-    Driver,
-}
-
-struct Entry {
-    name: &'static str,
-    file: &'static str,
-    text: &'static str,
-    /// The Connect JSON form, for `bubble-sort`.
-    json_form: Option<(&'static str, &'static str)>,
-    path: PathRule,
-}
-
-const TABLE: [Entry; 4] = [
-    Entry {
-        name: "event-log",
-        file: "event-log.toml",
-        text: include_str!("../../../scenarios/builtin/event-log.toml"),
-        json_form: None,
-        path: PathRule::Root("/events"),
-    },
-    Entry {
-        name: "dummy",
-        file: "dummy.toml",
-        text: include_str!("../../../scenarios/builtin/dummy.toml"),
-        json_form: None,
-        path: PathRule::Root("/events"),
-    },
-    Entry {
-        name: "db-read",
-        file: "db-read.toml",
-        text: include_str!("../../../scenarios/builtin/db-read.toml"),
-        json_form: None,
-        path: PathRule::Driver,
-    },
-    Entry {
-        name: "bubble-sort",
-        file: "bubble-sort.toml",
-        text: include_str!("../../../scenarios/builtin/bubble-sort.toml"),
-        json_form: Some((
-            "bubble-sort-connect-json.toml",
-            include_str!("../../../scenarios/builtin/bubble-sort-connect-json.toml"),
-        )),
-        path: PathRule::Root("/"),
-    },
-];
-
-/// The files the built-in files name, by the names they use: event-log's and dummy's body
-/// over 64 KiB; bubble-sort's data (the experiment's 1000 numbers and them sorted, the
-/// 10,001 numbers of the cap) and the `.proto` its gRPC form is compiled with.
-const FILES: &[(&str, &str)] = &[
-    ("over-64-kib.json", include_str!("../../../scenarios/builtin/over-64-kib.json")),
-    ("bubble-1000.jsonl", include_str!("../../../scenarios/builtin/bubble-1000.jsonl")),
-    ("bubble-10001.json", include_str!("../../../scenarios/builtin/bubble-10001.json")),
-    ("../../proto/sort/v1/sort.proto", include_str!("../../../proto/sort/v1/sort.proto")),
-];
 
 /// An unknown built-in's name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -127,7 +66,7 @@ impl Builtin {
     pub const ALL: [Builtin; 4] =
         [Builtin::EVENT_LOG, Builtin::DUMMY, Builtin::DB_READ, Builtin::BUBBLE_SORT];
 
-    fn entry(self) -> &'static Entry {
+    fn entry(self) -> &'static Shipped {
         &TABLE[usize::from(self.0)]
     }
 
@@ -139,8 +78,7 @@ impl Builtin {
     /// Whether `text` is one of its files as shipped (`scenarios/builtin/`), which may be
     /// loaded from disk under its name: any other file named like it is refused.
     pub fn is_its_file(self, text: &str) -> bool {
-        let e = self.entry();
-        text == e.text || e.json_form.is_some_and(|(_, t)| t == text)
+        self.entry().is_its_file(text)
     }
 
     /// The built-in's file, loaded once per process (so that a cold start's readiness probe

@@ -27,6 +27,7 @@ pub mod origin;
 pub mod parse;
 pub mod run;
 pub mod scenario;
+mod shipped;
 pub mod template;
 pub mod xpath;
 

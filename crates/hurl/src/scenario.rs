@@ -341,7 +341,7 @@ impl Scenario {
                 limits,
             );
         }
-        if stem.parse::<crate::builtin::Builtin>().is_ok() {
+        if crate::shipped::named(&stem).is_some() {
             return Err(io(format!(
                 "a scenario is named after its file, and `{stem}` is a built-in scenario's name: its results \
                  would be mixed with the built-in's; rename the file"
@@ -533,7 +533,7 @@ fn scenario_name(cx: &Ctx<'_>, raw: &RawScenario, stem: &str) -> Result<String, 
     {
         return Err(cx.syntax(n.span(), "`name` must not be empty"));
     }
-    if let (Files::Dir { .. }, Ok(b)) = (cx.files, name.parse::<crate::builtin::Builtin>())
+    if let (Files::Dir { .. }, Some(b)) = (cx.files, crate::shipped::named(&name))
         && !b.is_its_file(cx.text)
     {
         let (at, what) = match &raw.name {
