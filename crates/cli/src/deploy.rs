@@ -32,13 +32,11 @@ pub fn after<'a>(argv: &'a [String], path: &[&str]) -> &'a [String] {
     at.map_or(&[][..], |i| &argv[i + path.len()..])
 }
 
-/// The `clap` definition of the subcommand at `path` (`["swarm", "load"]`).
-pub fn command_at(path: &[&str]) -> Command {
-    let mut cmd = <crate::cli::Cli as clap::CommandFactory>::command();
-    for name in path {
-        cmd = cmd.find_subcommand(name).unwrap_or_else(|| panic!("no subcommand {name}")).clone();
-    }
-    cmd
+/// The `clap` definition of the subcommand `name` of the engine's subcommands `S`
+/// (`load` of `SwarmCommand`).
+pub fn command_of<S: clap::Subcommand>(name: &str) -> Command {
+    let engine = S::augment_subcommands(Command::new("engine"));
+    engine.find_subcommand(name).unwrap_or_else(|| panic!("no subcommand {name}")).clone()
 }
 
 /// Sorts `given` (the words after `ENGINE load`, already accepted by `cmd`):
@@ -171,7 +169,7 @@ mod tests {
 
     #[test]
     fn the_engine_flags_and_thresholds_are_told_from_the_load() {
-        let cmd = command_at(&["k8s", "load"]);
+        let cmd = command_of::<crate::k8s::K8sCommand>("load");
         let given = words(
             "http://a/ -c10 --shards=3 --threshold rps>5 --image x --threshold=p99<1s -H a:b --pod-cpus 2",
         );
@@ -183,7 +181,7 @@ mod tests {
 
     #[test]
     fn files_are_made_absolute_and_listed() {
-        let cmd = command_at(&["swarm", "load"]);
+        let cmd = command_of::<crate::swarm::SwarmCommand>("load");
         let given = words(
             "http://a/ --scenario-file s/x.hurl -b @body.json --proto=/p/a.proto -b plain --data {} --cacert ca.pem",
         );
@@ -194,6 +192,33 @@ mod tests {
         // Every option typed as a path names a file, --cacert too: none is listed by name here.
         let files: Vec<String> = g.files.iter().map(|f| f.display().to_string()).collect();
         assert_eq!(files, ["/home/u/s/x.hurl", "/home/u/body.json", "/p/a.proto", "/home/u/ca.pem"]);
+    }
+
+    /// The engine's `load` on its own is the one `stackbench ENGINE load` parses: the same
+    /// arguments, each with the same value type and hint.
+    #[test]
+    fn an_engines_load_is_the_one_the_cli_parses() {
+        fn args(cmd: &Command) -> Vec<String> {
+            cmd.get_arguments()
+                .map(|a| {
+                    format!(
+                        "{} {:?} {:?} {}",
+                        a.get_id(),
+                        a.get_value_hint(),
+                        a.get_num_args(),
+                        a.is_positional()
+                    )
+                })
+                .collect()
+        }
+        let cli = <crate::cli::Cli as clap::CommandFactory>::command();
+        for (engine, own) in [
+            ("k8s", command_of::<crate::k8s::K8sCommand>("load")),
+            ("swarm", command_of::<crate::swarm::SwarmCommand>("load")),
+        ] {
+            let parsed = cli.find_subcommand(engine).and_then(|c| c.find_subcommand("load")).unwrap();
+            assert_eq!(args(&own), args(parsed), "{engine}");
+        }
     }
 
     #[test]

@@ -147,7 +147,7 @@ pub fn manifest(args: &K8sLoadArgs, given: &[String], cwd: &Path, now: SystemTim
     let o = &args.options;
     let whole = deploy::check_shards(o, &args.url, args.shards, "--pod-cpus")?;
     let deploy::Given { mut load, thresholds, mut files } =
-        deploy::sort_words(&deploy::command_at(&["k8s", "load"]), given, Some(cwd));
+        deploy::sort_words(&deploy::command_of::<K8sCommand>("load"), given, Some(cwd));
     files.dedup();
     let files = carry(&mut load, &files)?;
     if o.threads.is_none() {

@@ -161,7 +161,7 @@ pub fn plan(
         bail!("--nodes names {} nodes for {n} shards: give one node per shard", args.nodes.len());
     }
     let whole = deploy::check_shards(&args.options, &args.url, n, "--shard-cpus")?;
-    let given = deploy::sort_words(&deploy::command_at(&["swarm", "load"]), given, Some(cwd));
+    let given = deploy::sort_words(&deploy::command_of::<SwarmCommand>("load"), given, Some(cwd));
     let mounts = mounts(&given.files)?;
     let mut load = given.load;
     if let (Some(cpus), None) = (args.shard_cpus, args.options.threads) {
