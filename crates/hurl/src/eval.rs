@@ -25,12 +25,11 @@ mod predicate;
 mod query;
 mod quick;
 mod render;
-pub mod value;
 
+use crate::value::Value;
 pub use options::{REACH_OPTIONS, Reach, RunOptions};
 use quick::Quick;
 pub use render::has_dot_segment;
-use value::Value;
 
 /// What the engine received, as the checks see it.
 pub trait Answer {

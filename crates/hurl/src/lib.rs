@@ -29,6 +29,7 @@ pub mod run;
 pub mod scenario;
 mod shipped;
 pub mod template;
+mod value;
 pub mod xpath;
 
 pub use error::{ErrorKind, ParseError, Pos};

@@ -11,9 +11,9 @@ use crate::template::Template;
 mod check;
 pub mod options;
 
+pub use crate::template::{Filter, FilterKind, IntArg, RegexArg};
 pub use check::{
-    Assert, AssertKind, Capture, CertField, CookieAttr, Expected, Filter, FilterKind, IntArg, Predicate,
-    PredicateFunc, Query, RegexArg,
+    Assert, AssertKind, Capture, CertField, CookieAttr, Expected, Predicate, PredicateFunc, Query,
 };
 pub use options::{EntryOption, OptionValue};
 

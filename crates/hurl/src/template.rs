@@ -23,8 +23,10 @@ use crate::error::Pos;
 
 pub mod compiled;
 mod head;
+mod placeholder;
 
 pub use head::{MAX_HEAD_VALUES, RenderError, Unwritable, unsafe_byte};
+pub use placeholder::{Expr, ExprStart, Filter, FilterKind, IntArg, RegexArg};
 
 /// How a variable's text is written where it appears.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,25 +74,6 @@ impl PartialEq for Part {
             _ => false,
         }
     }
-}
-
-/// What a placeholder with filters or a function starts from, then its filters.
-#[derive(Debug, Clone)]
-pub struct Expr {
-    pub start: ExprStart,
-    pub filters: Vec<crate::model::Filter>,
-    /// The placeholder's text between the braces, for names and messages.
-    pub source: Box<str>,
-}
-
-/// The value an expression starts from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ExprStart {
-    Var(Box<str>),
-    NewUuid,
-    NewDate,
-    /// `getEnv "NAME"`: the environment variable, read when the file is loaded.
-    Env(Box<str>),
 }
 
 /// A parsed template: literal text, variable references, bytes and expressions.
@@ -202,28 +185,6 @@ impl Template {
         }
         s
     }
-
-    /// Writes the template with `vars` into `out` (appending).
-    pub fn render(&self, vars: &mut Vars, out: &mut Vec<u8>) -> Result<(), RenderError> {
-        for p in &self.parts {
-            match p {
-                Part::Lit(l) => out.extend_from_slice(l.as_bytes()),
-                Part::Var { name, escape, pos } => {
-                    vars.write(name, *escape, out).map_err(|()| RenderError::no_value(name, *pos))?;
-                }
-                Part::Bytes(b) => out.extend_from_slice(b),
-                Part::Expr { expr, escape, pos } => crate::eval::render_expr(expr, *escape, *pos, vars, out)?,
-            }
-        }
-        Ok(())
-    }
-
-    /// The template rendered as text (its bytes read as UTF-8, lossily).
-    pub fn render_string(&self, vars: &mut Vars) -> Result<String, RenderError> {
-        let mut out = Vec::new();
-        self.render(vars, &mut out)?;
-        Ok(String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
-    }
 }
 
 /// What a variable's text stands for (it decides quoting in JSON and comparisons).
@@ -261,6 +222,11 @@ impl Kind {
     }
 }
 
+/// A float as Hurl writes it: a whole one with `.0`.
+pub fn format_float(f: f64) -> String {
+    if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e16 { format!("{f}.0") } else { f.to_string() }
+}
+
 /// A value given on the command line or in a variables file (`--variable n=3`), as Hurl
 /// reads it: its text and kind inferred ([`Kind::infer`]), a value in double quotes a string.
 /// A number is kept as Hurl writes it (`1.70` is the float `1.7`, `007` the integer `7`).
@@ -271,7 +237,7 @@ pub fn cli_value(text: &str) -> (std::borrow::Cow<'_, str>, Kind) {
         None => match Kind::infer(text) {
             Kind::Float => {
                 let f: f64 = text.parse().unwrap_or(f64::NAN);
-                (Cow::Owned(crate::eval::value::format_float(f)), Kind::Float)
+                (Cow::Owned(format_float(f)), Kind::Float)
             }
             Kind::Integer => match text.parse::<i64>() {
                 Ok(n) => (Cow::Owned(n.to_string()), Kind::Integer),
@@ -434,7 +400,9 @@ impl Vars {
         }
     }
 
-    fn write(&mut self, name: &str, escape: Escape, out: &mut Vec<u8>) -> Result<(), ()> {
+    /// Writes `name`'s value (or a generator's) into `out` as `escape` says; `Err` when it
+    /// has none.
+    pub(crate) fn write(&mut self, name: &str, escape: Escape, out: &mut Vec<u8>) -> Result<(), ()> {
         let hole = match name {
             "newUuid" | "newDate" => self.hole(name, escape),
             _ => Hole::Var { slot: self.find(name).ok_or(())? as u32, escape },

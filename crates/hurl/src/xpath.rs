@@ -22,7 +22,7 @@ use sxd_document::Package;
 use sxd_document::dom::{ChildOfElement, ChildOfRoot, Element};
 use sxd_xpath::{Context, Factory, XPath};
 
-use crate::eval::value::Value;
+use crate::value::Value;
 
 /// The most bytes of a body that are parsed for XPath.
 pub const MAX_BYTES: usize = 8 << 20;

@@ -10,10 +10,10 @@ use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 use regex::Regex;
 
 use super::predicate::render;
-use super::value::{Value, hex, parse_json};
 use crate::jsonpath::{Budget, JsonPath};
 use crate::model::{FilterKind, IntArg, RegexArg};
 use crate::template::{Template, Vars};
+use crate::value::{Value, hex, parse_json};
 
 /// Applies `f` to `v`. `Err` says why it could not.
 #[expect(clippy::too_many_lines, reason = "one arm per filter and kind of value, as Hurl lists them")]

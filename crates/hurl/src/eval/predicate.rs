@@ -10,9 +10,9 @@ use std::net::IpAddr;
 
 use regex::Regex;
 
-use super::value::Value;
 use crate::model::{Expected, Predicate, PredicateFunc};
 use crate::template::{RenderError, Template, Vars};
+use crate::value::Value;
 
 /// Why a predicate did not hold.
 #[derive(Debug, Clone, PartialEq)]

@@ -12,11 +12,11 @@ use std::io::Read as _;
 use regex::Regex;
 
 use super::predicate::render;
-use super::value::{Value, parse_json};
 use super::{Answer, FailureKind};
 use crate::jsonpath::{Budget, JsonPath};
 use crate::model::{CookieAttr, Query, RegexArg};
 use crate::template::Vars;
+use crate::value::{Value, parse_json};
 use crate::xpath;
 
 /// The most a decompressed body may hold (the engine's answer cap).

@@ -23,11 +23,11 @@ use std::borrow::Cow;
 use serde_json::Value as Json;
 
 use super::predicate::judge;
-use super::value::Value;
 use super::{Answer, contains_short};
 use crate::jsonpath::stream::{Leaf, MAX, Plan};
 use crate::model::{AssertKind, CookieAttr, Expected, Predicate, PredicateFunc, Query, Response, Version};
 use crate::template::Vars;
+use crate::value::Value;
 
 /// An entry's checks compiled for an answer that passes them (see the module's notes).
 #[derive(Debug, Clone)]

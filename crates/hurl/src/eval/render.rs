@@ -10,12 +10,18 @@
 //! ([`Template::render_head`]): no value with a CR, LF or NUL, at most
 //! [`MAX_HEAD_VALUES`] bytes of values, no host from an answer or a data row, no
 //! header stackbench writes itself named by a variable (docs/scenarios.md, "Limits").
+//!
+//! A template is written here too ([`Template::render`]): the syntax tree is plain data, and
+//! a placeholder with filters needs the evaluator.
 
 use base64::Engine as _;
 
 use super::Request;
+use crate::error::Pos;
 use crate::model::{BodyKind, Entry, MultipartParam, OptionValue, Param};
-use crate::template::{MAX_HEAD_VALUES, Part, RenderError, Template, Unwritable, Vars};
+use crate::template::{
+    ExprStart, MAX_HEAD_VALUES, Part, RenderError, Template, Unwritable, Vars, unsafe_byte,
+};
 
 impl Entry {
     /// Renders the request into `req` (cleared first). A value that cannot go in the URL or
@@ -350,6 +356,94 @@ fn take_credentials(url: &mut Vec<u8>) -> Option<String> {
 /// A multipart name or filename as curl writes it: `"`, CR and LF percent-escaped.
 fn mime_escape(s: &str) -> String {
     s.replace('"', "%22").replace('\r', "%0D").replace('\n', "%0A")
+}
+
+/// A template written with its variables: the one writer of its parts, placeholders with
+/// filters evaluated ([`super::render_expr`]).
+impl Template {
+    /// Writes the template with `vars` into `out` (appending).
+    pub fn render(&self, vars: &mut Vars, out: &mut Vec<u8>) -> Result<(), RenderError> {
+        for p in &self.parts {
+            match p {
+                Part::Lit(l) => out.extend_from_slice(l.as_bytes()),
+                Part::Var { name, escape, pos } => {
+                    vars.write(name, *escape, out).map_err(|()| RenderError::no_value(name, *pos))?;
+                }
+                Part::Bytes(b) => out.extend_from_slice(b),
+                Part::Expr { expr, escape, pos } => super::render_expr(expr, *escape, *pos, vars, out)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// The template rendered as text (its bytes read as UTF-8, lossily).
+    pub fn render_string(&self, vars: &mut Vars) -> Result<String, RenderError> {
+        let mut out = Vec::new();
+        self.render(vars, &mut out)?;
+        Ok(String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+    }
+
+    /// As [`Template::render`], for a request's line or a header: no value written in it (a
+    /// variable's, or a placeholder's with filters) may hold a CR, LF or NUL
+    /// ([`unsafe_byte`]), and `room` (what the head may still carry of those values,
+    /// [`MAX_HEAD_VALUES`]) is spent by each value. `skip_first`: the first part,
+    /// `{{base_url}}` (the target), is not spent. Returns where in `out` the first value from
+    /// an answer or a data row was written ([`Vars::untrusted`]), with its variable's name and
+    /// place.
+    pub fn render_head(
+        &self,
+        vars: &mut Vars,
+        out: &mut Vec<u8>,
+        room: &mut usize,
+        skip_first: bool,
+    ) -> Result<Option<(usize, &str, Pos)>, RenderError> {
+        let mut untrusted = None;
+        for (i, p) in self.parts.iter().enumerate() {
+            let start = out.len();
+            let (name, pos): (&str, Pos) = match p {
+                Part::Lit(l) => {
+                    out.extend_from_slice(l.as_bytes());
+                    continue;
+                }
+                // The file's own bytes (bounded when it loads), as its text.
+                Part::Bytes(b) => {
+                    out.extend_from_slice(b);
+                    continue;
+                }
+                Part::Var { name, escape, pos } => {
+                    // Measured before it is written: a long value is never copied.
+                    if !(skip_first && i == 0) && vars.get(name).is_some_and(|v| v.text.len() > *room) {
+                        let why = Unwritable::TooLong { max: MAX_HEAD_VALUES };
+                        return Err(RenderError::unwritable(name, *pos, why));
+                    }
+                    vars.write(name, *escape, out).map_err(|()| RenderError::no_value(name, *pos))?;
+                    (name, *pos)
+                }
+                Part::Expr { expr, escape, pos } => {
+                    super::render_expr(expr, *escape, *pos, vars, out)?;
+                    let name = match &expr.start {
+                        ExprStart::Var(n) => &**n,
+                        _ => &*expr.source,
+                    };
+                    (name, *pos)
+                }
+            };
+            let written = &out[start..];
+            if let Some(b) = unsafe_byte(written) {
+                out.truncate(start);
+                return Err(RenderError::unwritable(name, pos, Unwritable::Byte(b)));
+            }
+            if !(skip_first && i == 0) {
+                *room = room.checked_sub(written.len()).ok_or_else(|| {
+                    RenderError::unwritable(name, pos, Unwritable::TooLong { max: MAX_HEAD_VALUES })
+                })?;
+            }
+            if untrusted.is_none() && vars.untrusted(name) {
+                untrusted = Some((start, name, pos));
+            }
+        }
+        Ok(untrusted)
+    }
 }
 
 #[cfg(test)]

@@ -1,75 +1,10 @@
 //! What a request's line and headers may carry: a template written there
-//! ([`Template::render_head`]) refuses a value with a CR, LF or NUL, and more than
+//! ([`Template::render_head`](super::Template::render_head)) refuses a value with a CR, LF or NUL, and more than
 //! [`MAX_HEAD_VALUES`] bytes of values; and why a template could not be written
 //! ([`RenderError`], [`Unwritable`]). docs/scenarios.md, "What a request's line and
 //! headers may carry".
 
-use super::{ExprStart, Part, Template, Vars};
 use crate::error::Pos;
-
-impl Template {
-    /// As [`Template::render`], for a request's line or a header: no value written in it (a
-    /// variable's, or a placeholder's with filters) may hold a CR, LF or NUL
-    /// ([`unsafe_byte`]), and `room` (what the head may still carry of those values,
-    /// [`MAX_HEAD_VALUES`]) is spent by each value. `skip_first`: the first part,
-    /// `{{base_url}}` (the target), is not spent. Returns where in `out` the first value from
-    /// an answer or a data row was written ([`Vars::untrusted`]), with its variable's name and
-    /// place.
-    pub fn render_head(
-        &self,
-        vars: &mut Vars,
-        out: &mut Vec<u8>,
-        room: &mut usize,
-        skip_first: bool,
-    ) -> Result<Option<(usize, &str, Pos)>, RenderError> {
-        let mut untrusted = None;
-        for (i, p) in self.parts.iter().enumerate() {
-            let start = out.len();
-            let (name, pos): (&str, Pos) = match p {
-                Part::Lit(l) => {
-                    out.extend_from_slice(l.as_bytes());
-                    continue;
-                }
-                // The file's own bytes (bounded when it loads), as its text.
-                Part::Bytes(b) => {
-                    out.extend_from_slice(b);
-                    continue;
-                }
-                Part::Var { name, escape, pos } => {
-                    // Measured before it is written: a long value is never copied.
-                    if !(skip_first && i == 0) && vars.get(name).is_some_and(|v| v.text.len() > *room) {
-                        let why = Unwritable::TooLong { max: MAX_HEAD_VALUES };
-                        return Err(RenderError::unwritable(name, *pos, why));
-                    }
-                    vars.write(name, *escape, out).map_err(|()| RenderError::no_value(name, *pos))?;
-                    (name, *pos)
-                }
-                Part::Expr { expr, escape, pos } => {
-                    crate::eval::render_expr(expr, *escape, *pos, vars, out)?;
-                    let name = match &expr.start {
-                        ExprStart::Var(n) => &**n,
-                        _ => &*expr.source,
-                    };
-                    (name, *pos)
-                }
-            };
-            let written = &out[start..];
-            if let Some(b) = unsafe_byte(written) {
-                out.truncate(start);
-                return Err(RenderError::unwritable(name, pos, Unwritable::Byte(b)));
-            }
-            if !(skip_first && i == 0) {
-                *room = room.checked_sub(written.len()).ok_or_else(|| {
-                    RenderError::unwritable(name, pos, Unwritable::TooLong { max: MAX_HEAD_VALUES })
-                })?;
-            }
-            if untrusted.is_none() && vars.untrusted(name) {
-                untrusted = Some((start, name, pos));
-            }
-        }
-        Ok(untrusted)
-    }
-}
 
 /// The most bytes of variables' values a request's line and headers may carry together
 /// (`{{base_url}}`, the target, aside): as much as an answer's head may have. The file's own

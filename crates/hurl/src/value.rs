@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use chrono::{DateTime, Utc};
 use regex::Regex;
 
-use crate::template::{Kind, Vars};
+use crate::template::{Kind, Vars, format_float};
 
 /// A value, as a capture keeps it and a predicate judges it.
 #[derive(Debug, Clone)]
@@ -394,11 +394,6 @@ fn compare_digits(a: &str, b: &str) -> Ordering {
         (true, false) => Ordering::Less,
         (false, true) => Ordering::Greater,
     }
-}
-
-/// A float as Hurl writes it: a whole one with `.0`.
-pub fn format_float(f: f64) -> String {
-    if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e16 { format!("{f}.0") } else { f.to_string() }
 }
 
 /// A date as Hurl renders one: `%Y-%m-%dT%H:%M:%S.%6fZ`.
