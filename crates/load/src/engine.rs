@@ -6,9 +6,9 @@
 //! time over the measured phase, and builds the record.
 
 use std::net::{SocketAddr, TcpStream};
-use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
-use std::sync::mpsc::{RecvTimeoutError, channel};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use stackbench_record::{
@@ -20,12 +20,16 @@ use crate::fault::{self, Fault};
 use crate::hlog::HlogWriter;
 use crate::load_error::LoadError;
 use crate::parse::CheckEvery;
-use crate::recorder::Spares;
 use crate::spec::{Bound, LoadSpec, ModelSpec, RequestSource};
 use crate::stop::Stop;
+use crate::sys;
 use crate::tally::{Counts, MeasureStart};
 use crate::warmup::WarmPhase;
-use crate::{sys, transport, worker};
+
+mod threads;
+
+use threads::Workers;
+pub use threads::live_workers;
 
 /// How long the workers have to end after a stop before the run ends without them.
 const STOP_GRACE: Duration = Duration::from_secs(1);
@@ -34,9 +38,23 @@ const STOP_GRACE: Duration = Duration::from_secs(1);
 pub const SATURATION: f64 = 0.9;
 
 /// One measured run of the load `spec` describes, until its end or until
-/// `stop` is set (a capacity search is [`crate::run`]'s, through `findmax`).
-#[allow(clippy::too_many_lines)] // start, collect, finish: one sequence, read top to bottom
+/// `stop` is set (a capacity search is [`crate::run`]'s, through `findmax`): the target
+/// checked, the worker threads started and released together, their seconds collected,
+/// the record built.
 pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
+    let (spec, addr) = prepare(spec)?;
+    let mut workers = Workers::spawn(&spec, addr, stop);
+    let Some(start) = workers.start(&spec, stop)? else {
+        return Ok(called_off(&spec, &workers.fault));
+    };
+    let mut collecting = Collecting::new(&spec, start, &workers)?;
+    collecting.collect(stop, &workers);
+    collecting.finish(stop, workers)
+}
+
+/// What is settled before any thread starts: the CPUs and the open-file limit are enough,
+/// the target is there (and over TLS, what its handshake agreed decides what the run speaks).
+fn prepare(spec: &LoadSpec) -> Result<(Arc<LoadSpec>, SocketAddr), LoadError> {
     check_cpus(spec)?;
     check_file_limit(spec)?;
     // A large answer's buffer leaves the process when freed: its whole memory stays within the
@@ -45,269 +63,186 @@ pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
     let addr = resolve(spec)?;
     let agreed = probe(spec, addr)?;
     fault::install_hook();
-    let fault = Arc::new(Fault::default());
-    let spec = Arc::new(crate::tls_probe::settle(spec, agreed, addr)?);
-    let requests = transport::prepare(&spec);
-    let threads = spec.threads.max(1);
-    let (tx, rx) = channel();
-    let measure = Arc::new(MeasureStart::new(spec.warmup));
-    let gate = Arc::new(Gate::default());
-    let setup_error: Arc<Mutex<Option<LoadError>>> = Arc::new(Mutex::new(None));
-    let shares: Vec<u64> = match spec.bound {
-        Bound::Requests(n) => (0..threads).map(|i| worker::split(n as usize, threads, i) as u64).collect(),
-        Bound::Duration(_) => vec![0; threads],
-    };
+    Ok((Arc::new(crate::tls_probe::settle(spec, agreed, addr)?), addr))
+}
 
-    let spares = Spares::default();
-    let mut handles = Vec::with_capacity(threads);
-    // Each worker's thread id, by which its CPU time is read when the measured phase begins.
-    let tids: Arc<Vec<AtomicI32>> = Arc::new((0..threads).map(|_| AtomicI32::new(0)).collect());
-    for index in 0..threads {
-        let cx = worker::WorkerCx {
-            index,
-            spec: Arc::clone(&spec),
-            addr,
-            requests: Arc::clone(&requests),
-            stop: stop.clone(),
-            intervals: tx.clone(),
-            fault: Arc::clone(&fault),
-            measure: Arc::clone(&measure),
-            spares: spares.clone(),
+/// The calling thread's side of a started run: the workers' seconds merged as they come (the
+/// warm-up's apart), the CPU time and the interval log from the start of the measured phase.
+struct Collecting<'a> {
+    spec: &'a LoadSpec,
+    start: Instant,
+    /// `start` on the wall clock.
+    start_wall: SystemTime,
+    /// When the measured phase begins (which `--warmup auto` may move earlier).
+    measure: Arc<MeasureStart>,
+    collector: Collector,
+    warm: WarmPhase,
+    /// CPU time is read when the measured phase starts and when the workers are done.
+    cpu_start: Option<GeneratorCpu>,
+    /// The interval log could not be opened when the measured phase began.
+    hlog_failed: Option<LoadError>,
+    /// A worker did not end in time: the run ended without it.
+    stalled: bool,
+}
+
+impl<'a> Collecting<'a> {
+    fn new(spec: &'a LoadSpec, start: Instant, workers: &Workers) -> Result<Collecting<'a>, LoadError> {
+        let progress = spec
+            .progress
+            .then(|| Progress { planned_s: spec.duration().map(|d| d.as_secs_f64()), shown: false });
+        let open = matches!(spec.model, ModelSpec::Open { .. });
+        let mut collector = Collector::new(spec.threads.max(1), open, None, progress);
+        collector.keep_histograms = spec.shard.is_some();
+        collector.spares = Some(workers.spares.clone());
+        let mut c = Collecting {
+            spec,
+            start,
+            start_wall: SystemTime::now() + start.saturating_duration_since(Instant::now()),
+            measure: Arc::clone(&workers.measure),
+            collector,
+            warm: WarmPhase::new(spec),
+            cpu_start: None,
+            hlog_failed: None,
+            stalled: false,
         };
-        let (t_gate, t_error, t_fault) = (Arc::clone(&gate), Arc::clone(&setup_error), Arc::clone(&fault));
-        let cpu = spec.cpus.as_ref().map(|c| c[index % c.len()]);
-        let share = shares[index];
-        let t_tids = Arc::clone(&tids);
-        let alive = Alive::new();
-        let spawned = std::thread::Builder::new().name(format!("sb-load-{index}")).spawn(move || {
-            let _alive = alive;
-            t_tids[index].store(sys::thread_id(), Ordering::Relaxed);
-            let setup = || -> Result<tokio::runtime::Runtime, LoadError> {
-                if let Some(cpu) = cpu {
-                    sys::pin_current_thread(cpu).map_err(|e| LoadError::Pin { cpu, why: e.to_string() })?;
-                }
-                tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                    .map_err(|e| LoadError::Thread { index, why: e.to_string() })
-            };
-            let runtime = match setup() {
-                Ok(rt) => Some(rt),
-                Err(e) => {
-                    t_error.lock().expect("no panics while holding it").get_or_insert(e);
-                    None
-                }
-            };
-            let failed = t_error.lock().expect("no panics while holding it").is_some();
-            let waited = std::cell::Cell::new(false);
-            // Waits for every worker; `None` when one of them could not start (then none runs).
-            let wait_start = || {
-                waited.set(true);
-                let start = t_gate.arrive();
-                start.filter(|_| t_error.lock().expect("no panics while holding it").is_none())
-            };
-            // A panic outside the worker's tasks ends the thread here, recorded; the
-            // barriers are still passed, so the other threads are not left waiting.
-            let body = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match (runtime, failed) {
-                (Some(runtime), false) => {
-                    let local = tokio::task::LocalSet::new();
-                    local.block_on(&runtime, worker::run(cx, share, wait_start));
-                }
-                _ => {
-                    wait_start();
-                }
-            }));
-            if let Err(payload) = body {
-                t_fault.record_panic(&*payload);
-                if !waited.get() {
-                    t_gate.arrive();
-                }
+        // A fixed warm-up's measured start is known now: its interval log is opened at once, as
+        // before (an unwritable path fails before the warm-up is spent).
+        if !spec.auto_warmup {
+            c.collector.hlog = open_hlog(spec, c.start_wall + c.measure.offset())?;
+        }
+        Ok(c)
+    }
+
+    /// When the measured phase begins; its wall-clock start, and the interval log that
+    /// carries it, are taken when it begins.
+    fn measure_from(&self) -> Instant {
+        self.start + self.measure.offset()
+    }
+
+    /// Takes the workers' seconds until every worker has sent its last, or one is overdue.
+    fn collect(&mut self, stop: &Stop, workers: &Workers) {
+        // Every worker ends by itself within --timeout of the end (or of a stop);
+        // one that does not is a fault, and the run ends without it.
+        let grace = self.spec.timeout + Duration::from_secs(5);
+        let mut cut_short: Option<Instant> = None;
+        while !self.collector.done() {
+            let now = Instant::now();
+            if self.cpu_start.is_none() && now >= self.measure_from() {
+                self.measured_phase_begins(workers);
             }
-            sys::thread_cpu_time()
-        });
-        match spawned {
-            Ok(h) => handles.push(h),
-            Err(e) => {
-                // Release the threads already waiting, then report.
-                setup_error
-                    .lock()
-                    .expect("no panics")
-                    .get_or_insert(LoadError::Thread { index, why: e.to_string() });
-                gate.stand_in(threads - handles.len());
+            // A stop is answered at once: the workers look at it every 50 ms and wait for nothing
+            // after it, so one that has not ended within STOP_GRACE is stuck, and the run ends
+            // without it (Ctrl-C ends `stackbench load` within 2 s whatever the workers do).
+            if stop.is_stopped() {
+                cut_short = Some(cut_short.map_or(now + STOP_GRACE, |c| c.min(now + STOP_GRACE)));
+            } else if workers.fault.is_set() {
+                cut_short.get_or_insert(now + grace);
+            }
+            let deadline = [self.spec.duration().map(|d| self.measure_from() + d + grace), cut_short]
+                .into_iter()
+                .flatten()
+                .min();
+            if deadline.is_some_and(|d| now >= d) {
+                let (within, of) =
+                    if stop.is_stopped() { (STOP_GRACE, "the stop") } else { (grace, "the end of the run") };
+                workers.fault.record(format!(
+                    "the load engine failed: worker thread(s) {} did not finish within {} of {of} \
+                     (a bug in stackbench; please report it)",
+                    (self.collector.unfinished().iter().map(|w| format!("sb-load-{w}")))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    humantime::format_duration(within)
+                ));
+                self.stalled = true;
                 break;
             }
-        }
-    }
-    drop(tx);
-    // The workers connect their first lanes (each within --timeout, ending at a stop); the
-    // wait for them is bounded too, so a Ctrl-C ends a run that never got going.
-    if !gate.wait_ready(threads, stop, spec.timeout + Duration::from_secs(5)) {
-        gate.release(None);
-        if !stop.is_stopped() {
-            fault.record(
-                "the load engine failed: a worker thread did not finish opening its connections \
-                 (a bug in stackbench; please report it)"
-                    .to_owned(),
-            );
-        }
-        return Ok(called_off(&spec, &fault));
-    }
-    // `--start-at`: the shards of a load begin together.
-    if let Some(at) = spec.start_at {
-        match at.duration_since(SystemTime::now()) {
-            Ok(_) => {
-                while let Ok(left) = at.duration_since(SystemTime::now()) {
-                    if stop.is_stopped() {
-                        break;
-                    }
-                    std::thread::sleep(left.min(Duration::from_millis(10)));
-                }
+            let wait = if self.cpu_start.is_none() {
+                self.measure_from().saturating_duration_since(Instant::now()).min(Duration::from_millis(100))
+            } else {
+                Duration::from_millis(100)
+            };
+            match workers.intervals.recv_timeout(wait) {
+                Ok(iv) if iv.warmup => self.warm.add(iv, self.start.elapsed(), &self.measure),
+                Ok(iv) => self.collector.add(iv),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => break,
             }
-            Err(past) if past.duration() > Duration::from_millis(100) => eprintln!(
-                "warning: --start-at was {} ago when this generator was ready: it starts now, late \
-                 (stackbench merge will say how far the shards' starts differ)",
-                crate::parse::Dur(Duration::from_millis(past.duration().as_millis() as u64))
-            ),
-            Err(_) => {}
         }
-    }
-    // Workers have connected their first lanes; the load starts now, unless it was called off
-    // while they did (or while waiting for --start-at): then nothing is sent.
-    let start = Instant::now() + Duration::from_millis(5);
-    let setup = setup_error.lock().expect("no panics").take();
-    gate.release((setup.is_none() && !stop.is_stopped()).then_some(start));
-    // The lock is not held here: a worker reads it on its way out.
-    if let Some(e) = setup {
-        for h in handles {
-            let _ = h.join();
-        }
-        return Err(e);
-    }
-    if stop.is_stopped() {
-        for h in handles {
-            let _ = h.join();
-        }
-        return Ok(called_off(&spec, &fault));
     }
 
-    // The measured phase begins at `measure` (which `--warmup auto` may move earlier); its
-    // wall-clock start, and the interval log that carries it, are taken when it begins.
-    let measure_from = || start + measure.offset();
-    let start_wall = SystemTime::now() + start.saturating_duration_since(Instant::now());
-    let open_hlog = |started_wall: SystemTime| match &spec.hlog {
+    /// The measured phase begins: the CPU time is read from here on, and under `--warmup auto`
+    /// the interval log is opened.
+    fn measured_phase_begins(&mut self, workers: &Workers) {
+        self.cpu_start = Some(GeneratorCpu::start(&workers.tids));
+        if self.spec.auto_warmup {
+            // Failing here, the workers are ended (as by a fault) before the error is returned.
+            match open_hlog(self.spec, self.start_wall + self.measure.offset()) {
+                Ok(h) => self.collector.hlog = h,
+                Err(e) => {
+                    workers.fault.record(e.to_string());
+                    self.hlog_failed = Some(e);
+                }
+            }
+        }
+    }
+
+    /// Joins the workers (but stuck ones) and builds the record.
+    fn finish(self, stop: &Stop, workers: Workers) -> Result<RunRecord, LoadError> {
+        let spec = self.spec;
+        let Workers { handles, fault, .. } = workers;
+        let mut ended = Vec::with_capacity(handles.len());
+        if !self.stalled {
+            for h in handles {
+                let joined = h.join().ok();
+                if joined.is_none() {
+                    fault.record("the load engine failed: a worker thread panicked".to_owned());
+                }
+                ended.push(joined);
+            }
+        }
+        if let Some(e) = self.hlog_failed {
+            return Err(e);
+        }
+        let measure_from = self.measure_from();
+        let cpu = self.cpu_start.map_or((sys::cpu_time(), sys::cpu_time()), |c| c.end(&ended));
+        // Stopped during the warm-up: the measured phase began at the stop.
+        let lasted = self.measure.offset().min(self.start.elapsed());
+        let started_wall = self.start_wall + lasted;
+        let mut collector = self.collector;
+        if spec.hlog.is_some() && collector.hlog.is_none() {
+            collector.hlog = open_hlog(spec, started_wall)?;
+        }
+        let (mut totals, hlog_error) = collector.finish();
+        if self.stalled {
+            // The stuck workers' time is the run's too, though they sent no last second.
+            totals.elapsed = totals.elapsed.max(Instant::now().saturating_duration_since(measure_from));
+        }
+        if let (Some(e), Some(path)) = (hlog_error, &spec.hlog) {
+            return Err(LoadError::Hlog { path: path.display().to_string(), why: e.to_string() });
+        }
+        let wall_ms = |t: SystemTime| t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
+        let started_at_ms = wall_ms(started_wall);
+        let mut record = record(spec, &totals, started_at_ms, cpu, stop.is_stopped());
+        for row in &mut record.timeline {
+            row.at_ms = Some(started_at_ms + 1000 * u64::from(row.t));
+        }
+        record.warmup = self.warm.finish(spec, lasted, wall_ms(self.start_wall));
+        record.invalid = fault
+            .take()
+            .map(|why| stackbench_record::Invalid::new(stackbench_record::Invalid::TOOL_FAILURE, why));
+        Ok(record)
+    }
+}
+
+/// The interval log of `spec`, if it asks for one, for a measured phase that began at
+/// `started_wall`.
+fn open_hlog(spec: &LoadSpec, started_wall: SystemTime) -> Result<Option<HlogWriter>, LoadError> {
+    match &spec.hlog {
         Some(path) => HlogWriter::create(path, started_wall, &format!("stackbench load {}", spec.target.url))
             .map(Some)
             .map_err(|e| LoadError::Hlog { path: path.display().to_string(), why: e.to_string() }),
         None => Ok(None),
-    };
-    let progress =
-        spec.progress.then(|| Progress { planned_s: spec.duration().map(|d| d.as_secs_f64()), shown: false });
-    let mut collector = Collector::new(threads, matches!(spec.model, ModelSpec::Open { .. }), None, progress);
-    collector.keep_histograms = spec.shard.is_some();
-    collector.spares = Some(spares);
-    // A fixed warm-up's measured start is known now: its interval log is opened at once, as
-    // before (an unwritable path fails before the warm-up is spent).
-    if !spec.auto_warmup {
-        collector.hlog = open_hlog(start_wall + measure.offset())?;
     }
-    let mut warm = WarmPhase::new(&spec);
-
-    // CPU time is read when the measured phase starts and when the workers are done.
-    let mut cpu_start = None;
-    // Every worker ends by itself within --timeout of the end (or of a stop);
-    // one that does not is a fault, and the run ends without it.
-    let grace = spec.timeout + Duration::from_secs(5);
-    let mut cut_short: Option<Instant> = None;
-    let mut hlog_failed: Option<LoadError> = None;
-    let mut stalled = false;
-    while !collector.done() {
-        let now = Instant::now();
-        if cpu_start.is_none() && now >= measure_from() {
-            cpu_start = Some(GeneratorCpu::start(&tids));
-            if spec.auto_warmup {
-                // Failing here, the workers are ended (as by a fault) before the error is returned.
-                match open_hlog(start_wall + measure.offset()) {
-                    Ok(h) => collector.hlog = h,
-                    Err(e) => {
-                        fault.record(e.to_string());
-                        hlog_failed = Some(e);
-                    }
-                }
-            }
-        }
-        // A stop is answered at once: the workers look at it every 50 ms and wait for nothing
-        // after it, so one that has not ended within STOP_GRACE is stuck, and the run ends
-        // without it (Ctrl-C ends `stackbench load` within 2 s whatever the workers do).
-        if stop.is_stopped() {
-            cut_short = Some(cut_short.map_or(now + STOP_GRACE, |c| c.min(now + STOP_GRACE)));
-        } else if fault.is_set() {
-            cut_short.get_or_insert(now + grace);
-        }
-        let deadline =
-            [spec.duration().map(|d| measure_from() + d + grace), cut_short].into_iter().flatten().min();
-        if deadline.is_some_and(|d| now >= d) {
-            let (within, of) =
-                if stop.is_stopped() { (STOP_GRACE, "the stop") } else { (grace, "the end of the run") };
-            fault.record(format!(
-                "the load engine failed: worker thread(s) {} did not finish within {} of {of} \
-                 (a bug in stackbench; please report it)",
-                collector.unfinished().iter().map(|w| format!("sb-load-{w}")).collect::<Vec<_>>().join(", "),
-                humantime::format_duration(within)
-            ));
-            stalled = true;
-            break;
-        }
-        let wait = if cpu_start.is_none() {
-            measure_from().saturating_duration_since(Instant::now()).min(Duration::from_millis(100))
-        } else {
-            Duration::from_millis(100)
-        };
-        match rx.recv_timeout(wait) {
-            Ok(iv) if iv.warmup => warm.add(iv, start.elapsed(), &measure),
-            Ok(iv) => collector.add(iv),
-            Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => break,
-        }
-    }
-    let mut ended = Vec::with_capacity(handles.len());
-    if !stalled {
-        for h in handles {
-            let joined = h.join().ok();
-            if joined.is_none() {
-                fault.record("the load engine failed: a worker thread panicked".to_owned());
-            }
-            ended.push(joined);
-        }
-    }
-    if let Some(e) = hlog_failed {
-        return Err(e);
-    }
-    let cpu = cpu_start.map_or((sys::cpu_time(), sys::cpu_time()), |c| c.end(&ended));
-    // Stopped during the warm-up: the measured phase began at the stop.
-    let lasted = measure.offset().min(start.elapsed());
-    let started_wall = start_wall + lasted;
-    if spec.hlog.is_some() && collector.hlog.is_none() {
-        collector.hlog = open_hlog(started_wall)?;
-    }
-    let (mut totals, hlog_error) = collector.finish();
-    if stalled {
-        // The stuck workers' time is the run's too, though they sent no last second.
-        totals.elapsed = totals.elapsed.max(Instant::now().saturating_duration_since(measure_from()));
-    }
-    if let (Some(e), Some(path)) = (hlog_error, &spec.hlog) {
-        return Err(LoadError::Hlog { path: path.display().to_string(), why: e.to_string() });
-    }
-    let wall_ms = |t: SystemTime| t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
-    let started_at_ms = wall_ms(started_wall);
-    let mut record = record(&spec, &totals, started_at_ms, cpu, stop.is_stopped());
-    for row in &mut record.timeline {
-        row.at_ms = Some(started_at_ms + 1000 * u64::from(row.t));
-    }
-    record.warmup = warm.finish(&spec, lasted, wall_ms(start_wall));
-    record.invalid = fault
-        .take()
-        .map(|why| stackbench_record::Invalid::new(stackbench_record::Invalid::TOOL_FAILURE, why));
-    Ok(record)
 }
 
 /// The CPU time the generator spends in its measured phase: its workers' threads and the
@@ -338,102 +273,6 @@ impl GeneratorCpu {
             }
         }
         (start, end)
-    }
-}
-
-/// The worker threads of this process that have not ended ([`live_workers`]).
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-
-/// Counts a worker thread from its making to its end, however it ends.
-struct Alive;
-
-impl Alive {
-    fn new() -> Alive {
-        LIVE.fetch_add(1, Ordering::SeqCst);
-        Alive
-    }
-}
-
-impl Drop for Alive {
-    fn drop(&mut self) {
-        LIVE.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
-/// How many load worker threads of this process have not ended. A run joins its workers
-/// before it returns, except those still running past its bound (a stuck worker, recorded
-/// as the run's fault), which nothing can end but the process's exit: a caller that runs
-/// one load after another (the orchestrator) must not start the next beside them.
-pub fn live_workers() -> usize {
-    LIVE.load(Ordering::SeqCst)
-}
-
-/// Where the workers meet before the load starts: each [`Gate::arrive`]s and waits; the
-/// calling thread waits for all of them with a bound ([`Gate::wait_ready`]) and
-/// [`Gate::release`]s them with the start of the load, or `None` when it is called off.
-#[derive(Default)]
-struct Gate {
-    state: Mutex<GateState>,
-    changed: std::sync::Condvar,
-}
-
-#[derive(Default)]
-struct GateState {
-    ready: usize,
-    released: bool,
-    /// The start of the load once released; `None` when called off.
-    start: Option<Instant>,
-}
-
-impl Gate {
-    /// A worker is ready; waits for the release and returns its start.
-    fn arrive(&self) -> Option<Instant> {
-        let mut s = self.state.lock().expect("no panics while holding it");
-        s.ready += 1;
-        self.changed.notify_all();
-        while !s.released {
-            s = self.changed.wait(s).expect("no panics while holding it");
-        }
-        s.start
-    }
-
-    /// Counts `n` workers that will never come (their threads could not be started) as ready.
-    fn stand_in(&self, n: usize) {
-        self.state.lock().expect("no panics while holding it").ready += n;
-        self.changed.notify_all();
-    }
-
-    /// Waits until `threads` workers are ready. Gives up (`false`) a second after a stop, or
-    /// `bound` after the start of the wait.
-    fn wait_ready(&self, threads: usize, stop: &Stop, bound: Duration) -> bool {
-        let begun = Instant::now();
-        let mut stopped_at = None;
-        let mut s = self.state.lock().expect("no panics while holding it");
-        while s.ready < threads {
-            let now = Instant::now();
-            if stop.is_stopped() {
-                let at = *stopped_at.get_or_insert(now);
-                if now >= at + Duration::from_secs(1) {
-                    return false;
-                }
-            }
-            if now >= begun + bound {
-                return false;
-            }
-            s = self
-                .changed
-                .wait_timeout(s, Duration::from_millis(20))
-                .expect("no panics while holding it")
-                .0;
-        }
-        true
-    }
-
-    fn release(&self, start: Option<Instant>) {
-        let mut s = self.state.lock().expect("no panics while holding it");
-        s.released = true;
-        s.start = start;
-        self.changed.notify_all();
     }
 }
 
