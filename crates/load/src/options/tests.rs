@@ -1,4 +1,5 @@
 use super::*;
+use crate::spec::{Bound, ModelSpec, RequestSource, Transport};
 
 fn opts() -> LoadOptions {
     LoadOptions::default()
