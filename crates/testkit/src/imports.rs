@@ -466,15 +466,7 @@ mod tests {
         assert!(said.contains("b → a: src/b.rs:3 (crate::a::g)"), "{said}");
     }
 
-    /// Circles still in the code, each by crate and modules; each is removed here when its
-    /// circle is. A circle not listed fails the test, and so does a listed one that is gone.
-    const KNOWN: &[(&str, &[&str])] = &[
-        ("cli", &["cli", "deploy", "k8s", "swarm"]),
-        ("hurl", &["builtin", "scenario"]),
-        ("hurl", &["eval", "framing", "model", "template", "xpath"]),
-    ];
-
-    /// No crate of the workspace has a circle among its modules but those in [`KNOWN`].
+    /// No crate of the workspace has a circle among its modules.
     #[test]
     fn no_crate_has_a_circle_among_its_modules() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("the workspace");
@@ -484,23 +476,11 @@ mod tests {
             "no crates found under {}",
             root.display()
         );
-        let mut unknown = Vec::new();
-        let mut seen = BTreeSet::new();
+        let mut found = Vec::new();
         for (krate, file) in &roots {
             let g = crate_graph(file).unwrap_or_else(|e| panic!("{krate}: {e}"));
-            for c in circles(&g) {
-                let names: Vec<String> = c.iter().map(name).collect();
-                let short = krate.split(' ').next().unwrap_or_default();
-                match KNOWN.iter().position(|(k, ms)| *k == short && *ms == names.as_slice()) {
-                    Some(i) => {
-                        seen.insert(i);
-                    }
-                    None => unknown.push(format!("{krate}: {}", describe(&g, &c, &root))),
-                }
-            }
+            found.extend(circles(&g).iter().map(|c| format!("{krate}: {}", describe(&g, c, &root))));
         }
-        assert!(unknown.is_empty(), "modules that import each other:\n{}", unknown.join("\n"));
-        let gone: Vec<_> = (0..KNOWN.len()).filter(|i| !seen.contains(i)).map(|i| KNOWN[i]).collect();
-        assert!(gone.is_empty(), "circles listed in KNOWN that are gone (remove them): {gone:?}");
+        assert!(found.is_empty(), "modules that import each other:\n{}", found.join("\n"));
     }
 }
