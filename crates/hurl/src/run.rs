@@ -108,7 +108,9 @@ fn run_flow_explained<A: Answer>(
                 let answer = match wire.exchange(e, &mut req, &options, send) {
                     Ok(a) => a,
                     Err(why) => {
-                        steps.push(Step { name: name.clone(), failures: Vec::new(), error: Some(why) });
+                        // No answer: the request's place says which one, as a failed check's does.
+                        let error = Some(format!("{}:{}: {why}", hurl.file, e.pos));
+                        steps.push(Step { name: name.clone(), failures: Vec::new(), error });
                         break 'entries;
                     }
                 };

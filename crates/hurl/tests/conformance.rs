@@ -467,6 +467,40 @@ mod predicates {
             &[4, 5],
         );
     }
+
+    /// A ```` ```graphql ```` string compared with stands for the body Hurl would send with
+    /// it, `{"query":...}` (Hurl's multilines.hurl compared it so; it was refused).
+    #[test]
+    fn a_graphql_string_is_the_body_it_would_send() {
+        let query = "{\n  hero {\n    name\n  }\n}\n";
+        passes(&format!(
+            "POST {{{{base_url}}}}/echo\n```graphql\n{query}```\nHTTP 200\n[Asserts]\n\
+             jsonpath \"$.body\" == ```graphql\n{query}```\n\
+             jsonpath \"$.body\" == \"{{\\\"query\\\":\\\"{{\\\\n  hero {{\\\\n    name\\\\n  }}\\\\n}}\\\"}}\"\n"
+        ));
+        fails_at(
+            &format!(
+                "POST {{{{base_url}}}}/echo\n```graphql\n{query}```\nHTTP 200\n[Asserts]\njsonpath \"$.body\" == ```graphql\n{{ villain }}\n```\n"
+            ),
+            &[11],
+        );
+    }
+}
+
+mod errors {
+    //! A request without an answer: which one, said as a failed check is.
+    use super::*;
+
+    /// Hurl names the request whose server could not be reached (`file:line:col`); stackbench
+    /// said only why.
+    #[test]
+    fn a_request_without_answer_is_named_at_its_line() {
+        let closed = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+        let steps = run(&format!("GET {{{{base_url}}}}/echo\nHTTP 200\n\nGET http://{closed}/x\nHTTP 200\n"));
+        assert_eq!(failed(&steps), [0], "{steps:#?}");
+        let why = steps[1].error.as_deref().unwrap();
+        assert!(why.starts_with("c.hurl:4:1: "), "{why}");
+    }
 }
 
 mod jsonpath {

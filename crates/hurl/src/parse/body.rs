@@ -224,7 +224,7 @@ impl Parser<'_> {
 
     /// A GraphQL query between `start` and `end` (with `variables {...}` last, maybe), as
     /// Hurl sends it: `{"query":"...","variables":{...}}`, the query trimmed.
-    fn graphql(&mut self, start: usize, end: usize) -> Res<Template> {
+    pub(super) fn graphql(&mut self, start: usize, end: usize) -> Res<Template> {
         let text = &self.text[start..end];
         let mut query_end = end;
         let mut variables = None;

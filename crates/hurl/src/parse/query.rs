@@ -440,7 +440,7 @@ impl Parser<'_> {
                 }
                 // Over several lines: the text from the next line to the closing ```.
                 let hint = s[3..].trim_end();
-                if !matches!(hint, "" | "json" | "xml" | "raw") {
+                if !matches!(hint, "" | "json" | "xml" | "raw" | "graphql") {
                     return Err(self.syntax(c.i + 3, format!("unknown multiline string type `{hint}`")));
                 }
                 let start = c.end + self.text[c.end..].find('\n').map_or(self.text.len() - c.end, |n| n + 1);
@@ -449,7 +449,16 @@ impl Parser<'_> {
                     .map(|n| start + n)
                     .ok_or_else(|| self.syntax(c.i, "a multiline string without its closing ```"))?;
                 let mut inner = Cur { i: start, end: close };
-                let t = self.raw_text(&mut inner, hint != "raw")?;
+                // A GraphQL string stands for the body Hurl would send: `{"query":...}`.
+                let t = match hint {
+                    "graphql" => {
+                        // The GraphQL reader moves along the lines, as a body's does: on a copy.
+                        let (file, text, line) = (self.file, self.text, self.line);
+                        let mut p = super::Parser { file, text, starts: self.starts.clone(), line, files: None };
+                        p.graphql(start, close)?
+                    }
+                    _ => self.raw_text(&mut inner, hint != "raw")?,
+                };
                 let mut line_end = self.text[close..].find('\n').map_or(self.text.len(), |n| close + n);
                 if line_end > close && self.text.as_bytes()[line_end - 1] == b'\r' {
                     line_end -= 1;
