@@ -429,10 +429,24 @@ pub fn static_url(url: &Template, vars: &mut Vars) -> Result<StaticUrl, (Pos, St
     // The origin is whole once something follows it (a path, a query); one that is not an
     // origin at all is refused as such by the caller, not taken for a varying one.
     let whole = text.find("://").is_some_and(|s| text[s + 3..].contains(['/', '?', '#']));
+    // `http://host:port{{path}}`: an origin whose host and port are written in the file
+    // (not a variable's value) ends where its port does. What follows cannot move the
+    // request elsewhere unseen: each rendered URL's origin is checked again before it is sent
+    // ([`Routes::locate`], [`Routes::route`]).
+    let literal = url.parts[..parts].iter().all(|p| matches!(p, Part::Lit(_)));
+    let whole = whole || stop.is_some() && literal && written_port(&text);
     match stop {
         Some(why) if !whole => Err(why),
         _ => Ok(StaticUrl { text, parts }),
     }
+}
+
+/// Whether `text` is a whole origin that ends with its port (`http://host:8000`).
+fn written_port(text: &str) -> bool {
+    let port = text.rsplit_once(':').map_or("", |(_, p)| p);
+    !port.is_empty()
+        && port.bytes().all(|b| b.is_ascii_digit())
+        && split_why(text.as_bytes()).is_ok_and(|(_, len)| len == text.len())
 }
 
 /// Why the server of a request is not known when the file loads: `what` (a placeholder)

@@ -125,6 +125,33 @@ fn a_server_from_a_capture_or_a_draw_is_refused_where_it_is_written() {
     assert!(e.contains("comes from `{{host}}`"), "{e}");
 }
 
+/// `http://host:port{{captured_path}}` was refused up front, though the origin is written
+/// whole: what follows it is checked when each URL is rendered ([`Routes::route`]).
+#[test]
+fn a_captured_path_right_after_a_written_origin_is_accepted_and_checked_when_sent() {
+    let s = scenario(
+        "GET http://localhost:8000/next\nHTTP 200\n[Captures]\np: jsonpath \"$.p\"\nGET http://localhost:8000{{p}}\nHTTP 200\n",
+    );
+    let r = Routes::new(&s, &[], Aim::default()).unwrap();
+    let mut ok = b"http://localhost:8000/items/1".to_vec();
+    r.route(&mut ok).unwrap();
+    for elsewhere in
+        ["http://localhost:8000@evil.test/x", "http://localhost:80001/x", "http://localhost:8000.evil.test/"]
+    {
+        let mut url = elsewhere.as_bytes().to_vec();
+        assert!(r.route(&mut url).is_err(), "{elsewhere}");
+    }
+    // Without a written port (or with part of one) the origin is not known at load.
+    // Nor when a variable wrote it (`{{base_url}}{{p}}`: its value is a place, not a port).
+    for url in ["http://localhost:{{p}}/x", "http://local{{p}}", "{{p}}", "{{host}}{{p}}"] {
+        let s = scenario(&format!(
+            "GET http://localhost:8000/next\nHTTP 200\n[Captures]\np: jsonpath \"$.p\"\nGET {url}\nHTTP 200\n"
+        ));
+        let e = Routes::new(&s, &defined(&[("host", "http://localhost:8000")]), Aim::default()).unwrap_err();
+        assert!(e.contains("comes from `{{p}}`"), "{url}: {e}");
+    }
+}
+
 #[test]
 fn base_url_without_a_target_needs_a_value() {
     let s = scenario("GET {{base_url}}/a\nHTTP 200\n");

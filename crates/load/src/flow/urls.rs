@@ -57,9 +57,12 @@ pub(super) fn entry_urls(
                 .ok_or_else(|| format!("{}:{}: not an absolute URL", flow.hurl.file, e.pos))?;
             let (dest, _) =
                 routes.prefix(&o).ok_or_else(|| format!("{}:{}: {o} has no route", flow.hurl.file, e.pos))?;
-            // Credentials leave the URL as it is rendered; a fragment is not sent.
+            // Credentials leave the URL as it is rendered; a fragment is not sent. A URL whose
+            // varying part follows its origin (`http://h:1{{path}}`) is rendered and its origin
+            // checked at each request (`path_into`).
             let rest = &fixed.text[len..];
-            let compiles = !fixed.text[..len].contains('@') && !rest.contains('#');
+            let after_origin = rest.is_empty() && fixed.parts < e.url.parts.len();
+            let compiles = !fixed.text[..len].contains('@') && !rest.contains('#') && !after_origin;
             let mut path = Vec::with_capacity(dest.len() + rest.len() + 1);
             origin_form(dest.as_bytes(), rest.as_bytes(), &mut path);
             urls.push(EntryUrl { compiled: compiles.then(|| (path.into_boxed_slice(), fixed.parts)) });
@@ -155,6 +158,29 @@ mod tests {
                 let wire = String::from_utf8(st.wire(&src, (0, i), entry).unwrap().to_vec()).unwrap();
                 assert!(wire.starts_with(line), "{wire}");
             }
+        }
+    }
+
+    /// `http://host:port{{path}}` with a captured path: sent where the origin goes, the
+    /// path rendered at each request; a value that would change the server is not sent.
+    #[test]
+    fn a_captured_path_after_a_written_origin_is_rendered_and_checked() {
+        use crate::flow::tests::{source_at, target};
+        use crate::flow::{IterState, Unsent};
+        use crate::spec::Io;
+        let text = "GET http://localhost:8000/next\nHTTP *\n[Captures]\np: header \"X-P\"\n\
+                    GET http://localhost:8000{{p}}\nHTTP *\n";
+        let src = source_at(text, "http://127.0.0.1:9").unwrap();
+        let mut st = IterState::new(&src, &target("http://127.0.0.1:9"), true, Io::Epoll, 0);
+        st.begin(&src, 0);
+        let entry = &src.scenario.flows[0].hurl.entries[1];
+        st.vars.set("p", "/items/1?x=1", stackbench_hurl::Kind::String);
+        let wire = String::from_utf8(st.wire(&src, (0, 1), entry).unwrap().to_vec()).unwrap();
+        assert!(wire.starts_with("GET /items/1?x=1 HTTP/1.1\r\n"), "{wire}");
+        for elsewhere in ["@evil.test/x", "0/x", ".evil.test/"] {
+            st.vars.set("p", elsewhere, stackbench_hurl::Kind::String);
+            let e = st.wire(&src, (0, 1), entry).unwrap_err();
+            assert!(matches!(e, Unsent::Url(_) | Unsent::Value(_)), "{elsewhere}: {e:?}");
         }
     }
 
