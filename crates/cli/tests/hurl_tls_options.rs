@@ -49,10 +49,14 @@ fn verify_applies_each_requests_own_tls_and_routes() {
         write(&dir, "untrusted.hurl", &format!("{trusted}\nGET https://localhost:{port}/d\nHTTP 200\n"));
     let out = stackbench(&["verify"], &file);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    // Said at the request's place, with both fixes: the flag and the file's own option.
+    let line = trusted.lines().count() + 2;
+    let said = text(&out);
     assert!(
-        text(&out).contains("/d: the certificate of localhost is not signed by a trusted"),
-        "{}",
-        text(&out)
+        said.contains(&format!(
+            "untrusted.hurl:{line}:1: the certificate of localhost is not signed by a trusted"
+        )) && said.contains("--cacert FILE (in a Hurl file, the request's `cacert: FILE` [Options] entry)"),
+        "{said}"
     );
 }
 

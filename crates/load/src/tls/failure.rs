@@ -53,7 +53,9 @@ pub fn classify(e: &io::Error, name: &ServerName<'_>) -> Failed {
 
 /// Why `host`'s certificate did not verify, and what to do.
 fn certificate(c: &CertificateError, host: &str) -> String {
-    let fix = "trust its issuer with --cacert FILE, or skip the check with --insecure";
+    // A Hurl file's request can carry the fix itself, as Hurl reads it: say both.
+    let fix = "trust its issuer with --cacert FILE (in a Hurl file, the request's `cacert: FILE` [Options] \
+               entry), or skip the check with --insecure (`insecure: true`)";
     match c {
         CertificateError::Expired | CertificateError::ExpiredContext { .. } => {
             format!("the certificate of {host} has expired ({c:?}); renew it, or {fix}")
@@ -111,6 +113,11 @@ mod tests {
         let f = failed(Error::InvalidCertificate(CertificateError::UnknownIssuer));
         assert_eq!(f.kind, ErrorKind::TlsCertificate);
         assert!(f.why.contains("example.test") && f.why.contains("--cacert"), "{}", f.why);
+        assert!(
+            f.why.contains("`cacert: FILE` [Options]") && f.why.contains("`insecure: true`"),
+            "{}",
+            f.why
+        );
         let f = failed(Error::InvalidCertificate(CertificateError::Expired));
         assert!(f.why.contains("expired"), "{}", f.why);
         let f = failed(Error::AlertReceived(AlertDescription::HandshakeFailure));
