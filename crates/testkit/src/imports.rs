@@ -138,6 +138,31 @@ pub fn describe(g: &Graph, circle: &[ModPath], base: &Path) -> String {
     s
 }
 
+/// The modules directly under `parent` in layers, lowest first: a module is one layer above
+/// the highest sibling it uses (layer 0 uses none). Each with the siblings it uses. Meaningful
+/// only without a circle among them ([`circles`]).
+pub fn layers(g: &Graph, parent: &ModPath) -> Vec<Vec<(String, Vec<String>)>> {
+    let children: Vec<&ModPath> =
+        g.modules.keys().filter(|m| m.len() == parent.len() + 1 && m.starts_with(parent)).collect();
+    let uses =
+        |m: &ModPath| -> Vec<&ModPath> { g.edges.keys().filter(|(a, _)| a == m).map(|(_, b)| b).collect() };
+    let mut level: BTreeMap<&ModPath, usize> = BTreeMap::new();
+    // Longest path down; at most as many rounds as modules, without a circle.
+    for _ in 0..=children.len() {
+        for m in &children {
+            let l = uses(m).iter().map(|u| level.get(u).map_or(1, |l| l + 1)).max().unwrap_or(0);
+            level.insert(m, l);
+        }
+    }
+    let top = level.values().copied().max().unwrap_or(0);
+    let mut out = vec![Vec::new(); top + 1];
+    for m in children {
+        let last = |p: &ModPath| p.last().cloned().unwrap_or_default();
+        out[level[m]].push((last(m), uses(m).into_iter().map(last).collect()));
+    }
+    out
+}
+
 impl Graph {
     /// The module that defines what `path` (absolute) names: the longest prefix that is a
     /// module, followed through that module's imports; `None` outside the crate.

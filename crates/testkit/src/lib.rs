@@ -14,7 +14,8 @@
 //!   crate of the workspace to having none.
 //! - [`hostile`]: TCP servers that answer with malformed or endless bytes.
 //! - [`imports`]: the import graph of a crate's modules; a test holds every crate of the
-//!   workspace to having no circle in it.
+//!   workspace to having no circle in it, and `module-layers` prints a crate's modules in
+//!   layers (docs/design.md's picture of the load engine).
 //! - [`instances`]: private PostgreSQL, MariaDB and Redis servers to stop and
 //!   start, pause (SIGSTOP: hung) and resume.
 //! - [`http`]: a tiny blocking HTTP/1.1 client, so tests of real servers need
