@@ -10,8 +10,6 @@
 //!   skipping.
 //! - [`frames`]: a response body of given frames (data, trailers) for hyper servers.
 //! - [`hdrh`]: interval logs read by Python's `hdrhistogram`, an independent reader.
-//! - [`modgraph`]: the import graph of a crate's modules and its circles; a test holds every
-//!   crate of the workspace to having none.
 //! - [`hostile`]: TCP servers that answer with malformed or endless bytes.
 //! - [`imports`]: the import graph of a crate's modules; a test holds every crate of the
 //!   workspace to having no circle in it, and `module-layers` prints a crate's modules in
@@ -37,7 +35,6 @@ pub mod hostile;
 pub mod http;
 pub mod imports;
 pub mod instances;
-pub mod modgraph;
 pub mod process;
 pub mod record;
 pub mod site;
