@@ -16,23 +16,59 @@ use crate::template::{Template, Vars};
 use crate::value::{Value, hex, parse_json};
 
 /// Applies `f` to `v`. `Err` says why it could not.
-#[expect(clippy::too_many_lines, reason = "one arm per filter and kind of value, as Hurl lists them")]
 pub(crate) fn apply<'a>(
     f: &FilterKind,
     v: Value<'a>,
     vars: &mut Vars,
     scratch: &mut Vec<u8>,
 ) -> Result<Option<Value<'a>>, String> {
-    let text = |t: &Template, vars: &mut Vars| -> Result<String, String> {
-        t.render_string(vars).map_err(|e| e.to_string())
-    };
+    match f {
+        FilterKind::Count | FilterKind::First | FilterKind::Last | FilterKind::Nth(_) => list(f, v, vars),
+        FilterKind::ToInt | FilterKind::ToFloat | FilterKind::ToString | FilterKind::ToHex => cast(f, v),
+        FilterKind::Base64Decode
+        | FilterKind::Base64UrlSafeDecode
+        | FilterKind::Base64Encode
+        | FilterKind::Base64UrlSafeEncode
+        | FilterKind::CharsetDecode(_)
+        | FilterKind::Utf8Decode
+        | FilterKind::Utf8Encode => bytes(f, v, vars),
+        FilterKind::ToDate(_)
+        | FilterKind::DateFormat(_)
+        | FilterKind::DaysAfterNow
+        | FilterKind::DaysBeforeNow
+        | FilterKind::Location => dates(f, v, vars),
+        FilterKind::JsonPath(_)
+        | FilterKind::XPath(_)
+        | FilterKind::Regex(_)
+        | FilterKind::Replace(..)
+        | FilterKind::ReplaceRegex(..)
+        | FilterKind::Split(_)
+        | FilterKind::UrlEncode
+        | FilterKind::UrlDecode
+        | FilterKind::UrlQueryParam(_)
+        | FilterKind::HtmlEscape
+        | FilterKind::HtmlUnescape => text_filter(f, v, vars, scratch),
+    }
+}
+
+/// A template argument, rendered.
+fn text(t: &Template, vars: &mut Vars) -> Result<String, String> {
+    t.render_string(vars).map_err(|e| e.to_string())
+}
+
+/// Why a filter does not take a value of `kind`: it takes `expected`.
+fn wrong<T>(expected: &str, kind: &str) -> Result<T, String> {
+    Err(format!("the filter takes {expected}, not {kind}"))
+}
+
+/// `count`, `first`, `last` and `nth`: of a list (`count` also of bytes and a node set).
+fn list<'a>(f: &FilterKind, v: Value<'a>, vars: &mut Vars) -> Result<Option<Value<'a>>, String> {
     let kind = v.kind();
-    let wrong = |expected: &str| Err(format!("the filter takes {expected}, not {kind}"));
     Ok(Some(match (f, v) {
         (FilterKind::Count, Value::List(l)) => Value::Int(l.len() as i64),
         (FilterKind::Count, Value::Bytes(b)) => Value::Int(b.len() as i64),
         (FilterKind::Count, Value::Nodeset(n)) => Value::Int(n as i64),
-        (FilterKind::Count, _) => return wrong("a list, bytes or a node set"),
+        (FilterKind::Count, _) => return wrong("a list, bytes or a node set", kind),
         (FilterKind::First, Value::List(l)) => l.into_iter().next().ok_or("the list is empty")?,
         (FilterKind::Last, Value::List(l)) => l.into_iter().next_back().ok_or("the list is empty")?,
         (FilterKind::Nth(n), Value::List(mut l)) => {
@@ -50,40 +86,15 @@ pub(crate) fn apply<'a>(
             }
             l.swap_remove(i as usize)
         }
-        (FilterKind::First | FilterKind::Last | FilterKind::Nth(_), _) => return wrong("a list"),
-        (FilterKind::JsonPath(t), Value::Str(s)) => {
-            let path = text(t, vars)?;
-            let doc = parse_json(s.as_bytes()).map_err(|_| "the value is not JSON".to_owned())?;
-            let p = JsonPath::parse(&path).map_err(|(_, m)| format!("jsonpath {m}"))?;
-            let found = p.nodes(&doc, &doc, &mut Budget::for_answer(s.len())).map_err(|e| e.to_string())?;
-            return Ok(super::query::unwrap(&found));
-        }
-        (FilterKind::XPath(t), Value::Str(s)) => {
-            let expr = crate::xpath::compile(&text(t, vars)?)?;
-            // Hurl reads the value with its HTML parser, which takes XML too.
-            let doc = crate::xpath::Doc::parse(&s, crate::xpath::Format::Html)?;
-            doc.eval(&expr)?
-        }
-        (FilterKind::Regex(re), Value::Str(s)) => {
-            let re = regex_of(re, vars, scratch)?;
-            return Ok(re
-                .captures(&s)
-                .and_then(|c| c.get(1))
-                .map(|m| Value::Str(Cow::Owned(m.as_str().to_owned()))));
-        }
-        (FilterKind::Replace(old, new), Value::Str(s)) => {
-            let (old, new) = (text(old, vars)?, text(new, vars)?);
-            Value::Str(Cow::Owned(s.replace(&old, &new)))
-        }
-        (FilterKind::ReplaceRegex(re, new), Value::Str(s)) => {
-            let re = regex_of(re, vars, scratch)?;
-            let new = text(new, vars)?;
-            Value::Str(Cow::Owned(re.replace_all(&s, new.as_str()).into_owned()))
-        }
-        (FilterKind::Split(sep), Value::Str(s)) => {
-            let sep = text(sep, vars)?;
-            Value::List(s.split(sep.as_str()).map(|p| Value::Str(Cow::Owned(p.to_owned()))).collect())
-        }
+        (FilterKind::First | FilterKind::Last | FilterKind::Nth(_), _) => return wrong("a list", kind),
+        _ => return wrong("a string", kind),
+    }))
+}
+
+/// `toInt`, `toFloat`, `toString` and `toHex`: a value as another kind.
+fn cast<'a>(f: &FilterKind, v: Value<'a>) -> Result<Option<Value<'a>>, String> {
+    let kind = v.kind();
+    Ok(Some(match (f, v) {
         (FilterKind::ToInt, Value::Float(f)) => Value::Int(f as i64),
         (FilterKind::ToInt, Value::Str(s)) => {
             Value::Int(s.parse().map_err(|_| format!("{s:?} is not an integer"))?)
@@ -96,12 +107,22 @@ pub(crate) fn apply<'a>(
         (FilterKind::ToFloat, Value::BigInt(s)) => {
             return Err(format!("{s} is too big to be cast as a float"));
         }
-        (FilterKind::ToInt | FilterKind::ToFloat, _) => return wrong("a float, an integer or a string"),
+        (FilterKind::ToInt | FilterKind::ToFloat, _) => {
+            return wrong("a float, an integer or a string", kind);
+        }
         (FilterKind::ToString, v) => Value::Str(Cow::Owned(
             v.render().ok_or_else(|| format!("{} cannot be made a string", v.kind()))?.into_owned(),
         )),
         (FilterKind::ToHex, Value::Bytes(b)) => Value::Str(Cow::Owned(hex(&b))),
-        (FilterKind::ToHex, _) => return wrong("bytes"),
+        (FilterKind::ToHex, _) => return wrong("bytes", kind),
+        _ => return wrong("a string", kind),
+    }))
+}
+
+/// Between text and bytes: base64 both ways, `charsetDecode`, `utf8Decode`, `utf8Encode`.
+fn bytes<'a>(f: &FilterKind, v: Value<'a>, vars: &mut Vars) -> Result<Option<Value<'a>>, String> {
+    let kind = v.kind();
+    Ok(Some(match (f, v) {
         (FilterKind::Base64Decode, Value::Str(s)) => Value::Bytes(Cow::Owned(
             base64::engine::general_purpose::STANDARD
                 .decode(&*s)
@@ -137,23 +158,17 @@ pub(crate) fn apply<'a>(
             | FilterKind::CharsetDecode(_),
             _,
         ) => {
-            return wrong("bytes");
+            return wrong("bytes", kind);
         }
         (FilterKind::Utf8Encode, Value::Str(s)) => Value::Bytes(Cow::Owned(s.as_bytes().to_vec())),
-        (FilterKind::UrlEncode, Value::Str(s)) => Value::Str(Cow::Owned(url_encode(&s, true))),
-        (FilterKind::UrlDecode, Value::Str(s)) => Value::Str(Cow::Owned(url_decode(&s))),
-        (FilterKind::UrlQueryParam(t), Value::Str(s)) => {
-            let name = text(t, vars)?;
-            let query = s.split_once('?').map_or("", |(_, q)| q);
-            let query = query.split('#').next().unwrap_or("");
-            return Ok(query
-                .split('&')
-                .filter_map(|kv| kv.split_once('=').or(Some((kv, ""))))
-                .find(|(k, _)| url_decode(k) == name)
-                .map(|(_, v)| Value::Str(Cow::Owned(url_decode(&v.replace('+', " "))))));
-        }
-        (FilterKind::HtmlEscape, Value::Str(s)) => Value::Str(Cow::Owned(html_escape(&s))),
-        (FilterKind::HtmlUnescape, Value::Str(s)) => Value::Str(Cow::Owned(html_unescape(&s))),
+        _ => return wrong("a string", kind),
+    }))
+}
+
+/// `toDate`, `dateFormat`, `daysAfterNow`, `daysBeforeNow`, and `location` of a response.
+fn dates<'a>(f: &FilterKind, v: Value<'a>, vars: &mut Vars) -> Result<Option<Value<'a>>, String> {
+    let kind = v.kind();
+    Ok(Some(match (f, v) {
         (FilterKind::ToDate(t), Value::Str(s)) => Value::Date(to_date(&s, &text(t, vars)?)?),
         (FilterKind::DateFormat(t), Value::Date(d)) => {
             let fmt = text(t, vars)?;
@@ -169,13 +184,74 @@ pub(crate) fn apply<'a>(
             Value::Int(Utc::now().signed_duration_since(d).num_days())
         }
         (FilterKind::DateFormat(_) | FilterKind::DaysAfterNow | FilterKind::DaysBeforeNow, _) => {
-            return wrong("a date");
+            return wrong("a date", kind);
         }
         (FilterKind::Location, Value::Response { location, .. }) => {
             return Ok(location.map(|l| Value::Str(Cow::Owned(l))));
         }
-        (FilterKind::Location, _) => return wrong("an HTTP response (a redirect)"),
-        _ => return wrong("a string"),
+        (FilterKind::Location, _) => return wrong("an HTTP response (a redirect)", kind),
+        _ => return wrong("a string", kind),
+    }))
+}
+
+/// The filters of a string: `jsonpath`, `xpath`, `regex`, `replace`, `replaceRegex`, `split`,
+/// the URL and HTML codings, `urlQueryParam`.
+fn text_filter<'a>(
+    f: &FilterKind,
+    v: Value<'a>,
+    vars: &mut Vars,
+    scratch: &mut Vec<u8>,
+) -> Result<Option<Value<'a>>, String> {
+    let kind = v.kind();
+    Ok(Some(match (f, v) {
+        (FilterKind::JsonPath(t), Value::Str(s)) => {
+            let path = text(t, vars)?;
+            let doc = parse_json(s.as_bytes()).map_err(|_| "the value is not JSON".to_owned())?;
+            let p = JsonPath::parse(&path).map_err(|(_, m)| format!("jsonpath {m}"))?;
+            let found = p.nodes(&doc, &doc, &mut Budget::for_answer(s.len())).map_err(|e| e.to_string())?;
+            return Ok(super::query::unwrap(&found));
+        }
+        (FilterKind::XPath(t), Value::Str(s)) => {
+            let expr = crate::xpath::compile(&text(t, vars)?)?;
+            // Hurl reads the value with its HTML parser, which takes XML too.
+            let doc = crate::xpath::Doc::parse(&s, crate::xpath::Format::Html)?;
+            doc.eval(&expr)?
+        }
+        (FilterKind::Regex(re), Value::Str(s)) => {
+            let re = regex_of(re, vars, scratch)?;
+            return Ok(re
+                .captures(&s)
+                .and_then(|c| c.get(1))
+                .map(|m| Value::Str(Cow::Owned(m.as_str().to_owned()))));
+        }
+        (FilterKind::Replace(old, new), Value::Str(s)) => {
+            let (old, new) = (text(old, vars)?, text(new, vars)?);
+            Value::Str(Cow::Owned(s.replace(&old, &new)))
+        }
+        (FilterKind::ReplaceRegex(re, new), Value::Str(s)) => {
+            let re = regex_of(re, vars, scratch)?;
+            let new = text(new, vars)?;
+            Value::Str(Cow::Owned(re.replace_all(&s, new.as_str()).into_owned()))
+        }
+        (FilterKind::Split(sep), Value::Str(s)) => {
+            let sep = text(sep, vars)?;
+            Value::List(s.split(sep.as_str()).map(|p| Value::Str(Cow::Owned(p.to_owned()))).collect())
+        }
+        (FilterKind::UrlEncode, Value::Str(s)) => Value::Str(Cow::Owned(url_encode(&s, true))),
+        (FilterKind::UrlDecode, Value::Str(s)) => Value::Str(Cow::Owned(url_decode(&s))),
+        (FilterKind::UrlQueryParam(t), Value::Str(s)) => {
+            let name = text(t, vars)?;
+            let query = s.split_once('?').map_or("", |(_, q)| q);
+            let query = query.split('#').next().unwrap_or("");
+            return Ok(query
+                .split('&')
+                .filter_map(|kv| kv.split_once('=').or(Some((kv, ""))))
+                .find(|(k, _)| url_decode(k) == name)
+                .map(|(_, v)| Value::Str(Cow::Owned(url_decode(&v.replace('+', " "))))));
+        }
+        (FilterKind::HtmlEscape, Value::Str(s)) => Value::Str(Cow::Owned(html_escape(&s))),
+        (FilterKind::HtmlUnescape, Value::Str(s)) => Value::Str(Cow::Owned(html_unescape(&s))),
+        _ => return wrong("a string", kind),
     }))
 }
 
