@@ -200,13 +200,14 @@ impl H2Lane {
     }
 
     /// Sends one request; `keepalive == false` uses a connection of its own.
-    pub async fn send(
-        &mut self,
+    pub fn send<'l>(
+        &'l mut self,
         req: &Prepared,
         grpc: bool,
         keepalive: bool,
-    ) -> Result<Answer<'_>, ErrorKind> {
-        self.send_parts(&req.h2_head, &req.body, grpc, keepalive, false).await
+    ) -> impl Future<Output = Result<Answer<'l>, ErrorKind>> {
+        // [`H2Lane::send_parts`]'s own future, not one wrapped around it (see `Lane::send`).
+        self.send_parts(&req.h2_head, &req.body, grpc, keepalive, false)
     }
 
     /// Sends a request given as its header block and body (a scenario file's, written for

@@ -138,26 +138,29 @@ impl Lane {
     /// connects first, within the same deadline: a connect that has not finished by then fails
     /// with kind `connect` (the server never took the connection: a full backlog, a dropped
     /// SYN), an exchange that has not with kind `timeout`.
-    pub async fn send(
-        &mut self,
+    ///
+    /// A plain function that returns [`Lane::exchange`]'s future: an `async fn` here would wrap
+    /// it in a state machine of its own, polled at every wake-up of every request.
+    pub fn send<'l>(
+        &'l mut self,
         req: &Prepared,
         transport: Transport,
         keepalive: bool,
         deadline: Instant,
-    ) -> Result<Answer<'_>, ErrorKind> {
-        self.exchange(Payload::Prepared(req, transport), keepalive, deadline).await
+    ) -> impl Future<Output = Result<Answer<'l>, ErrorKind>> {
+        self.exchange(Payload::Prepared(req, transport), keepalive, deadline)
     }
 
     /// As [`Lane::send`], for a scenario file's request written for this exchange. A request
     /// of the other protocol than the lane's fails with kind `protocol` (the spec's transport
     /// is the file's protocol, so it does not happen).
-    pub async fn send_file(
-        &mut self,
+    pub fn send_file<'l>(
+        &'l mut self,
         out: &Outgoing<'_>,
         keepalive: bool,
         deadline: Instant,
-    ) -> Result<Answer<'_>, ErrorKind> {
-        self.exchange(Payload::File(out), keepalive, deadline).await
+    ) -> impl Future<Output = Result<Answer<'l>, ErrorKind>> {
+        self.exchange(Payload::File(out), keepalive, deadline)
     }
 
     /// Connects a lane that has no connection (or a broken one) within its request's

@@ -150,23 +150,6 @@ impl Local {
         Some(IterState::new(src, &spec.target, closing, spec.io, global))
     }
 
-    /// One request (or, for a scenario file, one iteration) due at `intended`, sent at
-    /// `sent`. Returns whether an answer came: a step without one may not have waited for
-    /// anything (a request that could not be written, a refused connection), so the caller
-    /// lets the worker's other tasks run before the next.
-    async fn step(
-        &self,
-        lane: &mut Lane,
-        state: Option<&mut IterState>,
-        intended: Instant,
-        sent: Instant,
-    ) -> bool {
-        match state {
-            Some(st) => self.iterate(lane, st, intended, sent).await,
-            None => self.exchange(lane, intended, sent).await,
-        }
-    }
-
     /// Runs one iteration of a scenario file on `lane`: one flow's requests in order, each
     /// recorded under its name. The first request's latency counts from `intended` (the
     /// due time in the open model), each later one from its own send, which follows the
@@ -566,8 +549,14 @@ async fn user(local: Rc<Local>, mut lane: Lane, index: f64, think: Duration) {
         if !local.ticket(now) {
             break;
         }
-        // Sent now: in the closed model a request is due when it is sent.
-        if !local.step(&mut lane, state.as_mut(), now, now).await {
+        // Sent now: in the closed model a request is due when it is sent. One request, or for
+        // a scenario file one iteration; awaited here, not in a function of its own, whose
+        // state machine every wake-up of every request would pass through.
+        let answered = match state.as_mut() {
+            Some(st) => local.iterate(&mut lane, st, now, now).await,
+            None => local.exchange(&mut lane, now, now).await,
+        };
+        if !answered {
             // Nothing may have waited (a request that could not be written, a refused
             // connection): the clock, and so the end of the run and a stop, get their turn.
             tokio::task::yield_now().await;
@@ -656,10 +645,14 @@ fn unstarted(local: &Local) -> u64 {
 async fn runner(local: Rc<Local>) {
     let mut state = local.iter_state(local.runners.get());
     while let Some((due, now)) = next_due(&local).await {
-        // `step` counts it in flight again while it is sent.
+        // Counted in flight again while it is sent.
         local.in_flight.set(local.in_flight.get() - 1);
         let mut lane = local.pool.take();
-        local.step(&mut lane, state.as_mut(), due, now).await;
+        // Whether an answer came does not matter here: the runner waits for the next due.
+        let _ = match state.as_mut() {
+            Some(st) => local.iterate(&mut lane, st, due, now).await,
+            None => local.exchange(&mut lane, due, now).await,
+        };
         local.pool.give_back(lane);
     }
 }

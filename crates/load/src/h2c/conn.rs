@@ -21,9 +21,8 @@
 //! open stream fails with kind `protocol`.
 
 use std::cell::{Cell, RefCell};
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::future::poll_fn;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;
 use std::task::{Poll, Waker};
 use std::time::Duration;
@@ -34,12 +33,14 @@ use stackbench_record::ErrorKind;
 use self::claim::{Permit, StreamGuard};
 pub use self::driver::Link;
 use self::driver::drive;
+use self::ids::Ids;
 use super::frame::{self, Head};
 use super::hpack::Decoder;
 use crate::dial::{Dial, Socket};
 
 mod claim;
 mod driver;
+mod ids;
 
 /// Refuse answers (body, or header block) larger than this.
 const MAX_BODY: usize = 64 * 1024 * 1024;
@@ -115,24 +116,6 @@ struct Stream {
     held: crate::budget::Claim,
 }
 
-/// Stream ids are already well spread: hash them as they are.
-#[derive(Default)]
-struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8) | u64::from(b);
-        }
-    }
-    fn write_u32(&mut self, n: u32) {
-        self.0 = u64::from(n).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-}
-
 /// A connection error (RFC 9113 §5.4.1), with the code sent in the GOAWAY.
 struct ConnError(u32);
 
@@ -158,7 +141,7 @@ struct State {
     unacked: u32,
     streams: Vec<Stream>,
     free: Vec<usize>,
-    by_id: HashMap<u32, usize, BuildHasherDefault<IdHasher>>,
+    by_id: Ids,
     /// Streams holding a slot (open, or done and not yet collected).
     active: usize,
     waiting: VecDeque<Waker>,
@@ -295,7 +278,7 @@ impl State {
             unacked: 0,
             streams: Vec::new(),
             free: Vec::new(),
-            by_id: HashMap::default(),
+            by_id: Ids::default(),
             active: 0,
             waiting: VecDeque::new(),
             blocked: Vec::new(),
@@ -404,7 +387,7 @@ impl State {
     /// Gives a stream's slot back (after its lane collected or abandoned it).
     fn release(&mut self, index: usize) {
         let s = &mut self.streams[index];
-        self.by_id.remove(&s.id);
+        self.by_id.remove(s.id);
         s.phase = Phase::Done;
         s.waker = None;
         s.pending = Bytes::new();
@@ -463,7 +446,7 @@ impl State {
     }
 
     fn stream(&self, id: u32) -> Option<usize> {
-        self.by_id.get(&id).copied().filter(|&i| self.streams[i].phase == Phase::Open)
+        self.by_id.get(id).filter(|&i| self.streams[i].phase == Phase::Open)
     }
 
     /// Handles every complete frame at the start of `buf`; returns the octets used.
