@@ -252,6 +252,34 @@ fn a_lanes_timer_follows_each_request() {
     }
 }
 
+/// At a low open-model rate nothing but its answer wakes a request's task (no other request
+/// is under way on its worker to poll it along), so a wake-up lost on the way (a future that
+/// returns pending without the task's waker) leaves the answer unread until the lane's timer
+/// fires: every such request a timeout. Over HTTP/1.1 and h2c, each answered when it comes.
+#[test]
+fn answers_at_a_low_rate_wake_their_request() {
+    for http2 in [false, true] {
+        let s = start(Behavior::default());
+        let o = LoadOptions {
+            http2,
+            rate: Some(20.0),
+            timeout: Some(Dur(Duration::from_secs(2))),
+            duration: Some(Dur(Duration::from_secs(3))),
+            connections: Some(2),
+            threads: Some(1),
+            ..opts()
+        };
+        let r = load(&o, &s.url("/"));
+        let case = format!("http2 {http2}: {:?}", r.errors);
+        // 60 due; a request under way when the run ends is in no count.
+        assert_eq!(r.summary.errors, 0, "{case}");
+        assert!((40..=61).contains(&r.summary.ok), "{case}: {} answered", r.summary.ok);
+        // Far below the 2 s a lost wake-up waits, whatever a busy machine adds to a wake-up.
+        let service = r.summary.service_latency.as_ref().unwrap_or(&r.summary.latency);
+        assert!(service.max_us < 1_500_000, "{case}: {service:?}");
+    }
+}
+
 #[test]
 fn a_stop_returns_the_partial_record_promptly() {
     let s = start(Behavior::default());
