@@ -16,7 +16,7 @@ use std::process::{Command, Output};
 use bytes::Bytes;
 use http_body_util::BodyExt as _;
 use hyper::body::Frame;
-use stackbench_scenarios::bubble::{MAX_LEN, decode_list, encode_list};
+use stackbench_contract::bubble::{MAX_LEN, decode_list, encode_list};
 use stackbench_testkit::contestants::contestant;
 use stackbench_testkit::frames::Frames;
 use stackbench_testkit::process::Server;

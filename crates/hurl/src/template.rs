@@ -17,7 +17,7 @@ use std::time::SystemTime;
 
 use bytes::BufMut;
 
-use stackbench_scenarios::rng::SplitMix64;
+use stackbench_contract::rng::SplitMix64;
 
 use crate::error::Pos;
 

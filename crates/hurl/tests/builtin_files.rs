@@ -1,6 +1,6 @@
 //! The built-in scenarios as files (`scenarios/builtin/`) catch the faults the
 //! built-ins' Rust verification caught (the case lists of
-//! `stackbench_scenarios::verify` they replaced): each file is run against an
+//! `stackbench_contract::verify` they replaced): each file is run against an
 //! in-memory server written for this test, right and with one fault at a
 //! time (a store that ignores writes, an off-by-one count, a store that was
 //! not emptied, a server that accepts bad events or writes the ones it
@@ -15,14 +15,14 @@
 
 use std::path::{Path, PathBuf};
 
+use stackbench_contract::dbread;
+use stackbench_contract::event::parse_event;
 use stackbench_hurl::builtin::Builtin;
 use stackbench_hurl::model::Entry;
 use stackbench_hurl::origin::Routes;
 use stackbench_hurl::run::{Aimed, run_flow, verify};
 use stackbench_hurl::scenario::{Level, Scenario};
 use stackbench_hurl::{Answer, Kind, Request, Vars};
-use stackbench_scenarios::dbread;
-use stackbench_scenarios::event::parse_event;
 
 const BASE: &str = "http://fake.test";
 
@@ -140,10 +140,10 @@ impl Server {
             self.stored += 1;
             return self.count();
         }
-        let refused = if body.len() > stackbench_scenarios::contract::MAX_BODY_BYTES {
+        let refused = if body.len() > stackbench_contract::contract::MAX_BODY_BYTES {
             Some((413, "too large".to_owned()))
         } else if !content_type
-            .is_some_and(|t| stackbench_scenarios::contract::is_json_content_type(t.as_bytes()))
+            .is_some_and(|t| stackbench_contract::contract::is_json_content_type(t.as_bytes()))
         {
             Some((400, "Content-Type must be application/json".to_owned()))
         } else {
@@ -470,7 +470,7 @@ fn the_load_requests_are_valid() {
 /// cap's body holds one number more than the cap. Both forms read the same files.
 #[test]
 fn the_bubble_sort_data_is_the_experiments() {
-    use stackbench_scenarios::bubble::{MAX_LEN, SEED, SEED_SORTED};
+    use stackbench_contract::bubble::{MAX_LEN, SEED, SEED_SORTED};
     for file in ["bubble-sort.toml", "bubble-sort-connect-json.toml"] {
         let s = load(file);
         let rows = &s.rows[0];

@@ -159,7 +159,7 @@ fn grpc_statuses_are_counted_by_code() {
         headers: vec![(http::header::CONTENT_TYPE, http::HeaderValue::from_static("application/grpc"))],
         body: bytes::Bytes::from_static(&[0x0A, 0x05, 0x01]),
     };
-    bad.target.path = stackbench_scenarios::bubble::GRPC_PATH.into();
+    bad.target.path = stackbench_contract::bubble::GRPC_PATH.into();
     let r = run(&bad, &Stop::new()).unwrap();
     assert_eq!(err(&r, "grpc_3"), 10, "{:?}", r.errors);
 }

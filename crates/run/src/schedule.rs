@@ -11,7 +11,7 @@
 
 use std::collections::BTreeSet;
 
-use stackbench_scenarios::rng::SplitMix64;
+use stackbench_contract::rng::SplitMix64;
 
 /// One measured run to do: contestant index and 1-based repetition.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

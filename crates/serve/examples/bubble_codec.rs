@@ -1,4 +1,4 @@
-//! The `sort.v1.List` wire format of the gRPC service (`stackbench_scenarios::bubble`
+//! The `sort.v1.List` wire format of the gRPC service (`stackbench_contract::bubble`
 //! `encode_list`/`decode_list`, used by `bubble::codec`) against
 //! prost's generated code, on the original experiment's 1000 numbers: decode a message into
 //! a `Vec<i32>`, encode a list into a buffer (prost's `encode` needs an owned
@@ -13,8 +13,8 @@
 use std::hint::black_box;
 
 use prost::Message as _;
-use stackbench_scenarios::bubble::SEED;
-use stackbench_scenarios::bubble::{decode_list, encode_list};
+use stackbench_contract::bubble::SEED;
+use stackbench_contract::bubble::{decode_list, encode_list};
 use stackbench_serve::proto::List;
 use timing::{best_of, per_call, rounds};
 

@@ -14,7 +14,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use stackbench_scenarios::bubble::{SEED, SEED_SORTED};
+use stackbench_contract::bubble::{SEED, SEED_SORTED};
 use stackbench_serve::bubble_sort;
 
 /// The textbook loop, with the early exit and the shrinking bound.

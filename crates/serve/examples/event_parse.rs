@@ -15,7 +15,7 @@
 
 use std::hint::black_box;
 
-use stackbench_scenarios::event::{parse_event, parse_event_with_serde};
+use stackbench_contract::event::{parse_event, parse_event_with_serde};
 use timing::{best_of, per_call, rounds};
 
 mod timing;

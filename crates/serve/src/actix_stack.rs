@@ -11,7 +11,7 @@ use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
 use bytes::Bytes;
-use stackbench_scenarios::contract::{COUNT_PATH, EVENTS_PATH, MAX_BODY_BYTES};
+use stackbench_contract::contract::{COUNT_PATH, EVENTS_PATH, MAX_BODY_BYTES};
 
 use crate::app::{self, Backend};
 use crate::events::{ALLOW_COUNT, ALLOW_EVENTS, Rejection, check_declared_length};

@@ -2,7 +2,7 @@
 //! stack: every stack adapter reads the body within the limit, then calls
 //! [`post_event`] or [`get_count`] and turns the result into its own response
 //! type. So the three stacks share one validation path ([`crate::events`] over
-//! `stackbench-scenarios`) and one store path, and differ only in HTTP.
+//! `stackbench-contract`) and one store path, and differ only in HTTP.
 //!
 //! A [`Backend`] is what happens after validation: [`Dummy`] answers 1,
 //! [`EventLog`] writes to a [`Store`] and answers its count (the three-kings experiment's
@@ -120,7 +120,7 @@ pub fn count_body(n: u64) -> Bytes {
     if n == 1 {
         Bytes::from_static(COUNT_ONE)
     } else {
-        Bytes::from(stackbench_scenarios::contract::count_body(n))
+        Bytes::from(stackbench_contract::contract::count_body(n))
     }
 }
 

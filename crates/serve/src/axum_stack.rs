@@ -13,7 +13,7 @@ use axum::http::{HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use bytes::Bytes;
-use stackbench_scenarios::contract::{COUNT_PATH, EVENTS_PATH};
+use stackbench_contract::contract::{COUNT_PATH, EVENTS_PATH};
 
 use crate::app::{self, Backend};
 use crate::events::{ALLOW_COUNT, ALLOW_EVENTS, JSON, Rejection, json_in, read_body};
@@ -86,7 +86,7 @@ mod tests {
     use axum::http::HeaderMap;
     use axum::http::header::CONTENT_LENGTH;
     use http_body_util::BodyExt as _;
-    use stackbench_scenarios::contract::MAX_BODY_BYTES;
+    use stackbench_contract::contract::MAX_BODY_BYTES;
     use tower::ServiceExt as _;
 
     async fn call(

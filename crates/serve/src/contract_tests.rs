@@ -2,15 +2,15 @@
 //! stack's tests through its own in-process client (axum `oneshot`, actix
 //! `test::call_service`, hyper's handler with a `Full` body). One list of
 //! cases, one set of assertions: the stacks are held to exactly the same rules.
-//! Responses are judged with `stackbench_scenarios::check`, the checker the
+//! Responses are judged with `stackbench_contract::check`, the checker the
 //! load engine uses.
 
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use stackbench_scenarios::check::{Expect, ResponseView, check};
-use stackbench_scenarios::contract::MAX_BODY_BYTES;
+use stackbench_contract::check::{Expect, ResponseView, check};
+use stackbench_contract::contract::MAX_BODY_BYTES;
 
 use crate::app::{Backend, Dummy, EventLog};
 use crate::events::Rejection;

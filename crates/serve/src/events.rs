@@ -7,8 +7,8 @@ use bytes::{Bytes, BytesMut};
 use http::header::CONTENT_TYPE;
 use http::{HeaderMap, HeaderValue, StatusCode};
 use http_body_util::BodyExt as _;
-use stackbench_scenarios::contract::{self, MAX_BODY_BYTES};
-use stackbench_scenarios::event::{Event, parse_event};
+use stackbench_contract::contract::{self, MAX_BODY_BYTES};
+use stackbench_contract::event::{Event, parse_event};
 
 /// The routes an event server answers, for 404 messages.
 pub const ROUTES: [&str; 2] = ["POST /events", "GET /events/count"];

@@ -13,7 +13,7 @@ use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::Full;
 use hyper::body::Body;
 use hyper::service::service_fn;
-use stackbench_scenarios::contract::{COUNT_PATH, EVENTS_PATH};
+use stackbench_contract::contract::{COUNT_PATH, EVENTS_PATH};
 
 use crate::app::{self, Backend};
 use crate::events::{ALLOW_COUNT, ALLOW_EVENTS, Rejection, check_body_length, json_in, read_frames};

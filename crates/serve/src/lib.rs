@@ -1,7 +1,7 @@
 //! The Rust reference contestants of stackbench: fast, correct servers for
 //! every scenario of `docs/scenarios.md`, on the HTTP stacks and stores a Rust team
 //! would choose between. Every stack validates through the same code
-//! (`events.rs` over `stackbench-scenarios`); a stack module is a thin adapter.
+//! (`events.rs` over `stackbench-contract`); a stack module is a thin adapter.
 
 mod actix_stack;
 mod app;

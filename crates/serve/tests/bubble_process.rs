@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use stackbench_scenarios::bubble::{GRPC_PATH, SEED, SEED_SORTED};
+use stackbench_contract::bubble::{GRPC_PATH, SEED, SEED_SORTED};
 use stackbench_serve::proto::List;
 use stackbench_serve::proto::sort_service_client::SortServiceClient;
 use stackbench_testkit::process::Server;

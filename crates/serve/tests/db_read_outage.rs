@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::db_read_common::{check_driver, get};
-use stackbench_scenarios::check::Expect;
+use stackbench_contract::check::Expect;
 use stackbench_serve::{DbReadConfig as Config, Drivers, SeedStore as Store, connect, seed};
 use stackbench_testkit::instances::{Instance, Mariadb, Postgres, Redis};
 
@@ -65,12 +65,12 @@ async fn outage_and_recovery(db: &mut dyn Instance, config: Config, names: &[&st
         }
         check_driver(&drivers, name).await;
         let (status, _, body) = get(&drivers, &format!("/db/{name}?a=10000&b=10000")).await;
-        let view = stackbench_scenarios::check::ResponseView {
+        let view = stackbench_contract::check::ResponseView {
             status,
             content_type: Some(b"application/json"),
             body: body.as_slice(),
         };
-        stackbench_scenarios::check::check(&Expect::Rows { a: 10000, b: 10000 }, &view).unwrap();
+        stackbench_contract::check::check(&Expect::Rows { a: 10000, b: 10000 }, &view).unwrap();
     }
 }
 

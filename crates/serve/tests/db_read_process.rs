@@ -9,7 +9,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use crate::db_read_common::{REDIS_DB, mysql_database, postgres_database, with_path};
-use stackbench_scenarios::check::{Expect, ResponseView, check};
+use stackbench_contract::check::{Expect, ResponseView, check};
 use stackbench_testkit::process::Server;
 use stackbench_testkit::{MYSQL, POSTGRES, REDIS, database_url, http};
 

@@ -18,7 +18,7 @@ use hyper::body::{Frame, Incoming};
 use hyper::service::service_fn;
 use hyper::{Request, Response};
 use hyper_util::rt::{TokioExecutor, TokioIo};
-use stackbench_scenarios::bubble;
+use stackbench_contract::bubble;
 
 /// How the test server behaves.
 #[derive(Debug, Clone, Default)]

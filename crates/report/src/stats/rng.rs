@@ -1,9 +1,9 @@
 //! Seeds for the bootstrap's draws. The generator is the workspace's one
-//! SplitMix64 (`stackbench_scenarios::rng`); each contestant draws from a
+//! SplitMix64 (`stackbench_contract::rng`); each contestant draws from a
 //! stream of its own, seeded from its names, whatever order the contestants
 //! are analysed in.
 
-pub use stackbench_scenarios::rng::SplitMix64;
+pub use stackbench_contract::rng::SplitMix64;
 
 /// A seed derived from names (FNV-1a over the parts, separated), so that each
 /// contestant's bootstrap draws from its own stream whatever order the

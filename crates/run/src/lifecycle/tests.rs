@@ -126,7 +126,7 @@ impl FakeProber {
         let count = if kind == "wrong" { r#"{"count":2}"# } else { r#"{"count":1}"# };
         let ok_event = content_type == Some("application/json")
             && body.len() <= 65536
-            && stackbench_scenarios::event::parse_event(body).is_ok();
+            && stackbench_contract::event::parse_event(body).is_ok();
         let (status, body, headers) = match (method, path) {
             ("GET", "/events/count") => (200, count, vec![]),
             ("POST", "/events") if body.len() > 65536 => (413, r#"{"error":"big"}"#, vec![]),

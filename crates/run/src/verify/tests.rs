@@ -31,8 +31,8 @@ impl Prober for DummyServer {
         }
         let json = b"application/json".to_vec();
         let content_type = headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("content-type")).map(|h| h.1);
-        let good = content_type == Some("application/json")
-            && stackbench_scenarios::event::parse_event(body).is_ok();
+        let good =
+            content_type == Some("application/json") && stackbench_contract::event::parse_event(body).is_ok();
         let path = crate::url::split(url).map(|(_, path)| path).unwrap_or_default();
         let (status, body, headers) = match (method, path.as_str()) {
             (_, p) if p != "/events" && p != "/events/count" => (404, r#"{"error":"no"}"#, vec![]),

@@ -1,8 +1,8 @@
 //! The gRPC service's codec for `sort.v1.List`: tonic's generated code uses
 //! [`ListCodec`] in place of `tonic_prost::ProstCodec` (`build.rs`), and it
 //! encodes and decodes with the project's one `List` wire format,
-//! [`stackbench_scenarios::bubble::encode_list`] and
-//! [`decode_list`](stackbench_scenarios::bubble::decode_list).
+//! [`stackbench_contract::bubble::encode_list`] and
+//! [`decode_list`](stackbench_contract::bubble::decode_list).
 //!
 //! Why not prost: a call carries 1000 numbers each way, most of them 5-byte
 //! varints, and prost spent about 4.5% of the service's CPU on them (perf,
@@ -16,7 +16,7 @@
 use std::cell::RefCell;
 
 use bytes::{Buf as _, BufMut as _};
-use stackbench_scenarios::bubble::{decode_list, encode_list};
+use stackbench_contract::bubble::{decode_list, encode_list};
 use tonic::Status;
 use tonic::codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
 

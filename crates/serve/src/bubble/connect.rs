@@ -23,7 +23,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use stackbench_scenarios::bubble::MAX_LEN;
+use stackbench_contract::bubble::MAX_LEN;
 
 use super::service::{MAX_MESSAGE_BYTES, Sorter, TooLong};
 

@@ -33,7 +33,7 @@ use axum::http::header::{ALLOW, CONTENT_TYPE};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
-use stackbench_scenarios::bubble::{GRPC_PATH, MAX_LEN};
+use stackbench_contract::bubble::{GRPC_PATH, MAX_LEN};
 use tokio::net::TcpListener;
 use tonic::codegen::Service as _;
 
@@ -112,7 +112,7 @@ async fn bubble_sort(State(mut ep): State<Endpoint>, req: Request) -> Response {
     let json = req
         .headers()
         .get(CONTENT_TYPE)
-        .is_some_and(|v| stackbench_scenarios::contract::is_json_content_type(v.as_bytes()));
+        .is_some_and(|v| stackbench_contract::contract::is_json_content_type(v.as_bytes()));
     if ep.opts.rest && json {
         let (parts, body) = req.into_parts();
         return connect::bubble_sort_json(&ep.sorter, &parts.headers, body).await;

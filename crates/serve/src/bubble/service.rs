@@ -11,7 +11,7 @@
 
 use std::sync::Arc;
 
-use stackbench_scenarios::bubble::MAX_LEN;
+use stackbench_contract::bubble::MAX_LEN;
 use tokio::sync::Semaphore;
 use tonic::{Request, Response, Status};
 
@@ -107,7 +107,7 @@ pub fn grpc_service(sorter: Sorter) -> SortServiceServer<Sorter> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use stackbench_scenarios::bubble::{SEED, SEED_SORTED};
+    use stackbench_contract::bubble::{SEED, SEED_SORTED};
 
     #[tokio::test]
     async fn sorts_inline_and_on_the_blocking_pool() {

@@ -245,7 +245,7 @@ fn passes_in_flight<const COUNT: bool>(w: &mut [i32], stats: &mut Stats) -> bool
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use stackbench_scenarios::bubble::{SEED, SEED_SORTED};
+    use stackbench_contract::bubble::{SEED, SEED_SORTED};
 
     #[test]
     fn the_textbook_loop_sorts_as_the_fast_one_does() {

@@ -9,8 +9,8 @@
 use std::time::Duration;
 
 use bytes::Bytes;
-use stackbench_scenarios::contract;
-use stackbench_scenarios::dbread::{self, Item};
+use stackbench_contract::contract;
+use stackbench_contract::dbread::{self, Item};
 
 use super::{Driver, Fetch, FetchError, unavailable};
 use crate::events::Rejection;
@@ -146,7 +146,7 @@ pub fn not_found(method: &str, path: &str) -> Rejection {
 mod tests {
     use std::sync::{Arc, Mutex};
 
-    use stackbench_scenarios::check::{Expect, ResponseView, check};
+    use stackbench_contract::check::{Expect, ResponseView, check};
 
     use super::*;
     use crate::db_read::FetchFuture;

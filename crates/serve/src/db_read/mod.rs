@@ -40,7 +40,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use stackbench_scenarios::dbread::Item;
+use stackbench_contract::dbread::Item;
 
 pub use answer::Drivers;
 pub use pool::{PoolSizes, pool_sizes};
@@ -363,7 +363,7 @@ async fn check_seeded(
     let rows = fetch.fetch([1, 2]).await.map_err(|e| not_seeded(e.0))?;
     match answer::in_answer_order(&rows, [1, 2]) {
         Ok(found)
-            if found == [stackbench_scenarios::dbread::item(1), stackbench_scenarios::dbread::item(2)] =>
+            if found == [stackbench_contract::dbread::item(1), stackbench_contract::dbread::item(2)] =>
         {
             Ok(())
         }

@@ -12,7 +12,7 @@ use std::str::FromStr as _;
 use std::time::Duration;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
-use stackbench_scenarios::dbread::Item;
+use stackbench_contract::dbread::Item;
 use tokio_postgres::NoTls;
 
 use super::{Driver, Drivers, Fetch, FetchError, FetchFuture, Rows, SetupError, redact};

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use stackbench_scenarios::dbread::{Item, redis_key};
+use stackbench_contract::dbread::{Item, redis_key};
 
 use super::postgres::connect_error;
 use super::{Driver, Drivers, Fetch, FetchError, FetchFuture, Rows, SetupError, add_checked, redact};

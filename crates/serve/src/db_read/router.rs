@@ -53,8 +53,8 @@ mod tests {
     use axum::http::HeaderMap;
     use axum::http::header::{ALLOW as ALLOW_HEADER, CONTENT_TYPE};
     use http_body_util::BodyExt as _;
-    use stackbench_scenarios::check::{Expect, ResponseView, check};
-    use stackbench_scenarios::dbread;
+    use stackbench_contract::check::{Expect, ResponseView, check};
+    use stackbench_contract::dbread;
     use tower::ServiceExt as _;
 
     use super::*;

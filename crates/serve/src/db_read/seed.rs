@@ -16,8 +16,8 @@ use std::str::FromStr;
 use std::time::{Duration, Instant};
 
 #[cfg(feature = "db-servers")]
-use stackbench_scenarios::dbread::redis_key;
-use stackbench_scenarios::dbread::{CREATE_TABLE, ROWS, item};
+use stackbench_contract::dbread::redis_key;
+use stackbench_contract::dbread::{CREATE_TABLE, ROWS, item};
 
 use super::{default_sqlite_path, redact};
 use crate::error_chain::ErrorChain;

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
-use stackbench_scenarios::dbread::Item;
+use stackbench_contract::dbread::Item;
 use tokio::sync::Semaphore;
 
 use super::{Driver, Drivers, Fetch, FetchError, FetchFuture, Rows, SetupError, add_checked};

@@ -8,8 +8,8 @@ use axum::body::Body;
 use axum::http::Request;
 use axum::http::header::CONTENT_TYPE;
 use http_body_util::BodyExt as _;
-use stackbench_scenarios::check::{CheckError, Expect, ResponseView, check};
-use stackbench_scenarios::dbread::ROWS;
+use stackbench_contract::check::{CheckError, Expect, ResponseView, check};
+use stackbench_contract::dbread::ROWS;
 use stackbench_serve::{Drivers, db_read_router as router};
 use tower::ServiceExt as _;
 
@@ -86,7 +86,7 @@ pub async fn expect(drivers: &Arc<Drivers>, uri: &str, expect: &Expect) -> Resul
 /// 24 pseudo-random pairs (SplitMix64, fixed seed).
 pub fn id_pairs() -> Vec<(u32, u32)> {
     let mut pairs = vec![(1, 2), (2, 1), (1, ROWS), (ROWS, 1), (ROWS, ROWS), (1, 1), (4999, 5000), (7, 7)];
-    let mut rng = stackbench_scenarios::rng::SplitMix64(0x5eed_0002);
+    let mut rng = stackbench_contract::rng::SplitMix64(0x5eed_0002);
     let mut next = || rng.below(u64::from(ROWS)) as u32 + 1;
     for _ in 0..24 {
         pairs.push((next(), next()));

@@ -9,8 +9,8 @@
 
 use std::time::{Duration, Instant};
 
+use stackbench_contract::bubble::{GRPC_PATH, MAX_LEN, decode_list, encode_list};
 use stackbench_hurl::builtin::Builtin;
-use stackbench_scenarios::bubble::{GRPC_PATH, MAX_LEN, decode_list, encode_list};
 
 use crate::client::{Probe, ProbeError, Prober, Reply};
 use crate::verify::{Ready, VerifyOptions, rules, verify, wait_ready_builtin};

@@ -1,4 +1,4 @@
-//! The service's `List` wire format (the scenarios crate's `encode_list` and
+//! The service's `List` wire format (the contract crate's `encode_list` and
 //! `decode_list`) against prost, the reference: same bytes out, same numbers
 //! in, for random lists and for every encoding a proto3 parser must accept;
 //! and the errors.
@@ -6,7 +6,7 @@
 use proptest::prelude::*;
 use prost::Message as _;
 
-use stackbench_scenarios::bubble::{DecodeError, decode_list as decode, encode_list};
+use stackbench_contract::bubble::{DecodeError, decode_list as decode, encode_list};
 
 use super::*;
 
@@ -102,7 +102,7 @@ proptest! {
 
 #[test]
 fn the_seed_list_both_ways() {
-    let seed = &*stackbench_scenarios::bubble::SEED;
+    let seed = &*stackbench_contract::bubble::SEED;
     let bytes = ours(seed);
     assert_eq!(bytes, prost_bytes(seed));
     assert_eq!(&decode(&bytes).unwrap(), seed);

@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
-use stackbench_scenarios::event::{Event, Field, parse_event};
+use stackbench_contract::event::{Event, Field, parse_event};
 
 const CHARSET: &str = "[A-Za-z0-9_.:-]";
 

@@ -1,8 +1,8 @@
 //! The contracts of the built-in scenarios (`docs/scenarios.md`) as code, for the
 //! reference contestants: what an `event-log`/`dummy` event is ([`event`]), the
 //! `db-read` data set ([`dbread`]), `bubble-sort`'s messages ([`bubble`]), the
-//! shared names ([`contract`]); and a checker of their answers for the contestants'
-//! own tests ([`check`]).
+//! shared names ([`contract`]), a checker of their answers for the contestants' own tests
+//! ([`check`]); and the seeded RNG every part of stackbench draws from ([`rng`]).
 //!
 //! This crate does no I/O. The scenarios themselves (the requests sent, the checks
 //! under load, the verification cases) are scenario files, `scenarios/builtin/`,
