@@ -6,10 +6,12 @@
 //!
 //! SNI is the URL's host (an address sends none, as RFC 6066 asks), whatever address the
 //! connection goes to (`--resolve`, `--connect-to`), and the certificate is checked for that
-//! name. Each worker has its own session cache, so resuming never crosses threads.
+//! name. Each worker has its own session store ([`tickets`]), with room for a ticket per
+//! connection it holds, so resuming never crosses threads.
 
 mod failure;
 mod insecure;
+mod tickets;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -27,10 +29,6 @@ use crate::spec_error::{SpecError, invalid};
 
 /// A connection after its handshake.
 pub type TlsStream = tokio_rustls::client::TlsStream<TcpStream>;
-
-/// Session tickets (or TLS 1.2 sessions) each worker keeps; one per server name is enough
-/// for a load against one target, a few more for tickets rustls keeps per name.
-const SESSIONS: usize = 64;
 
 /// The TLS flags of a load (`LoadOptions`'s, gathered; `stackbench verify`'s), before they
 /// are checked.
@@ -142,8 +140,8 @@ impl TlsSpec {
             }
         };
         config.alpn_protocols = alpn.protocols();
-        config.resumption =
-            if flags.no_resume { Resumption::disabled() } else { Resumption::in_memory_sessions(SESSIONS) };
+        // Each connector has a session store of its own ([`TlsSpec::connector`]).
+        config.resumption = Resumption::disabled();
         Ok(TlsSpec { config: Arc::new(config), name, verified_by, resume: !flags.no_resume, alpn })
     }
 
@@ -155,11 +153,12 @@ impl TlsSpec {
         TlsSpec { config: Arc::new(config), alpn, ..self.clone() }
     }
 
-    /// A connector with a session cache of its own (one per worker thread).
-    pub fn connector(&self) -> Connector {
+    /// A connector with a session store of its own (one per worker thread), with room for a
+    /// ticket per connection of the `connections` it holds at once.
+    pub fn connector(&self, connections: usize) -> Connector {
         let mut config = (*self.config).clone();
         if self.resume {
-            config.resumption = Resumption::in_memory_sessions(SESSIONS);
+            config.resumption = Resumption::store(Arc::new(tickets::Tickets::new(connections)));
         }
         Connector { tls: tokio_rustls::TlsConnector::from(Arc::new(config)), name: self.name.clone() }
     }

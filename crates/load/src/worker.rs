@@ -298,7 +298,7 @@ pub async fn run(cx: WorkerCx, share: u64, wait_start: impl FnOnce() -> Option<I
         }
     };
     let _ring = start_ring(&cx);
-    let dial = crate::dial::Dial::new(cx.addr, spec.tls.as_ref().map(|t| t.connector()));
+    let dial = crate::dial::Dial::new(cx.addr, connector(&spec, cx.index));
     // A connection per iteration: each lane opens its own, never one shared with other lanes.
     let pool = Pool::new(&dial, spec.transport, connections, spec.per_iteration());
     // The open model's runners: one per HTTP/1.1 connection this worker may open (its share of
@@ -753,6 +753,19 @@ impl PreciseSleep {
             }
         }
     }
+}
+
+/// Worker `index`'s handshakes, for an `https://` target: with a TLS session ticket kept for
+/// each connection it may hold at once (its share of the closed model's users, or of the open
+/// model's cap).
+fn connector(spec: &LoadSpec, index: usize) -> Option<crate::tls::Connector> {
+    let at_once = match spec.model {
+        ModelSpec::Closed { connections, streams, .. } => split(connections, spec.threads, index) * streams,
+        ModelSpec::Open { connections, max_connections, .. } => {
+            split(max_connections.max(connections), spec.threads, index)
+        }
+    };
+    spec.tls.as_ref().map(|t| t.connector(at_once))
 }
 
 /// Worker `index`'s share of `total` items split over `parts`.

@@ -87,6 +87,30 @@ fn a_connection_per_request_resumes_unless_told_not_to() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// rustls's own session cache keeps 8 tickets per server, and a TLS 1.3 ticket is used once:
+/// with 32 connections each opening one per request, handshakes that finished together pushed
+/// out each other's tickets, and many of the handshakes after were full ones. A worker keeps a
+/// ticket per connection, so only each connection's first handshake is full.
+#[test]
+fn every_connection_resumes_after_its_first_handshake() {
+    let (pem, dir) = certs("tickets", Leaf::Valid);
+    let srv = TlsServer::start(&pem, &Options::default());
+    let opt = LoadOptions {
+        no_keepalive: true,
+        connections: Some(32),
+        duration: None,
+        requests: Some(960),
+        ..opts(&pem)
+    };
+    let rec = run(&opt.to_spec(&srv.url("127.0.0.1", "/")).unwrap(), &Stop::new()).unwrap();
+    assert!(rec.summary.requests == 960 && rec.summary.errors == 0, "{:?}", rec.errors);
+    let tls = rec.connections.unwrap().tls.unwrap();
+    assert_eq!(tls.failed, 0);
+    assert!(tls.full + tls.resumed >= 960, "{tls:?}");
+    assert!(tls.full <= 32, "{} full handshakes for 32 connections ({} resumed)", tls.full, tls.resumed);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 /// A flow of three requests, to the test server's one answer.
 fn three_requests(dir: &std::path::Path) -> std::path::PathBuf {
     let file = dir.join("three.hurl");
