@@ -89,9 +89,8 @@ mod tests {
 
     #[test]
     fn later_sources_win_and_secrets_are_redacted() {
-        let dir = std::env::temp_dir().join(format!("sb-defined-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let file = dir.join("vars.env");
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("vars.env");
         std::fs::write(&file, "# a comment\nhost=http://h\nuser=ann\n\n").unwrap();
         let env = [
             ("HURL_VARIABLE_user".into(), "env".into()),
@@ -109,6 +108,5 @@ mod tests {
         std::fs::write(&file, "oops\n").unwrap();
         assert!(Defined::gather(&[], &[file], &[], []).unwrap_err().contains(":1: write NAME=VALUE"));
         assert!(Defined::gather(&["1x=2".into()], &[], &[], []).is_err());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -239,12 +239,11 @@ mod tests {
     }
 
     /// A directory of its own per test, with `inner/` (the scenario's) beside `secret`.
-    fn tree(test: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("sb-files-{}-{test}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(d.join("inner/sub")).unwrap();
-        std::fs::write(d.join("secret"), "s").unwrap();
-        std::fs::write(d.join("inner/sub/ok.json"), "{}").unwrap();
+    fn tree(test: &str) -> tempfile::TempDir {
+        let d = tempfile::Builder::new().prefix(&format!("sb-files-{test}-")).tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("inner/sub")).unwrap();
+        std::fs::write(d.path().join("secret"), "s").unwrap();
+        std::fs::write(d.path().join("inner/sub/ok.json"), "{}").unwrap();
         d
     }
 
@@ -252,7 +251,8 @@ mod tests {
     /// is under it is read, through `..` and links that stay inside.
     #[test]
     fn only_files_under_the_root_are_read() {
-        let d = tree("root");
+        let t = tree("root");
+        let d = t.path();
         let inner = d.join("inner");
         std::os::unix::fs::symlink(d.join("secret"), inner.join("out")).unwrap();
         std::os::unix::fs::symlink(inner.join("sub/ok.json"), inner.join("in")).unwrap();
@@ -268,7 +268,8 @@ mod tests {
             assert!(e.to_string().contains("--file-root"), "{e}");
         }
         // A root the user names widens it.
-        let wide = Root::new(&inner, &Limits { file_root: Some(d.clone()), ..Limits::default() }).unwrap();
+        let wide =
+            Root::new(&inner, &Limits { file_root: Some(d.to_path_buf()), ..Limits::default() }).unwrap();
         assert_eq!(Files::Dir { dir: &inner, root: &wide }.read("../secret").unwrap().1, "s");
     }
 
@@ -276,7 +277,8 @@ mod tests {
     /// refused without reading it whole; the error names the cap and how to raise it.
     #[test]
     fn large_files_and_devices_are_refused() {
-        let d = tree("size");
+        let t = tree("size");
+        let d = t.path();
         std::fs::write(d.join("big"), vec![b'x'; 2048]).unwrap();
         let e = read_capped(&d.join("big"), 1024).unwrap_err();
         assert!(

@@ -272,12 +272,11 @@ mod tests {
         assert!(e.starts_with("--data:"), "{e}");
         let e = prepare(Path::new("/nonexistent/x.proto"), "a.B/C", None).unwrap_err().to_string();
         assert!(e.contains("/nonexistent/x.proto") && e.contains("no such file"), "{e}");
-        let dir = std::env::temp_dir().join(format!("sb-grpc-call-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         std::fs::write(dir.join("bad.proto"), "syntax = \"proto3\"; message {").unwrap();
         let e = prepare(&dir.join("bad.proto"), "a.B/C", None).unwrap_err().to_string();
         assert!(e.starts_with("--proto ") && e.contains("bad.proto:1:28: "), "{e}");
-        std::fs::remove_dir_all(dir).unwrap();
     }
 
     /// Issue 45 #13: a `.proto`'s mistake said no `line:col`, and `import "../../x.proto"`
@@ -285,7 +284,8 @@ mod tests {
     /// leads out of the root through a link is refused as a scenario's other files are.
     #[test]
     fn imports_stay_below_the_protos_directory() {
-        let dir = std::env::temp_dir().join(format!("sb-grpc-imports-{}", std::process::id()));
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         std::fs::create_dir_all(dir.join("sub")).unwrap();
         std::fs::write(dir.join("x.proto"), "syntax = \"proto3\";\n").unwrap();
         let importing = |import: &str| format!("syntax = \"proto3\";\nimport \"{import}\";\npackage p;\n");
@@ -305,7 +305,6 @@ mod tests {
         std::fs::write(dir.join("sub/missing.proto"), importing("nope.proto")).unwrap();
         let e = compile(&dir.join("sub/missing.proto")).unwrap_err().to_string();
         assert!(e.contains("missing.proto:2:1: import 'nope.proto' not found"), "{e}");
-        std::fs::remove_dir_all(dir).unwrap();
     }
 
     /// A `.proto` given as text compiles as the same file read from disk does; its imports are

@@ -62,8 +62,8 @@ mod tests {
 
     #[test]
     fn the_rust_reader_reads_it_back() {
-        let dir = std::env::temp_dir().join(format!("sb-hlog-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let path = dir.join("t.hlog");
         let mut w = HlogWriter::create(&path, SystemTime::now(), "test").unwrap();
         let mut h = new_histogram();
@@ -85,7 +85,6 @@ mod tests {
         assert_eq!(entries.len(), 2);
         assert!((entries[0].1 - 20.0).abs() < 0.1, "{entries:?}");
         assert_eq!(decode_histogram(&entries[0].2).unwrap().len(), 3);
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -94,8 +93,8 @@ mod tests {
         use hdrhistogram::serialization::interval_log::IntervalLogWriterBuilder;
         use std::time::Duration;
 
-        let dir = std::env::temp_dir().join(format!("sb-hlog-crate-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let path = dir.join("t.hlog");
         let start = UNIX_EPOCH + Duration::from_millis(1_765_000_000_123);
         let mut busy = new_histogram();
@@ -109,7 +108,6 @@ mod tests {
         }
         drop(w);
         let ours = std::fs::read_to_string(&path).unwrap();
-        std::fs::remove_dir_all(&dir).unwrap();
 
         let (mut theirs, mut serializer) = (Vec::new(), V2DeflateSerializer::new());
         let mut log = IntervalLogWriterBuilder::new()

@@ -8,19 +8,18 @@ fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/examples")
 }
 
-/// A scratch directory with `files`, unique to the test.
-fn dir_with(test: &str, files: &[(&str, &str)]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("stackbench-hurl-{}-{test}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+/// A scratch directory with `files`, removed when dropped.
+fn dir_with(test: &str, files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::Builder::new().prefix(&format!("sb-hurl-{test}-")).tempdir().unwrap();
     for (name, text) in files {
-        std::fs::write(dir.join(name), text).unwrap();
+        std::fs::write(dir.path().join(name), text).unwrap();
     }
     dir
 }
 
 fn refused(test: &str, toml: &str, files: &[(&str, &str)]) -> ParseError {
     let dir = dir_with(test, files);
-    Scenario::parse("s.toml", toml, &dir, "s", &[]).unwrap_err()
+    Scenario::parse("s.toml", toml, dir.path(), "s", &[]).unwrap_err()
 }
 
 #[test]
@@ -88,7 +87,7 @@ fn draws_are_seeded_and_in_range() {
 fn draws_into_slots_as_by_name() {
     let dir = dir_with("slots", &[("u.csv", "user,pass\nann,a1\nbob,b2\n")]);
     let toml = "[variables]\na = { int = [-3, 3] }\nw = { choice = [\"x\", 2] }\nn = { sequence = 7 }\nq = { expr = \"10 / a\" }\nd = { expr = \"q + a\" }\n[[rows]]\nfile = \"u.csv\"\norder = \"random\"\n[[flow]]\nhurl = \"GET {{base_url}}/{{user}}\"\n";
-    let s = Scenario::parse("s.toml", toml, &dir, "s", &[]).unwrap();
+    let s = Scenario::parse("s.toml", toml, dir.path(), "s", &[]).unwrap();
     let (mut a, mut b) = (Vars::new(5), Vars::new(5));
     b.set("base_url", "http://h", Kind::String);
     a.set("base_url", "http://h", Kind::String);
@@ -118,7 +117,7 @@ fn sequences_rows_and_constants() {
         &[("u.csv", "user,pass\nann,a1\nbob,b2\n"), ("f.hurl", "GET {{base_url}}/{{user}}/{{n}}/{{env}}\n")],
     );
     let toml = "[variables]\nn = { sequence = 10 }\nenv = \"prod\"\n[[rows]]\nfile = \"u.csv\"\n[[flow]]\nfile = \"f.hurl\"\n";
-    let s = Scenario::parse("s.toml", toml, &dir, "s", &[]).unwrap();
+    let s = Scenario::parse("s.toml", toml, dir.path(), "s", &[]).unwrap();
     assert_eq!(s.flows[0].name, "f");
     let mut vars = Vars::new(1);
     let mut req = crate::eval::Request::default();
@@ -216,7 +215,7 @@ fn hurl_errors_point_into_the_hurl() {
 fn grpc_form() {
     let toml = "protocol = \"grpc\"\n[variables]\nn = { int = [1, 9] }\n[grpc]\nproto = \"s.proto\"\nmethod = \"sort.Sorter/Sort\"\nmessage = '{\"values\": [{{n}}, 3]}'\n";
     let dir = dir_with("grpc", &[("s.proto", "syntax = \"proto3\";\n")]);
-    let s = Scenario::parse("s.toml", toml, &dir, "s", &[]).unwrap();
+    let s = Scenario::parse("s.toml", toml, dir.path(), "s", &[]).unwrap();
     // The call is the scenario's one flow, at the `method` value, named after it.
     let flow = &s.flows[0];
     assert_eq!((s.flows.len(), flow.name.as_str()), (1, "sort.Sorter/Sort"));
@@ -260,7 +259,7 @@ fn an_embedded_grpc_scenario_carries_its_proto() {
     // From disk, the text is left to be read where the path says.
     let dir = dir_with("grpc-disk", &[("s.proto", text)]);
     let disk = toml.replace("../protos/s.proto", "s.proto");
-    assert_eq!(Scenario::parse("s.toml", &disk, &dir, "s", &[]).unwrap().grpc.unwrap().source, None);
+    assert_eq!(Scenario::parse("s.toml", &disk, dir.path(), "s", &[]).unwrap().grpc.unwrap().source, None);
 }
 
 #[test]
@@ -269,14 +268,14 @@ fn grpc_flows_of_calls() {
     let flow = "[[flow]]\nname = \"sorted\"\nhurl = '''\nPOST {{base_url}}/sort.Sorter/Sort\n{\"values\": [2, 1]}\nHTTP 200\n[Asserts]\njsonpath \"$.values[0]\" == 1\n'''\n";
     // Calls written in Hurl, with their checks, beside the [grpc] table's call or without it.
     let only = format!("protocol = \"grpc\"\n[grpc]\nproto = \"s.proto\"\n{flow}");
-    let s = Scenario::parse("s.toml", &only, &dir_with("grpc-flows", &proto), "s", &[]).unwrap();
+    let s = Scenario::parse("s.toml", &only, dir_with("grpc-flows", &proto).path(), "s", &[]).unwrap();
     assert_eq!(s.flows.len(), 1);
     // A call's default name is the call, as the [grpc] table's is.
     assert_eq!(s.flows[0].request_names, ["sort.Sorter/Sort"]);
     assert_eq!(s.flows[0].hurl.entries[0].response.as_ref().unwrap().asserts.len(), 1);
     assert!(s.grpc.unwrap().call.is_none());
     let both = only.replace("[[flow]]", "method = \"sort.Sorter/Sort\"\nmessage = '{}'\n[[flow]]");
-    let s = Scenario::parse("s.toml", &both, &dir_with("grpc-both", &proto), "s", &[]).unwrap();
+    let s = Scenario::parse("s.toml", &both, dir_with("grpc-both", &proto).path(), "s", &[]).unwrap();
     let names: Vec<_> = s.flows.iter().map(|f| f.name.as_str()).collect();
     assert_eq!(names, ["sorted", "sort.Sorter/Sort"]);
     // No call at all, half a call, and a flow named as the call's are refused where written.
@@ -420,11 +419,11 @@ fn command_line_variables_take_the_place_of_the_files() {
 fn file_bodies_are_read_beside_the_file_that_names_them() {
     let big = format!("{{\"pad\":\"{}\"}}", "x".repeat(70_000));
     let dir = dir_with("file-body", &[("big.json", &big)]);
-    std::fs::create_dir_all(dir.join("sub")).unwrap();
-    std::fs::write(dir.join("sub/f.hurl"), "POST {{base_url}}/e\nfile,data.txt;\nHTTP 413\n").unwrap();
-    std::fs::write(dir.join("sub/data.txt"), "in sub").unwrap();
+    std::fs::create_dir_all(dir.path().join("sub")).unwrap();
+    std::fs::write(dir.path().join("sub/f.hurl"), "POST {{base_url}}/e\nfile,data.txt;\nHTTP 413\n").unwrap();
+    std::fs::write(dir.path().join("sub/data.txt"), "in sub").unwrap();
     let toml = "[[flow]]\nhurl = '''\nPOST {{base_url}}/e\nContent-Type: application/json\nfile,big.json;\nHTTP 413\n'''\n[[verify]]\nname = \"sub\"\nfile = \"sub/f.hurl\"\n";
-    let s = Scenario::parse("s.toml", toml, &dir, "s", &[]).unwrap();
+    let s = Scenario::parse("s.toml", toml, dir.path(), "s", &[]).unwrap();
     let body = |h: &HurlFile| h.entries[0].body.as_ref().unwrap().template.as_literal().unwrap().to_owned();
     assert_eq!(body(&s.flows[0].hurl), big);
     assert_eq!(body(&s.verify[0].hurl), "in sub");
@@ -461,10 +460,10 @@ fn a_builtin_name_is_refused_but_for_the_builtins_own_file() {
     assert_eq!(e.pos, Pos { line: 1, col: 8 });
     assert!(e.to_string().contains("is a built-in scenario's"), "{e}");
     let dir = dir_with("builtin-stem", &[("event-log.toml", "[[flow]]\nhurl = \"GET {{base_url}}/\"\n")]);
-    let e = Scenario::load(&dir.join("event-log.toml"), &[]).unwrap_err();
+    let e = Scenario::load(&dir.path().join("event-log.toml"), &[]).unwrap_err();
     assert!(e.to_string().contains("its name (the file's, `event-log`)"), "{e}");
     let dir = dir_with("builtin-hurl", &[("dummy.hurl", "GET {{base_url}}/\n")]);
-    let e = Scenario::load(&dir.join("dummy.hurl"), &[]).unwrap_err();
+    let e = Scenario::load(&dir.path().join("dummy.hurl"), &[]).unwrap_err();
     assert!(e.to_string().contains("rename the file"), "{e}");
     let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/builtin/dummy.toml");
     assert_eq!(Scenario::load(&shipped, &[]).unwrap().name, "dummy");
@@ -476,7 +475,7 @@ fn a_builtin_name_is_refused_but_for_the_builtins_own_file() {
 #[test]
 fn files_outside_the_scenario_are_refused_where_they_are_named() {
     let outer = dir_with("outside", &[("secret.json", "{}"), ("rows.csv", "a\n1\n")]);
-    let inner = outer.join("inner");
+    let inner = outer.path().join("inner");
     std::fs::create_dir_all(&inner).unwrap();
     let cases = [
         ("[[flow]]\nhurl = '''\nPOST {{base_url}}/\nfile,../secret.json;\n'''\n", (4, 6)),
@@ -500,7 +499,7 @@ fn files_outside_the_scenario_are_refused_where_they_are_named() {
     assert!(e.to_string().contains("larger than 1000 bytes"), "{e}");
     // A root the user names holds what is under it.
     std::fs::write(inner.join("s.toml"), "[[flow]]\nfile = \"../secret.json\"\n").unwrap();
-    let wide = Limits { file_root: Some(outer.clone()), ..Limits::default() };
+    let wide = Limits { file_root: Some(outer.path().to_path_buf()), ..Limits::default() };
     let e = Scenario::load_with(&inner.join("s.toml"), &[], &wide).unwrap_err();
     assert!(e.to_string().contains("secret.json:1:1"), "read, then refused as Hurl: {e}");
 }

@@ -9,14 +9,12 @@ fn source(text: &str) -> Result<FileSource, String> {
 
 /// `text` as a `.hurl` file aimed at `target`.
 pub(super) fn source_at(text: &str, target: &str) -> Result<FileSource, String> {
-    let dir = std::env::temp_dir().join(format!("sb-flow-{}-{}", std::process::id(), text.len()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
     let path = dir.join("t.hurl");
     std::fs::write(&path, text).unwrap();
     let aim = Aim { target: Some(target), ..Aim::default() };
-    let r = FileSource::load(&path, &["token=abc".into()], 1, &Limits::default(), aim);
-    std::fs::remove_dir_all(&dir).unwrap();
-    r
+    FileSource::load(&path, &["token=abc".into()], 1, &Limits::default(), aim)
 }
 
 pub(super) fn target(url: &str) -> Target {

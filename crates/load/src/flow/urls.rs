@@ -191,15 +191,14 @@ mod tests {
     #[test]
     fn a_server_a_capture_can_change_is_refused() {
         use crate::flow::FileSource;
-        let dir = std::env::temp_dir().join(format!("sb-urls-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let path = dir.join("t.hurl");
         let text = "GET {{host}}/a\nHTTP *\n[Captures]\nhost: header \"X-Next\"\nGET {{host}}/b\nHTTP *\n";
         std::fs::write(&path, text).unwrap();
         let aim = stackbench_hurl::origin::Aim { target: Some("http://127.0.0.1:9"), ..Default::default() };
         let limits = stackbench_hurl::files::Limits::default();
         let src = FileSource::load(&path, &["host=http://127.0.0.1:9".into()], 1, &limits, aim);
-        std::fs::remove_dir_all(&dir).unwrap();
         let e = src.unwrap_err();
         assert!(
             e.contains("t.hurl:1:5: the server of this request comes from `{{host}}`")

@@ -107,8 +107,8 @@ fn a_second_no_shard_reported_is_a_row_of_zeros() {
 }
 
 fn write_hlog_round_trips(r: &RunRecord) -> bool {
-    let dir = std::env::temp_dir().join(format!("sb-merge-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
     let path = dir.join("merged.hlog");
     write_hlog(r, &path).unwrap();
     let text = std::fs::read(&path).unwrap();
@@ -118,7 +118,6 @@ fn write_hlog_round_trips(r: &RunRecord) -> bool {
             total.add(decode_histogram(i.encoded_histogram()).unwrap()).unwrap();
         }
     }
-    std::fs::remove_dir_all(&dir).unwrap();
     total == decode_histogram(&r.histogram).unwrap()
 }
 

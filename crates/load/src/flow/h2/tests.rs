@@ -14,8 +14,8 @@ fn source(test: &str, text: &str) -> FileSource {
 
 /// As [`source`], aimed at `target`.
 fn source_at(test: &str, text: &str, target: &str) -> FileSource {
-    let dir = std::env::temp_dir().join(format!("sb-flow-h2-{}-{test}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = tempfile::Builder::new().prefix(&format!("sb-flow-h2-{test}-")).tempdir().unwrap();
+    let dir = scratch.path();
     let path = dir.join("t.toml");
     std::fs::write(&path, text).unwrap();
     // A scenario's files are under its directory.
@@ -23,7 +23,6 @@ fn source_at(test: &str, text: &str, target: &str) -> FileSource {
     std::fs::copy(proto, dir.join("sort.proto")).unwrap();
     let aim = stackbench_hurl::origin::Aim { target: Some(target), ..Default::default() };
     let src = FileSource::load(&path, &[], 1, &stackbench_hurl::files::Limits::default(), aim);
-    std::fs::remove_dir_all(&dir).unwrap();
     src.unwrap()
 }
 
