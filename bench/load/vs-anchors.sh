@@ -19,10 +19,13 @@
 #   h2tls       HTTP/2 over TLS: h2load vs stackbench --http2
 #   oha         keep-alive HTTP/1.1: oha vs stackbench
 #   new-conn    a new connection and a TLS handshake per request: wrk -H 'Connection: close'
-#               and oha --disable-keepalive vs stackbench --no-keepalive. All three resume the
-#               session (nginx's $ssl_session_reused says `r` for every handshake after each
-#               connection's first), so each is a resumed TLS 1.3 handshake (PSK with a fresh
-#               key exchange): the same work on both sides.
+#               and oha --disable-keepalive vs stackbench --no-keepalive. wrk resumes each
+#               connection's session; stackbench keeps a ticket per connection, so only each
+#               connection's first handshake is full (its record counts them); oha keeps
+#               rustls's 8 tickets per server, so at -c 100 a share of its handshakes are full
+#               (nginx's $ssl_session_reused says which), without checking the certificate
+#               (--insecure). The others are resumed TLS 1.3 handshakes (PSK with a fresh key
+#               exchange).
 # ROWS=REGEX runs only the rows whose name matches.
 #
 # Usage: [MODE=tls] bench/load/vs-anchors.sh [ROUNDS] [DURATION]   (defaults: 5 rounds, 10s)
