@@ -137,20 +137,20 @@ mod tests {
             stackbench_testkit::skip("no cloc on PATH");
             return;
         }
-        let dir = std::env::temp_dir().join(format!("sb-code-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        write(&dir, "app.py", "# a comment\nimport os\n\n\ndef f():\n    return 1\n");
-        write(&dir, "lib/util.py", "x = 1\n");
-        write(&dir, "test_app.py", "def test_f():\n    assert True\n");
-        write(&dir, "main.go", "package main\n\n// comment\nfunc main() {\n}\n");
-        write(&dir, "main_test.go", "package main\n");
-        write(&dir, "run.sh", "#!/bin/sh\nexec python3 app.py\n");
-        write(&dir, "go.sum", "a v1 h1:x\n");
-        write(&dir, "package-lock.json", "{\"a\": 1}\n");
-        write(&dir, ".venv/lib/site.py", "import sys\nimport os\n");
-        write(&dir, "README.md", "# title\n\ntext\n");
-        write(&dir, "plan.toml", "name = \"x\"\n");
-        let size = count(std::slice::from_ref(&dir)).unwrap();
+        let scratch = tempfile::Builder::new().prefix("sb-run-").tempdir().unwrap();
+        let dir = scratch.path();
+        write(dir, "app.py", "# a comment\nimport os\n\n\ndef f():\n    return 1\n");
+        write(dir, "lib/util.py", "x = 1\n");
+        write(dir, "test_app.py", "def test_f():\n    assert True\n");
+        write(dir, "main.go", "package main\n\n// comment\nfunc main() {\n}\n");
+        write(dir, "main_test.go", "package main\n");
+        write(dir, "run.sh", "#!/bin/sh\nexec python3 app.py\n");
+        write(dir, "go.sum", "a v1 h1:x\n");
+        write(dir, "package-lock.json", "{\"a\": 1}\n");
+        write(dir, ".venv/lib/site.py", "import sys\nimport os\n");
+        write(dir, "README.md", "# title\n\ntext\n");
+        write(dir, "plan.toml", "name = \"x\"\n");
+        let size = count(&[dir.to_path_buf()]).unwrap();
         assert_eq!(size.languages.get("Python"), Some(&4), "{size:?}");
         assert_eq!(size.languages.get("Go"), Some(&3), "{size:?}");
         assert_eq!((size.lines, size.files, size.languages.len()), (7, 3, 2), "{size:?}");
@@ -158,7 +158,6 @@ mod tests {
         let docs = dir.join("docs-only");
         write(&docs, "README.md", "# only docs\n");
         assert!(matches!(count(std::slice::from_ref(&docs)), Err(CodeError::Empty(_))));
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -171,15 +170,14 @@ mod tests {
 
     #[test]
     fn the_default_source_is_the_start_scripts_directory_beside_the_plan() {
-        let dir = std::env::temp_dir().join(format!("sb-code-default-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        write(&dir, "contestants/x/run.sh", "#!/bin/sh\n");
+        let scratch = tempfile::Builder::new().prefix("sb-run-").tempdir().unwrap();
+        let dir = scratch.path();
+        write(dir, "contestants/x/run.sh", "#!/bin/sh\n");
         let script = dir.join("plans/../contestants/x/run.sh");
         std::fs::create_dir_all(dir.join("plans")).unwrap();
         let expected = dir.canonicalize().unwrap().join("contestants/x");
         assert_eq!(default_source("{plan_dir}/../contestants/x/run.sh", &script), Some(expected));
         assert_eq!(default_source("{bin_dir}/sb-dummy", &script), None, "not shipped beside the plan");
         assert_eq!(default_source("{plan_dir}/missing.sh", &dir.join("missing.sh")), None);
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -507,8 +507,8 @@ mod tests {
 
     #[test]
     fn runs_to_the_end_with_output_and_pinning() {
-        let dir = std::env::temp_dir().join(format!("sb-run-proc-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::Builder::new().prefix("sb-run-").tempdir().unwrap();
+        let dir = scratch.path();
         let log = dir.join("out.log");
         let s = LaunchSpec {
             cpus: Some(vec![0]),
@@ -545,7 +545,6 @@ mod tests {
             e.contains("/no/bin/sb-dummy") && e.contains("cargo build --release -p stackbench-serve"),
             "{e}"
         );
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -564,12 +563,11 @@ mod tests {
 
     #[test]
     fn tail_starts_at_a_line() {
-        let dir = std::env::temp_dir().join(format!("sb-run-tail-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::Builder::new().prefix("sb-run-").tempdir().unwrap();
+        let dir = scratch.path();
         let f = dir.join("t");
         fs::write(&f, "aaaa\nbbbb\ncccc\n").unwrap();
         assert_eq!(tail(&f, 8), "cccc");
         assert_eq!(tail(&f, 100), "aaaa\nbbbb\ncccc");
-        fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -185,21 +185,20 @@ mod tests {
 
     #[test]
     fn lockfiles_are_found_hashed_and_installs_skipped() {
-        let dir = std::env::temp_dir().join(format!("sb-provenance-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let scratch = tempfile::Builder::new().prefix("sb-run-").tempdir().unwrap();
+        let dir = scratch.path();
         std::fs::create_dir_all(dir.join("node_modules/x")).unwrap();
         std::fs::create_dir_all(dir.join("api")).unwrap();
         std::fs::write(dir.join("go.sum"), b"abc").unwrap();
         std::fs::write(dir.join("api/package-lock.json"), b"").unwrap();
         std::fs::write(dir.join("node_modules/x/package-lock.json"), b"installed").unwrap();
         std::fs::write(dir.join("main.go"), b"package main").unwrap();
-        let found = lockfiles(std::slice::from_ref(&dir));
+        let found = lockfiles(&[dir.to_path_buf()]);
         let paths: Vec<&str> = found.iter().map(|l| l.path.as_str()).collect();
         assert_eq!(paths, ["api/package-lock.json", "go.sum"]);
         // SHA-256 of "abc" and of nothing (FIPS 180-2 test vectors).
         assert_eq!(found[1].sha256, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
         assert_eq!(found[0].sha256, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

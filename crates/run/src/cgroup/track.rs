@@ -236,20 +236,18 @@ mod tests {
 
     #[test]
     fn scratch_of_the_dead_is_reaped_and_of_the_living_kept() {
-        let tmp = std::env::temp_dir().join(format!("sb-reap-scratch-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&tmp);
-        fs::create_dir_all(&tmp).unwrap();
-        let mine = scratch_dir(&tmp, 5);
+        let scratch = tempfile::Builder::new().prefix("sb-run-").tempdir().unwrap();
+        let tmp = scratch.path();
+        let mine = scratch_dir(tmp, 5);
         let (pid, start) = owner_of(owner()).unwrap();
         let dead = tmp.join(format!("stackbench-{pid}.{}-5", start + 1));
         let other = tmp.join("stackbench-store-x-1");
         for d in [&mine, &dead, &other] {
             fs::create_dir_all(d.join("x")).unwrap();
         }
-        let said = reap_scratch(&tmp);
+        let said = reap_scratch(tmp);
         assert!(mine.exists() && other.exists() && !dead.exists(), "{said:?}");
         assert_eq!(said.len(), 1, "{said:?}");
-        fs::remove_dir_all(&tmp).unwrap();
     }
 
     #[test]

@@ -112,10 +112,9 @@ mod tests {
 
     #[test]
     fn each_program_is_asked_its_version_once_per_run() {
-        let dir = std::env::temp_dir().join(format!("sb-known-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let (program, calls) = counting_program(&dir);
+        let scratch = tempfile::Builder::new().prefix("sb-run-").tempdir().unwrap();
+        let dir = scratch.path();
+        let (program, calls) = counting_program(dir);
         let mut known = Known::default();
         let first = known.toolchains(std::slice::from_ref(&program));
         let second = known.toolchains(std::slice::from_ref(&program));
@@ -125,7 +124,6 @@ mod tests {
         // Another run asks again.
         let _ = Known::default().toolchains(std::slice::from_ref(&program));
         assert_eq!(std::fs::read_to_string(&calls).unwrap().lines().count(), 2);
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// A second count of the same sources is the first one's, not `cloc` run again:
@@ -137,14 +135,13 @@ mod tests {
             stackbench_testkit::skip("no cloc on PATH");
             return;
         }
-        let dir = std::env::temp_dir().join(format!("sb-known-code-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::Builder::new().prefix("sb-run-").tempdir().unwrap();
+        let dir = scratch.path();
         std::fs::write(dir.join("main.go"), "package main\n\nfunc main() {\n}\n").unwrap();
         let mut known = Known::default();
-        let paths = vec![dir.clone()];
+        let paths = vec![dir.to_path_buf()];
         let first = known.count(&paths).unwrap();
-        std::fs::remove_dir_all(&dir).unwrap();
+        scratch.close().unwrap();
         assert_eq!(known.count(&paths).unwrap(), first);
         assert!(Known::default().count(&paths).is_err(), "a new run counts again");
     }
