@@ -328,7 +328,8 @@ const EXITED: &str = "the server exited with ";
 pub fn record(scenario: &Scenario, v: &Verification) -> Record {
     let mut failures = Vec::new();
     for (i, case) in v.cases.iter().enumerate().filter(|(_, c)| !c.passed()) {
-        let exit = case.steps.iter().find_map(|s| s.error.as_deref()?.strip_prefix(EXITED));
+        // The error follows the request's `file:line:col: `.
+        let exit = case.steps.iter().find_map(|s| Some(s.error.as_deref()?.split_once(EXITED)?.1));
         if let Some(how) = exit {
             failures.push(VerifyFailure {
                 rule: "the contestant keeps running while it is verified".to_owned(),
