@@ -77,17 +77,56 @@ impl Parsed<'_> {
 }
 
 /// A user's cookies.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct Jar {
     /// In the order they are sent: longer paths first, and among equal paths in the order
     /// they were first stored (an update keeps its place, as RFC 6265 keeps the creation
     /// time).
     cookies: Vec<Cookie>,
+    /// The last store, when it left a session cookie (no `Expires`, no `Max-Age`) in the
+    /// jar and nothing has changed the jar since: the same header, from the same host for
+    /// the same path, would store the same cookie again, so it is not read at all.
+    last: Last,
 }
 
-/// Seconds since the Unix epoch, now.
+/// What [`Jar::store`] was last given, while `valid`.
+#[derive(Debug, Clone, Default)]
+struct Last {
+    valid: bool,
+    header: String,
+    host: String,
+    path: String,
+}
+
+impl Last {
+    fn is(&self, header: &str, host: &str, path: &str) -> bool {
+        self.valid && self.header == header && self.host == host && self.path == path
+    }
+
+    fn set(&mut self, header: &str, host: &str, path: &str) {
+        header.clone_into(&mut self.header);
+        host.clone_into(&mut self.host);
+        path.clone_into(&mut self.path);
+        self.valid = true;
+    }
+}
+
+/// Two jars are equal when they hold the same cookies in the same order.
+impl PartialEq for Jar {
+    fn eq(&self, other: &Jar) -> bool {
+        self.cookies == other.cookies
+    }
+}
+
+impl Eq for Jar {}
+
+/// Seconds since the Unix epoch, now (read on every request that sends or stores a cookie:
+/// the clock's seconds, without a calendar date made and taken apart).
 pub fn now() -> i64 {
-    Utc::now().timestamp()
+    match std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
+        Ok(d) => i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
+        Err(before) => i64::try_from(before.duration().as_secs()).map_or(i64::MIN, |s| -s),
+    }
 }
 
 impl Jar {
@@ -97,6 +136,7 @@ impl Jar {
 
     pub fn clear(&mut self) {
         self.cookies.clear();
+        self.last.valid = false;
     }
 
     /// The cookies, longest path first, then oldest.
@@ -105,35 +145,52 @@ impl Jar {
     }
 
     /// Stores the cookie of one `Set-Cookie` header value, received from `host` for a
-    /// request to `path` (its path, without the query). A header that is not a cookie
-    /// (no `name=`), or whose `Domain` does not cover `host`, is ignored, as RFC 6265 says;
-    /// one that has expired removes the cookie it names.
-    pub fn store(&mut self, header: &str, host: &str, path: &str, now: i64) {
-        let Some(c) = parse(header, host, path, now) else { return };
+    /// request to `path` (its path, without the query), at the time `now` gives (read only
+    /// when the cookie expires). A header that is not a cookie (no `name=`), or whose
+    /// `Domain` does not cover `host`, is ignored, as RFC 6265 says; one that has expired
+    /// removes the cookie it names.
+    pub fn store(&mut self, header: &str, host: &str, path: &str, now: impl Fn() -> i64) {
+        if self.last.is(header, host, path) {
+            return;
+        }
+        self.last.valid = false;
+        let Some(c) = parse(header, host, path, &now) else { return };
         let same = |o: &Cookie| o.name == c.name && o.domain == *c.domain && o.path == c.path;
-        let expired = c.expires.is_some_and(|t| t <= now);
+        let expired = c.expires.is_some_and(|t| t <= now());
         match self.cookies.iter().position(same) {
             Some(i) if expired => {
                 self.cookies.remove(i);
+                return;
             }
             Some(i) => c.update(&mut self.cookies[i]),
-            None if expired => {}
+            None if expired => return,
             None => {
                 // After every cookie whose path is as long or longer: the order they are sent.
                 let at = self.cookies.iter().position(|o| o.path.len() < c.path.len());
                 self.cookies.insert(at.unwrap_or(self.cookies.len()), c.to_cookie());
             }
         }
+        if c.expires.is_none() {
+            self.last.set(header, host, path);
+        }
     }
 
     /// Writes the value of the `Cookie` header of a request to `host` and `path` (over TLS
-    /// when `tls`): `a=1; b=2`, appended to `out`; returns whether it wrote any.
-    pub fn header(&self, host: &str, path: &str, tls: bool, now: i64, out: &mut Vec<u8>) -> bool {
+    /// when `tls`) at the time `now` gives (read only when a cookie expires): `a=1; b=2`,
+    /// appended to `out`; returns whether it wrote any.
+    pub fn header(
+        &self,
+        host: &str,
+        path: &str,
+        tls: bool,
+        now: impl Fn() -> i64,
+        out: &mut Vec<u8>,
+    ) -> bool {
         let mut any = false;
         // The jar is in the order cookies are sent: no list to make and sort.
         for c in self.cookies.iter().filter(|c| {
             (tls || !c.secure)
-                && c.expires.is_none_or(|t| t > now)
+                && c.expires.is_none_or(|t| t > now())
                 && domain_matches(host, &c.domain, c.host_only)
                 && path_matches(path, &c.path)
         }) {
@@ -151,7 +208,7 @@ impl Jar {
 
 /// A `Set-Cookie` value as a cookie for `host` and request `path` (RFC 6265, 5.2 and 5.3),
 /// read in place.
-fn parse<'a>(header: &'a str, host: &'a str, path: &'a str, now: i64) -> Option<Parsed<'a>> {
+fn parse<'a>(header: &'a str, host: &'a str, path: &'a str, now: &impl Fn() -> i64) -> Option<Parsed<'a>> {
     let mut parts = header.split(';');
     let (name, value) = parts.next()?.split_once('=')?;
     let name = name.trim();
@@ -178,7 +235,7 @@ fn parse<'a>(header: &'a str, host: &'a str, path: &'a str, now: i64) -> Option<
             }
         } else if is("max-age") {
             if let Ok(n) = val.parse::<i64>() {
-                max_age = Some(if n <= 0 { i64::MIN } else { now.saturating_add(n) });
+                max_age = Some(if n <= 0 { i64::MIN } else { now().saturating_add(n) });
             }
         } else if is("domain") && !val.is_empty() {
             let d = lower(val.trim_start_matches('.'));
@@ -259,15 +316,15 @@ mod tests {
 
     fn sent(jar: &Jar, host: &str, path: &str, tls: bool) -> String {
         let mut out = Vec::new();
-        jar.header(host, path, tls, NOW, &mut out);
+        jar.header(host, path, tls, || NOW, &mut out);
         String::from_utf8(out).unwrap()
     }
 
     #[test]
     fn a_session_cookie_goes_back_to_its_host_and_path() {
         let mut jar = Jar::default();
-        jar.store("sid=abc; Path=/; HttpOnly", "127.0.0.1", "/login", NOW);
-        jar.store("pref=x", "127.0.0.1", "/app/settings", NOW);
+        jar.store("sid=abc; Path=/; HttpOnly", "127.0.0.1", "/login", || NOW);
+        jar.store("pref=x", "127.0.0.1", "/app/settings", || NOW);
         assert_eq!(sent(&jar, "127.0.0.1", "/app/settings?x=1", false), "pref=x; sid=abc");
         assert_eq!(sent(&jar, "127.0.0.1", "/other", false), "sid=abc");
         assert_eq!(sent(&jar, "127.0.0.2", "/", false), "");
@@ -281,34 +338,34 @@ mod tests {
     #[test]
     fn domains_cover_their_subdomains_and_refuse_others() {
         let mut jar = Jar::default();
-        jar.store("a=1; Domain=.example.test", "api.example.test", "/", NOW);
-        jar.store("b=2; Domain=other.test", "api.example.test", "/", NOW);
-        jar.store("c=3", "api.example.test", "/", NOW);
+        jar.store("a=1; Domain=.example.test", "api.example.test", "/", || NOW);
+        jar.store("b=2; Domain=other.test", "api.example.test", "/", || NOW);
+        jar.store("c=3", "api.example.test", "/", || NOW);
         assert_eq!(sent(&jar, "www.example.test", "/", false), "a=1");
         assert_eq!(sent(&jar, "api.example.test", "/", false), "a=1; c=3");
         assert_eq!(jar.cookies().len(), 2, "a Domain that does not cover the host is ignored");
         let mut jar = Jar::default();
-        jar.store("d=4; Domain=localhost", "localhost", "/", NOW);
+        jar.store("d=4; Domain=localhost", "localhost", "/", || NOW);
         assert_eq!(sent(&jar, "localhost", "/x", false), "d=4");
     }
 
     #[test]
     fn expiry_secure_and_replacement() {
         let mut jar = Jar::default();
-        jar.store("t=1; Max-Age=60", "h", "/", NOW);
-        jar.store("s=1; Secure", "h", "/", NOW);
-        jar.store("old=1; Expires=Wed, 13 Jan 2021 22:23:01 GMT", "h", "/", NOW);
+        jar.store("t=1; Max-Age=60", "h", "/", || NOW);
+        jar.store("s=1; Secure", "h", "/", || NOW);
+        jar.store("old=1; Expires=Wed, 13 Jan 2021 22:23:01 GMT", "h", "/", || NOW);
         assert_eq!(sent(&jar, "h", "/", false), "t=1");
         assert_eq!(sent(&jar, "h", "/", true), "t=1; s=1");
         let mut later = Vec::new();
-        jar.header("h", "/", false, NOW + 61, &mut later);
+        jar.header("h", "/", false, || NOW + 61, &mut later);
         assert!(later.is_empty(), "expired after its Max-Age");
-        jar.store("t=2", "h", "/", NOW);
+        jar.store("t=2", "h", "/", || NOW);
         assert_eq!(sent(&jar, "h", "/", false), "t=2", "replaced in place");
-        jar.store("t=; Max-Age=0", "h", "/", NOW);
+        jar.store("t=; Max-Age=0", "h", "/", || NOW);
         assert_eq!(sent(&jar, "h", "/", false), "", "deleted");
-        jar.store("novalue", "h", "/", NOW);
-        jar.store("=x", "h", "/", NOW);
+        jar.store("novalue", "h", "/", || NOW);
+        jar.store("=x", "h", "/", || NOW);
         assert_eq!(jar.cookies().len(), 1, "only s=1 is left");
     }
 
@@ -329,7 +386,7 @@ mod tests {
 
     impl Reference {
         fn store(&mut self, header: &str, host: &str, path: &str, now: i64) {
-            let Some(c) = parse(header, host, path, now).map(|p| p.to_cookie()) else { return };
+            let Some(c) = parse(header, host, path, &|| now).map(|p| p.to_cookie()) else { return };
             let same = |o: &Cookie| o.name == c.name && o.domain == c.domain && o.path == c.path;
             let expired = c.expires.is_some_and(|t| t <= now);
             match self.0.iter().position(same) {
@@ -390,7 +447,7 @@ mod tests {
         ) {
             let (mut jar, mut reference) = (Jar::default(), Reference::default());
             for (header, host, path) in &sets {
-                jar.store(header, host, path, NOW);
+                jar.store(header, host, path, || NOW);
                 reference.store(header, host, path, NOW);
                 for (host, path) in [("api.example.test", "/a/b/c"), ("www.example.test", "/"), ("127.0.0.1", "/a")] {
                     proptest::prop_assert_eq!(sent(&jar, host, path, tls), reference.header(host, path, tls, NOW));
@@ -403,13 +460,43 @@ mod tests {
     }
 
     #[test]
+    fn now_is_the_calendar_clocks_second() {
+        let (before, n, after) = (Utc::now().timestamp(), now(), Utc::now().timestamp());
+        assert!((before..=after).contains(&n), "{before} <= {n} <= {after}");
+    }
+
+    #[test]
     fn an_unchanged_cookie_keeps_its_buffer() {
         let mut jar = Jar::default();
-        jar.store("sid=abc; Path=/; HttpOnly", "h", "/login", NOW);
+        jar.store("sid=abc; Path=/; HttpOnly", "h", "/login", || NOW);
         let at = jar.cookies()[0].value.as_ptr();
-        jar.store("sid=abc; Path=/; HttpOnly", "h", "/login", NOW);
+        jar.store("sid=abc; Path=/; HttpOnly", "h", "/login", || NOW);
         assert_eq!(jar.cookies()[0].value.as_ptr(), at, "not copied again");
-        jar.store("sid=abd; Path=/", "h", "/", NOW);
+        jar.store("sid=abd; Path=/", "h", "/", || NOW);
         assert_eq!((jar.cookies()[0].value.as_str(), jar.cookies()[0].http_only), ("abd", false));
+        // The header stored last, deleted by another, then sent again: stored again.
+        jar.store("sid=; Path=/; Max-Age=0", "h", "/", || NOW);
+        assert!(jar.is_empty());
+        jar.store("sid=abd; Path=/", "h", "/", || NOW);
+        assert_eq!(sent(&jar, "h", "/", false), "sid=abd");
+        jar.clear();
+        jar.store("sid=abd; Path=/", "h", "/", || NOW);
+        assert_eq!(sent(&jar, "h", "/", false), "sid=abd", "stored again after a clear");
+        // A cookie with a lifetime is read each time: its expiry moves with the clock.
+        jar.store("t=1; Max-Age=10", "h", "/", || NOW);
+        jar.store("t=1; Max-Age=10", "h", "/", || NOW + 5);
+        let mut out = Vec::new();
+        jar.header("h", "/", false, || NOW + 12, &mut out);
+        assert_eq!(out, b"sid=abd; t=1", "expires at NOW + 15");
+    }
+
+    #[test]
+    fn the_clock_is_read_only_for_cookies_that_expire() {
+        let mut jar = Jar::default();
+        let never = || -> i64 { panic!("the clock was read") };
+        jar.store("sid=abc; Path=/", "h", "/", never);
+        jar.store("sid=abc; Path=/", "h", "/", never);
+        jar.store("b=1; Path=/; HttpOnly", "h", "/", never);
+        jar.header("h", "/", false, never, &mut Vec::new());
     }
 }

@@ -476,7 +476,7 @@ impl IterState {
                         host,
                         std::str::from_utf8(&out[path]).unwrap_or("/"),
                         tls,
-                        cookies::now(),
+                        cookies::now,
                         line,
                     ) {
                         out.extend_from_slice(b"Cookie: ");
@@ -531,16 +531,19 @@ impl IterState {
         Ok(Outgoing::Http1 { wire: &self.wire, head_only })
     }
 
-    /// Stores the cookies `answer` sets, for the host and path of the request it answers.
+    /// Stores the cookies `answer` sets (`first`, its first `Set-Cookie`, and the others
+    /// when `more`), for the host and path of the request it answers.
     #[inline(never)]
-    fn store_cookies(&mut self, answer: &impl stackbench_hurl::Answer) {
+    fn store_cookies(&mut self, answer: &impl stackbench_hurl::Answer, first: &str, more: bool) {
         // An HTTP/1.1 request lent from `wire` is still there; otherwise `path` holds it.
         let path = if self.wire.is_empty() { &self.path[..] } else { &self.wire[request_path(&self.wire)] };
         let path = std::str::from_utf8(path).unwrap_or("/");
         let path = if path.is_empty() { "/" } else { path };
-        let now = cookies::now();
-        for v in (0..).map_while(|i| answer.header("set-cookie", i)) {
-            self.jar.store(v, &self.host, path, now);
+        self.jar.store(first, &self.host, path, cookies::now);
+        if more {
+            for v in (1..).map_while(|i| answer.header("set-cookie", i)) {
+                self.jar.store(v, &self.host, path, cookies::now);
+            }
         }
     }
 
@@ -569,8 +572,8 @@ impl IterState {
         answer: &impl stackbench_hurl::Answer,
         asserts: bool,
     ) -> Verdict {
-        if answer.header_first("set-cookie").0.is_some() {
-            self.store_cookies(answer);
+        if let (Some(first), more) = answer.header_first("set-cookie") {
+            self.store_cookies(answer, first, more);
         }
         self.failures.clear();
         entry.check_some(compiled, answer, &mut self.vars, &mut self.scratch, &mut self.failures, asserts);

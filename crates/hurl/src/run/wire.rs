@@ -108,7 +108,7 @@ impl Wire<'_> {
             add_cookies(&self.jar, req, &origin.host, path, origin.tls);
             let answer = send(e, req)?;
             for v in (0..).map_while(|i| answer.header("set-cookie", i)) {
-                self.jar.store(v, &origin.host, if path.is_empty() { "/" } else { path }, now);
+                self.jar.store(v, &origin.host, if path.is_empty() { "/" } else { path }, || now);
             }
             let status = answer.status();
             let location = answer.header("location", 0).filter(|_| o.location && is_redirect(status));
@@ -166,7 +166,7 @@ pub fn add_cookies(jar: &Jar, req: &mut Request, host: &str, path: &str, tls: bo
         return;
     }
     let mut line = Vec::new();
-    if !jar.header(host, path, tls, cookies::now(), &mut line) {
+    if !jar.header(host, path, tls, cookies::now, &mut line) {
         return;
     }
     if let Some(at) = req.cookies_at {
