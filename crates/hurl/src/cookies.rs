@@ -209,15 +209,13 @@ impl Jar {
 /// A `Set-Cookie` value as a cookie for `host` and request `path` (RFC 6265, 5.2 and 5.3),
 /// read in place.
 fn parse<'a>(header: &'a str, host: &'a str, path: &'a str, now: &impl Fn() -> i64) -> Option<Parsed<'a>> {
-    let mut parts = header.split(';');
-    let (name, value) = parts.next()?.split_once('=')?;
-    let name = name.trim();
+    let (name, value, attrs) = name_value(header)?;
     if name.is_empty() {
         return None;
     }
     let mut c = Parsed {
         name,
-        value: value.trim(),
+        value,
         domain: lower(host),
         host_only: true,
         path: default_path(path),
@@ -226,7 +224,7 @@ fn parse<'a>(header: &'a str, host: &'a str, path: &'a str, now: &impl Fn() -> i
         expires: None,
     };
     let mut max_age = None;
-    for attr in parts {
+    for attr in attrs.split(';') {
         let (key, val) = attr.split_once('=').map_or((attr.trim(), ""), |(k, v)| (k.trim(), v.trim()));
         let is = |name: &str| key.eq_ignore_ascii_case(name);
         if is("expires") {
@@ -256,6 +254,27 @@ fn parse<'a>(header: &'a str, host: &'a str, path: &'a str, now: &impl Fn() -> i
         c.expires = max_age;
     }
     Some(c)
+}
+
+/// A `Set-Cookie` value's name and value (before its first `;`, split at the first `=`,
+/// trimmed), and what follows the `;` (its attributes); `None` without a `=`. One pass over
+/// the bytes: the `cookie` query reads it on every answer.
+pub(crate) fn name_value(header: &str) -> Option<(&str, &str, &str)> {
+    let mut eq = None;
+    let mut end = header.len();
+    for (i, b) in header.bytes().enumerate() {
+        match b {
+            b'=' if eq.is_none() => eq = Some(i),
+            b';' => {
+                end = i;
+                break;
+            }
+            _ => {}
+        }
+    }
+    let eq = eq?;
+    let attrs = header.get(end + 1..).unwrap_or("");
+    Some((header[..eq].trim(), header[eq + 1..end].trim(), attrs))
 }
 
 /// `s` in lower case, copied only when it has an upper-case letter.
@@ -367,6 +386,18 @@ mod tests {
         jar.store("novalue", "h", "/", || NOW);
         jar.store("=x", "h", "/", || NOW);
         assert_eq!(jar.cookies().len(), 1, "only s=1 is left");
+    }
+
+    #[test]
+    fn names_and_values_split_as_the_header_splits() {
+        for h in
+            ["a=1", " a = 1 ; Path=/", "a=b=c; x", "a;b=1", "=1", "a=", "a=1;", "novalue", "", "é = ü ;;"]
+        {
+            let mut parts = h.split(';');
+            let first = parts.next().and_then(|p| p.split_once('='));
+            let expected = first.map(|(n, v)| (n.trim(), v.trim(), h.split_once(';').map_or("", |(_, a)| a)));
+            assert_eq!(name_value(h), expected, "{h:?}");
+        }
     }
 
     #[test]

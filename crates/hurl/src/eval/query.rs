@@ -256,16 +256,16 @@ pub(super) fn cookie<'b>(
     name: &str,
     attr: CookieAttr,
 ) -> Result<Option<Value<'b>>, FailureKind> {
-    let Some(header) = (0..)
+    let Some((value, attrs)) = (0..)
         .map_while(|i| answer.header("set-cookie", i))
-        .find(|h| h.split(';').next().and_then(|p| p.split_once('=')).is_some_and(|(n, _)| n.trim() == name))
+        .filter_map(crate::cookies::name_value)
+        .find_map(|(n, v, attrs)| (n == name).then_some((v, attrs)))
     else {
         return Ok(None);
     };
-    let mut parts = header.split(';');
-    let value = parts.next().and_then(|p| p.split_once('=')).map_or("", |(_, v)| v.trim());
-    let attrs =
-        parts.map(|p| p.split_once('=').map_or((p.trim(), None), |(k, v)| (k.trim(), Some(v.trim()))));
+    let attrs = attrs
+        .split(';')
+        .map(|p| p.split_once('=').map_or((p.trim(), None), |(k, v)| (k.trim(), Some(v.trim()))));
     let get = |key: &str| attrs.clone().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v);
     let text = |v: Option<&'b str>| v.map(|s| Value::Str(Cow::Borrowed(s)));
     Ok(match attr {
