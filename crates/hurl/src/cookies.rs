@@ -288,7 +288,7 @@ fn lower(s: &str) -> Cow<'_, str> {
 
 /// RFC 6265 5.1.4: the directory of the request's path (`/a/b` → `/a`; `/a` → `/`).
 fn default_path(path: &str) -> &str {
-    let path = path.split(['?', '#']).next().unwrap_or("");
+    let path = without_query(path);
     match path.rfind('/') {
         Some(0) | None => "/",
         Some(i) => &path[..i],
@@ -309,9 +309,15 @@ fn domain_matches(host: &str, domain: &str, host_only: bool) -> bool {
         && host[host.len() - domain.len()..].eq_ignore_ascii_case(domain)
 }
 
+/// A request's path without its query or fragment (a byte search: every request that sends
+/// a cookie asks).
+fn without_query(path: &str) -> &str {
+    path.bytes().position(|b| b == b'?' || b == b'#').map_or(path, |i| &path[..i])
+}
+
 /// RFC 6265 5.1.4: the request's path is the cookie's, or under it.
 fn path_matches(request: &str, cookie: &str) -> bool {
-    let request = request.split(['?', '#']).next().unwrap_or("");
+    let request = without_query(request);
     let request = if request.is_empty() { "/" } else { request };
     request == cookie
         || (request.starts_with(cookie)
