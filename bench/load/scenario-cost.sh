@@ -7,27 +7,31 @@
 # bench/load/cookie-like.hurl, dummy-like's POST to a path whose answer sets a cookie, with
 # --keep-cookies (each answer's Set-Cookie stored, the cookie sent back on the next request). Against
 # nginx (`return 200 '{"count":1}'`, core 0); the generator on core 1, 10 connections, one
-# thread. Each is run SHORT and LONG seconds; (Ir_long - Ir_short) / (requests_long -
-# requests_short) takes start-up and exit out. Then:
-# - each runs LONG seconds outside valgrind: requests per CPU-second (user + system) of the
-#   generator, a figure the machine's noise moves by a few percent where the instruction counts
-#   move by tenths of one;
+# thread. Each is run for SHORT and LONG requests (-n); (Ir_long - Ir_short) / (LONG - SHORT),
+# of the worker thread (callgrind --separate-threads; the main thread's collector and record
+# are per second and per run, and callgrind's slowdown would weigh them fifty times their
+# native share), takes start-up and exit out: a count of requests, not of seconds, so that a
+# busy machine, which lets the client under valgrind run less, does not move it. Then:
+# - each runs SECS seconds (default 5) outside valgrind: requests per CPU-second (user +
+#   system) of the generator, a figure the machine's noise moves by a few percent where the
+#   instruction counts move by tenths of one;
 # - the three files, and dummy-like.hurl as an h2c file (nginx's h2c port), under memcheck: heap
 #   allocations per request, LONG minus SHORT as above;
 # - with HURL=path/to/hurl (8.0.1), the two files through `hurl --test --repeat N --jobs U`
-#   on core 1 (N=HURL_REPEAT, default 5000) beside `stackbench load -c U` for LONG seconds,
+#   on core 1 (N=HURL_REPEAT, default 5000) beside `stackbench load -c U` for SECS seconds,
 #   for U = 1 and 10 users, HURL_ROUNDS (default 3) alternating rounds: requests per
 #   generator CPU-second of each, and their ratio. Hurl starts each repetition with an empty
 #   cookie store, so it never sends the cookie back where stackbench does.
 #
-# Usage: cargo build --release && bench/load/scenario-cost.sh [SHORT LONG] (default 2 5)
+# Usage: cargo build --release && bench/load/scenario-cost.sh [SHORT LONG] (default 1000 5000)
 # SB=path/to/stackbench to measure another build.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 sb=${SB:-$here/../../target/release/stackbench}
-short=${1:-2}
-long=${2:-5}
+short=${1:-1000}
+long=${2:-5000}
+secs=${SECS:-5}
 port=${PORT:-18493}
 h2=$((port + 1))
 dir=$(mktemp -d)
@@ -35,20 +39,23 @@ trap 'kill "$(cat "$dir/nginx.pid" 2>/dev/null)" 2>/dev/null || true; rm -rf "$d
 start_nginx "$dir" "$port" "$h2"
 printf 'protocol = "h2c"\n[[flow]]\nfile = "%s"\n' "$here/dummy-like.hurl" >"$dir/h2c.toml"
 
-# run TOOL NAME PORT SECONDS ARGS...: prints "count requests errors" of one run under valgrind's
-# TOOL: callgrind counts instructions, memcheck heap allocations.
+# run TOOL NAME PORT REQUESTS ARGS...: prints "count requests errors" of one run under
+# valgrind's TOOL: callgrind counts the worker thread's instructions, memcheck heap allocations.
 run() {
-  local tool=$1 name=$2 at=$3 secs=$4 out count
+  local tool=$1 name=$2 at=$3 n=$4 out count
   shift 4
-  out="$dir/$name.$tool.$secs"
+  out="$dir/$name.$tool.$n"
   local opts=(--tool="$tool")
-  [ "$tool" = callgrind ] && opts+=(--callgrind-out-file="$out.cg")
+  [ "$tool" = callgrind ] && opts+=(--separate-threads=yes --callgrind-out-file="$out.cg")
   taskset -c 1 valgrind "${opts[@]}" \
-    "$sb" load "http://127.0.0.1:$at" -c 10 --threads 1 -d "${secs}s" -q \
+    "$sb" load "http://127.0.0.1:$at" -c 10 --threads 1 -n "$n" -q \
     --json "$out.json" "$@" >/dev/null 2>"$out.err" ||
-    { echo "$name ($tool, ${secs}s) failed:" >&2; tail -n 5 "$out.err" >&2; return 1; }
+    { echo "$name ($tool, -n $n) failed:" >&2; tail -n 5 "$out.err" >&2; return 1; }
   if [ "$tool" = callgrind ]; then
-    count=$(awk '/^(summary|totals):/ {print $2; exit}' "$out.cg")
+    # The busiest thread but the main one (callgrind numbers threads as they start).
+    count=$(for f in "$out.cg"-*; do
+      [ "$((10#${f##*-}))" = 1 ] || awk '/^(summary|totals):/ {print $2; exit}' "$f"
+    done | sort -n | tail -n 1)
   else
     count=$(grep -o 'total heap usage: [0-9,]* allocs' "$out.err" | tr -d , | awk '{print $4}')
   fi
@@ -69,11 +76,11 @@ per_request() {
     "$c1" "$n1" "$c2" "$n2" "$e1" "$e2"
 }
 
-# per_cpu_second NAME ARGS...: requests per generator CPU-second of one LONG run, natively.
+# per_cpu_second NAME ARGS...: requests per generator CPU-second of one SECS run, natively.
 per_cpu_second() {
   local name=$1 out="$dir/$1.native"
   shift
-  taskset -c 1 "$sb" load "http://127.0.0.1:$port" -c "${conns:-10}" --threads 1 -d "${long}s" -q \
+  taskset -c 1 "$sb" load "http://127.0.0.1:$port" -c "${conns:-10}" --threads 1 -d "${secs}s" -q \
     --json "$out.json" "$@" >/dev/null 2>"$out.err" ||
     { echo "$name (native) failed:" >&2; tail -n 5 "$out.err" >&2; return 1; }
   python3 - "$out.json" <<'PY'
@@ -93,7 +100,7 @@ read -r fixed xn1 xn2 xerr < <(per_request callgrind fixed "$port" "${fixed_args
 read -r dummy dn1 dn2 derr < <(per_request callgrind dummy "$port" "${dummy_args[@]}")
 read -r file fn1 fn2 ferr < <(per_request callgrind file "$port" "${file_args[@]}")
 read -r cookie cn1 cn2 cerr < <(per_request callgrind cookie "$port" "${cookie_args[@]}")
-echo "instructions per request (requests in the ${short}s and ${long}s runs; errors)"
+echo "instructions per request of the worker thread (-n $short and -n $long; errors)"
 echo "  fixed request        $fixed   ($xn1, $xn2; $xerr errors)"
 echo "  dummy (built-in)     $dummy   ($dn1, $dn2; $derr errors)"
 echo "  dummy-like.hurl      $file   ($fn1, $fn2; $ferr errors)"
@@ -101,7 +108,7 @@ echo "  cookie-like.hurl     $cookie   ($cn1, $cn2; $cerr errors)"
 python3 -c "import sys; print(f'  built-in / fixed     {int(sys.argv[2]) / int(sys.argv[1]):.2f}')" "$fixed" "$dummy"
 python3 -c "import sys; print(f'  .hurl / fixed        {int(sys.argv[2]) / int(sys.argv[1]):.2f}')" "$fixed" "$file"
 python3 -c "import sys; print(f'  cookie .hurl / fixed {int(sys.argv[2]) / int(sys.argv[1]):.2f}')" "$fixed" "$cookie"
-echo "requests per generator CPU-second (${long}s, natively)"
+echo "requests per generator CPU-second (${secs}s, natively)"
 echo "  fixed request        $(per_cpu_second fixed "${fixed_args[@]}")"
 echo "  dummy (built-in)     $(per_cpu_second dummy "${dummy_args[@]}")"
 echo "  dummy-like.hurl      $(per_cpu_second file "${file_args[@]}")"
@@ -130,7 +137,7 @@ hurl_per_cpu_second() {
 }
 rounds=${HURL_ROUNDS:-3}
 echo "requests per generator CPU-second beside Hurl ($("$HURL" --version | head -n 1))"
-echo "  stackbench -c U for ${long}s, hurl --jobs U; $rounds alternating rounds; median (min..max) of the rounds' ratios"
+echo "  stackbench -c U for ${secs}s, hurl --jobs U; $rounds alternating rounds; median (min..max) of the rounds' ratios"
 for users in 1 10; do
   for f in dummy-like cookie-like; do
     extra=()
