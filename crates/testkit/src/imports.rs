@@ -163,6 +163,24 @@ pub fn layers(g: &Graph, parent: &ModPath) -> Vec<Vec<(String, Vec<String>)>> {
     out
 }
 
+/// [`layers`] of the crate root's modules as text, highest layer first: `n module → uses`
+/// per line, the leaves (layer 0) on one line. The picture of load's modules in
+/// docs/design.md is this text (`module-layers`, and a test holds the two alike).
+pub fn layers_text(g: &Graph) -> String {
+    let mut out = String::new();
+    for (n, layer) in layers(g, &Vec::new()).iter().enumerate().rev() {
+        if n == 0 {
+            let leaves: Vec<&str> = layer.iter().map(|(m, _)| m.as_str()).collect();
+            let _ = writeln!(out, "{n:>2} {}", leaves.join(", "));
+            continue;
+        }
+        for (module, uses) in layer {
+            let _ = writeln!(out, "{n:>2} {module} → {}", uses.join(", "));
+        }
+    }
+    out
+}
+
 impl Graph {
     /// The module that defines what `path` (absolute) names: the longest prefix that is a
     /// module, followed through that module's imports; `None` outside the crate.
@@ -507,5 +525,24 @@ mod tests {
             found.extend(circles(&g).iter().map(|c| format!("{krate}: {}", describe(&g, c, &root))));
         }
         assert!(found.is_empty(), "modules that import each other:\n{}", found.join("\n"));
+    }
+
+    /// docs/design.md's picture of the load engine's modules is what the code draws.
+    #[test]
+    fn the_load_engines_picture_in_the_design_is_the_codes() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let design = std::fs::read_to_string(root.join("docs/design.md")).expect("docs/design.md");
+        let after = "--bin module-layers -- crates/load/src/lib.rs` prints them from the code:";
+        let at = design.find(after).expect("the picture's introduction in docs/design.md");
+        let block = &design[at..];
+        let start = block.find("```text\n").expect("its ```text block") + "```text\n".len();
+        let drawn = &block[start..start + block[start..].find("```").expect("the block's end")];
+        let g = crate_graph(&root.join("crates/load/src/lib.rs")).expect("load's modules");
+        let code = layers_text(&g);
+        assert!(
+            drawn == code,
+            "docs/design.md's picture of load's modules differs from the code: replace it with the \
+             output of `cargo run -p stackbench-testkit --bin module-layers -- crates/load/src/lib.rs`:\n{code}"
+        );
     }
 }

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use stackbench_testkit::imports::{circles, crate_graph, describe, layers};
+use stackbench_testkit::imports::{circles, crate_graph, describe, layers_text};
 
 fn main() {
     let Some(root) = std::env::args().nth(1) else {
@@ -23,15 +23,5 @@ fn main() {
         }
         std::process::exit(1);
     }
-    for (n, layer) in layers(&g, &Vec::new()).iter().enumerate().rev() {
-        if n == 0 {
-            // The leaves, which use no other module, on one line.
-            let leaves: Vec<&str> = layer.iter().map(|(m, _)| m.as_str()).collect();
-            println!("{n:>2} {}", leaves.join(", "));
-            continue;
-        }
-        for (module, uses) in layer {
-            println!("{n:>2} {module} → {}", uses.join(", "));
-        }
-    }
+    print!("{}", layers_text(&g));
 }
