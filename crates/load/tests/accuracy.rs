@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use crate::common::{Behavior, start};
 use stackbench_load::{Dur, LoadOptions, Stop, run};
+use stackbench_testkit::record::valid;
 
 #[test]
 fn a_fixed_delay_reads_as_that_delay() {
@@ -20,7 +21,7 @@ fn a_fixed_delay_reads_as_that_delay() {
         threads: Some(1),
         ..LoadOptions::default()
     };
-    let r = run(&o.to_spec(&s.url("/")).unwrap(), &Stop::new()).unwrap();
+    let r = valid(run(&o.to_spec(&s.url("/")).unwrap(), &Stop::new()).unwrap());
     let mut holds = s.stats.holds.lock().unwrap().clone();
     holds.sort();
     let server_p50 = holds[holds.len() / 2].as_micros() as f64;
@@ -44,7 +45,7 @@ fn the_open_model_shows_a_stall_the_closed_model_hides() {
         threads: Some(1),
         ..LoadOptions::default()
     };
-    let r = run(&o.to_spec(&open.url("/")).unwrap(), &Stop::new()).unwrap();
+    let r = valid(run(&o.to_spec(&open.url("/")).unwrap(), &Stop::new()).unwrap());
     let l = &r.summary.latency;
     // About a third of the requests were due during the stall and waited up to a second.
     assert!(l.p90_us >= 300_000, "open p90 {} µs should show the stall", l.p90_us);
@@ -58,7 +59,7 @@ fn the_open_model_shows_a_stall_the_closed_model_hides() {
         threads: Some(1),
         ..LoadOptions::default()
     };
-    let r = run(&o.to_spec(&closed.url("/")).unwrap(), &Stop::new()).unwrap();
+    let r = valid(run(&o.to_spec(&closed.url("/")).unwrap(), &Stop::new()).unwrap());
     // Only the 4 requests caught in the stall waited; thousands of fast ones dilute them.
     assert!(r.summary.latency.p90_us < 100_000, "closed p90 {} µs", r.summary.latency.p90_us);
     assert!(!r.summary.corrected_for_coordinated_omission);
@@ -78,7 +79,7 @@ fn timer_slack_is_counted_in_the_latency() {
             timer_slack: slack.map(Dur),
             ..LoadOptions::default()
         };
-        run(&o.to_spec(&s.url("/")).unwrap(), &Stop::new()).unwrap()
+        valid(run(&o.to_spec(&s.url("/")).unwrap(), &Stop::new()).unwrap())
     };
     let r = run_with(Some(Duration::from_millis(20)));
     assert_eq!(r.summary.errors, 0, "{:?}", r.summary);
@@ -131,7 +132,7 @@ fn strict_p50_within_5_percent_of_20ms() {
     for (name, o) in [("closed", closed), ("open", open)] {
         let mut spec = o.to_spec(&s.url("/")).unwrap();
         spec.cpus = Some(vec![1]);
-        let r = run(&spec, &Stop::new()).unwrap();
+        let r = valid(run(&spec, &Stop::new()).unwrap());
         let p50 = r.summary.latency.p50_us as f64;
         let off = (p50 - 20_000.0) / 20_000.0 * 100.0;
         let mut holds = std::mem::take(&mut *s.stats.holds.lock().unwrap());

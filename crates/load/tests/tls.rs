@@ -9,6 +9,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use stackbench_load::{Dur, LoadError, LoadOptions, NewConnection, Stop, run};
+use stackbench_testkit::record::valid;
 use stackbench_testkit::tls::{Certs, Leaf, Misbehave, Options, Raw, TlsServer};
 
 fn certs(name: &str, leaf: Leaf) -> (Certs, std::path::PathBuf) {
@@ -38,7 +39,9 @@ fn fails_before_the_load(opt: &LoadOptions, url: &str) -> String {
 fn http1_and_h2_over_tls_agree_what_the_server_saw() {
     let (pem, dir) = certs("agree", Leaf::Valid);
     let srv = TlsServer::start(&pem, &Options::default());
-    let rec = run(&opts(&pem).to_spec(&srv.url("localhost", "/")).unwrap(), &Stop::new()).unwrap();
+    let rec = stackbench_testkit::record::valid(
+        run(&opts(&pem).to_spec(&srv.url("localhost", "/")).unwrap(), &Stop::new()).unwrap(),
+    );
     assert!(rec.summary.requests > 0 && rec.summary.errors == 0, "{:?}", rec.errors);
     let conn = rec.connections.as_ref().expect("connections kept");
     let tls = conn.tls.as_ref().expect("TLS kept");
@@ -52,7 +55,9 @@ fn http1_and_h2_over_tls_agree_what_the_server_saw() {
     assert!(srv.stats.requests.load(Ordering::Relaxed) >= rec.summary.requests);
 
     let opt = LoadOptions { http2: true, tls_groups: vec!["X25519".into()], ..opts(&pem) };
-    let rec = run(&opt.to_spec(&srv.url("localhost", "/")).unwrap(), &Stop::new()).unwrap();
+    let rec = stackbench_testkit::record::valid(
+        run(&opt.to_spec(&srv.url("localhost", "/")).unwrap(), &Stop::new()).unwrap(),
+    );
     assert!(rec.summary.requests > 0 && rec.summary.errors == 0, "{:?}", rec.errors);
     let tls = rec.connections.unwrap().tls.unwrap();
     assert_eq!((tls.alpn.as_deref(), tls.key_exchange_group.as_deref()), (Some("h2"), Some("X25519")));
@@ -66,7 +71,9 @@ fn a_connection_per_request_resumes_unless_told_not_to() {
     let (pem, dir) = certs("resume", Leaf::Valid);
     let srv = TlsServer::start(&pem, &Options::default());
     let opt = LoadOptions { no_keepalive: true, ..opts(&pem) };
-    let rec = run(&opt.to_spec(&srv.url("127.0.0.1", "/")).unwrap(), &Stop::new()).unwrap();
+    let rec = stackbench_testkit::record::valid(
+        run(&opt.to_spec(&srv.url("127.0.0.1", "/")).unwrap(), &Stop::new()).unwrap(),
+    );
     assert!(rec.summary.requests > 10 && rec.summary.errors == 0, "{:?}", rec.errors);
     let conn = rec.connections.unwrap();
     let tls = conn.tls.unwrap();
@@ -79,7 +86,9 @@ fn a_connection_per_request_resumes_unless_told_not_to() {
     assert!(first.without_setup.p50_us < first.with_setup.p50_us);
 
     let opt = LoadOptions { no_keepalive: true, no_resume: true, http2: true, ..opts(&pem) };
-    let rec = run(&opt.to_spec(&srv.url("127.0.0.1", "/")).unwrap(), &Stop::new()).unwrap();
+    let rec = stackbench_testkit::record::valid(
+        run(&opt.to_spec(&srv.url("127.0.0.1", "/")).unwrap(), &Stop::new()).unwrap(),
+    );
     assert!(rec.summary.requests > 10 && rec.summary.errors == 0, "{:?}", rec.errors);
     let tls = rec.connections.unwrap().tls.unwrap();
     assert_eq!(tls.resumed, 0);
@@ -102,7 +111,9 @@ fn every_connection_resumes_after_its_first_handshake() {
         requests: Some(960),
         ..opts(&pem)
     };
-    let rec = run(&opt.to_spec(&srv.url("127.0.0.1", "/")).unwrap(), &Stop::new()).unwrap();
+    let rec = stackbench_testkit::record::valid(
+        run(&opt.to_spec(&srv.url("127.0.0.1", "/")).unwrap(), &Stop::new()).unwrap(),
+    );
     assert!(rec.summary.requests == 960 && rec.summary.errors == 0, "{:?}", rec.errors);
     let tls = rec.connections.unwrap().tls.unwrap();
     assert_eq!(tls.failed, 0);
@@ -135,7 +146,9 @@ fn a_connection_per_iteration_is_shared_by_its_requests() {
             requests: Some(12),
             ..opts(&pem)
         };
-        let rec = run(&opt.to_spec(&srv.url("127.0.0.1", "/")).unwrap(), &Stop::new()).unwrap();
+        let rec = stackbench_testkit::record::valid(
+            run(&opt.to_spec(&srv.url("127.0.0.1", "/")).unwrap(), &Stop::new()).unwrap(),
+        );
         assert!(rec.summary.errors == 0, "{:?}", rec.errors);
         let conn = rec.connections.as_ref().expect("connections kept");
         let tls = conn.tls.as_ref().expect("TLS kept");
@@ -157,7 +170,9 @@ fn a_connection_per_iteration_is_shared_by_its_requests() {
         // A connection per request for the same file: one for each of its 36 requests.
         let srv = TlsServer::start(&pem, &Options { http1_only: !http2, ..Options::default() });
         let opt = LoadOptions { new_connection: Some(NewConnection::Request), ..opt };
-        let rec = run(&opt.to_spec(&srv.url("127.0.0.1", "/")).unwrap(), &Stop::new()).unwrap();
+        let rec = stackbench_testkit::record::valid(
+            run(&opt.to_spec(&srv.url("127.0.0.1", "/")).unwrap(), &Stop::new()).unwrap(),
+        );
         assert!(rec.summary.errors == 0, "{:?}", rec.errors);
         let conn = rec.connections.as_ref().expect("connections kept");
         assert_eq!(conn.opened, 36, "http2 {http2}");
@@ -175,7 +190,7 @@ fn tls12_mutual_tls_and_resolve() {
     assert!(msg.contains("client certificate") || msg.contains("closed the connection"), "{msg}");
     let opt =
         LoadOptions { cert: Some(pem.client_cert.clone()), key: Some(pem.client_key.clone()), ..opts(&pem) };
-    let rec = run(&opt.to_spec(&url).unwrap(), &Stop::new()).unwrap();
+    let rec = valid(run(&opt.to_spec(&url).unwrap(), &Stop::new()).unwrap());
     assert!(rec.summary.requests > 0 && rec.summary.errors == 0, "{:?}", rec.errors);
     assert_eq!(rec.connections.unwrap().tls.unwrap().version, "TLSv1.2");
 
@@ -189,7 +204,7 @@ fn tls12_mutual_tls_and_resolve() {
         cacert: Some(named.ca.clone()),
         ..opts(&named)
     };
-    let rec = run(&opt.to_spec(&url).unwrap(), &Stop::new()).unwrap();
+    let rec = valid(run(&opt.to_spec(&url).unwrap(), &Stop::new()).unwrap());
     assert!(rec.summary.requests > 0 && rec.summary.errors == 0, "{:?}", rec.errors);
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -204,7 +219,9 @@ fn certificates_that_do_not_verify_are_one_clear_error() {
     assert!(msg.contains("localhost") && msg.contains("--cacert") && msg.contains("--insecure"), "{msg}");
     // --insecure takes it.
     let opt = LoadOptions { cacert: None, insecure: true, ..opts(&good) };
-    let rec = run(&opt.to_spec(&srv.url("localhost", "/")).unwrap(), &Stop::new()).unwrap();
+    let rec = stackbench_testkit::record::valid(
+        run(&opt.to_spec(&srv.url("localhost", "/")).unwrap(), &Stop::new()).unwrap(),
+    );
     assert!(rec.summary.ok > 0, "{:?}", rec.errors);
 
     for (leaf, words) in [(Leaf::Expired, "expired"), (Leaf::OtherName, "not valid for the name localhost")] {
@@ -239,7 +256,9 @@ fn hostile_servers_are_clear_before_the_load_and_counted_under_it() {
             ..opts(&pem)
         };
         let began = Instant::now();
-        let rec = run(&opt.to_spec(&srv.url("localhost", "/")).unwrap(), &Stop::new()).unwrap();
+        let rec = stackbench_testkit::record::valid(
+            run(&opt.to_spec(&srv.url("localhost", "/")).unwrap(), &Stop::new()).unwrap(),
+        );
         assert!(began.elapsed() < Duration::from_secs(6), "{how:?}: took {:?}", began.elapsed());
         assert!(rec.invalid.is_none(), "{how:?}: {:?}", rec.invalid);
         let handshake = rec.errors.get("tls_handshake").copied().unwrap_or(0);
@@ -321,7 +340,7 @@ fn nginx_on_openssl_agrees_x25519_and_resumes() {
     let (pem, dir) = certs("nginx", Leaf::Valid);
     let Some(nginx) = Nginx::start(&pem, &dir) else { return };
     let url = format!("https://localhost:{}/", nginx.port);
-    let rec = run(&opts(&pem).to_spec(&url).unwrap(), &Stop::new()).unwrap();
+    let rec = valid(run(&opts(&pem).to_spec(&url).unwrap(), &Stop::new()).unwrap());
     assert!(rec.summary.ok > 0 && rec.summary.errors == 0, "{:?}", rec.errors);
     let tls = rec.connections.unwrap().tls.unwrap();
     // OpenSSL 3.0 has no ML-KEM: the hybrid offered first is passed over for X25519.
@@ -329,7 +348,7 @@ fn nginx_on_openssl_agrees_x25519_and_resumes() {
     assert_eq!(tls.alpn.as_deref(), Some("http/1.1"));
 
     let opt = LoadOptions { http2: true, no_keepalive: true, ..opts(&pem) };
-    let rec = run(&opt.to_spec(&url).unwrap(), &Stop::new()).unwrap();
+    let rec = valid(run(&opt.to_spec(&url).unwrap(), &Stop::new()).unwrap());
     assert!(rec.summary.ok > 0 && rec.summary.errors == 0, "{:?}", rec.errors);
     let tls = rec.connections.unwrap().tls.unwrap();
     assert_eq!(tls.alpn.as_deref(), Some("h2"));
@@ -353,7 +372,7 @@ fn a_cleartext_url_to_a_tls_server_is_counted_and_said() {
             ..LoadOptions::default()
         };
         let began = Instant::now();
-        let rec = run(&opt.to_spec(&url).unwrap(), &Stop::new()).unwrap();
+        let rec = valid(run(&opt.to_spec(&url).unwrap(), &Stop::new()).unwrap());
         assert!(began.elapsed() < Duration::from_secs(5), "took {:?}", began.elapsed());
         let answered = rec.errors.get("tls_answer").copied().unwrap_or(0);
         assert!(answered > 0 && answered == rec.summary.errors, "http2 {http2}: {:?}", rec.errors);
