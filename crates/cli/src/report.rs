@@ -10,7 +10,7 @@ use crate::exit;
 
 use anyhow::{Context as _, bail};
 use clap::Args;
-use stackbench_record::store::ResultSet;
+use stackbench_record::ResultSet;
 use stackbench_report::{Analysis, AnalysisOptions, Format, RenderOptions, render, render_comparison};
 
 /// `stackbench report`.

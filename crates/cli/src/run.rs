@@ -14,9 +14,7 @@ use anyhow::{Context as _, bail};
 use clap::Args;
 use stackbench_hurl::builtin::Builtin;
 use stackbench_hurl::files::Limits;
-use stackbench_record::Environment;
-use stackbench_record::size::ByteSize;
-use stackbench_record::store::ResultSet;
+use stackbench_record::{ByteSize, Environment, ResultSet};
 use stackbench_run::CgroupLimiter;
 use stackbench_run::EngineDriver;
 use stackbench_run::HyperProber;
@@ -362,9 +360,7 @@ fn execute(mut plan: Plan, common: &Common) -> anyhow::Result<ExitCode> {
         stackbench: exe,
         bin_dir,
         interrupt,
-        environment: Environment::detect(&stackbench_record::env::version_with_build(env!(
-            "CARGO_PKG_VERSION"
-        ))),
+        environment: Environment::detect(&stackbench_record::version_with_build(env!("CARGO_PKG_VERSION"))),
         cpus: cpus(),
         seed: stackbench_run::clock_seed(),
         report_follows: !common.no_report,

@@ -495,8 +495,7 @@ fn report_md(dir: &Path) -> String {
 /// every statistic, with the file, what is wrong and what to do.
 #[test]
 fn a_copied_or_edited_run_file_is_not_a_measurement() {
-    use stackbench_record::Invalid;
-    use stackbench_record::store::ResultSet;
+    use stackbench_record::{Invalid, ResultSet};
     let scratch = Scratch::new("tampered");
     let dir = scratch.0.join("results");
     let set = stackbench_report::synthetic::three_kings(dir.to_str().unwrap());

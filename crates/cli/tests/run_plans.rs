@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use stackbench_record::store::Status;
+use stackbench_record::Status;
 use stackbench_testkit::contestants;
 use stackbench_testkit::process::Server;
 

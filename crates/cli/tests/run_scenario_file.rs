@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use stackbench_record::store::{ResultSet, Status};
+use stackbench_record::{ResultSet, Status};
 
 const BIN: &str = env!("CARGO_BIN_EXE_stackbench");
 

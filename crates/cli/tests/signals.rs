@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use stackbench_record::store::Status;
+use stackbench_record::Status;
 use stackbench_testkit::contestants::contestant;
 
 const BIN: &str = env!("CARGO_BIN_EXE_stackbench");

@@ -363,11 +363,10 @@ fn record(spec: &LoadSpec, t: &Totals, started_at_ms: u64, cpu: CpuPair, stopped
     let user = cpu.1.0.saturating_sub(cpu.0.0).as_secs_f64();
     let system = cpu.1.1.saturating_sub(cpu.0.1).as_secs_f64();
     // The cores the workers could use: their pins, or the process's CPUs, at most one per thread.
-    let environment =
-        Environment::detect(&stackbench_record::env::version_with_build(env!("CARGO_PKG_VERSION")));
+    let environment = Environment::detect(&stackbench_record::version_with_build(env!("CARGO_PKG_VERSION")));
     let available = match &spec.cpus {
         Some(cpus) => cpus.len() as u32,
-        None => stackbench_record::env::count_cpu_list(&environment.affinity),
+        None => stackbench_record::count_cpu_list(&environment.affinity),
     };
     let threads = spec.threads.max(1) as u32;
     let cores = if available == 0 { threads } else { threads.min(available) };

@@ -203,12 +203,12 @@ pub struct LoadOptions {
     /// [default: 64MiB]
     #[arg(long, value_name = "SIZE", help_heading = "Request", requires = "scenario_file")]
     #[serde(skip)]
-    pub max_file_size: Option<stackbench_record::size::ByteSize>,
+    pub max_file_size: Option<stackbench_record::ByteSize>,
     /// Scenario files and built-ins: the longest value a capture may take; a longer one fails
     /// its capture (`check`) and ends its iteration. [default: 1MiB]
     #[arg(long, value_name = "SIZE", help_heading = "Request")]
     #[serde(skip)]
-    pub max_capture: Option<stackbench_record::size::ByteSize>,
+    pub max_capture: Option<stackbench_record::ByteSize>,
     /// The scenario file's variable that stands for the target (its value becomes the URL);
     /// default: `base_url` when the file uses it, else the file's first origin is the target.
     #[arg(long, value_name = "NAME", help_heading = "Request", requires = "scenario_file")]

@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
-use stackbench_record::{ErrorKind, NotSent, histogram::HIGHEST_US, new_histogram};
+use stackbench_record::{ErrorKind, HIGHEST_US, NotSent, new_histogram};
 
 use crate::parse::CheckEvery;
 use crate::tally::{Counts, FirstTally, MeasureStart, add_error};

@@ -10,7 +10,7 @@
 //! - [`Settle`] is the controller: it takes the warm-up's seconds as they
 //!   become final and, as soon as their rate (requests completed) and median
 //!   latency are steady by the shared detector
-//!   ([`stackbench_record::stats::steady`], a 5-second sliding-window
+//!   ([`stackbench_record::timeline_steady`], a 5-second sliding-window
 //!   least-squares slope test, 5% tolerance), confirmed by the [`CONFIRM`]
 //!   seconds after that window keeping its level, says when the measured
 //!   window begins. Past the maximum it decides nothing: the warm-up ends there, and
@@ -21,9 +21,7 @@
 
 use std::time::Duration;
 
-pub use stackbench_record::stats::steady::WINDOW;
-use stackbench_record::stats::steady::{Steady, timeline_steady};
-use stackbench_record::{Second, Warmup};
+use stackbench_record::{STEADY_WINDOW, Second, Steady, Warmup, timeline_steady};
 
 use crate::collect::Collector;
 use crate::recorder::Interval;
@@ -36,7 +34,7 @@ use crate::tally::MeasureStart;
 pub const MARGIN: Duration = Duration::from_millis(250);
 
 /// Seconds after a flat window that must keep its level before the warm-up ends.
-pub const CONFIRM: usize = WINDOW;
+pub const CONFIRM: usize = STEADY_WINDOW;
 
 /// The `--warmup auto` controller, on whole seconds of the warm-up (no clock of its own: it is
 /// told how long after the start of the load each second became final).
@@ -65,7 +63,7 @@ impl Settle {
         // The detector checks a flat window against the seconds after it: with none yet, a
         // noisy trend can pass for flat, so the steady point is taken once a whole window of
         // seconds after it has kept its level.
-        if self.seen.len() < s + WINDOW + CONFIRM {
+        if self.seen.len() < s + STEADY_WINDOW + CONFIRM {
             return None;
         }
         self.steady_from = Some(s as u32);

@@ -60,7 +60,7 @@ pub fn thousands(v: i64) -> String {
 /// `1,882 ± 63`, `166.8 ± 1.9`, `3.14 ± 0.12`: the error with two
 /// significant digits, the value to the same decimal place. For an interval
 /// that may be lopsided, [`with_interval`].
-pub fn with_error(value: f64, error: f64) -> String {
+fn with_error(value: f64, error: f64) -> String {
     if !value.is_finite() || !error.is_finite() {
         return format!("{} ± {}", rate(value), rate(error));
     }
@@ -144,7 +144,7 @@ pub fn compact(x: f64) -> String {
 }
 
 /// 3 significant digits, no exponent: `1.23`, `12.3`, `123`, `1230`.
-pub fn sig3(x: f64) -> String {
+fn sig3(x: f64) -> String {
     if x == 0.0 || !x.is_finite() {
         return if x.is_finite() { "0".into() } else { "–".into() };
     }

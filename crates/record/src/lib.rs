@@ -15,29 +15,32 @@
 //!
 //! - the record's types: [`RunRecord`] and its parts here; the per-request entries
 //!   ([`Named`]), the error kinds ([`ErrorKind`]), what a run cost ([`ProcessSamples`],
-//!   [`GeneratorUsage`]), connections ([`connections`]), latency histograms ([`histogram`]),
-//!   a capacity search ([`search`]) and the records' wall-clock times ([`time`]);
-//! - the result-store layout ([`store`]);
+//!   [`GeneratorUsage`]), connections ([`Connections`]), latency histograms ([`Latency`]),
+//!   a capacity search ([`Search`]) and the records' wall-clock times ([`Utc`]);
+//! - the result-store layout ([`ResultSet`], written with [`write_json_atomic`]);
 //! - the statistics the load engine and the reports share: the one percentile routine
-//!   ([`quantiles`]) and the steady-state detector ([`stats`]);
-//! - the machine a run was measured on, as read from `/proc` and `/sys` ([`env`]);
-//! - how a number reads to a person ([`fmt`], [`size`]) and how it is painted on a terminal
+//!   ([`nearest_rank`]) and the steady-state detector ([`timeline_steady`]);
+//! - the machine a run was measured on, as read from `/proc` and `/sys` ([`Environment`]);
+//! - how a number reads to a person ([`fmt`], [`ByteSize`]) and how it is painted on a terminal
 //!   ([`fmt::Paint`]), so that the load engine's summary and the reports say `1.23 ms` the
 //!   same way.
+//!
+//! The modules are private: what other crates use is re-exported here, except [`fmt`], whose
+//! functions are read as `fmt::micros`, `fmt::percent` wherever a number is said.
 
-pub mod connections;
-pub mod env;
+mod connections;
+mod env;
 mod error_kind;
 pub mod fmt;
-pub mod histogram;
+mod histogram;
 mod named;
 mod not_sent;
-pub mod quantiles;
-pub mod search;
-pub mod size;
-pub mod stats;
-pub mod store;
-pub mod time;
+mod quantiles;
+mod search;
+mod size;
+mod stats;
+mod store;
+mod time;
 mod usage;
 
 use std::collections::BTreeMap;
@@ -45,13 +48,23 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 pub use connections::{Connections, FirstRequests, TlsRecord};
-pub use env::Environment;
+pub use env::{Environment, count_cpu_list, version_with_build};
 pub use error_kind::ErrorKind;
-pub use histogram::{HistogramError, Latency, decode_histogram, encode_histogram, new_histogram};
+pub use histogram::{HIGHEST_US, HistogramError, Latency, decode_histogram, encode_histogram, new_histogram};
 pub use named::Named;
 pub use not_sent::NotSent;
-pub use quantiles::Quantiles;
+pub use quantiles::{Quantiles, nearest_rank};
 pub use search::{Search, SearchStep};
+pub use size::ByteSize;
+pub use stats::dist::{normal_quantile, student_t_quantile};
+pub use stats::mean;
+pub use stats::steady::{Steady, WINDOW as STEADY_WINDOW, timeline_steady};
+pub use store::{
+    CodeSize, ContestantRecord, Incident, Lockfile, MANIFEST, Manifest, RUNS_DIR, ResultSet, STOPPING,
+    Status, Stopping, StoreError, Verification, VerifyFailure, contestant_path, file_safe, read_json,
+    run_file_name, write_json_atomic,
+};
+pub use time::{Utc, now_ms};
 pub use usage::{CgroupUsage, GeneratorUsage, ProcessSamples, Sample};
 
 /// The record's JSON Schema (draft 2020-12, `crates/record/schema/run-record.schema.json`):

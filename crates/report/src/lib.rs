@@ -7,7 +7,7 @@
 //!
 //! ```no_run
 //! use stackbench_report::{Analysis, AnalysisOptions, Format, RenderOptions, render};
-//! let set = stackbench_record::store::ResultSet::load("results/x".as_ref()).unwrap();
+//! let set = stackbench_record::ResultSet::load("results/x".as_ref()).unwrap();
 //! let analysis = Analysis::from_results(&set, &AnalysisOptions::default());
 //! print!("{}", render(&analysis, Format::Terminal, &RenderOptions::for_stdout()));
 //! ```

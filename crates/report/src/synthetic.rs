@@ -19,15 +19,12 @@ use std::path::{Path, PathBuf};
 
 use hdrhistogram::Histogram;
 
-use stackbench_record::store::{
-    self, ContestantRecord, Incident, Manifest, ResultSet, Status, StoreError, Verification, VerifyFailure,
-};
 use stackbench_record::{
-    Checks, Environment, GeneratorUsage, Label, Latency, LoadParams, Model, ProcessSamples, Quantiles,
-    RunRecord, Sample, Second, Summary, encode_histogram, new_histogram,
+    Checks, ContestantRecord, Environment, GeneratorUsage, Incident, Label, Latency, LoadParams, MANIFEST,
+    Manifest, Model, ProcessSamples, Quantiles, RUNS_DIR, ResultSet, RunRecord, Sample, Second, Status,
+    StoreError, Summary, Verification, VerifyFailure, contestant_path, encode_histogram, nearest_rank,
+    new_histogram, run_file_name, write_json_atomic,
 };
-
-use stackbench_record::quantiles::nearest_rank;
 
 use crate::stats::rng::{SplitMix64, seed_from};
 
@@ -294,7 +291,7 @@ pub fn contestant(
             Some("Go") => ("Go", 100),
             _ => ("Elixir", 20),
         };
-        stackbench_record::store::CodeSize {
+        stackbench_record::CodeSize {
             lines,
             files: 1,
             languages: BTreeMap::from([(tokei_name.to_owned(), lines)]),
@@ -317,7 +314,7 @@ pub fn contestant(
             BTreeMap::new()
         },
         lockfiles: if name == "flask-influx" {
-            vec![stackbench_record::store::Lockfile {
+            vec![stackbench_record::Lockfile {
                 path: "requirements.txt".to_owned(),
                 sha256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08".to_owned(),
             }]
@@ -594,18 +591,15 @@ pub fn extremes(dir: &str) -> ResultSet {
 /// Writes a result set as the orchestrator lays it out (manifest,
 /// `contestants/`, `runs/`), into `dir`.
 pub fn write(set: &ResultSet, dir: &Path) -> Result<(), StoreError> {
-    store::write_json_atomic(&dir.join(store::MANIFEST), &set.manifest)?;
+    write_json_atomic(&dir.join(MANIFEST), &set.manifest)?;
     for c in &set.contestants {
-        store::write_json_atomic(&store::contestant_path(dir, &c.name), c)?;
+        write_json_atomic(&contestant_path(dir, &c.name), c)?;
     }
     for (i, r) in set.runs.iter().enumerate() {
         let name = r.label.contestant.as_deref().unwrap_or("unnamed");
-        let path = dir.join(store::RUNS_DIR).join(store::run_file_name(
-            i as u32 + 1,
-            name,
-            r.label.repetition.unwrap_or(1),
-        ));
-        store::write_json_atomic(&path, r)?;
+        let path =
+            dir.join(RUNS_DIR).join(run_file_name(i as u32 + 1, name, r.label.repetition.unwrap_or(1)));
+        write_json_atomic(&path, r)?;
     }
     Ok(())
 }

@@ -3,11 +3,11 @@
 //! `--reference`, interrupted runs, a contestant that answered nothing, and
 //! unreadable input.
 
-use stackbench_record::store::{Incident, Status};
+use stackbench_record::{Incident, Status};
 use stackbench_report::analysis::{Analysis, AnalysisOptions, ScenarioReport, Verdict};
 use stackbench_report::synthetic::{RunSpec, contestant, result_set, three_kings};
 
-fn analyse(set: &stackbench_record::store::ResultSet) -> Analysis {
+fn analyse(set: &stackbench_record::ResultSet) -> Analysis {
     Analysis::from_results(set, &AnalysisOptions::default())
 }
 
@@ -443,7 +443,7 @@ fn searches_that_met_nothing_are_upper_bounds_and_say_so() {
 fn precision_rounds_are_judged_at_their_per_look_level() {
     let mut set = three_kings("precision");
     let plain = analyse(&set);
-    set.stopping = Some(stackbench_record::store::Stopping {
+    set.stopping = Some(stackbench_record::Stopping {
         precision: 0.03,
         max_repetitions: 3,
         max_time_s: None,

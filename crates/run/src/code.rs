@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use stackbench_record::store::CodeSize;
+use stackbench_record::CodeSize;
 
 /// Directories never counted (dependencies, build outputs, caches).
 const EXCLUDED_DIRS: &str = ".venv,venv,node_modules,_build,target,bin,deps,gen,__pycache__,.mvn";

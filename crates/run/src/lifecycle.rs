@@ -19,8 +19,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::verify::VerifyOptions;
-use stackbench_record::store::{ContestantRecord, Incident, Status, StoreError};
-use stackbench_record::{Environment, Quantiles};
+use stackbench_record::{ContestantRecord, Environment, Incident, Quantiles, Status, StoreError};
 
 use crate::cgroup::{LimitGroup, LimitRequest, Limiter};
 use crate::client::Prober;
@@ -145,7 +144,7 @@ pub fn run_plan(
     let lock = crate::dirlock::DirLock::acquire(&opts.out).map_err(|e| RunError::Refused(e.to_string()))?;
     let store = if opts.resume {
         // Both checks come before `resume`, which sets interrupted runs aside.
-        let manifest = stackbench_record::store::Manifest::load(&opts.out)?;
+        let manifest = stackbench_record::Manifest::load(&opts.out)?;
         if manifest.status == Status::Running {
             progress(&format!(
                 "{} was left running by a stackbench that is no longer running (it was killed or crashed); \
@@ -176,7 +175,7 @@ pub fn run_plan(
             rounds: Some(crate::store::RoundsAsked::of(plan.precision.as_ref())),
             unbudgeted: plan.unbudgeted,
         };
-        stackbench_record::store::write_json_atomic(&opts.out.join(crate::store::INVOCATION), &invocation)?;
+        stackbench_record::write_json_atomic(&opts.out.join(crate::store::INVOCATION), &invocation)?;
         s
     };
     let plan_dir = plan
@@ -427,7 +426,7 @@ impl Orchestrator<'_, '_> {
     /// Build (unless `built` ran it already), artifact, cold starts, verification.
     fn setup(&mut self, i: usize, built: Option<builds::Built>) -> Result<(), RunError> {
         let c = &self.plan.contestants[i];
-        let scratch = self.scratch.join(stackbench_record::store::file_safe(&c.name));
+        let scratch = self.scratch.join(stackbench_record::file_safe(&c.name));
         let _ = std::fs::create_dir_all(&scratch);
         self.say(&format!("{} ({}):", c.name, c.scenario.described()));
         if tls::serves_tls(c)

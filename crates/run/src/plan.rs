@@ -384,7 +384,7 @@ impl Plan {
                 ));
             }
             // Unique as files too: `x/y` and `x_y` would share contestants/x_y.json.
-            let file = stackbench_record::store::file_safe(&name);
+            let file = stackbench_record::file_safe(&name);
             if let Some((other, first)) = names.insert(file.clone(), (name.clone(), c.name.span())) {
                 let line = line_col(text, first.start).0;
                 let why = if other == name {
@@ -585,6 +585,6 @@ pub mod precision;
 pub mod profile;
 pub mod scenario;
 
-pub use stackbench_record::size::ByteSize;
+pub use stackbench_record::ByteSize;
 #[cfg(test)]
 mod tests;

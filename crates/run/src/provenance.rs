@@ -13,7 +13,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use sha2::{Digest as _, Sha256};
-use stackbench_record::store::Lockfile;
+use stackbench_record::Lockfile;
 
 /// File names that pin a dependency set, in the ecosystems the contestants use.
 const LOCKFILES: [&str; 11] = [

@@ -1,5 +1,5 @@
 //! Writing a result directory (layout and atomic writes are those of
-//! `stackbench_record::store`): the manifest at the start and at the end, a
+//! `stackbench_record`): the manifest at the start and at the end, a
 //! contestant's record whenever it changes, and each measured run as soon as
 //! it ends, so an interruption loses nothing written before. `--resume` reads
 //! the directory back and tells which runs are still owed.
@@ -8,11 +8,11 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use stackbench_record::store::{
-    self as layout, ContestantRecord, MANIFEST, Manifest, RUNS_DIR, ResultSet, Status, StoreError,
+use stackbench_record::{
+    ContestantRecord, Environment, MANIFEST, Manifest, RUNS_DIR, ResultSet, RunRecord, SCHEMA_VERSION,
+    STOPPING, Status, StoreError, Utc, contestant_path, file_safe, read_json, run_file_name,
+    write_json_atomic,
 };
-use stackbench_record::time::Utc;
-use stackbench_record::{Environment, RunRecord, SCHEMA_VERSION};
 
 /// How a result directory was asked for, so `--resume` continues the same
 /// thing: the plan's variant and the contestants selected (`--only`).
@@ -69,11 +69,11 @@ pub const INVOCATION: &str = "invocation.json";
 impl Invocation {
     /// Reads it from a result directory (`None` if absent or unreadable).
     pub fn read(dir: &Path) -> Option<Invocation> {
-        layout::read_json(&dir.join(INVOCATION)).ok()
+        read_json(&dir.join(INVOCATION)).ok()
     }
 }
 
-pub use stackbench_record::time::now_ms;
+pub use stackbench_record::now_ms;
 
 /// A result directory being written.
 #[derive(Debug)]
@@ -122,7 +122,7 @@ impl ResultStore {
             environment,
             status: Status::Running,
         };
-        layout::write_json_atomic(&dir.join(MANIFEST), &manifest)?;
+        write_json_atomic(&dir.join(MANIFEST), &manifest)?;
         Ok(ResultStore {
             dir: dir.to_owned(),
             manifest,
@@ -159,7 +159,7 @@ impl ResultStore {
             for e in entries.flatten() {
                 let path = e.path();
                 if path.extension().is_some_and(|x| x == "json")
-                    && layout::read_json::<RunRecord>(&path).is_ok_and(|r| r.interrupted)
+                    && read_json::<RunRecord>(&path).is_ok_and(|r| r.interrupted)
                 {
                     let mut aside = path.clone().into_os_string();
                     aside.push(".interrupted");
@@ -171,13 +171,13 @@ impl ResultStore {
         let mut manifest = set.manifest;
         manifest.status = Status::Running;
         manifest.finished_at_ms = None;
-        layout::write_json_atomic(&dir.join(MANIFEST), &manifest)?;
+        write_json_atomic(&dir.join(MANIFEST), &manifest)?;
         Ok(ResultStore { dir: dir.to_owned(), manifest, next_seq, done, contestants: set.contestants })
     }
 
     /// Writes a contestant's record (replacing the previous one).
     pub fn save_contestant(&mut self, record: &ContestantRecord) -> Result<(), StoreError> {
-        layout::write_json_atomic(&layout::contestant_path(&self.dir, &record.name), record)?;
+        write_json_atomic(&contestant_path(&self.dir, &record.name), record)?;
         match self.contestants.iter_mut().find(|c| c.name == record.name) {
             Some(c) => *c = record.clone(),
             None => self.contestants.push(record.clone()),
@@ -189,12 +189,12 @@ impl ResultStore {
     pub fn save_run(&mut self, record: &RunRecord) -> Result<PathBuf, StoreError> {
         let name = record.label.contestant.as_deref().unwrap_or("run");
         let rep = record.label.repetition.unwrap_or(0);
-        let path = self.dir.join(RUNS_DIR).join(layout::run_file_name(self.next_seq, name, rep));
+        let path = self.dir.join(RUNS_DIR).join(run_file_name(self.next_seq, name, rep));
         // The orchestrator's tests (fake contestants, whole plans) hold every record they
         // write to the schema other tools read it by.
         #[cfg(test)]
         let record = &stackbench_testkit::record::valid(record.clone());
-        layout::write_json_atomic(&path, record)?;
+        write_json_atomic(&path, record)?;
         self.next_seq += 1;
         if !record.interrupted {
             self.done.insert((name.to_owned(), rep));
@@ -203,20 +203,20 @@ impl ResultStore {
     }
 
     /// Writes how the rounds of a plan with `precision` are being decided.
-    pub fn save_stopping(&self, stopping: &stackbench_record::store::Stopping) -> Result<(), StoreError> {
-        layout::write_json_atomic(&self.dir.join(stackbench_record::store::STOPPING), stopping)
+    pub fn save_stopping(&self, stopping: &stackbench_record::Stopping) -> Result<(), StoreError> {
+        write_json_atomic(&self.dir.join(STOPPING), stopping)
     }
 
     /// Where a contestant's stdout and stderr go.
     pub fn log_path(&self, name: &str) -> PathBuf {
-        self.dir.join("logs").join(format!("{}.log", layout::file_safe(name)))
+        self.dir.join("logs").join(format!("{}.log", file_safe(name)))
     }
 
     /// Marks the directory finished (complete or interrupted).
     pub fn finish(&mut self, status: Status) -> Result<(), StoreError> {
         self.manifest.status = status;
         self.manifest.finished_at_ms = Some(now_ms());
-        layout::write_json_atomic(&self.dir.join(MANIFEST), &self.manifest)
+        write_json_atomic(&self.dir.join(MANIFEST), &self.manifest)
     }
 }
 

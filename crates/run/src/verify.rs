@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use stackbench_hurl::builtin::{Builtin, PathError};
 use stackbench_hurl::scenario::Level;
-use stackbench_record::store::Verification;
+use stackbench_record::Verification;
 
 use crate::client::{ProbeError, Prober};
 

@@ -62,8 +62,8 @@ pub fn record_file(path: &Path) -> Value {
 
 /// The result directory `dir` read back as the reports read it, after validating every
 /// record under its `runs/` (each `*.json`; an interrupted run set aside is not a record).
-pub fn load_results(dir: &Path) -> stackbench_record::store::ResultSet {
-    let runs = dir.join(stackbench_record::store::RUNS_DIR);
+pub fn load_results(dir: &Path) -> stackbench_record::ResultSet {
+    let runs = dir.join(stackbench_record::RUNS_DIR);
     if let Ok(entries) = std::fs::read_dir(&runs) {
         for path in entries.flatten().map(|e| e.path()) {
             if path.extension().is_some_and(|e| e == "json") {
@@ -75,7 +75,7 @@ pub fn load_results(dir: &Path) -> stackbench_record::store::ResultSet {
             }
         }
     }
-    stackbench_record::store::ResultSet::load(dir)
+    stackbench_record::ResultSet::load(dir)
         .unwrap_or_else(|e| panic!("reading the results in {}: {e}", dir.display()))
 }
 

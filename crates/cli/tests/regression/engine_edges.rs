@@ -243,7 +243,7 @@ fn a_load_worker_that_does_not_stop_ends_the_plan() {
     let (out, _) = finish_within(child, Duration::from_mins(3), "stackbench run");
     assert_eq!(out.status.code(), Some(70), "{}", text(&out));
     assert!(text(&out).contains("still running after it ended"), "{}", text(&out));
-    let set = stackbench_record::store::ResultSet::load(&out_dir).unwrap();
+    let set = stackbench_record::ResultSet::load(&out_dir).unwrap();
     assert_eq!(
         set.runs.len(),
         1,

@@ -109,7 +109,8 @@ impl LoadOptions {
                     ));
                 }
                 let max = max.unwrap_or(DEFAULT_MAX_WARMUP);
-                let least = Duration::from_secs((crate::warmup::WINDOW + crate::warmup::CONFIRM) as u64);
+                let least =
+                    Duration::from_secs((stackbench_record::STEADY_WINDOW + crate::warmup::CONFIRM) as u64);
                 if max < least {
                     return Err(invalid(
                         "--max-warmup",

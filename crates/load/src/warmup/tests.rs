@@ -3,8 +3,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use stackbench_record::Second;
-use stackbench_record::stats::steady::Steady;
+use stackbench_record::{Second, Steady};
 
 use super::{MARGIN, Settle};
 

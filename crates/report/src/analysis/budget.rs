@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use stackbench_record::store::ResultSet;
+use stackbench_record::ResultSet;
 
 use crate::fmt;
 
@@ -174,7 +174,7 @@ mod tests {
             });
         }
         if let Some(why) = incident {
-            set.contestants[0].incidents.push(stackbench_record::store::Incident {
+            set.contestants[0].incidents.push(stackbench_record::Incident {
                 phase: "start".into(),
                 kind: "limits_not_applied".into(),
                 message: format!(

@@ -6,8 +6,7 @@
 use std::collections::BTreeMap;
 
 use hdrhistogram::Histogram;
-use stackbench_record::store::ContestantRecord;
-use stackbench_record::{Latency, Quantiles, RunRecord, decode_histogram, new_histogram};
+use stackbench_record::{ContestantRecord, Latency, Quantiles, RunRecord, decode_histogram, new_histogram};
 
 use super::{
     ContestantReport, Cost, Errors, FailedContestant, LatencyReport, Resources, RunPoint, RunSeries, Series,
@@ -311,10 +310,10 @@ fn errors(used: &[&RunRecord]) -> Errors {
 }
 
 /// When each plain run's rate and median latency stopped drifting
-/// ([`crate::stats::steady`]); runs shorter than a window, and capacity
+/// ([`stackbench_record::timeline_steady`]); runs shorter than a window, and capacity
 /// searches (whose rate steps on purpose), are not judged.
 fn steady_state(used: &[&RunRecord], warnings: &mut Vec<String>) -> Option<SteadyState> {
-    use crate::stats::steady::{Steady, timeline_steady};
+    use stackbench_record::{Steady, timeline_steady};
     let judged: Vec<(Option<u32>, Steady)> = used
         .iter()
         .filter(|r| r.find_max.is_none())
@@ -507,7 +506,7 @@ fn failed(name: &str, record: Option<&ContestantRecord>) -> FailedContestant {
     }
 }
 
-fn verify_reason(v: &stackbench_record::store::Verification) -> String {
+fn verify_reason(v: &stackbench_record::Verification) -> String {
     match v.failures.as_slice() {
         [] => format!("{} case(s) run, none reported", v.cases),
         [f] => format!("{} ({})", f.rule, f.detail),
@@ -515,7 +514,7 @@ fn verify_reason(v: &stackbench_record::store::Verification) -> String {
     }
 }
 
-fn incident_line(i: &stackbench_record::store::Incident) -> String {
+fn incident_line(i: &stackbench_record::Incident) -> String {
     let kind = i.kind.replace('_', " ");
     match (i.phase.as_str(), i.repetition) {
         ("run", Some(k)) => format!("{kind} in run {k}: {}", i.message),

@@ -17,8 +17,9 @@ mod warmup;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use stackbench_record::store::{ContestantRecord, Incident, ResultSet, Status, Verification};
-use stackbench_record::{Environment, Latency, Quantiles, RunRecord};
+use stackbench_record::{
+    ContestantRecord, Environment, Incident, Latency, Quantiles, ResultSet, RunRecord, Status, Verification,
+};
 
 use crate::stats::{CONFIDENCE, Interval, MIN_RUNS, Ratio};
 
@@ -186,13 +187,13 @@ pub struct ContestantReport {
     pub external: bool,
     pub artifact_bytes: Option<u64>,
     /// The code its authors wrote: lines without blanks and comments, per language.
-    pub code: Option<stackbench_record::store::CodeSize>,
+    pub code: Option<stackbench_record::CodeSize>,
     /// The versions of the toolchains it requires, as they report them.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub toolchains: BTreeMap<String, String>,
     /// Its lockfiles with their SHA-256.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub lockfiles: Vec<stackbench_record::store::Lockfile>,
+    pub lockfiles: Vec<stackbench_record::Lockfile>,
     pub build_s: Option<f64>,
     /// Runs in which the load generator saturated its cores.
     pub generator_saturated_runs: usize,

@@ -3,7 +3,7 @@
 //! each pair that did not meet the precision. The verdicts come from
 //! [`crate::stats::sequential`]; this module only words them.
 
-use stackbench_record::store::Stopping;
+use stackbench_record::Stopping;
 
 use super::{ScenarioReport, StoppingReport};
 use crate::stats::sequential::{Pair, PairVerdict};

@@ -7,7 +7,7 @@
 //! BASE that fails (verification, crash) in NEW is a regression too.
 
 use serde::Serialize;
-use stackbench_record::store::ResultSet;
+use stackbench_record::ResultSet;
 
 use crate::analysis::{Analysis, AnalysisOptions, ContestantReport, ScenarioReport};
 use crate::stats::{Interval, MIN_RUNS, Ratio, estimate, ratio, rng::seed_from};

@@ -46,7 +46,7 @@ fn a_contestant_that_now_fails_is_a_regression() {
     let mut b = three_kings_with("b", |_| 1.0);
     b.runs.retain(|r| r.label.contestant.as_deref() != Some("gin"));
     let gin = b.contestants.iter_mut().find(|c| c.name == "gin").unwrap();
-    gin.incidents.push(stackbench_record::store::Incident {
+    gin.incidents.push(stackbench_record::Incident {
         phase: "start".into(),
         kind: "never_ready".into(),
         message: "no answer on port 41234 within 10 s".into(),

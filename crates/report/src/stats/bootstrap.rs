@@ -25,8 +25,8 @@
 //! [`MIN_RUNS`] runs no interval is given.
 
 use serde::{Deserialize, Serialize};
+use stackbench_record::{normal_quantile, student_t_quantile};
 
-use super::dist::{normal_quantile, student_t_quantile};
 use super::rng::SplitMix64;
 use super::sample::{mean, median, median_of_sorted, stdev};
 

@@ -7,8 +7,4 @@ pub mod rng;
 pub mod sample;
 pub mod sequential;
 
-// The reference distributions and the steady-state detector are shared with the load
-// engine (its `--warmup auto`), so they live in the record crate.
-pub use stackbench_record::stats::{dist, steady};
-
 pub use bootstrap::{CONFIDENCE, Estimate, Interval, MIN_RUNS, Ratio, estimate, ratio, ratio_at};

@@ -5,7 +5,7 @@
 //! more than half the runs agree exactly (MAD = 0) the mean absolute deviation
 //! stands in (`M = (x − median) / (1.253314 · MeanAD)`), as IBM SPSS does.
 
-pub use stackbench_record::stats::mean;
+pub use stackbench_record::mean;
 
 /// The median: the middle value, or the mean of the two middle values.
 pub fn median(x: &[f64]) -> f64 {

@@ -24,7 +24,7 @@ use crate::ownership::{alive, kill, owner, owner_of, token_owners};
 /// A cgroup name no other start shares: `stackbench-<owner>-<seq>-<label>`.
 pub fn group_name(label: &str) -> String {
     static SEQ: AtomicU32 = AtomicU32::new(0);
-    let label = stackbench_record::store::file_safe(label);
+    let label = stackbench_record::file_safe(label);
     format!("stackbench-{}-{}-{label}", owner(), SEQ.fetch_add(1, Ordering::Relaxed))
 }
 

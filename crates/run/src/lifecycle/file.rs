@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use crate::verify::VerifyOptions;
 use stackbench_hurl::scenario::Reset;
-use stackbench_record::store::Verification;
+use stackbench_record::Verification;
 
 use super::{Contestant, Orchestrator, RESET_TIMEOUT, RunError, Started, path_of};
 use crate::plan::{FileScenario, ScenarioRef};

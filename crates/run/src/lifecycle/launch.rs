@@ -15,17 +15,14 @@ impl Orchestrator<'_, '_> {
         let mut v = BTreeMap::from([
             ("{stackbench}", self.opts.stackbench.display().to_string()),
             ("{bin_dir}", self.opts.bin_dir.display().to_string()),
-            (
-                "{scratch}",
-                self.scratch.join(stackbench_record::store::file_safe(&c.name)).display().to_string(),
-            ),
+            ("{scratch}", self.scratch.join(stackbench_record::file_safe(&c.name)).display().to_string()),
             ("{plan_dir}", self.plan_dir.display().to_string()),
         ]);
         if let Some(p) = port {
             v.insert("{port}", p.to_string());
         }
         if tls::serves_tls(c) {
-            let made = tls::paths(&self.scratch.join(stackbench_record::store::file_safe(&c.name)));
+            let made = tls::paths(&self.scratch.join(stackbench_record::file_safe(&c.name)));
             v.insert("{tls_cert}", made.cert.display().to_string());
             v.insert("{tls_key}", made.key.display().to_string());
         }
@@ -34,8 +31,7 @@ impl Orchestrator<'_, '_> {
 
     /// The certificate made for contestant `c` (`tls = true`), when it has one.
     pub(super) fn made_tls(&self, c: &Contestant) -> Option<tls::Made> {
-        tls::serves_tls(c)
-            .then(|| tls::paths(&self.scratch.join(stackbench_record::store::file_safe(&c.name))))
+        tls::serves_tls(c).then(|| tls::paths(&self.scratch.join(stackbench_record::file_safe(&c.name))))
     }
 
     /// Where started contestant `c` answers on `port`, the prober pointed at it.

@@ -20,7 +20,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
-use stackbench_record::store::{ResultSet, Stopping};
+use stackbench_record::{ResultSet, Stopping};
 use stackbench_report::analysis::RankedBy;
 use stackbench_report::analysis::stopping::{decided, percent};
 use stackbench_report::stats::sequential::{self, Pair, PairVerdict};

@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use stackbench_record::store::CodeSize;
+use stackbench_record::CodeSize;
 
 use super::{Launch, Orchestrator, RunError, expand};
 

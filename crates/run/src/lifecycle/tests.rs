@@ -8,8 +8,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use stackbench_record::store::{ResultSet, Status};
-use stackbench_record::{Environment, Label, RunRecord};
+use stackbench_record::{Environment, Label, ResultSet, RunRecord, Status};
 use stackbench_report::synthetic::{RunSpec, run_record};
 
 use super::*;

@@ -15,7 +15,7 @@ use std::ops::Range;
 
 use serde::Deserialize as _;
 use stackbench_load::LoadOptions;
-use stackbench_record::size::ByteSize;
+use stackbench_record::ByteSize;
 use toml::Spanned;
 
 use stackbench_hurl::builtin::Builtin;

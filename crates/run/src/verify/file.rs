@@ -19,7 +19,7 @@ use stackbench_hurl::run::{Aimed, Verification, run_flow_in, verify as run_cases
 use stackbench_hurl::scenario::{Protocol, Reset, Scenario, VerifyCase};
 use stackbench_hurl::{Answer, Request};
 use stackbench_load::GrpcCalls;
-use stackbench_record::store::{Verification as Record, VerifyFailure};
+use stackbench_record::{Verification as Record, VerifyFailure};
 
 use crate::client::{Probe, ProbeError, Prober, Reply};
 
