@@ -160,22 +160,29 @@ impl Wire<'_> {
 
 /// Puts `jar`'s cookies for `host` and `path` (over TLS when `tls`) in the request: in the
 /// `Cookie` line of `[Cookies]` (before its own, as curl sends them), else in a line of
-/// their own.
+/// their own. Written in the request's own headers, without a buffer of its own (the load
+/// engine's h2c path calls it per request).
 pub fn add_cookies(jar: &Jar, req: &mut Request, host: &str, path: &str, tls: bool) {
     if jar.is_empty() {
         return;
     }
-    let mut line = Vec::new();
-    if !jar.header(host, path, tls, cookies::now, &mut line) {
-        return;
-    }
+    let h = &mut req.headers;
+    let start = h.len();
     if let Some(at) = req.cookies_at {
-        line.extend_from_slice(b"; ");
-        req.headers.splice(at..at, line);
+        // Written at the end, then turned into place before the `[Cookies]` line's own.
+        if !jar.header(host, path, tls, cookies::now, h) {
+            return;
+        }
+        h.extend_from_slice(b"; ");
+        let len = h.len() - start;
+        h[at..].rotate_right(len);
     } else {
-        req.headers.extend_from_slice(b"Cookie: ");
-        req.headers.extend_from_slice(&line);
-        req.headers.extend_from_slice(b"\r\n");
+        h.extend_from_slice(b"Cookie: ");
+        if !jar.header(host, path, tls, cookies::now, h) {
+            h.truncate(start);
+            return;
+        }
+        h.extend_from_slice(b"\r\n");
     }
 }
 
@@ -219,6 +226,31 @@ mod tests {
         assert_eq!(r("../d").as_deref(), Some("http://h:1/d"));
         assert_eq!(r("http://other:2/e").as_deref(), Some("http://other:2/e"));
         assert_eq!(r("//other/f").as_deref(), Some("http://other/f"));
+    }
+
+    /// The jar's cookies go in a line of their own, or before `[Cookies]`' own in its line;
+    /// none for a jar without a cookie for the request.
+    #[test]
+    fn the_jars_cookies_join_the_request() {
+        let mut jar = Jar::default();
+        jar.store("a=1", "h", "/", || 0);
+        jar.store("b=2; Path=/x", "h", "/", || 0);
+        let req = |headers: &[u8], cookies_at| Request {
+            headers: headers.to_vec(),
+            cookies_at,
+            ..Request::default()
+        };
+        let mut r = req(b"X: y\r\n", None);
+        add_cookies(&jar, &mut r, "h", "/x/1", false);
+        assert_eq!(r.headers, b"X: y\r\nCookie: b=2; a=1\r\n");
+        let mut r = req(b"X: y\r\nCookie: c=3\r\nZ: w\r\n", Some(14));
+        add_cookies(&jar, &mut r, "h", "/", false);
+        assert_eq!(r.headers, b"X: y\r\nCookie: a=1; c=3\r\nZ: w\r\n");
+        let mut r = req(b"X: y\r\n", None);
+        add_cookies(&jar, &mut r, "other", "/", false);
+        assert_eq!(r.headers, b"X: y\r\n");
+        add_cookies(&Jar::default(), &mut r, "h", "/", false);
+        assert_eq!(r.headers, b"X: y\r\n");
     }
 
     #[test]
