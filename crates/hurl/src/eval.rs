@@ -243,7 +243,7 @@ impl Entry {
         let Some(r) = &self.response else { return };
         if let Some(c) = compiled
             && let Some(plan) = c.plan.get_or_init(|| plan(r))
-            && let Some(quick) = c.quick.get_or_init(|| Quick::new(r, plan))
+            && let Some(quick) = c.quick.get_or_init(|| Quick::new(r, plan, vars))
         {
             if quick.passes(r, plan, answer, vars, scratch, asserts) {
                 return;

@@ -352,6 +352,17 @@ impl Vars {
         })
     }
 
+    /// [`Vars::index`], tried first at `hint` (the slot `name` had in the variables a
+    /// compiled check was worked out with): one comparison where those variables are laid
+    /// out as these, a search where they are not.
+    #[inline]
+    pub fn index_at(&mut self, hint: usize, name: &str) -> usize {
+        match self.slots.get(hint) {
+            Some((n, _, _)) if **n == *name => hint,
+            _ => self.index(name),
+        }
+    }
+
     fn find(&self, name: &str) -> Option<usize> {
         self.slots.iter().position(|(n, _, _)| **n == *name)
     }
@@ -686,6 +697,20 @@ mod tests {
         fn needs_escape_finds_every_escaped_byte(s in "[a-z~\"\\\\\\x00-\\x1f\\x7f-\\u{3ff}]{0,24}") {
             let want = s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\');
             prop_assert_eq!(needs_escape(s.as_bytes()), want);
+        }
+
+        /// A slot found from a hint is the one the search finds, whether the hint is right,
+        /// another variable's slot or past the end; the variables are left as the search
+        /// leaves them.
+        #[test]
+        fn a_hinted_slot_is_the_searched_one(names in proptest::collection::vec("[a-c]{1,2}", 0..6), name in "[a-c]{1,2}", hint in 0..8usize) {
+            let mut hinted = Vars::new(1);
+            for n in &names {
+                hinted.index(n);
+            }
+            let mut searched = hinted.clone();
+            prop_assert_eq!(hinted.index_at(hint, &name), searched.index(&name));
+            prop_assert_eq!(hinted.slots, searched.slots);
         }
 
         #[test]

@@ -215,8 +215,13 @@ impl<'a> Value<'a> {
     /// longer than a capture may be ([`Vars::max_capture`]): the variable is then left
     /// without a value, and its buffer given back.
     pub fn set(&self, vars: &mut Vars, name: &str) -> Result<(), usize> {
-        let max = vars.max_capture;
         let i = vars.index(name);
+        self.set_at(vars, i)
+    }
+
+    /// [`Value::set`] into slot `i` ([`Vars::index`]), its name already found.
+    pub fn set_at(&self, vars: &mut Vars, i: usize) -> Result<(), usize> {
+        let max = vars.max_capture;
         let slot = vars.slot_at(i);
         slot.text.clear();
         slot.kind = match self {

@@ -32,8 +32,9 @@ use crate::value::Value;
 /// An entry's checks compiled for an answer that passes them (see the module's notes).
 #[derive(Debug, Clone)]
 pub struct Quick {
-    /// Each capture's leaf of the plan.
-    captures: Vec<usize>,
+    /// Each capture's leaf of the plan, and its variable's slot in the variables the checks
+    /// were worked out with ([`Vars::index_at`]).
+    captures: Vec<(usize, usize)>,
     asserts: Vec<Check>,
     /// Whether an assert reads the body as JSON (the captures, when there are any, do).
     json_asserts: bool,
@@ -83,7 +84,8 @@ enum Test {
 impl Quick {
     /// The compiled checks of `r`, whose jsonpath queries `plan` reads (`None` when some
     /// check is left to the general evaluator).
-    pub(super) fn new(r: &Response, plan: &Plan) -> Option<Quick> {
+    /// `vars` are the first user's: each capture's slot is looked up there once.
+    pub(super) fn new(r: &Response, plan: &Plan, vars: &mut Vars) -> Option<Quick> {
         if r.version != Version::Any {
             return None;
         }
@@ -96,7 +98,9 @@ impl Quick {
         let mut captures = Vec::with_capacity(r.captures.len());
         for c in &r.captures {
             match c.query {
-                Query::JsonPath(_) if c.filters.is_empty() && !c.redact => captures.push(leaf()?),
+                Query::JsonPath(_) if c.filters.is_empty() && !c.redact => {
+                    captures.push((leaf()?, vars.index(&c.name)));
+                }
                 _ => return None,
             }
         }
@@ -187,10 +191,11 @@ impl Quick {
         if json && plan.find(answer.body(), asserts, found).is_err() {
             return false;
         }
-        for (c, &i) in r.captures.iter().zip(&self.captures) {
+        for (c, &(i, slot)) in r.captures.iter().zip(&self.captures) {
             match leaf(&found[i]) {
                 Some(Some(v)) => {
-                    if v.set(vars, &c.name).is_err() {
+                    let slot = vars.index_at(slot, &c.name);
+                    if v.set_at(vars, slot).is_err() {
                         return false;
                     }
                 }

@@ -335,10 +335,29 @@ fn quick(
     answer: &Fake,
     captures: usize,
 ) -> Option<(bool, Vec<Option<crate::template::Value>>)> {
+    quick_laid_out(f, answer, captures, 0)
+}
+
+/// [`quick`], the checks worked out with variables that hold `pad` others before the
+/// captures, and run with variables that hold `2 - pad`: the captures' slots are the same
+/// only when `pad` is 1.
+fn quick_laid_out(
+    f: &crate::model::HurlFile,
+    answer: &Fake,
+    captures: usize,
+    pad: usize,
+) -> Option<(bool, Vec<Option<crate::template::Value>>)> {
     let r = f.entries[0].response.as_ref()?;
     let plan = plan(r)?;
-    let quick = Quick::new(r, &plan)?;
+    let mut first = Vars::new(1);
+    for i in 0..pad {
+        first.index(&format!("pad{i}"));
+    }
+    let quick = Quick::new(r, &plan, &mut first)?;
     let mut vars = Vars::new(1);
+    for i in 0..2usize.saturating_sub(pad) {
+        vars.index(&format!("pad{i}"));
+    }
     let passed = quick.passes(r, &plan, answer, &mut vars, &mut Vec::new(), true);
     Some((passed, (0..captures).map(|i| vars.get(&format!("c{i}")).cloned()).collect()))
 }
@@ -352,6 +371,7 @@ proptest::proptest! {
         doc in crate::jsonpath::tests::arb_json(),
         paths in crate::jsonpath::stream::tests::arb_paths(),
         picks in proptest::collection::vec(proptest::prelude::any::<proptest::sample::Index>(), 1..5),
+        pad in 0..3usize,
         status in proptest::prop_oneof![proptest::strategy::Just(200u16), proptest::strategy::Just(201)],
         content_type in proptest::prop_oneof![
             proptest::strategy::Just("application/json"),
@@ -388,7 +408,7 @@ proptest::proptest! {
             (failures, captured)
         };
         let (failures, captured) = general(false);
-        if let Some((true, quick_captured)) = quick(&f, &answer, paths.len()) {
+        if let Some((true, quick_captured)) = quick_laid_out(&f, &answer, paths.len(), pad) {
             proptest::prop_assert_eq!(&failures, &vec![]);
             proptest::prop_assert_eq!(&quick_captured, &captured);
         }
