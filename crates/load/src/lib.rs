@@ -63,7 +63,7 @@ mod worker;
 
 pub use engine::{SATURATION, live_workers};
 pub use load_error::LoadError;
-pub use options::{LoadOptions, SpecError, parse_target};
+pub use options::{DEFAULT_MAX_WARMUP, LoadOptions, SpecError, parse_target};
 pub use parse::{CheckEvery, CpuList, Dur, Percent, Shard, StageSpec, Stages, WallTime, WarmupArg};
 pub use spec::{Bound, Io, LoadSpec, ModelSpec, NewConnection, RequestSource, Target, Transport};
 pub use stackbench_record::RunRecord;

@@ -197,7 +197,7 @@ pub fn run_plan(
         live: Vec::new(),
         runs: 0,
         tool_failures: 0,
-        brackets: BTreeMap::new(),
+        earlier: Earlier::default(),
         sources: sources::Known::default(),
     };
     let result = o.run(limits_ok);
@@ -279,10 +279,19 @@ struct Orchestrator<'a, 'p> {
     runs: u32,
     /// Runs in which stackbench itself failed (a panic, a stalled worker).
     tool_failures: u32,
-    /// The capacity-search bracket each contestant's last search ended with.
-    brackets: BTreeMap<usize, [f64; 2]>,
+    /// What each contestant's earlier runs tell its next one.
+    earlier: Earlier,
     /// Toolchain versions and code counts already taken in this run.
     sources: sources::Known,
+}
+
+/// What a contestant's earlier runs tell its next one, by plan index.
+#[derive(Default)]
+struct Earlier {
+    /// The capacity-search bracket its last search ended with.
+    brackets: BTreeMap<usize, [f64; 2]>,
+    /// What its starts said about a `warmup = "auto"`.
+    warmups: BTreeMap<usize, warmups::Learned>,
 }
 
 /// A started contestant.
@@ -734,3 +743,4 @@ mod sources;
 #[cfg(test)]
 mod tests;
 mod tls;
+mod warmups;

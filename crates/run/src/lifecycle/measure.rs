@@ -30,11 +30,12 @@ impl Orchestrator<'_, '_> {
             (!rest.is_empty()).then_some(rest)
         });
         let url = format!("{base}{}", path_of(c));
-        let bracket = self.brackets.get(&i).copied();
+        let bracket = self.earlier.brackets.get(&i).copied();
+        let learned = self.earlier.warmups.get(&i).and_then(|l| l.apply(&c.profile));
         let job = LoadJob {
             url,
             scenario: c.scenario.clone(),
-            profile: c.profile.clone(),
+            profile: learned.unwrap_or_else(|| c.profile.clone()),
             cpus: load_cpus,
             bracket,
             cacert: self.made_tls(c).map(|m| m.cert),
@@ -85,9 +86,12 @@ impl Orchestrator<'_, '_> {
             attach_samples(&mut record, &watched, interval, limits);
         }
         if let Some(b) = record.find_max.as_ref().and_then(|s| s.bracket) {
-            self.brackets.insert(i, b);
+            self.earlier.brackets.insert(i, b);
         }
         record.invalid = crate::validity::assess(&record);
+        if let Some(w) = record.warmup.as_ref().filter(|_| record.invalid.is_none()) {
+            self.earlier.warmups.entry(i).or_default().observe(w);
+        }
         self.store.save_run(&record)?;
         self.runs += 1;
         self.say(&describe(&record));

@@ -36,6 +36,11 @@ struct World {
     stuck: bool,
     /// The correct answers per second of the next runs, in order; empty: 20.
     rates: std::collections::VecDeque<f64>,
+    /// The second from which the next warm-ups (of profiles with a `warmup`) were steady, in
+    /// order (`None`: never steady); empty: a run without a warm-up.
+    steady: std::collections::VecDeque<Option<u32>>,
+    /// The `warmup` of each load's profile, in order.
+    warmups_asked: Vec<String>,
     /// `DELETE /todos` requests answered (a scenario file's reset).
     deletes: u32,
     peers: builds::Peers,
@@ -221,6 +226,10 @@ impl LoadDriver for FakeLoad {
             assert!(w.running.is_some() || job.url.contains(":9"), "load without a contestant");
             // "twice" doubles the rate it is given; "forty" answers 40/s, or 41 when given an odd one.
             let kind = w.running.as_ref().map(|(k, _)| k.clone()).unwrap_or_default();
+            let asked = job.profile.get("warmup").map(|v| v.as_str().unwrap_or_default().to_owned());
+            if w.running.is_some() {
+                w.warmups_asked.extend(asked);
+            }
             (
                 w.interrupt_on_load.take(),
                 w.load_script.pop_front(),
@@ -232,6 +241,8 @@ impl LoadDriver for FakeLoad {
             )
         };
         let (hook, script, rate) = hook;
+        // Only a profile that asks for a warm-up gets one.
+        let steady = job.profile.get("warmup").and_then(|_| self.0.lock().unwrap().steady.pop_front());
         if script == Some("panic") {
             self.0.lock().unwrap().load_started = None;
             panic!("a fake engine bug");
@@ -250,6 +261,17 @@ impl LoadDriver for FakeLoad {
             // Counts over one second, so that the record agrees with itself.
             let s = &mut r.summary;
             (s.duration_s, s.requests, s.ok, s.rps, s.ok_rps) = (1.0, rate as u64, rate as u64, rate, rate);
+        }
+        if let Some(steady_from_s) = steady {
+            r.warmup = Some(stackbench_record::Warmup {
+                auto: job.profile.get("warmup").and_then(toml::Value::as_str) == Some("auto"),
+                max_s: None,
+                steady_from_s,
+                never_steady: steady_from_s.is_none(),
+                summary: r.summary.clone(),
+                errors: BTreeMap::new(),
+                timeline: Vec::new(),
+            });
         }
         if script == Some("zero") {
             r.summary.requests = 0;
@@ -744,3 +766,4 @@ fn a_time_budget_alone_sizes_the_looks_to_the_rounds_it_holds() {
 mod builds;
 mod file;
 mod precision;
+mod warmups;
