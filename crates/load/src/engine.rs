@@ -381,6 +381,12 @@ fn record(spec: &LoadSpec, t: &Totals, started_at_ms: u64, cpu: CpuPair, stopped
             f.names
                 .iter()
                 .enumerate()
+                // A redirect's hop that was never sent is left out (a chain is as long as the
+                // server makes it, up to `max-redirs`).
+                .filter(|&(i, _)| {
+                    !f.hops.get(i).copied().unwrap_or(false)
+                        || t.named.get(i).is_some_and(|t| t.completed > 0 || !t.errors.is_empty())
+                })
                 .map(|(i, n)| match t.named.get(i) {
                     Some(t) => Named { not_sent: t.not_sent.clone(), ..named(n, t) },
                     None => named(n, &Counts::default()),

@@ -34,11 +34,14 @@ use program::Program;
 mod calls;
 mod h2;
 mod program;
+mod redirect;
 mod unsent;
 mod urls;
 
 pub use calls::Calls;
 pub use h2::for_each_field;
+pub use redirect::Next;
+use redirect::{Follow, Hops};
 pub use unsent::Unsent;
 use urls::EntryUrl;
 pub(crate) use urls::request_path;
@@ -54,6 +57,12 @@ pub struct FileSource {
     pub names: Vec<String>,
     /// For each flow, the index in `names` of each of its requests.
     pub slots: Vec<Vec<usize>>,
+    /// Whether each of `names` is a redirect's hop (left out of the record when none was sent).
+    pub hops: Vec<bool>,
+    /// For each flow, how each of its requests follows redirects (`None`: it does not).
+    follows: Vec<Vec<Option<Follow>>>,
+    /// Whether any request follows redirects.
+    follows_any: bool,
     /// A gRPC file's methods (`None` for the other protocols).
     pub calls: Option<Calls>,
     /// Where the file's origins go.
@@ -141,7 +150,7 @@ fn entry_options(scenario: &mut Scenario) -> Result<Vec<String>, String> {
             for o in &e.options {
                 let at = |why: &str| format!("{file}:{}: the `{}` option: {why}", o.pos, o.name);
                 match (o.effect(), &o.value) {
-                    (Effect::Refused(why) | Effect::NotUnderLoad(why), _) => return Err(at(why)),
+                    (Effect::Refused(why), _) => return Err(at(why)),
                     (_, OptionValue::Bool(Arg::Var(_)) | OptionValue::Count(Arg::Var(_)))
                         if matches!(o.name, "skip" | "repeat") =>
                     {
@@ -228,21 +237,37 @@ impl FileSource {
         let base = routes.base_variable.clone().zip(aim.target.map(|t| t.trim_end_matches('/').to_owned()));
         let mut constants = urls::constants(&scenario, &defined, base.as_ref());
         let (_, urls) = urls::entry_urls(&scenario, &routes, &mut constants)?;
-        let (mut names, mut slots) = (Vec::<String>::new(), Vec::new());
+        let (mut names, mut slots, mut follows) = (Vec::<String>::new(), Vec::new(), Vec::new());
         // Each name's place in `names`: a file of many flows is named in time linear in them.
         let mut places = std::collections::HashMap::<String, usize>::new();
+        let mut place = |name: String, names: &mut Vec<String>| {
+            *places.entry(name).or_insert_with_key(|name| {
+                names.push(name.clone());
+                names.len() - 1
+            })
+        };
+        let mut hops = Vec::new();
         for flow in &scenario.flows {
             let mut flow_slots = Vec::with_capacity(flow.hurl.entries.len());
+            let mut flow_follows = Vec::with_capacity(flow.hurl.entries.len());
             for (i, e) in flow.hurl.entries.iter().enumerate() {
                 let name = flow.request_names.get(i).cloned().unwrap_or_else(|| e.name());
-                let slot = *places.entry(name).or_insert_with_key(|name| {
-                    names.push(name.clone());
-                    names.len() - 1
-                });
-                flow_slots.push(slot);
+                let follow = redirect::options(e, &flow.hurl.file, scenario.protocol)?;
+                let hop_names = follow.map(|(_, max)| redirect::hop_names(&name, max));
+                flow_slots.push(place(name, &mut names));
+                flow_follows.push(hop_names.zip(follow).map(|(hop_names, (trusted, max))| {
+                    let slots: Vec<usize> = hop_names.into_iter().map(|n| place(n, &mut names)).collect();
+                    hops.resize(names.len(), false);
+                    for &s in &slots {
+                        hops[s] = true;
+                    }
+                    Follow { trusted, max, slots: slots.into() }
+                }));
             }
             slots.push(flow_slots);
+            follows.push(flow_follows);
         }
+        hops.resize(names.len(), false);
         let notes = routes.notes.iter().cloned().chain(notes).collect();
         let compiled =
             scenario.flows.iter().map(|f| vec![Compiled::default(); f.hurl.entries.len()]).collect();
@@ -252,6 +277,9 @@ impl FileSource {
             seed,
             names,
             slots,
+            follows_any: hops.contains(&true),
+            hops,
+            follows,
             calls,
             routes,
             base,
@@ -328,6 +356,8 @@ pub struct IterState {
     /// Each HTTP/1.1 request is split off `wire` as shared bytes, for io_uring, which holds
     /// what it sends until the kernel has sent it; else it is lent from `wire`.
     shared: bool,
+    /// The redirects of the request under way, when it follows them.
+    hops: Hops,
 }
 
 /// Which of an iteration's HTTP/1.1 requests say `Connection: close` (a `bool` is whether
@@ -398,10 +428,11 @@ impl IterState {
         let drawn = src.scenario.slots(&mut vars);
         let mut programs = Vec::new();
         if src.scenario.protocol == Protocol::Http1 {
-            for (flow, urls) in src.scenario.flows.iter().zip(&src.urls) {
+            for ((flow, urls), follows) in src.scenario.flows.iter().zip(&src.urls).zip(&src.follows) {
                 let len = flow.hurl.entries.len();
                 let compile = |(i, (e, u)): (usize, (&Entry, &EntryUrl))| {
-                    let (prefix, from) = u.compiled.as_ref()?;
+                    // A request that follows redirects is rendered: its hops start from it.
+                    let (prefix, from) = u.compiled.as_ref().filter(|_| follows[i].is_none())?;
                     Program::compile(e, &mut vars, (prefix, *from), &authority, closing.keeps(i, len))
                 };
                 programs.push(flow.hurl.entries.iter().zip(urls).enumerate().map(compile).collect());
@@ -425,6 +456,7 @@ impl IterState {
             drawn,
             h2: h2::Buffers::default(),
             shared: io == Io::Uring,
+            hops: Hops::default(),
         }
     }
 
@@ -489,6 +521,9 @@ impl IterState {
         } else {
             entry.render(&mut self.vars, &mut self.req).map_err(|e| Unsent::from(e.why))?;
             urls::path_into(&src.routes, &self.req.url, &mut self.path).map_err(Unsent::Url)?;
+            if src.follows[flow][i].is_some() {
+                self.hops.start(&src.routes, &self.req).map_err(Unsent::Url)?;
+            }
             if !self.jar.is_empty() {
                 let path = std::str::from_utf8(&self.path).unwrap_or("/");
                 stackbench_hurl::run::wire::add_cookies(&self.jar, &mut self.req, &self.host, path, self.tls);
@@ -517,8 +552,13 @@ impl IterState {
         if src.scenario.protocol != Protocol::Http1 {
             return self.h2_request(src, at, entry);
         }
-        let head_only = &*entry.method == "HEAD";
         self.wire(src, at, entry)?;
+        Ok(self.lend(&*entry.method == "HEAD"))
+    }
+
+    /// The HTTP/1.1 request just written in `wire` (its answer has no body when `head_only`),
+    /// lent or shared.
+    fn lend(&mut self, head_only: bool) -> Outgoing<'_> {
         if self.shared {
             // Where the request went, for the cookies its answer sets: the request leaves.
             let path = request_path(&self.wire);
@@ -526,9 +566,9 @@ impl IterState {
             self.path.extend_from_slice(&self.wire[path]);
             // The split shares the buffer's allocation; once the ring drops it, the next
             // `clear` and write take the whole buffer back (no allocation per request).
-            return Ok(Outgoing::Http1Shared { wire: self.wire.split().freeze(), head_only });
+            return Outgoing::Http1Shared { wire: self.wire.split().freeze(), head_only };
         }
-        Ok(Outgoing::Http1 { wire: &self.wire, head_only })
+        Outgoing::Http1 { wire: &self.wire, head_only }
     }
 
     /// Stores the cookies `answer` sets (`first`, its first `Set-Cookie`, and the others
@@ -557,6 +597,9 @@ impl IterState {
         asserts: bool,
     ) -> Verdict {
         if src.scenario.protocol == Protocol::Http1 {
+            if src.follows[at.0][at.1].is_some() {
+                return self.judge_hopped(src, at, entry, answer, asserts);
+            }
             return self.judge(&src.compiled[at.0][at.1], entry, &Answered(answer), asserts);
         }
         self.h2_check(src, at, entry, answer, asserts)

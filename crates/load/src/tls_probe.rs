@@ -55,8 +55,13 @@ pub fn settle(spec: &LoadSpec, agreed: Option<Negotiated>, addr: SocketAddr) -> 
             )));
         }
         Alpn::Either if agreed.h2 => {
-            // A Hurl file speaks what the server picked, as curl does.
+            // A Hurl file speaks what the server picked, as curl does; one that follows
+            // redirects stays on HTTP/1.1, where the load follows them.
             let RequestSource::File(f) = &spec.requests else { return Ok(spec) };
+            if f.follows_redirects() {
+                spec.tls = Some(Arc::new(tls.with_alpn(Alpn::Http1)));
+                return Ok(spec);
+            }
             spec.requests = RequestSource::File(Arc::new(f.over_h2()));
             spec.transport = Transport::H2c;
             spec.tls = Some(Arc::new(tls.with_alpn(Alpn::H2)));

@@ -6,6 +6,7 @@ mod accuracy;
 mod common;
 mod findmax;
 mod hlog_python;
+mod redirects;
 mod scenario_file;
 mod scenario_file_h2;
 mod tls;

@@ -70,9 +70,6 @@ pub enum Effect {
     /// Accepted; it changes what Hurl prints or how it reaches the server, which stackbench
     /// does not do (said once under load).
     NoEffect,
-    /// Honoured by `verify`; refused when a load reads the file (its reason), at its
-    /// `file:line:col`.
-    NotUnderLoad(&'static str),
     /// How the connection reaches the server (TLS, routes): honoured by `verify` for its
     /// request alone, as curl does; a load applies it to the whole run, so every request of
     /// the load must give it alike (else it is refused at its `file:line:col`).
@@ -80,10 +77,6 @@ pub enum Effect {
     /// Modelled, and refused when the file is loaded until the engine does it (its reason).
     Refused(&'static str),
 }
-
-/// Why a load refuses the options that follow redirects: a hop would be a request the file
-/// does not write, measured under a name it does not give.
-const REDIRECTS: &str = "a measured load does not follow redirects; load the URL the redirect leads to";
 
 /// Every `[Options]` entry of Hurl 8: its name, the value it takes and its effect here.
 pub const OPTIONS: [(&str, ValueKind, Effect); 42] = [
@@ -105,9 +98,9 @@ pub const OPTIONS: [(&str, ValueKind, Effect); 42] = [
     ("ipv6", ValueKind::Bool, Effect::NoEffect),
     ("key", ValueKind::Text, Effect::Reach),
     ("limit-rate", ValueKind::Natural, Effect::NoEffect),
-    ("location", ValueKind::Bool, Effect::NotUnderLoad(REDIRECTS)),
-    ("location-trusted", ValueKind::Bool, Effect::NotUnderLoad(REDIRECTS)),
-    ("max-redirs", ValueKind::Count, Effect::NotUnderLoad(REDIRECTS)),
+    ("location", ValueKind::Bool, Effect::Honoured),
+    ("location-trusted", ValueKind::Bool, Effect::Honoured),
+    ("max-redirs", ValueKind::Count, Effect::Honoured),
     ("max-time", ValueKind::Millis, Effect::NoEffect),
     ("negotiate", ValueKind::Bool, Effect::Refused("SPNEGO authentication is not done")),
     ("netrc", ValueKind::Bool, Effect::Refused("credentials are not read from a .netrc file")),
@@ -189,7 +182,6 @@ mod tests {
             let word = match effect {
                 Effect::Honoured | Effect::Reach => "honoured",
                 Effect::NoEffect | Effect::VerifyOnly => "no effect under load",
-                Effect::NotUnderLoad(_) => "refused under load",
                 Effect::Refused(_) => "refused",
             };
             let row = docs.lines().find(|l| l.starts_with(&format!("| `{name}` |")));

@@ -97,13 +97,16 @@ impl Wire<'_> {
         if let Some(r) = self.routes {
             r.route(&mut req.url)?;
         }
-        let written = req.headers.clone();
+        let written = (req.headers.clone(), req.cookies_at);
         let mut redirects = Vec::new();
+        // Where the entry's own request went: curl sends `Authorization` nowhere else.
+        let mut first = None;
         loop {
             let url = String::from_utf8_lossy(&req.url).into_owned();
             let (origin, len) =
                 split(url.as_bytes()).ok_or_else(|| format!("{url:?} is not an http:// URL"))?;
             let path = &url[len..];
+            let first = &*first.get_or_insert_with(|| origin.clone());
             let now = cookies::now();
             add_cookies(&self.jar, req, &origin.host, path, origin.tls);
             let answer = send(e, req)?;
@@ -117,45 +120,75 @@ impl Wire<'_> {
                 return Ok(Followed { last: answer, redirects, url });
             };
             if o.max_redirs.is_some_and(|m| redirects.len() as u64 >= m) {
-                return Err(format!(
-                    "too many redirects: {} followed, and max-redirs is {}",
-                    redirects.len(),
-                    o.max_redirs.unwrap_or_default()
-                ));
+                return Err(too_many(redirects.len(), o.max_redirs.unwrap_or_default()));
             }
-            let next = resolve(&url, location)
-                .ok_or_else(|| format!("the redirect's Location {location:?} is not a URL"))?;
-            let allowed = match self.routes {
-                Some(r) => r.allows(&next),
-                None => Some(next.clone()),
-            };
-            let Some(moved) = allowed else {
-                return Err(format!(
-                    "the redirect to {next} leaves the file's origins and is not followed: a server must not steer requests at another one"
-                ));
-            };
-            let as_written = self.routes.map_or_else(|| next.clone(), |r| r.as_written(&moved));
-            redirects.push(Redirect { status, location: as_written });
-            let method = req.method.unwrap_or(&e.method);
-            if let Some(m) = redirected_method(method, status) {
-                req.method = Some(m);
-                req.body.clear();
-            }
-            let other_host = split(moved.as_bytes()).is_none_or(|(o, _)| o != origin);
-            req.url = moved.into_bytes();
-            // What the file wrote, less what this hop drops; the jar's cookies are added anew.
-            req.headers.clone_from(&written);
-            let drop_auth = other_host && !o.location_trusted;
-            let bodiless = req.method.is_some();
-            remove_lines(&mut req.headers, &mut req.cookies_at, |name| {
-                (drop_auth && name.eq_ignore_ascii_case(b"authorization"))
-                    || (bodiless
-                        && (name.eq_ignore_ascii_case(b"content-type")
-                            || name.eq_ignore_ascii_case(b"content-length")))
-            });
+            let hop = (status, location);
+            redirects.push(redirect(
+                self.routes,
+                req,
+                (&e.method, &written.0, written.1),
+                (&url, first),
+                hop,
+                o.location_trusted,
+            )?);
             drop(answer);
         }
     }
+}
+
+/// Why a redirect past `max-redirs` is not followed, `followed` of them followed.
+pub fn too_many(followed: usize, max_redirs: u64) -> String {
+    format!("too many redirects: {followed} followed, and max-redirs is {max_redirs}")
+}
+
+/// Makes `req` the request a redirect leads to, as curl does: `req` was sent to `url`, on
+/// the way from `first` (where the entry's own request went), for an entry of method `method`, whose headers the file
+/// wrote as `written` (its `[Cookies]` value at `written_at`), and answered `status` with `location`. Its URL moves to where the
+/// routes send the `Location` (`None`: anywhere), a `POST` answered 301, 302 or 303 becomes
+/// a `GET` without its body (any method but `HEAD` on a 303), and `Authorization` is
+/// sent to no origin but `first` unless `trusted`; the jar's cookies are left to be
+/// added anew. Returns the hop as the file would write it; `Err` when the `Location` is
+/// not a URL or leaves the file's origins (a server must not steer requests at another
+/// one).
+pub fn redirect(
+    routes: Option<&Routes>,
+    req: &mut Request,
+    (method, written, written_at): (&str, &[u8], Option<usize>),
+    (url, first): (&str, &crate::origin::Origin),
+    (status, location): (u16, &str),
+    trusted: bool,
+) -> Result<Redirect, String> {
+    let next =
+        resolve(url, location).ok_or_else(|| format!("the redirect's Location {location:?} is not a URL"))?;
+    let allowed = match routes {
+        Some(r) => r.allows(&next),
+        None => Some(next.clone()),
+    };
+    let Some(moved) = allowed else {
+        return Err(format!(
+            "the redirect to {next} leaves the file's origins and is not followed: a server must not steer requests at another one"
+        ));
+    };
+    let as_written = routes.map_or_else(|| next.clone(), |r| r.as_written(&moved));
+    if let Some(m) = redirected_method(req.method.unwrap_or(method), status) {
+        req.method = Some(m);
+        req.body.clear();
+    }
+    let other_host = split(moved.as_bytes()).is_none_or(|(o, _)| o != *first);
+    req.url = moved.into_bytes();
+    // What the file wrote, less what this hop drops; the jar's cookies are added anew.
+    req.headers.clear();
+    req.headers.extend_from_slice(written);
+    req.cookies_at = written_at;
+    let drop_auth = other_host && !trusted;
+    let bodiless = req.method.is_some();
+    remove_lines(&mut req.headers, &mut req.cookies_at, |name| {
+        (drop_auth && name.eq_ignore_ascii_case(b"authorization"))
+            || (bodiless
+                && (name.eq_ignore_ascii_case(b"content-type")
+                    || name.eq_ignore_ascii_case(b"content-length")))
+    });
+    Ok(Redirect { status, location: as_written })
 }
 
 /// Puts `jar`'s cookies for `host` and `path` (over TLS when `tls`) in the request: in the
@@ -260,5 +293,68 @@ mod tests {
         remove_lines(&mut h, &mut at, |n| n.eq_ignore_ascii_case(b"authorization"));
         assert_eq!(h, b"Cookie: a=1\r\nContent-Type: t\r\n");
         assert_eq!(at, Some(8));
+    }
+
+    #[test]
+    fn each_hop_starts_from_what_the_file_wrote() {
+        let written = b"Authorization: x\r\nCookie: a=1\r\nContent-Type: t\r\n".to_vec();
+        let mut req = Request {
+            url: b"http://h:1/a".to_vec(),
+            headers: written.clone(),
+            body: b"b".to_vec(),
+            cookies_at: Some(26),
+            ..Request::default()
+        };
+        let origin = |u: &str| split(u.as_bytes()).unwrap().0;
+        // The jar's cookies went in before the first hop; a 302 to the same origin turns the POST
+        // into a GET without its body and Content-Type, Authorization kept.
+        add_cookies_line(&mut req, b"j=2");
+        let hop = redirect(
+            None,
+            &mut req,
+            ("POST", &written, Some(26)),
+            ("http://h:1/a", &origin("http://h:1/a")),
+            (302, "/b"),
+            false,
+        );
+        assert_eq!(hop.unwrap().location, "http://h:1/b");
+        assert_eq!((req.method, req.body.len()), (Some("GET"), 0));
+        assert_eq!(req.headers, b"Authorization: x\r\nCookie: a=1\r\n");
+        assert_eq!(req.cookies_at, Some(26));
+        // A second hop, to another origin: Authorization dropped, the cookie place still right.
+        let h = origin("http://h:1/a");
+        let hop = redirect(
+            None,
+            &mut req,
+            ("POST", &written, Some(26)),
+            ("http://h:1/b", &h),
+            (307, "http://o:2/c"),
+            false,
+        );
+        assert_eq!(hop.unwrap().location, "http://o:2/c");
+        assert_eq!(req.headers, b"Cookie: a=1\r\n");
+        assert_eq!(&req.headers[req.cookies_at.unwrap()..], b"a=1\r\n");
+        assert_eq!(req.method, Some("GET"), "a 307 keeps the method it was sent with");
+        // On along the other origin: still no Authorization; back to the first, it goes again.
+        redirect(None, &mut req, ("POST", &written, Some(26)), ("http://o:2/c", &h), (302, "/d"), false)
+            .unwrap();
+        assert_eq!(req.headers, b"Cookie: a=1\r\n");
+        redirect(
+            None,
+            &mut req,
+            ("POST", &written, Some(26)),
+            ("http://o:2/d", &h),
+            (302, "http://h:1/e"),
+            false,
+        )
+        .unwrap();
+        assert_eq!(req.headers, b"Authorization: x\r\nCookie: a=1\r\n");
+        assert_eq!(&req.headers[req.cookies_at.unwrap()..], b"a=1\r\n");
+    }
+
+    /// Puts `line` where the jar's cookies go, as [`add_cookies`] does.
+    fn add_cookies_line(req: &mut Request, line: &[u8]) {
+        let at = req.cookies_at.unwrap();
+        req.headers.splice(at..at, [line, b"; "].concat());
     }
 }
