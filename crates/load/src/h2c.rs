@@ -35,7 +35,7 @@ use stackbench_record::ErrorKind;
 
 use self::conn::{Conn, Link, Windows};
 use crate::dial::Dial;
-use crate::wire::{Answer, Prepared};
+use crate::wire::Answer;
 
 const WINDOWS: Windows = Windows { stream: 16 * 1024 * 1024, connection: 64 * 1024 * 1024 };
 
@@ -199,10 +199,12 @@ impl H2Lane {
         own || shared
     }
 
-    /// Sends one request; `keepalive == false` uses a connection of its own.
+    /// Sends one request; `keepalive == false` uses a connection of its own (the tests'; the
+    /// engine's [`crate::transport::Lane`] calls [`H2Lane::send_parts`]).
+    #[cfg(test)]
     pub fn send<'l>(
         &'l mut self,
-        req: &Prepared,
+        req: &crate::wire::Prepared,
         grpc: bool,
         keepalive: bool,
     ) -> impl Future<Output = Result<Answer<'l>, ErrorKind>> {

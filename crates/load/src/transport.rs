@@ -141,25 +141,27 @@ impl Lane {
     ///
     /// A plain function that returns [`Lane::exchange`]'s future: an `async fn` here would wrap
     /// it in a state machine of its own, polled at every wake-up of every request.
-    pub fn send<'l>(
+    #[inline]
+    pub fn send<'l: 'f, 'f>(
         &'l mut self,
-        req: &Prepared,
+        req: &'f Prepared,
         transport: Transport,
         keepalive: bool,
         deadline: Instant,
-    ) -> impl Future<Output = Result<Answer<'l>, ErrorKind>> {
+    ) -> impl Future<Output = Result<Answer<'l>, ErrorKind>> + 'f {
         self.exchange(Payload::Prepared(req, transport), keepalive, deadline)
     }
 
     /// As [`Lane::send`], for a scenario file's request written for this exchange. A request
     /// of the other protocol than the lane's fails with kind `protocol` (the spec's transport
     /// is the file's protocol, so it does not happen).
-    pub fn send_file<'l>(
+    #[inline]
+    pub fn send_file<'l: 'f, 'f>(
         &'l mut self,
-        out: &Outgoing<'_>,
+        out: &'f Outgoing<'_>,
         keepalive: bool,
         deadline: Instant,
-    ) -> impl Future<Output = Result<Answer<'l>, ErrorKind>> {
+    ) -> impl Future<Output = Result<Answer<'l>, ErrorKind>> + 'f {
         self.exchange(Payload::File(out), keepalive, deadline)
     }
 
@@ -197,58 +199,151 @@ impl Lane {
         })
     }
 
-    async fn exchange(
-        &mut self,
-        payload: Payload<'_>,
+    /// [`Lane::send`] and [`Lane::send_file`]: the lane's exchange of `payload` bounded by its
+    /// timer. A lane whose connection is up (nearly every request) goes straight to its
+    /// exchange; one that must connect first does so in a boxed future of its own (a connect
+    /// costs far more than the allocation), within the same deadline.
+    ///
+    /// Inlined, as [`start`] is: the future (the largest exchange of either protocol, some 300
+    /// octets) is then written where its caller awaits it, where one returned from a call was
+    /// copied twice per request (`always`: the copies must not depend on the inliner's weighing).
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn exchange<'l: 'f, 'f>(
+        &'l mut self,
+        payload: Payload<'f>,
         keepalive: bool,
         deadline: Instant,
-    ) -> Result<Answer<'_>, ErrorKind> {
+    ) -> impl Future<Output = Result<Answer<'l>, ErrorKind>> + 'f {
         let Lane { via, timer } = self;
         // The timer may stand at an earlier request's deadline (see `Lane`), never a later one.
         let at = deadline.into();
         if timer.deadline() > at {
             timer.as_mut().reset(at);
         }
-        // A lane whose connection is up (nearly every request) goes straight to its exchange.
         let open = match &*via {
             Via::Http1(c) => c.is_open(),
             Via::H2(l) => l.is_open(keepalive),
         };
-        if !open {
-            Lane::open(via, timer, deadline, keepalive).await?;
+        if open {
+            return start(via, timer, payload, keepalive, deadline);
         }
-        let mut exchange = std::pin::pin!(async move {
-            match (via, payload) {
-                (Via::Http1(c), Payload::Prepared(req, _)) => {
-                    c.send(Wire::Shared(&req.wire), req.method == http::Method::HEAD, keepalive).await
-                }
-                (Via::Http1(c), Payload::File(Outgoing::Http1 { wire, head_only })) => {
-                    // A scenario file's checks look its headers up.
-                    c.keep_headers(true);
-                    c.send(Wire::Lent(wire), *head_only, keepalive).await
-                }
-                (Via::Http1(c), Payload::File(Outgoing::Http1Shared { wire, head_only })) => {
-                    c.keep_headers(true);
-                    c.send(Wire::Shared(wire), *head_only, keepalive).await
-                }
-                (Via::H2(l), Payload::Prepared(req, transport)) => {
-                    l.send(req, transport == Transport::Grpc, keepalive).await
-                }
-                (Via::H2(l), Payload::File(Outgoing::H2 { head, body, grpc, .. })) => {
-                    l.send_parts(head, body, *grpc, keepalive, true).await
-                }
-                (Via::Http1(_), Payload::File(Outgoing::H2 { .. }))
-                | (Via::H2(_), Payload::File(Outgoing::Http1 { .. } | Outgoing::Http1Shared { .. })) => {
-                    Err(ErrorKind::Protocol)
-                }
-            }
-        });
-        // The exchange first, so an answer that is ready when the deadline is too still counts.
-        poll_fn(|cx| match exchange.as_mut().poll(cx) {
-            Poll::Ready(r) => Poll::Ready(r),
-            Poll::Pending => poll_deadline(timer, deadline, cx).map(|()| Err(ErrorKind::Timeout)),
+        let opening = Lane::opening(via, timer, payload, keepalive, deadline);
+        Exchange { sending: Sending::Opening { opening }, timer: None, deadline }
+    }
+
+    /// The exchange of a lane that connects first ([`Lane::open`]), boxed.
+    #[inline(never)]
+    fn opening<'l: 'f, 'f>(
+        via: &'l mut Via,
+        timer: &'f mut Pin<Box<Sleep>>,
+        payload: Payload<'f>,
+        keepalive: bool,
+        deadline: Instant,
+    ) -> Pin<Box<dyn Future<Output = Result<Answer<'l>, ErrorKind>> + 'f>> {
+        Box::pin(async move {
+            Lane::open(via, timer, deadline, keepalive).await?;
+            start(via, timer, payload, keepalive, deadline).await
         })
-        .await
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// One exchange on a lane, bounded by its request's deadline: the exchange of the lane's
+    /// kind of connection, polled first (so an answer that is ready when the deadline is too
+    /// still counts), then the lane's timer ([`poll_deadline`]); when that fires, the exchange
+    /// is given up (dropped with this future, as `tokio::time::timeout` would drop it) and
+    /// fails with kind `timeout`.
+    ///
+    /// Written by hand: an async block matching on the connection's kind inside a `poll_fn`
+    /// that polled the timer were two layers more, each resumed at every wake-up of every
+    /// request.
+    struct Exchange<'f, A, H1, H2> {
+        #[pin]
+        sending: Sending<'f, A, H1, H2>,
+        // `None` while `Sending::Opening`, which bounds itself.
+        timer: Option<&'f mut Pin<Box<Sleep>>>,
+        deadline: Instant,
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// What an [`Exchange`] waits for.
+    #[project = SendingProj]
+    enum Sending<'f, A, H1, H2> {
+        Http1 { #[pin] exchange: H1 },
+        H2 { #[pin] exchange: H2 },
+        /// A lane without a connection: its connect, then its exchange, each bounded.
+        Opening { opening: Pin<Box<dyn Future<Output = Result<A, ErrorKind>> + 'f>> },
+        /// Failed before it began: a scenario file's request of the other protocol than the
+        /// lane's (the spec's transport is the file's protocol, so it does not happen).
+        Refused { kind: ErrorKind },
+    }
+}
+
+/// The exchange of `payload` on a lane whose connection is up.
+#[allow(clippy::inline_always)]
+#[inline(always)]
+fn start<'l: 'f, 'f>(
+    via: &'l mut Via,
+    timer: &'f mut Pin<Box<Sleep>>,
+    payload: Payload<'f>,
+    keepalive: bool,
+    deadline: Instant,
+) -> Exchange<
+    'f,
+    Answer<'l>,
+    impl Future<Output = Result<Answer<'l>, ErrorKind>> + 'f,
+    impl Future<Output = Result<Answer<'l>, ErrorKind>> + 'f,
+> {
+    let sending = match (via, payload) {
+        (Via::Http1(c), Payload::Prepared(req, _)) => Sending::Http1 {
+            exchange: c.send(Wire::Shared(&req.wire), req.method == http::Method::HEAD, keepalive),
+        },
+        (Via::Http1(c), Payload::File(Outgoing::Http1 { wire, head_only })) => {
+            // A scenario file's checks look its headers up.
+            c.keep_headers(true);
+            Sending::Http1 { exchange: c.send(Wire::Lent(wire), *head_only, keepalive) }
+        }
+        (Via::Http1(c), Payload::File(Outgoing::Http1Shared { wire, head_only })) => {
+            c.keep_headers(true);
+            Sending::Http1 { exchange: c.send(Wire::Shared(wire), *head_only, keepalive) }
+        }
+        (Via::H2(l), Payload::Prepared(req, transport)) => Sending::H2 {
+            exchange: l.send_parts(&req.h2_head, &req.body, transport == Transport::Grpc, keepalive, false),
+        },
+        (Via::H2(l), Payload::File(Outgoing::H2 { head, body, grpc, .. })) => {
+            Sending::H2 { exchange: l.send_parts(head, body, *grpc, keepalive, true) }
+        }
+        (Via::Http1(_), Payload::File(Outgoing::H2 { .. }))
+        | (Via::H2(_), Payload::File(Outgoing::Http1 { .. } | Outgoing::Http1Shared { .. })) => {
+            Sending::Refused { kind: ErrorKind::Protocol }
+        }
+    };
+    Exchange { sending, timer: Some(timer), deadline }
+}
+
+impl<A, H1, H2> Future for Exchange<'_, A, H1, H2>
+where
+    H1: Future<Output = Result<A, ErrorKind>>,
+    H2: Future<Output = Result<A, ErrorKind>>,
+{
+    type Output = Result<A, ErrorKind>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let answer = match this.sending.project() {
+            SendingProj::Http1 { exchange } => exchange.poll(cx),
+            SendingProj::H2 { exchange } => exchange.poll(cx),
+            SendingProj::Opening { opening } => return opening.as_mut().poll(cx),
+            SendingProj::Refused { kind } => return Poll::Ready(Err(*kind)),
+        };
+        match (answer, this.timer) {
+            (Poll::Pending, Some(timer)) => {
+                poll_deadline(timer, *this.deadline, cx).map(|()| Err(ErrorKind::Timeout))
+            }
+            (answer, _) => answer,
+        }
     }
 }
 
