@@ -18,15 +18,14 @@ use crate::common::{Behavior, start};
 
 /// A run with its interval log in a scratch directory; answers slower at first, so the
 /// latencies spread over many buckets and the ranks of the percentiles matter.
-fn logged_run(tag: &str) -> (RunRecord, PathBuf, PathBuf) {
+fn logged_run(tag: &str) -> (RunRecord, PathBuf, tempfile::TempDir) {
     let s = start(Behavior {
         delay: Some(Duration::from_millis(1)),
         slow_start: Some((Duration::from_millis(20), Duration::from_millis(2500))),
         ..Behavior::default()
     });
-    let dir = std::env::temp_dir().join(format!("sb-load-hlog-{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("run.hlog");
+    let dir = tempfile::Builder::new().prefix(&format!("sb-load-hlog-{tag}-")).tempdir().unwrap();
+    let path = dir.path().join("run.hlog");
     let o = LoadOptions {
         connections: Some(4),
         duration: Some(Dur(Duration::from_millis(2500))),
@@ -48,7 +47,7 @@ fn percentiles(l: &Latency) -> [u64; 7] {
 /// `hdrhistogram` crate's own log reader.
 #[test]
 fn the_interval_log_gives_the_records_percentiles() {
-    let (r, path, dir) = logged_run("rust");
+    let (r, path, _dir) = logged_run("rust");
     let text = std::fs::read(&path).unwrap();
     let mut total = new_histogram();
     for entry in IntervalLogIterator::new(&text) {
@@ -57,7 +56,6 @@ fn the_interval_log_gives_the_records_percentiles() {
         }
     }
     assert_eq!(percentiles(&Latency::from_histogram(&total)), percentiles(&r.summary.latency));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Issue 45 #15: Python's reader of the interval log said p99 1,346 µs where the record said
@@ -74,7 +72,7 @@ fn python_hdrhistogram_reads_the_interval_log() {
         skip(&format!("{} is not set; point it at a python with `pip install hdrhistogram`", hdrh::PYTHON));
         return;
     };
-    let (r, path, dir) = logged_run("python");
+    let (r, path, _dir) = logged_run("python");
     let got = read_with_python(&python, &path);
     let l = &r.summary.latency;
     assert_eq!(got["intervals"], r.timeline.len() as u64, "{got}");
@@ -90,7 +88,6 @@ fn python_hdrhistogram_reads_the_interval_log() {
         h.iter_recorded().map(|v| (v.value_iterated_to(), v.count_at_value())).collect::<Vec<_>>()
     };
     assert_eq!(buckets(&theirs), buckets(&ours));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 fn read_with_python(python: &str, path: &Path) -> serde_json::Value {

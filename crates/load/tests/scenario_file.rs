@@ -102,9 +102,8 @@ fn a_count_bound_counts_iterations() {
 /// adds the names' tallies once, at the end): every iteration, its error and its latency.
 #[test]
 fn iterations_of_one_request_are_their_requests() {
-    let dir = std::env::temp_dir().join(format!("sb-one-request-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("one.toml");
+    let dir = tempfile::Builder::new().prefix("sb-one-request-").tempdir().unwrap();
+    let file = dir.path().join("one.toml");
     let flow = |name: &str, title: &str| {
         format!(
             "[[flow]]\nname = \"{name}\"\nnames = [\"{name}\"]\nhurl = '''\nPOST {{{{base_url}}}}/todos\nContent-Type: application/json\n{{\"title\": \"{title}\"}}\nHTTP 201\n'''\n"
@@ -120,7 +119,7 @@ fn iterations_of_one_request_are_their_requests() {
         ..LoadOptions::default()
     };
     let r = run(&o.to_spec(&format!("http://{addr}")).unwrap(), &Stop::new()).unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
+    drop(dir);
     let (create, refused) = (named(&r, "create"), named(&r, "refused"));
     let it = r.iterations.as_ref().unwrap();
     assert!(create.requests > 10 && refused.requests > 10, "{create:?} {refused:?}");

@@ -22,13 +22,12 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// A scenario file written to a directory of its own.
-fn file(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sb-h2-file-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("{name}.toml"));
+/// A scenario file written to a directory of its own, removed when the directory is dropped.
+fn file(name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::Builder::new().prefix(&format!("sb-h2-file-{name}-")).tempdir().unwrap();
+    let path = dir.path().join(format!("{name}.toml"));
     std::fs::write(&path, text).unwrap();
-    path
+    (dir, path)
 }
 
 fn load(url: &str, path: PathBuf, o: LoadOptions) -> RunRecord {
@@ -80,7 +79,8 @@ jsonpath "$.count" == 1
 #[test]
 fn an_h2c_file_sends_every_request_over_http2_with_its_checks() {
     let s = start(Behavior::default());
-    let r = load(&s.url(""), file("h2c", &H2C.replace("PATH", "events/count")), LoadOptions::default());
+    let (_dir, path) = file("h2c", &H2C.replace("PATH", "events/count"));
+    let r = load(&s.url(""), path, LoadOptions::default());
     assert_eq!(r.params.transport, "h2c");
     assert_eq!(r.summary.errors, 0, "{:?}", r.errors);
     let (post, read) = (named(&r, "post"), named(&r, "read"));
@@ -95,7 +95,8 @@ fn an_h2c_file_sends_every_request_over_http2_with_its_checks() {
 #[test]
 fn a_wrong_h2c_answer_is_a_check_error_of_its_request() {
     let s = start(Behavior::default());
-    let r = load(&s.url(""), file("h2c-wrong", &H2C.replace("PATH", "wrong")), LoadOptions::default());
+    let (_dir, path) = file("h2c-wrong", &H2C.replace("PATH", "wrong"));
+    let r = load(&s.url(""), path, LoadOptions::default());
     let (post, read) = (named(&r, "post"), named(&r, "read"));
     assert_eq!(post.error_count(), 0, "{post:?}");
     assert!(read.requests > 0 && read.error_count() == read.requests, "{read:?}");
@@ -150,7 +151,7 @@ fn a_grpc_file_that_does_not_fit_its_proto_is_refused_with_its_place() {
         "protocol = \"grpc\"\n[grpc]\nproto = {:?}\nmethod = \"sort.v1.SortService/Sort\"\nmessage = '{{}}'\n",
         proto.display().to_string()
     );
-    let path = file("bad-method", &toml);
+    let (_dir, path) = file("bad-method", &toml);
     let o = LoadOptions { scenario_file: Some(path), file_root: Some(repo()), ..LoadOptions::default() };
     let e = o.to_spec("http://127.0.0.1:9").unwrap_err().to_string();
     assert!(
@@ -158,11 +159,8 @@ fn a_grpc_file_that_does_not_fit_its_proto_is_refused_with_its_place() {
         "{e}"
     );
     let toml = toml.replace("/Sort\"", "/BubbleSort\"").replace("'{}'", r#"'{"data": ["x"]}'"#);
-    let o = LoadOptions {
-        scenario_file: Some(file("bad-message", &toml)),
-        file_root: Some(repo()),
-        ..LoadOptions::default()
-    };
+    let (_dir, path) = file("bad-message", &toml);
+    let o = LoadOptions { scenario_file: Some(path), file_root: Some(repo()), ..LoadOptions::default() };
     let e = o.to_spec("http://127.0.0.1:9").unwrap_err().to_string();
     assert!(e.contains("bad-message.toml:4:10: [grpc] `message`: not a valid sort.v1.List"), "{e}");
 }
@@ -178,12 +176,8 @@ fn a_message_that_stops_fitting_its_type_is_a_check_error_unsent() {
         proto.display().to_string()
     );
     let o = LoadOptions { requests: Some(5), connections: Some(1), duration: None, ..LoadOptions::default() };
-    let o = LoadOptions {
-        scenario_file: Some(file("overflow", &toml)),
-        file_root: Some(repo()),
-        threads: Some(1),
-        ..o
-    };
+    let (_dir, path) = file("overflow", &toml);
+    let o = LoadOptions { scenario_file: Some(path), file_root: Some(repo()), threads: Some(1), ..o };
     let r = run(&o.to_spec(&s.url("")).unwrap(), &Stop::new()).unwrap();
     let call = named(&r, "sort.v1.SortService/BubbleSort");
     assert_eq!((call.requests, call.ok), (5, 1), "{call:?}");

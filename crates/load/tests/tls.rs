@@ -12,9 +12,10 @@ use stackbench_load::{Dur, LoadError, LoadOptions, NewConnection, Stop, run};
 use stackbench_testkit::record::valid;
 use stackbench_testkit::tls::{Certs, Leaf, Misbehave, Options, Raw, TlsServer};
 
-fn certs(name: &str, leaf: Leaf) -> (Certs, std::path::PathBuf) {
-    let dir = std::env::temp_dir().join(format!("sb-tls-{}-{name}", std::process::id()));
-    (Certs::new(&dir, &["localhost", "127.0.0.1"], leaf), dir)
+/// Certificates in a directory of their own, removed when the directory is dropped.
+fn certs(name: &str, leaf: Leaf) -> (Certs, tempfile::TempDir) {
+    let dir = tempfile::Builder::new().prefix(&format!("sb-tls-{name}-")).tempdir().unwrap();
+    (Certs::new(dir.path(), &["localhost", "127.0.0.1"], leaf), dir)
 }
 
 fn opts(pem: &Certs) -> LoadOptions {
@@ -37,7 +38,7 @@ fn fails_before_the_load(opt: &LoadOptions, url: &str) -> String {
 
 #[test]
 fn http1_and_h2_over_tls_agree_what_the_server_saw() {
-    let (pem, dir) = certs("agree", Leaf::Valid);
+    let (pem, _dir) = certs("agree", Leaf::Valid);
     let srv = TlsServer::start(&pem, &Options::default());
     let rec = stackbench_testkit::record::valid(
         run(&opts(&pem).to_spec(&srv.url("localhost", "/")).unwrap(), &Stop::new()).unwrap(),
@@ -63,12 +64,11 @@ fn http1_and_h2_over_tls_agree_what_the_server_saw() {
     assert_eq!((tls.alpn.as_deref(), tls.key_exchange_group.as_deref()), (Some("h2"), Some("X25519")));
     let agreed = srv.stats.agreed.lock().unwrap().clone();
     assert!(agreed.iter().any(|(g, a)| g == "X25519" && a == "h2"), "{agreed:?}");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn a_connection_per_request_resumes_unless_told_not_to() {
-    let (pem, dir) = certs("resume", Leaf::Valid);
+    let (pem, _dir) = certs("resume", Leaf::Valid);
     let srv = TlsServer::start(&pem, &Options::default());
     let opt = LoadOptions { no_keepalive: true, ..opts(&pem) };
     let rec = stackbench_testkit::record::valid(
@@ -93,7 +93,6 @@ fn a_connection_per_request_resumes_unless_told_not_to() {
     let tls = rec.connections.unwrap().tls.unwrap();
     assert_eq!(tls.resumed, 0);
     assert!(!tls.resumption);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// rustls's own session cache keeps 8 tickets per server, and a TLS 1.3 ticket is used once:
@@ -102,7 +101,7 @@ fn a_connection_per_request_resumes_unless_told_not_to() {
 /// ticket per connection, so only each connection's first handshake is full.
 #[test]
 fn every_connection_resumes_after_its_first_handshake() {
-    let (pem, dir) = certs("tickets", Leaf::Valid);
+    let (pem, _dir) = certs("tickets", Leaf::Valid);
     let srv = TlsServer::start(&pem, &Options::default());
     let opt = LoadOptions {
         no_keepalive: true,
@@ -119,7 +118,6 @@ fn every_connection_resumes_after_its_first_handshake() {
     assert_eq!(tls.failed, 0);
     assert!(tls.full + tls.resumed >= 960, "{tls:?}");
     assert!(tls.full <= 32, "{} full handshakes for 32 connections ({} resumed)", tls.full, tls.resumed);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// A flow of three requests, to the test server's one answer.
@@ -133,7 +131,7 @@ fn three_requests(dir: &std::path::Path) -> std::path::PathBuf {
 #[test]
 fn a_connection_per_iteration_is_shared_by_its_requests() {
     let (pem, dir) = certs("iteration", Leaf::Valid);
-    let file = three_requests(&dir);
+    let file = three_requests(dir.path());
     // A Hurl file speaks what the server picks by ALPN: HTTP/1.1 where it offers only that,
     // else h2, whose lanes then open a connection each instead of sharing one.
     for http2 in [false, true] {
@@ -178,7 +176,6 @@ fn a_connection_per_iteration_is_shared_by_its_requests() {
         assert_eq!(conn.opened, 36, "http2 {http2}");
         assert_eq!(srv.stats.connections.load(Ordering::Relaxed), 37);
     }
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -195,7 +192,7 @@ fn tls12_mutual_tls_and_resolve() {
     assert_eq!(rec.connections.unwrap().tls.unwrap().version, "TLSv1.2");
 
     // The certificate names localhost; --resolve sends another name's connections to it.
-    let dir2 = dir.join("named");
+    let dir2 = dir.path().join("named");
     let named = Certs::new(&dir2, &["api.example.test"], Leaf::Valid);
     let srv = TlsServer::start(&named, &Options::default());
     let url = srv.url("api.example.test", "/");
@@ -206,12 +203,11 @@ fn tls12_mutual_tls_and_resolve() {
     };
     let rec = valid(run(&opt.to_spec(&url).unwrap(), &Stop::new()).unwrap());
     assert!(rec.summary.requests > 0 && rec.summary.errors == 0, "{:?}", rec.errors);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn certificates_that_do_not_verify_are_one_clear_error() {
-    let (good, dir) = certs("bad-certs", Leaf::Valid);
+    let (good, _dir) = certs("bad-certs", Leaf::Valid);
     let srv = TlsServer::start(&good, &Options::default());
     // Self-signed as far as the system's roots know.
     let opt = LoadOptions { cacert: None, ..opts(&good) };
@@ -225,18 +221,16 @@ fn certificates_that_do_not_verify_are_one_clear_error() {
     assert!(rec.summary.ok > 0, "{:?}", rec.errors);
 
     for (leaf, words) in [(Leaf::Expired, "expired"), (Leaf::OtherName, "not valid for the name localhost")] {
-        let (pem, d) = certs(&format!("{leaf:?}"), leaf);
+        let (pem, _d) = certs(&format!("{leaf:?}"), leaf);
         let srv = TlsServer::start(&pem, &Options::default());
         let msg = fails_before_the_load(&opts(&pem), &srv.url("localhost", "/"));
         assert!(msg.contains(words), "{leaf:?}: {msg}");
-        std::fs::remove_dir_all(d).unwrap();
     }
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn hostile_servers_are_clear_before_the_load_and_counted_under_it() {
-    let (pem, dir) = certs("hostile", Leaf::Valid);
+    let (pem, _dir) = certs("hostile", Leaf::Valid);
     let opt = LoadOptions { timeout: Some(Dur(Duration::from_secs(1))), ..opts(&pem) };
     let cleartext = Raw::start(Misbehave::Garbage);
     let msg = fails_before_the_load(&opt, &cleartext.url("localhost", "/"));
@@ -265,12 +259,11 @@ fn hostile_servers_are_clear_before_the_load_and_counted_under_it() {
         assert!(handshake > 0 && handshake + 1 >= rec.summary.errors, "{how:?}: {:?}", rec.errors);
         assert!(rec.connections.unwrap().tls.unwrap().failed > 0);
     }
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn tls_refuses_io_uring_and_auto_picks_epoll() {
-    let (pem, dir) = certs("io", Leaf::Valid);
+    let (pem, _dir) = certs("io", Leaf::Valid);
     let opt = LoadOptions { io: Some(stackbench_load::Io::Uring), ..opts(&pem) };
     match opt.to_spec("https://localhost:1/") {
         Err(msg) => assert!(msg.to_string().contains("--io"), "{msg}"),
@@ -278,7 +271,6 @@ fn tls_refuses_io_uring_and_auto_picks_epoll() {
     }
     let opt = LoadOptions { io: Some(stackbench_load::Io::Auto), ..opts(&pem) };
     assert_eq!(opt.to_spec("https://localhost:1/").unwrap().io, stackbench_load::Io::Epoll);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// nginx from Debian (OpenSSL 3.0) over TLS 1.3, one process: started for a test, killed by
@@ -338,7 +330,7 @@ impl Drop for Nginx {
 #[test]
 fn nginx_on_openssl_agrees_x25519_and_resumes() {
     let (pem, dir) = certs("nginx", Leaf::Valid);
-    let Some(nginx) = Nginx::start(&pem, &dir) else { return };
+    let Some(nginx) = Nginx::start(&pem, dir.path()) else { return };
     let url = format!("https://localhost:{}/", nginx.port);
     let rec = valid(run(&opts(&pem).to_spec(&url).unwrap(), &Stop::new()).unwrap());
     assert!(rec.summary.ok > 0 && rec.summary.errors == 0, "{:?}", rec.errors);
@@ -354,12 +346,11 @@ fn nginx_on_openssl_agrees_x25519_and_resumes() {
     assert_eq!(tls.alpn.as_deref(), Some("h2"));
     assert!(tls.resumed > 0, "nginx's session tickets resume: {tls:?}");
     drop(nginx);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn a_cleartext_url_to_a_tls_server_is_counted_and_said() {
-    let (pem, dir) = certs("cleartext", Leaf::Valid);
+    let (pem, _dir) = certs("cleartext", Leaf::Valid);
     let srv = TlsServer::start(&pem, &Options::default());
     // rustls answers a cleartext request (or the h2c preface) with an alert record.
     let url = srv.url("127.0.0.1", "/").replacen("https://", "http://", 1);
@@ -381,5 +372,4 @@ fn a_cleartext_url_to_a_tls_server_is_counted_and_said() {
         assert!(text.contains(&format!("the server at {server} answered with a TLS record")), "{text}");
         assert!(text.contains("use https://"), "{text}");
     }
-    std::fs::remove_dir_all(dir).unwrap();
 }

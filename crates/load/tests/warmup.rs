@@ -62,12 +62,12 @@ fn a_server_still_warming_at_the_maximum_is_never_steady() {
         ..Behavior::default()
     });
     // The interval log starts where the measured window does, not where the load did.
-    let hlog = std::env::temp_dir().join(format!("stackbench-warmup-{}.hlog", std::process::id()));
+    let dir = tempfile::Builder::new().prefix("stackbench-warmup-").tempdir().unwrap();
+    let hlog = dir.path().join("run.hlog");
     let mut spec = auto(10).to_spec(&s.url("/")).unwrap();
     spec.hlog = Some(hlog.clone());
     let r = run(&spec, &Stop::new()).unwrap();
     let log = std::fs::read_to_string(&hlog).unwrap();
-    let _ = std::fs::remove_file(&hlog);
     let start: f64 = log
         .lines()
         .find_map(|l| l.strip_prefix("#[StartTime: "))

@@ -407,10 +407,12 @@ fn json_files(dir: &Path) -> Result<Vec<PathBuf>, StoreError> {
 mod tests {
     use super::*;
 
-    fn tempdir(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("stackbench-store-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&d);
-        d
+    /// A scratch directory, removed when dropped, and a path in it not made yet.
+    fn tempdir(name: &str) -> (tempfile::TempDir, PathBuf) {
+        let scratch =
+            tempfile::Builder::new().prefix(&format!("stackbench-store-{name}-")).tempdir().unwrap();
+        let dir = scratch.path().join("results");
+        (scratch, dir)
     }
 
     fn manifest() -> Manifest {
@@ -429,7 +431,7 @@ mod tests {
 
     #[test]
     fn writes_and_reads_back() {
-        let dir = tempdir("rw");
+        let (_scratch, dir) = tempdir("rw");
         write_json_atomic(&dir.join(MANIFEST), &manifest()).unwrap();
         let c = ContestantRecord {
             name: "axum/dummy".into(),
@@ -455,18 +457,16 @@ mod tests {
         assert_eq!(set.manifest, manifest());
         assert_eq!(set.contestants, vec![c]);
         assert!(set.runs.is_empty());
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn missing_and_broken_dirs_say_so() {
-        let dir = tempdir("broken");
+        let (_scratch, dir) = tempdir("broken");
         assert!(matches!(ResultSet::load(&dir), Err(StoreError::NotAResultDir(_))));
         fs::create_dir_all(&dir).unwrap();
         fs::write(dir.join(MANIFEST), "{").unwrap();
         let e = ResultSet::load(&dir).unwrap_err().to_string();
         assert!(e.contains("manifest.json"), "{e}");
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -106,8 +106,8 @@ mod tests {
 
     #[test]
     fn one_holder_at_a_time_and_released_on_drop() {
-        let dir = std::env::temp_dir().join(format!("sb-dirlock-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
+        let scratch = tempfile::Builder::new().prefix("sb-dirlock-").tempdir().unwrap();
+        let dir = scratch.path().join("results");
         let first = DirLock::acquire(&dir).unwrap();
         // flock locks belong to the open file: a second open in this process is refused too.
         let e = DirLock::acquire(&dir).unwrap_err().to_string();
@@ -117,6 +117,5 @@ mod tests {
         );
         drop(first);
         assert!(DirLock::acquire(&dir).is_ok());
-        fs::remove_dir_all(&dir).unwrap();
     }
 }

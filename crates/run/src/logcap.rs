@@ -121,8 +121,8 @@ mod tests {
 
     #[test]
     fn a_log_rotates_at_its_cap_and_keeps_the_newest_output() {
-        let dir = std::env::temp_dir().join(format!("sb-logcap-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
+        let scratch = tempfile::Builder::new().prefix("sb-logcap-").tempdir().unwrap();
+        let dir = scratch.path().join("logs");
         let log = dir.join("c.log");
         let (out, _err, copying) = start(&log, 1 << 20).unwrap();
         // 5 MiB of output, then a last line.
@@ -139,6 +139,5 @@ mod tests {
         let text = fs::read_to_string(&log).unwrap();
         assert!(text.starts_with("[stackbench: this log reached 1 MiB"), "{}", &text[..80.min(text.len())]);
         assert!(text.trim_end().ends_with("the last line"));
-        fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -246,8 +246,8 @@ mod tests {
 
     #[test]
     fn refuses_to_overwrite_and_finds_the_repo() {
-        let dir = std::env::temp_dir().join(format!("sb-run-store-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
+        let scratch = tempfile::Builder::new().prefix("sb-run-store-").tempdir().unwrap();
+        let dir = scratch.path().join("results");
         let env = Environment::detect("0.0.0");
         let mut s = ResultStore::create(
             &dir,
@@ -262,6 +262,5 @@ mod tests {
         s.finish(Status::Complete).unwrap();
         let r = ResultStore::resume(&dir).unwrap();
         assert_eq!(r.manifest.status, Status::Running);
-        fs::remove_dir_all(&dir).unwrap();
     }
 }

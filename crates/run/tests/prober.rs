@@ -7,8 +7,8 @@ use stackbench_testkit::tls::{Certs, Leaf, Options, TlsServer};
 
 #[test]
 fn a_cleartext_url_to_a_tls_server_says_use_https() {
-    let dir = std::env::temp_dir().join(format!("sb-prober-tls-{}", std::process::id()));
-    let certs = Certs::new(&dir, &["127.0.0.1"], Leaf::Valid);
+    let dir = tempfile::Builder::new().prefix("sb-prober-tls-").tempdir().unwrap();
+    let certs = Certs::new(dir.path(), &["127.0.0.1"], Leaf::Valid);
     let srv = TlsServer::start(&certs, &Options::default());
     let url = srv.url("127.0.0.1", "/a").replacen("https://", "http://", 1);
     let prober = HyperProber::new().unwrap();
@@ -18,13 +18,12 @@ fn a_cleartext_url_to_a_tls_server_says_use_https() {
             && err.contains("use https://"),
         "{err}"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn the_h2c_preface_to_a_tls_server_says_use_https_too() {
-    let dir = std::env::temp_dir().join(format!("sb-prober-tls-h2-{}", std::process::id()));
-    let certs = Certs::new(&dir, &["127.0.0.1"], Leaf::Valid);
+    let dir = tempfile::Builder::new().prefix("sb-prober-tls-h2-").tempdir().unwrap();
+    let certs = Certs::new(dir.path(), &["127.0.0.1"], Leaf::Valid);
     let srv = TlsServer::start(&certs, &Options::default());
     let url = srv.url("127.0.0.1", "/a").replacen("https://", "http://", 1);
     let prober = HyperProber::new().unwrap();
@@ -37,7 +36,6 @@ fn the_h2c_preface_to_a_tls_server_says_use_https_too() {
             "grpc {grpc}: {err}"
         );
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A server that closes a cleartext connection without a byte (as OpenSSL and Go TLS

@@ -78,29 +78,32 @@ fn private_key(path: &Path) -> Result<PrivateKeyDer<'static>, TlsError> {
 mod tests {
     use super::*;
 
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("sb-serve-tls-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+    fn scratch(name: &str) -> tempfile::TempDir {
+        tempfile::Builder::new().prefix(&format!("sb-serve-tls-{name}-")).tempdir().unwrap()
     }
 
     #[test]
     fn a_certificate_and_its_key_make_a_config_offering_the_alpn_given() {
         let dir = scratch("ok");
-        let certs =
-            stackbench_testkit::tls::Certs::new(&dir, &["localhost"], stackbench_testkit::tls::Leaf::Valid);
+        let certs = stackbench_testkit::tls::Certs::new(
+            dir.path(),
+            &["localhost"],
+            stackbench_testkit::tls::Leaf::Valid,
+        );
         let config = server_config(&certs.cert, &certs.key, &H2_AND_HTTP11).unwrap();
         assert_eq!(config.alpn_protocols, [b"h2".to_vec(), b"http/1.1".to_vec()]);
-        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
     fn each_bad_file_says_which_flag_and_what_is_wrong() {
         let dir = scratch("bad");
-        let certs =
-            stackbench_testkit::tls::Certs::new(&dir, &["localhost"], stackbench_testkit::tls::Leaf::Valid);
+        let certs = stackbench_testkit::tls::Certs::new(
+            dir.path(),
+            &["localhost"],
+            stackbench_testkit::tls::Leaf::Valid,
+        );
         let err = |cert: &Path, key: &Path| server_config(cert, key, &[]).unwrap_err().to_string();
-        let missing = dir.join("missing.pem");
+        let missing = dir.path().join("missing.pem");
         let e = err(&missing, &certs.key);
         assert!(e.starts_with("cannot read --tls-cert") && e.contains("missing.pem"), "{e}");
         let e = err(&certs.cert, &missing);
@@ -113,6 +116,5 @@ mod tests {
         // Another certificate's key.
         let e = err(&certs.cert, &certs.client_key);
         assert!(e.contains("cannot serve together") && e.contains("the certificate's"), "{e}");
-        std::fs::remove_dir_all(dir).unwrap();
     }
 }

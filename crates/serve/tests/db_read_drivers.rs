@@ -72,11 +72,10 @@ async fn redis_driver() {
 
 #[tokio::test]
 async fn sqlite_driver() {
-    let dir = std::env::temp_dir().join(format!("stackbench-dbread-drivers-{}", std::process::id()));
-    let path = dir.join("items.sqlite3");
+    let dir = tempfile::Builder::new().prefix("stackbench-dbread-drivers-").tempdir().unwrap();
+    let path = dir.path().join("items.sqlite3");
     seeded(Store::Sqlite(path.clone())).await;
     served(Config { sqlite: Some(path), ..Config::new() }, &["sqlite"]).await;
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// Four seeders at once on an empty database: all succeed, one loads, the
@@ -119,7 +118,6 @@ async fn mysql_concurrent_seeders() {
 
 #[tokio::test]
 async fn sqlite_concurrent_seeders() {
-    let dir = std::env::temp_dir().join(format!("stackbench-dbread-race-{}", std::process::id()));
-    concurrent_seeders(Store::Sqlite(dir.join("items.sqlite3"))).await;
-    std::fs::remove_dir_all(dir).unwrap();
+    let dir = tempfile::Builder::new().prefix("stackbench-dbread-race-").tempdir().unwrap();
+    concurrent_seeders(Store::Sqlite(dir.path().join("items.sqlite3"))).await;
 }

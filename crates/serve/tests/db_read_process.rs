@@ -40,17 +40,16 @@ fn rows(addr: SocketAddr, driver: &str, a: u32, b: u32) {
     assert_eq!(check(&Expect::Rows { a, b }, &view), Ok(()), "{driver}: {}", r.text());
 }
 
-fn temp_dir(what: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("stackbench-dbread-{what}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh temporary directory for one test, removed when dropped.
+fn scratch(what: &str) -> tempfile::TempDir {
+    tempfile::Builder::new().prefix(&format!("stackbench-dbread-{what}-")).tempdir().unwrap()
 }
 
 #[test]
 fn without_flags_it_seeds_and_serves_sqlite() {
-    let home = temp_dir("home");
-    let server = start(&[], &home);
+    let tmp = scratch("home");
+    let home = tmp.path();
+    let server = start(&[], home);
     let (addr, lines) = (server.addr, server.lines.clone());
     assert!(lines[0].contains("listening on http://127.0.0.1:"), "{lines:?}");
     assert!(
@@ -73,25 +72,24 @@ fn without_flags_it_seeds_and_serves_sqlite() {
     stop(server);
 
     // The second start finds the file seeded.
-    let server = start(&[], &home);
+    let server = start(&[], home);
     let (addr, lines) = (server.addr, server.lines.clone());
     assert!(!lines.iter().any(|l| l.contains("no SQLite file yet")), "{lines:?}");
     rows(addr, "sqlite", 5, 5);
     stop(server);
-    std::fs::remove_dir_all(home).unwrap();
 }
 
 /// Regression: a starter that reads only the first line and closes the pipe
 /// made the next write to stdout fail, and the server exited with it.
 #[test]
 fn a_closed_stdout_after_the_first_line_does_not_stop_the_server() {
-    let home = temp_dir("closed-stdout");
-    let mut server = Server::start(Command::new(BIN).args(["--port", "0"]).env("XDG_DATA_HOME", &home));
+    let tmp = scratch("closed-stdout");
+    let home = tmp.path();
+    let mut server = Server::start(Command::new(BIN).args(["--port", "0"]).env("XDG_DATA_HOME", home));
     server.close_stdout();
     std::thread::sleep(Duration::from_millis(200));
     rows(server.addr, "sqlite", 1, 2);
     stop(server);
-    std::fs::remove_dir_all(home).unwrap();
 }
 
 #[test]
@@ -100,7 +98,8 @@ fn every_driver_in_one_process() {
     else {
         return;
     };
-    let dir = temp_dir("all");
+    let tmp = scratch("all");
+    let dir = tmp.path();
     let sqlite = dir.join("items.sqlite3");
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let (pg, my) = runtime.block_on(async { (postgres_database(&pg).await, mysql_database(&my).await) });
@@ -111,7 +110,7 @@ fn every_driver_in_one_process() {
     let sqlite_arg = format!("sqlite:{sqlite_arg}");
     let args =
         ["--store", &pg, "--store", &my, "--store", &rd, "--store", &sqlite_arg, "--pool", "2", "--seed"];
-    let server = start(&args, &dir);
+    let server = start(&args, dir);
     let (addr, lines) = (server.addr, server.lines.clone());
     assert!(lines.iter().any(|l| l.contains("2 connections per pool (--pool)")), "{lines:?}");
     assert_eq!(lines.iter().filter(|l| l.starts_with("seeded: ")).count(), 4, "{lines:?}");
@@ -137,7 +136,6 @@ fn every_driver_in_one_process() {
         rows(addr, name, 10000, 10000);
     }
     stop(server);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 fn fails(args: &[&str], code: i32, says: &[&str]) {
@@ -165,11 +163,11 @@ fn mistakes_are_clear_errors() {
     );
     fails(&["--store", "mysql://root@127.0.0.1:notaport/x"], 1, &["not a valid MySQL/MariaDB URL"]);
     // An existing SQLite file without the data set.
-    let dir = temp_dir("empty");
+    let tmp = scratch("empty");
+    let dir = tmp.path();
     let empty = dir.join("empty.sqlite3");
     rusqlite::Connection::open(&empty).unwrap().execute_batch("CREATE TABLE t (x INTEGER)").unwrap();
     fails(&["--store", &format!("sqlite:{}", empty.display())], 1, &["sb-db-read seed --store sqlite:"]);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -186,7 +184,8 @@ fn help() {
 /// and the server then reads the file without seeding it.
 #[test]
 fn seed_then_serve() {
-    let dir = temp_dir("seed-cmd");
+    let tmp = scratch("seed-cmd");
+    let dir = tmp.path();
     let store = format!("sqlite:{}", dir.join("items.sqlite3").display());
     let seed = || Command::new(BIN).args(["seed", "--store", &store]).output().unwrap();
     let first = seed();
@@ -195,7 +194,7 @@ fn seed_then_serve() {
     let again = seed();
     let said = String::from_utf8_lossy(&again.stdout);
     assert!(again.status.success() && said.contains("nothing changed"), "{said}");
-    let server = start(&["--store", &store], &dir);
+    let server = start(&["--store", &store], dir);
     assert!(!server.lines.iter().any(|l| l.contains("seeded")), "{:?}", server.lines);
     rows(server.addr, "sqlite", 7, 8);
     stop(server);
@@ -206,17 +205,16 @@ fn seed_then_serve() {
         Command::new(BIN).args(["seed", "--store", "postgres://postgres@127.0.0.1:1/x"]).output().unwrap();
     let err = String::from_utf8_lossy(&down.stderr);
     assert!(down.status.code() == Some(1) && err.contains("cannot connect to PostgreSQL"), "{err}");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// `--store` takes the forms of `sb-db-read seed`.
 #[test]
 fn a_store_flag_serves_its_drivers() {
-    let dir = temp_dir("store-flag");
+    let tmp = scratch("store-flag");
+    let dir = tmp.path();
     let file = dir.join("items.sqlite3");
-    let server = start(&["--store", &format!("sqlite:{}", file.display()), "--seed"], &dir);
+    let server = start(&["--store", &format!("sqlite:{}", file.display()), "--seed"], dir);
     rows(server.addr, "sqlite", 4, 2);
     stop(server);
     assert!(file.exists(), "the file --store named was seeded");
-    std::fs::remove_dir_all(dir).unwrap();
 }

@@ -169,8 +169,8 @@ fn answer(tcp: &mut std::net::TcpStream) -> String {
 #[test]
 fn dummy_over_tls_on_every_stack() {
     use stackbench_testkit::tls::{Certs, Leaf};
-    let dir = std::env::temp_dir().join(format!("sb-dummy-tls-{}", std::process::id()));
-    let certs = Certs::new(&dir, &["localhost", "127.0.0.1"], Leaf::Valid);
+    let dir = tempfile::Builder::new().prefix("sb-dummy-tls-").tempdir().unwrap();
+    let certs = Certs::new(dir.path(), &["localhost", "127.0.0.1"], Leaf::Valid);
     let (cert, key) = (certs.cert.to_str().unwrap(), certs.key.to_str().unwrap());
     let post = |addr, body: &str| {
         let headers = [("Content-Type", "application/json")];
@@ -208,7 +208,6 @@ fn dummy_over_tls_on_every_stack() {
     assert!(err.contains("cannot serve together"), "{err}");
     let err = event_log_support_try_start(&["--tls-cert", cert]);
     assert!(err.contains("--tls-key"), "{err}");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 fn event_log_support_try_start(args: &[&str]) -> String {

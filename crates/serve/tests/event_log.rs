@@ -5,7 +5,7 @@
 //! (embedded, PostgreSQL, MariaDB).
 
 use crate::event_log_support::{
-    Server, count_of, error_of, sigkill_loses_nothing, start, temp_dir, try_start,
+    Server, count_of, error_of, scratch, sigkill_loses_nothing, start, try_start,
 };
 use stackbench_testkit::{INFLUXDB, MYSQL, POSTGRES, REDIS, database_url, http};
 
@@ -36,9 +36,9 @@ fn raw_head(addr: std::net::SocketAddr) -> String {
 
 #[test]
 fn embedded_store_on_every_stack() {
-    let dir = temp_dir("stacks");
+    let dir = scratch("stacks");
     for stack in STACKS {
-        let store = format!("sqlite:{}", dir.join(format!("{stack}.db")).display());
+        let store = format!("sqlite:{}", dir.path().join(format!("{stack}.db")).display());
         let server = start(BIN, &["--store", &store, "--stack", stack, "--reset"]);
         assert!(
             server.banner[0].contains(&format!("event-log ({stack}, {store}, count=query)")),
@@ -70,19 +70,17 @@ fn embedded_store_on_every_stack() {
         let server = start(BIN, &["--store", &store, "--stack", stack, "--reset"]);
         assert_eq!(server.count(), 0, "{stack}: --reset empties the store");
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn the_default_store_is_a_file_in_the_working_directory() {
-    let dir = temp_dir("default");
+    let dir = scratch("default");
     let server = stackbench_testkit::process::Server::start(
-        std::process::Command::new(BIN).args(["--port", "0"]).current_dir(&dir),
+        std::process::Command::new(BIN).args(["--port", "0"]).current_dir(dir.path()),
     );
     assert!(server.first_line().contains("sqlite:stackbench-events.db"), "{}", server.first_line());
-    assert!(dir.join("stackbench-events.db").exists());
+    assert!(dir.path().join("stackbench-events.db").exists());
     drop(server);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -100,12 +98,11 @@ fn bad_stores_are_clear_errors() {
 
 #[test]
 fn sigkill_loses_nothing_embedded() {
-    let dir = temp_dir("sigkill");
+    let dir = scratch("sigkill");
     for stack in STACKS {
-        let store = format!("sqlite:{}", dir.join(format!("{stack}.db")).display());
+        let store = format!("sqlite:{}", dir.path().join(format!("{stack}.db")).display());
         sigkill_loses_nothing(BIN, &store, stack);
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Both count modes on a database store; the table (or key) is this test's own.

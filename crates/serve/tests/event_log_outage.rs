@@ -12,7 +12,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use crate::event_log_support::{Load, error_of, start, temp_dir, wait_for_acks};
+use crate::event_log_support::{Load, error_of, scratch, start, wait_for_acks};
 use stackbench_testkit::{in_ci, skip};
 
 const BIN: &str = env!("CARGO_BIN_EXE_sb-event-log");
@@ -93,7 +93,7 @@ fn outage(db: &mut dyn PrivateDb, stack: &str) {
 
 struct Postgres {
     bin: PathBuf,
-    dir: PathBuf,
+    dir: tempfile::TempDir,
     port: u16,
 }
 
@@ -115,18 +115,18 @@ impl PrivateDb for Postgres {
         format!("postgres://postgres@127.0.0.1:{}/postgres?table=eventlog_outage&pool=4", self.port)
     }
     fn crash(&mut self) {
-        let data = self.dir.join("data");
+        let data = self.dir.path().join("data");
         run(self.pg("pg_ctl").arg("-D").arg(&data).args(["stop", "-m", "immediate", "-w"]));
     }
     fn start(&mut self) {
-        let data = self.dir.join("data");
-        let opts = format!("-p {} -k {} -c listen_addresses=127.0.0.1", self.port, self.dir.display());
+        let data = self.dir.path().join("data");
+        let opts = format!("-p {} -k {} -c listen_addresses=127.0.0.1", self.port, self.dir.path().display());
         run(self
             .pg("pg_ctl")
             .arg("-D")
             .arg(&data)
             .args(["-o", &opts, "-l"])
-            .arg(self.dir.join("log"))
+            .arg(self.dir.path().join("log"))
             .args(["start", "-w"]));
         wait_port(self.port, "PostgreSQL");
     }
@@ -134,9 +134,12 @@ impl PrivateDb for Postgres {
 
 impl Drop for Postgres {
     fn drop(&mut self) {
-        let _ =
-            self.pg("pg_ctl").arg("-D").arg(self.dir.join("data")).args(["stop", "-m", "immediate"]).output();
-        let _ = std::fs::remove_dir_all(&self.dir);
+        let _ = self
+            .pg("pg_ctl")
+            .arg("-D")
+            .arg(self.dir.path().join("data"))
+            .args(["stop", "-m", "immediate"])
+            .output();
     }
 }
 
@@ -147,15 +150,15 @@ fn postgres_outage() {
         .and_then(|d| d.filter_map(Result::ok).map(|e| e.path().join("bin")).max())
         .unwrap_or_else(|| PathBuf::from("/usr/lib/postgresql/15/bin"));
     let Some(()) = need(&bin.join("initdb")) else { return };
-    let dir = temp_dir("pg-outage");
+    let dir = scratch("pg-outage");
     if is_root() {
-        run(Command::new("chown").args(["postgres:postgres"]).arg(&dir));
+        run(Command::new("chown").args(["postgres:postgres"]).arg(dir.path()));
     }
     let mut db = Postgres { bin, dir, port: free_port() };
     run(db
         .pg("initdb")
         .arg("-D")
-        .arg(db.dir.join("data"))
+        .arg(db.dir.path().join("data"))
         .args(["-A", "trust", "-U", "postgres", "--no-sync"])
         .stdout(Stdio::null()));
     db.start();
@@ -163,7 +166,7 @@ fn postgres_outage() {
 }
 
 struct Mariadb {
-    dir: PathBuf,
+    dir: tempfile::TempDir,
     port: u16,
     child: Option<Child>,
 }
@@ -181,13 +184,13 @@ impl PrivateDb for Mariadb {
     fn start(&mut self) {
         let child = Command::new("/usr/sbin/mariadbd")
             .arg("--no-defaults")
-            .arg(format!("--datadir={}", self.dir.join("data").display()))
-            .arg(format!("--tmpdir={}", self.dir.join("tmp").display()))
-            .arg(format!("--socket={}", self.dir.join("sock").display()))
+            .arg(format!("--datadir={}", self.dir.path().join("data").display()))
+            .arg(format!("--tmpdir={}", self.dir.path().join("tmp").display()))
+            .arg(format!("--socket={}", self.dir.path().join("sock").display()))
             .arg(format!("--port={}", self.port))
             .args(["--bind-address=127.0.0.1", "--user=root", "--skip-log-bin"])
             .args(["--innodb-buffer-pool-size=32M", "--innodb-log-file-size=16M"])
-            .arg(format!("--log-error={}", self.dir.join("err.log").display()))
+            .arg(format!("--log-error={}", self.dir.path().join("err.log").display()))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -200,21 +203,20 @@ impl PrivateDb for Mariadb {
 impl Drop for Mariadb {
     fn drop(&mut self) {
         self.crash();
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
 #[test]
 fn mariadb_outage() {
     let Some(()) = need(Path::new("/usr/sbin/mariadbd")) else { return };
-    let dir = temp_dir("mariadb-outage");
+    let dir = scratch("mariadb-outage");
     // A private tmpdir: concurrent bootstraps sharing /tmp collide on their
     // `#sql-temptable-*` files ("Unknown table 'mysql.tmp_user_sys'").
-    std::fs::create_dir_all(dir.join("tmp")).unwrap();
+    std::fs::create_dir_all(dir.path().join("tmp")).unwrap();
     run(Command::new("mariadb-install-db")
         .arg("--no-defaults")
-        .arg(format!("--datadir={}", dir.join("data").display()))
-        .arg(format!("--tmpdir={}", dir.join("tmp").display()))
+        .arg(format!("--datadir={}", dir.path().join("data").display()))
+        .arg(format!("--tmpdir={}", dir.path().join("tmp").display()))
         .args(["--user=root", "--auth-root-authentication-method=normal", "--skip-test-db"])
         .stdout(Stdio::null()));
     let mut db = Mariadb { dir, port: free_port(), child: None };
@@ -226,7 +228,7 @@ fn mariadb_outage() {
 }
 
 struct Redis {
-    dir: PathBuf,
+    dir: tempfile::TempDir,
     port: u16,
     child: Option<Child>,
 }
@@ -246,7 +248,7 @@ impl PrivateDb for Redis {
         let child = Command::new("redis-server")
             .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1", "--save", ""])
             .args(["--appendonly", "yes", "--appendfsync", "always", "--dir"])
-            .arg(&self.dir)
+            .arg(self.dir.path())
             .stdout(Stdio::null())
             .spawn()
             .unwrap();
@@ -258,14 +260,13 @@ impl PrivateDb for Redis {
 impl Drop for Redis {
     fn drop(&mut self) {
         self.crash();
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
 #[test]
 fn redis_outage() {
     let Some(()) = need(Path::new("/usr/bin/redis-server")) else { return };
-    let mut db = Redis { dir: temp_dir("redis-outage"), port: free_port(), child: None };
+    let mut db = Redis { dir: scratch("redis-outage"), port: free_port(), child: None };
     db.start();
     let server = start(BIN, &["--store", &db.url()]);
     assert!(server.banner[1].contains("appendfsync always"), "{:?}", server.banner);

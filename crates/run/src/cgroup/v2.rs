@@ -93,9 +93,9 @@ mod tests {
 
     /// A directory laid out as cgroupfs v2 is: the root with its files, and
     /// stackbench's cgroup `/user.slice/session-1.scope` holding its pid.
-    fn cgroupfs(tag: &str) -> PathBuf {
-        let root = std::env::temp_dir().join(format!("sb-cgroupfs-{tag}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&root);
+    fn cgroupfs(tag: &str) -> tempfile::TempDir {
+        let scratch = tempfile::Builder::new().prefix(&format!("sb-cgroupfs-{tag}-")).tempdir().unwrap();
+        let root = scratch.path().to_owned();
         let own = root.join("user.slice/session-1.scope");
         fs::create_dir_all(&own).unwrap();
         for dir in [root.clone(), root.join("user.slice"), own.clone()] {
@@ -103,14 +103,15 @@ mod tests {
             fs::write(dir.join("cgroup.subtree_control"), "").unwrap();
         }
         fs::write(own.join("cgroup.procs"), "4242\n").unwrap();
-        root
+        scratch
     }
 
     #[test]
     fn stackbench_moves_into_a_leaf_and_enables_the_controllers_above_it() {
-        let root = cgroupfs("layout");
+        let scratch = cgroupfs("layout");
+        let root = scratch.path();
         let parent =
-            prepare(&root, "/user.slice/session-1.scope", &["cpu", "memory"], 4242, "4242.99").unwrap();
+            prepare(root, "/user.slice/session-1.scope", &["cpu", "memory"], 4242, "4242.99").unwrap();
         let own = root.join("user.slice/session-1.scope");
         assert_eq!(parent, own.join("stackbench-4242.99"));
         assert_eq!(fs::read_to_string(parent.join("self/cgroup.procs")).unwrap(), "4242");
@@ -118,17 +119,16 @@ mod tests {
         assert_eq!(fs::read_to_string(parent.join("cgroup.subtree_control")).unwrap(), "+cpu +memory");
         // Prepared again (a second limited contestant): nothing breaks, the same parent.
         let again =
-            prepare(&root, "/user.slice/session-1.scope", &["cpu", "memory"], 4242, "4242.99").unwrap();
+            prepare(root, "/user.slice/session-1.scope", &["cpu", "memory"], 4242, "4242.99").unwrap();
         assert_eq!(again, parent);
-        fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]
     fn a_controller_the_parent_does_not_delegate_is_named() {
-        let root = cgroupfs("missing");
+        let scratch = cgroupfs("missing");
+        let root = scratch.path();
         fs::write(root.join("user.slice/session-1.scope/cgroup.controllers"), "pids\n").unwrap();
-        let e = prepare(&root, "/user.slice/session-1.scope", &["cpu"], 1, "1.1").unwrap_err();
+        let e = prepare(root, "/user.slice/session-1.scope", &["cpu"], 1, "1.1").unwrap_err();
         assert!(e.contains("`cpu` controller is not available"), "{e}");
-        fs::remove_dir_all(&root).unwrap();
     }
 }

@@ -330,7 +330,9 @@ impl ProcSource for NoProcs {
 
 struct Harness {
     world: Shared,
+    /// The result directory, in `_scratch` (removed with the harness).
     dir: PathBuf,
+    _scratch: tempfile::TempDir,
     lines: Vec<String>,
     /// The machine the next run says it runs on.
     environment: Environment,
@@ -340,8 +342,8 @@ struct Harness {
 #[test]
 fn the_toolchains_required_and_the_lockfiles_of_the_sources_are_recorded() {
     let mut h = Harness::new("provenance");
-    let src = std::env::temp_dir().join(format!("sb-lifecycle-provenance-src-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&src);
+    let scratch = tempfile::Builder::new().prefix("sb-lifecycle-provenance-src-").tempdir().unwrap();
+    let src = scratch.path();
     std::fs::create_dir_all(src.join("node_modules")).unwrap();
     std::fs::write(src.join("go.sum"), b"abc").unwrap();
     std::fs::write(src.join("node_modules/package-lock.json"), b"installed, not pinned").unwrap();
@@ -357,7 +359,6 @@ fn the_toolchains_required_and_the_lockfiles_of_the_sources_are_recorded() {
     let lockfiles: Vec<(&str, &str)> =
         ok.lockfiles.iter().map(|l| (l.path.as_str(), l.sha256.as_str())).collect();
     assert_eq!(lockfiles, [("go.sum", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")]);
-    std::fs::remove_dir_all(&src).unwrap();
 }
 
 fn plan(contestants: &str) -> Plan {
@@ -375,11 +376,11 @@ fn contestant(name: &str, kind: &str, extra: &str) -> String {
 
 impl Harness {
     fn new(tag: &str) -> Harness {
-        let dir = std::env::temp_dir().join(format!("sb-lifecycle-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let scratch = tempfile::Builder::new().prefix(&format!("sb-lifecycle-{tag}-")).tempdir().unwrap();
         Harness {
             world: Shared::default(),
-            dir,
+            dir: scratch.path().join("results"),
+            _scratch: scratch,
             lines: Vec::new(),
             environment: Environment::default(),
             report_follows: false,
@@ -421,12 +422,6 @@ impl Harness {
 
     fn results(&self) -> ResultSet {
         ResultSet::load(&self.dir).unwrap()
-    }
-}
-
-impl Drop for Harness {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 

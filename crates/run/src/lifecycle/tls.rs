@@ -78,7 +78,8 @@ mod tests {
     #[test]
     fn the_certificate_is_p256_for_the_loopback_names() {
         use std::os::unix::fs::PermissionsExt as _;
-        let dir = std::env::temp_dir().join(format!("sb-made-tls-{}", std::process::id()));
+        let scratch = tempfile::Builder::new().prefix("sb-made-tls-").tempdir().unwrap();
+        let dir = scratch.path().join("tls");
         let made = make(&dir).unwrap();
         let pem = std::fs::read_to_string(&made.cert).unwrap();
         assert!(pem.starts_with("-----BEGIN CERTIFICATE-----"), "{pem}");
@@ -87,6 +88,5 @@ mod tests {
         assert_eq!(std::fs::metadata(&made.key).unwrap().permissions().mode() & 0o777, 0o600);
         // Made again (a plan run after another), it is replaced.
         assert_eq!(make(&dir).unwrap(), made);
-        std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -444,8 +444,8 @@ mod tests {
 
     #[tokio::test]
     async fn sqlite_seeds_once_then_changes_nothing() {
-        let dir = std::env::temp_dir().join(format!("stackbench-dbread-seed-{}", std::process::id()));
-        let path = dir.join("nested").join("items.sqlite3");
+        let dir = tempfile::Builder::new().prefix("stackbench-dbread-seed-").tempdir().unwrap();
+        let path = dir.path().join("nested").join("items.sqlite3");
         let store = Store::Sqlite(path.clone());
         let first = seed(&store).await.unwrap();
         assert_eq!(
@@ -459,6 +459,5 @@ mod tests {
             .unwrap();
         let fixed = seed(&store).await.unwrap();
         assert!(matches!(fixed.outcome, Outcome::Loaded { removed: 10000, .. }), "{fixed}");
-        std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -234,37 +234,35 @@ mod tests {
         StoredEvent { kind: "page_view", source: "web", value: 1.5, timestamp_ms: i }
     }
 
-    fn temp_dir(name: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("eventlog-sqlite-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+    fn scratch(name: &str) -> tempfile::TempDir {
+        tempfile::Builder::new().prefix(&format!("eventlog-sqlite-{name}-")).tempdir().unwrap()
     }
 
     #[tokio::test]
     async fn counts_after_each_write_in_both_modes_and_resets() {
-        let dir = temp_dir("modes");
-        let store = SqliteStore::open(&opts(&dir, SqliteSync::Normal), CountMode::Query).unwrap();
+        let tmp = scratch("modes");
+        let dir = tmp.path();
+        let store = SqliteStore::open(&opts(dir, SqliteSync::Normal), CountMode::Query).unwrap();
         for i in 1..=5 {
             assert_eq!(store.append(event(i)).await.unwrap(), i);
         }
         assert_eq!(store.count().await.unwrap(), 5);
         drop(store);
         // Counter mode picks up the 5 events a query-mode server left.
-        let store = SqliteStore::open(&opts(&dir, SqliteSync::Full), CountMode::Counter).unwrap();
+        let store = SqliteStore::open(&opts(dir, SqliteSync::Full), CountMode::Counter).unwrap();
         assert_eq!(store.count().await.unwrap(), 5);
         assert_eq!(store.append(event(6)).await.unwrap(), 6);
         store.reset().await.unwrap();
         assert_eq!(store.count().await.unwrap(), 0);
         assert_eq!(store.append(event(7)).await.unwrap(), 1);
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn concurrent_writers_get_distinct_counts() {
-        let dir = temp_dir("concurrent");
-        let store =
-            std::sync::Arc::new(SqliteStore::open(&opts(&dir, SqliteSync::Full), CountMode::Query).unwrap());
+        let tmp = scratch("concurrent");
+        let store = std::sync::Arc::new(
+            SqliteStore::open(&opts(tmp.path(), SqliteSync::Full), CountMode::Query).unwrap(),
+        );
         let tasks: Vec<_> = (0..200)
             .map(|i| {
                 let store = store.clone();
@@ -277,7 +275,6 @@ mod tests {
         }
         counts.sort_unstable();
         assert_eq!(counts, (1..=200).collect::<Vec<u64>>(), "each answer is the count after its own write");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -4,7 +4,6 @@
 //! counting the answers by status.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -156,12 +155,9 @@ pub fn wait_for_acks(tally: &Tally, n: u64, limit: Duration) {
     }
 }
 
-/// A fresh temporary directory for one test.
-pub fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("stackbench-eventlog-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh temporary directory for one test, removed when dropped.
+pub fn scratch(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new().prefix(&format!("stackbench-eventlog-{name}-")).tempdir().unwrap()
 }
 
 /// Kills the server mid-load, restarts it on the same store, and checks that

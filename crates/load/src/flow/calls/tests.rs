@@ -8,26 +8,28 @@ use stackbench_hurl::scenario::Scenario;
 
 use super::*;
 
-/// A gRPC scenario over the shipped sort.proto, with `rest` after its `[grpc]` table.
-fn scenario(test: &str, message: &str, rest: &str) -> Result<Scenario, String> {
+/// A gRPC scenario over the shipped sort.proto, with `rest` after its `[grpc]` table, in the
+/// directory returned with it (the proto is read from there until the calls are compiled).
+fn scenario(test: &str, message: &str, rest: &str) -> Result<(tempfile::TempDir, Scenario), String> {
     let proto = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../proto/sort/v1/sort.proto");
     let text = format!(
         "protocol = \"grpc\"\n[grpc]\nproto = \"sort.proto\"\nmethod = \"sort.v1.SortService/BubbleSort\"\nmessage = '{message}'\n{rest}"
     );
-    let dir = std::env::temp_dir().join(format!("sb-calls-{}-{test}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = tempfile::Builder::new().prefix(&format!("sb-calls-{test}-")).tempdir().unwrap();
     // A scenario's files are under its directory.
-    std::fs::copy(proto, dir.join("sort.proto")).unwrap();
-    Scenario::parse("g.toml", &text, &dir, "g", &[]).map_err(|e| e.to_string())
+    std::fs::copy(proto, dir.path().join("sort.proto")).unwrap();
+    let s = Scenario::parse("g.toml", &text, dir.path(), "g", &[]).map_err(|e| e.to_string())?;
+    Ok((dir, s))
 }
 
 fn calls(test: &str, message: &str, rest: &str) -> Result<Calls, String> {
-    Calls::new(&scenario(test, message, rest)?, &[])
+    let (_dir, s) = scenario(test, message, rest)?;
+    Calls::new(&s, &[])
 }
 
 #[test]
 fn the_call_is_the_scenarios_one_flow() {
-    let s = scenario("flow", r#"{"data": [3, 1, 2]}"#, "").unwrap();
+    let (_dir, s) = scenario("flow", r#"{"data": [3, 1, 2]}"#, "").unwrap();
     assert_eq!(s.flows.len(), 1);
     let flow = &s.flows[0];
     assert_eq!(
@@ -105,7 +107,7 @@ fn calls_that_do_not_fit_the_proto_are_refused_with_their_place() {
 
 #[test]
 fn what_a_calls_checks_read() {
-    let s = scenario(
+    let (_dir, s) = scenario(
         "reads",
         "{}",
         "[[verify]]\nname = \"a\"\nhurl = '''\nPOST {{base_url}}/sort.v1.SortService/BubbleSort\n{}\nHTTP 200\n[Asserts]\nheader \"grpc-status\" == \"3\"\n'''\n\
@@ -126,11 +128,11 @@ fn s_entry(h: &stackbench_hurl::HurlFile) -> Entry {
 /// TOML key that names it, not said of `--proto`, which the user did not give.
 #[test]
 fn a_broken_proto_is_placed_at_its_key() {
-    let dir = std::env::temp_dir().join(format!("sb-calls-{}-broken", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("bad.proto"), "syntax = \"proto3\";\nmessage L { int32 a = 1 }\n").unwrap();
+    let dir = tempfile::Builder::new().prefix("sb-calls-broken-").tempdir().unwrap();
+    std::fs::write(dir.path().join("bad.proto"), "syntax = \"proto3\";\nmessage L { int32 a = 1 }\n")
+        .unwrap();
     let text = "protocol = \"grpc\"\n[grpc]\nproto = \"bad.proto\"\nmethod = \"p.S/M\"\nmessage = '{}'\n";
-    let s = Scenario::parse("g.toml", text, &dir, "g", &[]);
+    let s = Scenario::parse("g.toml", text, dir.path(), "g", &[]);
     let e = Calls::new(&s.unwrap(), &[]).unwrap_err();
     assert!(e.starts_with("g.toml:3:9: [grpc] proto ") && e.contains("bad.proto:2:25: expected ';'"), "{e}");
     assert!(!e.contains("--proto"), "{e}");

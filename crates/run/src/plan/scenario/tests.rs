@@ -8,29 +8,25 @@ use super::super::{Plan, PlanContext, PlanError};
 use super::ScenarioRef;
 
 /// A directory of its own for each test, removed at the end.
-struct Dir(PathBuf);
+struct Dir {
+    path: PathBuf,
+    _scratch: tempfile::TempDir,
+}
 
 impl Dir {
     fn new(tag: &str) -> Dir {
-        let d = std::env::temp_dir().join(format!("sb-plan-scenario-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(d.join("sub")).unwrap();
-        Dir(d)
+        let scratch = tempfile::Builder::new().prefix(&format!("sb-plan-scenario-{tag}-")).tempdir().unwrap();
+        std::fs::create_dir_all(scratch.path().join("sub")).unwrap();
+        Dir { path: scratch.path().to_owned(), _scratch: scratch }
     }
     fn write(&self, rel: &str, text: &str) -> PathBuf {
-        let p = self.0.join(rel);
+        let p = self.path.join(rel);
         std::fs::write(&p, text).unwrap();
         p
     }
     fn plan(&self, text: &str) -> Result<Plan, PlanError> {
         let p = self.write("plan.toml", text);
         Plan::load(&p, &PlanContext { cpus: vec![0, 1], variant: None })
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 
@@ -48,7 +44,7 @@ fn a_path_relative_to_the_plan_is_a_scenario_file() {
     d.write("sub/shop.toml", TOML);
     let p = d.plan(&contestant("sub/shop.toml", "")).unwrap();
     let ScenarioRef::File(f) = &p.contestants[0].scenario else { panic!("{:?}", p.contestants[0].scenario) };
-    assert_eq!(f.path, d.0.join("sub/shop.toml"));
+    assert_eq!(f.path, d.path.join("sub/shop.toml"));
     assert_eq!(p.contestants[0].scenario.name(), "shop", "the TOML's `name`");
     assert_eq!(f.scenario.flows[0].request_names, ["GET /items/{{id}}"]);
     // A .hurl file alone is named after its stem; it needs its variable.
@@ -78,7 +74,7 @@ fn an_error_in_the_file_gives_both_places() {
     d.write("sub/bad.hurl", "GET {{base_url}}/a\nHTTP 2x0\n");
     let e = d.plan(&contestant("sub/bad.hurl", "")).unwrap_err();
     assert!(e.location.ends_with("plan.toml:3:12"), "{e}");
-    let at = format!("{}:2:6:", d.0.join("sub/bad.hurl").display());
+    let at = format!("{}:2:6:", d.path.join("sub/bad.hurl").display());
     assert!(e.message.contains(&at), "the file's own line and column: {e}");
     // A variable the file uses and nothing defines.
     d.write("sub/items.hurl", HURL);
@@ -131,5 +127,5 @@ fn names_that_would_mix_results_are_refused() {
         contestant("items.hurl", "")
     );
     assert_eq!(d.plan(&same).unwrap().contestants.len(), 2);
-    assert!(Path::new(&d.0).is_dir());
+    assert!(Path::new(&d.path).is_dir());
 }
