@@ -230,6 +230,6 @@ pub async fn open_once(
         return Ok((Socket::Tcp(tcp), addr));
     }
     let spec = TlsSpec::new(&target.host, tls, alpn).map_err(|e| OpenError::Other(e.to_string()))?;
-    let (stream, _) = spec.connector(1).handshake(tcp).await.map_err(|f| OpenError::Other(f.why))?;
+    let (stream, _) = spec.connector(1, true).handshake(tcp).await.map_err(|f| OpenError::Other(f.why))?;
     Ok((Socket::Tls(Box::new(stream)), addr))
 }

@@ -154,11 +154,12 @@ impl TlsSpec {
     }
 
     /// A connector with a session store of its own (one per worker thread), with room for a
-    /// ticket per connection of the `connections` it holds at once.
-    pub fn connector(&self, connections: usize) -> Connector {
+    /// ticket per connection of the `connections` it holds at once when they are opened again
+    /// and again (`kept_alive` false, or a server that closes them).
+    pub fn connector(&self, connections: usize, kept_alive: bool) -> Connector {
         let mut config = (*self.config).clone();
         if self.resume {
-            config.resumption = Resumption::store(Arc::new(tickets::Tickets::new(connections)));
+            config.resumption = Resumption::store(Arc::new(tickets::Tickets::new(connections, kept_alive)));
         }
         Connector { tls: tokio_rustls::TlsConnector::from(Arc::new(config)), name: self.name.clone() }
     }

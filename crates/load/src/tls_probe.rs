@@ -23,7 +23,7 @@ pub fn handshake(tls: &TlsSpec, tcp: std::net::TcpStream, timeout: Duration) -> 
         tcp.set_nonblocking(true).map_err(|e| e.to_string())?;
         let tcp = tokio::net::TcpStream::from_std(tcp).map_err(|e| e.to_string())?;
         let name = tls.name.to_str().into_owned();
-        match tokio::time::timeout(timeout, tls.connector(1).handshake(tcp)).await {
+        match tokio::time::timeout(timeout, tls.connector(1, true).handshake(tcp)).await {
             Ok(Ok((_, shake))) => Ok(shake.negotiated),
             Ok(Err(failed)) => Err(failed.why),
             Err(_) => Err(format!(

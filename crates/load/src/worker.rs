@@ -832,9 +832,9 @@ impl PreciseSleep {
     }
 }
 
-/// Worker `index`'s handshakes, for an `https://` target: with a TLS session ticket kept for
-/// each connection it may hold at once (its share of the closed model's users, or of the open
-/// model's cap).
+/// Worker `index`'s handshakes, for an `https://` target: with room for a TLS session ticket
+/// for each connection it may hold at once (its share of the closed model's users, or of the
+/// open model's cap), taken when they are opened per request or iteration, or opened again.
 fn connector(spec: &LoadSpec, index: usize) -> Option<crate::tls::Connector> {
     let at_once = match spec.model {
         ModelSpec::Closed { connections, streams, .. } => split(connections, spec.threads, index) * streams,
@@ -842,7 +842,7 @@ fn connector(spec: &LoadSpec, index: usize) -> Option<crate::tls::Connector> {
             split(max_connections.max(connections), spec.threads, index)
         }
     };
-    spec.tls.as_ref().map(|t| t.connector(at_once))
+    spec.tls.as_ref().map(|t| t.connector(at_once, spec.new_connection.is_none()))
 }
 
 /// Worker `index`'s share of `total` items split over `parts`.

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use stackbench_load::{Dur, LoadError, LoadOptions, NewConnection, Stop, run};
 use stackbench_testkit::record::valid;
-use stackbench_testkit::tls::{Certs, Leaf, Misbehave, Options, Raw, TlsServer};
+use stackbench_testkit::tls::{AfterAnswer, Certs, Leaf, Misbehave, Options, Raw, TlsServer};
 
 /// Certificates in a directory of their own, removed when the directory is dropped.
 fn certs(name: &str, leaf: Leaf) -> (Certs, tempfile::TempDir) {
@@ -118,6 +118,27 @@ fn every_connection_resumes_after_its_first_handshake() {
     assert_eq!(tls.failed, 0);
     assert!(tls.full + tls.resumed >= 960, "{tls:?}");
     assert!(tls.full <= 32, "{} full handshakes for 32 connections ({} resumed)", tls.full, tls.resumed);
+}
+
+/// A keep-alive connection makes one handshake, so the store keeps 8 tickets, not one per
+/// connection (about a KiB each); a server that closes every connection after one answer has
+/// them opened again and again, and the store grows to a ticket per connection, so that most
+/// handshakes still resume.
+#[test]
+fn connections_a_server_closes_resume_as_those_opened_per_request() {
+    let (pem, _dir) = certs("closed", Leaf::Valid);
+    let srv = TlsServer::start(
+        &pem,
+        &Options { after_answer: AfterAnswer::Close, http1_only: true, ..Options::default() },
+    );
+    let opt = LoadOptions { connections: Some(32), duration: None, requests: Some(960), ..opts(&pem) };
+    let rec = valid(run(&opt.to_spec(&srv.url("127.0.0.1", "/")).unwrap(), &Stop::new()).unwrap());
+    assert!(rec.summary.requests == 960 && rec.summary.errors == 0, "{:?}", rec.errors);
+    let tls = rec.connections.unwrap().tls.unwrap();
+    assert_eq!(tls.failed, 0);
+    assert!(tls.full + tls.resumed >= 960, "{tls:?}");
+    // The first 32 are full, and some while the store grows.
+    assert!(tls.full <= 96, "{} full handshakes for 32 connections ({} resumed)", tls.full, tls.resumed);
 }
 
 /// A flow of three requests, to the test server's one answer.

@@ -92,6 +92,17 @@ pub struct Options {
     pub http1_only: bool,
     /// After this many connections, misbehave on every later one.
     pub hostile_after: Option<(u64, Misbehave)>,
+    /// Whether an HTTP/1.1 connection is kept alive after an answer.
+    pub after_answer: AfterAnswer,
+}
+
+/// What a [`TlsServer`] does with an HTTP/1.1 connection after an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AfterAnswer {
+    #[default]
+    KeepAlive,
+    /// Closes it (`Connection: close`), as a server that keeps none alive.
+    Close,
 }
 
 /// What a hostile server does with a connection.
@@ -129,10 +140,10 @@ impl TlsServer {
         listener.set_nonblocking(true).expect("nonblocking listener");
         let stats = Arc::new(ServerStats::default());
         let stop = Arc::new(AtomicBool::new(false));
-        let (st, flag, hostile) = (Arc::clone(&stats), Arc::clone(&stop), options.hostile_after);
+        let (st, flag, options) = (Arc::clone(&stats), Arc::clone(&stop), options.clone());
         std::thread::spawn(move || {
             let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
-            rt.block_on(serve(listener, config, st, flag, hostile));
+            rt.block_on(serve(listener, config, st, flag, options));
         });
         TlsServer { addr, stats, stop }
     }
@@ -181,7 +192,7 @@ async fn serve(
     config: Arc<rustls::ServerConfig>,
     stats: Arc<ServerStats>,
     stop: Arc<AtomicBool>,
-    hostile: Option<(u64, Misbehave)>,
+    options: Options,
 ) {
     let listener = tokio::net::TcpListener::from_std(listener).expect("tokio listener");
     let acceptor = tokio_rustls::TlsAcceptor::from(config);
@@ -191,11 +202,11 @@ async fn serve(
             continue;
         };
         let n = stats.connections.fetch_add(1, Ordering::Relaxed) + 1;
-        if let Some((_, how)) = hostile.filter(|(after, _)| n > *after) {
+        if let Some((_, how)) = options.hostile_after.filter(|(after, _)| n > *after) {
             tokio::spawn(misbehave_async(tcp, how, Arc::clone(&stop)));
             continue;
         }
-        let (acceptor, stats) = (acceptor.clone(), Arc::clone(&stats));
+        let (acceptor, stats, after) = (acceptor.clone(), Arc::clone(&stats), options.after_answer);
         tokio::spawn(async move {
             let Ok(tls) = acceptor.accept(tcp).await else { return };
             let conn = tls.get_ref().1;
@@ -221,7 +232,9 @@ async fn serve(
                     Ok::<_, std::convert::Infallible>(answer)
                 }
             });
-            let builder = hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new());
+            let mut builder =
+                hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new());
+            builder.http1().keep_alive(after == AfterAnswer::KeepAlive);
             let _ = builder.serve_connection(hyper_util::rt::TokioIo::new(tls), service).await;
         });
     }
