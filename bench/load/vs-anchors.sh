@@ -19,13 +19,16 @@
 #   h2tls       HTTP/2 over TLS: h2load vs stackbench --http2
 #   oha         keep-alive HTTP/1.1: oha vs stackbench
 #   new-conn    a new connection and a TLS handshake per request: wrk -H 'Connection: close'
-#               and oha --disable-keepalive vs stackbench --no-keepalive. wrk resumes each
-#               connection's session; stackbench keeps a ticket per connection, so only each
-#               connection's first handshake is full (its record counts them); oha keeps
-#               rustls's 8 tickets per server, so at -c 100 a share of its handshakes are full
-#               (nginx's $ssl_session_reused says which), without checking the certificate
-#               (--insecure). The others are resumed TLS 1.3 handshakes (PSK with a fresh key
-#               exchange).
+#               and oha --disable-keepalive vs stackbench --no-keepalive; nginx logs
+#               $ssl_session_reused and the row prints each side's full and resumed handshakes
+#               (those of its completed requests). stackbench keeps a ticket per connection,
+#               so only each connection's first handshake is full; oha keeps rustls's 8 tickets
+#               per server, so at -c 100 a share of its handshakes are full; wrk (OpenSSL)
+#               resumes each connection's session. The resumed ones are TLS 1.3 PSK handshakes
+#               with a fresh key exchange.
+#   oha checks the certificate as stackbench does (--cacert), so both do the same work in a full
+#   handshake; the `--insecure` row runs both without it (oha then skips the handshake's
+#   signature too, stackbench still checks it).
 # ROWS=REGEX runs only the rows whose name matches.
 #
 # Usage: [MODE=tls] bench/load/vs-anchors.sh [ROUNDS] [DURATION]   (defaults: 5 rounds, 10s)
@@ -60,7 +63,7 @@ h1=18380
 h2=18381
 tls=18382
 if [ "$mode" = tls ]; then
-  start_nginx_tls "$work" "$tls"
+  start_nginx_tls "$work" "$tls" reused
 else
   start_nginx "$work" "$h1" "$h2"
 fi
@@ -85,23 +88,31 @@ print(f"{sys.argv[2]} {a:.0f} {sys.argv[4]} {b:.0f} {b / a:.3f}")
 PY
 }
 
-declare -A results
+declare -A results handshakes
 # row NAME ANCHOR_KIND SB_ARGS -- ANCHOR_CMD...: one round of one comparison.
 row() {
   local name=$1 kind=$2 sb_args=$3
   shift 4
   [[ $name =~ ${ROWS:-.} ]] || return 0
+  local a_hs s_hs
   cpu_of "$work/a" taskset -c 1 "$@"
+  [ "$mode" = tls ] && a_hs=$(handshakes_of "$work")
   # shellcheck disable=SC2086
   cpu_of "$work/s" taskset -c 1 "$sb" load $sb_args -d "$duration" --threads 1 -q --json "$work/s.json"
+  [ "$mode" = tls ] && s_hs=$(handshakes_of "$work")
   read -r ar arc br brc r <<<"$(ratio "$work/a" "$kind" "$work/s")"
-  printf '%-22s %-5s %14s %14s %14s %14s %8s\n' "$name" "$round" "$ar" "$arc" "$br" "$brc" "$r"
+  printf '%-26s %-5s %14s %14s %14s %14s %8s' "$name" "$round" "$ar" "$arc" "$br" "$brc" "$r"
+  if [[ $name == new-conn* ]]; then
+    printf '   full/resumed: %s / %s' "$(tr ' ' / <<<"$a_hs")" "$(tr ' ' / <<<"$s_hs")"
+    handshakes[$name]="${handshakes[$name]:-} $a_hs $s_hs"
+  fi
+  echo
   results[$name]="${results[$name]:-} $r"
 }
 
 echo "# $(date -u +%FT%TZ) $(uname -r), $(nproc) cores, load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# nginx $(nginx -v 2>&1 | cut -d/ -f2) on core 0 (1 worker); generators on core 1, 1 thread, -c 100, $duration, mode $mode"
-printf '%-22s %-5s %14s %14s %14s %14s %8s\n' row round anchor_req anchor_req/cpu sb_req sb_req/cpu ratio
+printf '%-26s %-5s %14s %14s %14s %14s %8s\n' row round anchor_req anchor_req/cpu sb_req sb_req/cpu ratio
 for round in $(seq "$rounds"); do
   if [ "$mode" = tls ]; then
     url="https://127.0.0.1:$tls/"
@@ -110,9 +121,10 @@ for round in $(seq "$rounds"); do
       tag=${groups:+ x25519}
       row "https1 vs wrk$tag" wrk "$url $trust $groups -c 100" -- wrk -t1 -c100 -d"$duration" "$url"
       row "h2tls vs h2load$tag" h2load "$url $trust $groups --http2 -c 100" -- h2load -t1 -c100 -m1 -D "$secs" "$url"
-      row "https1 vs oha$tag" oha "$url $trust $groups -c 100" -- "$oha" -z "$duration" -c 100 --worker-threads 1 --insecure --no-tui --output-format json "$url"
+      row "https1 vs oha$tag" oha "$url $trust $groups -c 100" -- "$oha" -z "$duration" -c 100 --worker-threads 1 $trust --no-tui --output-format json "$url"
       row "new-conn vs wrk$tag" wrk "$url $trust $groups -c 100 --no-keepalive" -- wrk -t1 -c100 -d"$duration" -H 'Connection: close' "$url"
-      row "new-conn vs oha$tag" oha "$url $trust $groups -c 100 --no-keepalive" -- "$oha" -z "$duration" -c 100 --worker-threads 1 --insecure --disable-keepalive --no-tui --output-format json "$url"
+      row "new-conn vs oha$tag" oha "$url $trust $groups -c 100 --no-keepalive" -- "$oha" -z "$duration" -c 100 --worker-threads 1 $trust --disable-keepalive --no-tui --output-format json "$url"
+      row "new-conn vs oha --insecure$tag" oha "$url --insecure $groups -c 100 --no-keepalive" -- "$oha" -z "$duration" -c 100 --worker-threads 1 --insecure --disable-keepalive --no-tui --output-format json "$url"
     done
   else
     row "http1 vs wrk" wrk "http://127.0.0.1:$h1/ --io $io -c 100" -- wrk -t1 -c100 -d"$duration" "http://127.0.0.1:$h1/"
@@ -127,4 +139,13 @@ for line in sys.stdin:
     print(f"{name}: stackbench requests per generator CPU-second / the anchor'"'"'s = median {statistics.median(v):.2f} "
           f"(min {v[0]:.2f}, max {v[-1]:.2f}, {len(v)} rounds)")
 '
+for name in "${!handshakes[@]}"; do
+  python3 - "$name" ${handshakes[$name]} <<'PY'
+import sys
+name, xs = sys.argv[1], [int(x) for x in sys.argv[2:]]
+af, ar, sf, sr = (sum(xs[i::4]) for i in range(4))
+share = lambda f, r: f"{f} full of {f + r} ({100 * f / max(f + r, 1):.0f}%)"
+print(f"{name}: handshakes as nginx saw them, all rounds: the anchor {share(af, ar)}, stackbench {share(sf, sr)}")
+PY
+done
 echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
