@@ -355,7 +355,8 @@ mod tests {
     fn the_loads_files_reach_the_pods_in_a_secret() {
         use base64::Engine as _;
         use stackbench_testkit::tls::{Certs, Leaf};
-        let dir = std::env::temp_dir().join(format!("sb-k8s-files-{}", std::process::id()));
+        let scratch = tempfile::Builder::new().prefix("sb-k8s-files-").tempdir().unwrap();
+        let dir = scratch.path();
         let certs = Certs::new(&dir.join("tls"), &["sut"], Leaf::Valid);
         std::fs::write(dir.join("a.hurl"), "GET {{base_url}}/\n").unwrap();
         // Absolute: `to_spec` reads them where the test runs.
@@ -364,7 +365,7 @@ mod tests {
             "stackbench k8s load https://sut:8443/ --scenario-file {d}/a.hurl --cacert {d}/tls/ca.pem \
              --cert={d}/tls/client.pem --key {d}/tls/client-key.pem -d 5s --shards 2 --image x"
         ));
-        let y = manifest(&args, &given, &dir, SystemTime::now()).unwrap();
+        let y = manifest(&args, &given, dir, SystemTime::now()).unwrap();
         assert!(y.contains("kind: Secret") && y.contains("secretName: \"stackbench-load-files\""), "{y}");
         let decoded = |key: &str| {
             let line = y.lines().find(|l| l.trim_start().starts_with(&format!("\"{key}\":"))).unwrap();
@@ -383,6 +384,5 @@ mod tests {
             "{y}"
         );
         assert!(y.contains("delete job/stackbench-load secret/stackbench-load-files"), "{y}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -324,8 +324,8 @@ mod tests {
 
     #[test]
     fn the_loads_files_are_mounted_where_the_shards_read_them() {
-        let dir = std::env::temp_dir().join(format!("sb-swarm-files-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::Builder::new().prefix("sb-swarm-files-").tempdir().unwrap();
+        let dir = scratch.path();
         std::fs::write(dir.join("body.json"), "{}").unwrap();
         let line = format!(
             "stackbench swarm load http://sut:8080/ -b @{}/body.json --shards 2 --image x",
@@ -337,7 +337,6 @@ mod tests {
         let d = dir.display();
         assert!(c.contains(&format!("--mount type=bind,source={d},target={d},readonly x load")), "{c}");
         assert!(c.contains(&format!("-b @{d}/body.json")), "{c}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

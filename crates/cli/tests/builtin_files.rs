@@ -49,11 +49,8 @@ fn loads_cleanly(url: &str, file: &str, more: &[&str], request: &str) {
     assert_eq!(per["requests"], record["summary"]["ok"], "every answer right: {per}");
 }
 
-fn scratch(what: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sb-builtin-files-{}-{what}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(what: &str) -> tempfile::TempDir {
+    tempfile::Builder::new().prefix(&format!("sb-builtin-files-{what}-")).tempdir().unwrap()
 }
 
 fn ok_lines(said: &str) -> usize {
@@ -73,7 +70,8 @@ fn sb_dummy_passes_the_dummy_file() {
 
 #[test]
 fn sb_event_log_passes_the_event_log_file_on_an_emptied_store_and_after() {
-    let dir = scratch("events");
+    let tmp = scratch("events");
+    let dir = tmp.path();
     let store = format!("sqlite:{}", dir.join("events.db").display());
     let s = Server::start(
         Command::new(contestant(BIN, "sb-event-log")).args(["--port", "0", "--store", &store, "--reset"]),
@@ -97,7 +95,8 @@ fn sb_event_log_passes_the_event_log_file_on_an_emptied_store_and_after() {
 
 #[test]
 fn sb_db_read_passes_the_db_read_file() {
-    let dir = scratch("items");
+    let tmp = scratch("items");
+    let dir = tmp.path();
     let store = format!("sqlite:{}", dir.join("items.db").display());
     let seeded =
         Command::new(contestant(BIN, "sb-db-read")).args(["seed", "--store", &store]).output().unwrap();

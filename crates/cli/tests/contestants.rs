@@ -70,8 +70,8 @@ fn run_test_variant(plan: &Path, dirs: &[&str]) {
         return;
     }
     let name = plan.parent().and_then(Path::file_name).unwrap().to_string_lossy().into_owned();
-    let out_dir = std::env::temp_dir().join(format!("sb-contestants-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out_dir);
+    let scratch = tempfile::Builder::new().prefix(&format!("sb-contestants-{name}-")).tempdir().unwrap();
+    let out_dir = scratch.path().join("results");
     // The plans name the Rust contestants and the seeder as `{bin_dir}/sb-…`.
     for name in ["sb-dummy", "sb-event-log", "sb-bubble-sort", "sb-db-read"] {
         contestants::contestant(BIN, name);
@@ -126,7 +126,6 @@ fn run_test_variant(plan: &Path, dirs: &[&str]) {
             );
         }
     }
-    let _ = std::fs::remove_dir_all(&out_dir);
 }
 
 fn contestant(dir: &str) {

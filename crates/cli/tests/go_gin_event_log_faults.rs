@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use stackbench_hurl::builtin::Builtin;
 use stackbench_hurl::{Kind, Request, Vars};
 use stackbench_testkit::contestants::{Stack, install};
-use stackbench_testkit::instances::{Instance, Postgres, temp_dir};
+use stackbench_testkit::instances::{Instance, Postgres};
 
 /// The clients that send events at once.
 const CLIENTS: usize = 4;
@@ -55,7 +55,8 @@ fn sqlite_keeps_every_acknowledged_event_through_sigkill() {
     if !install("go-gin") {
         return;
     }
-    let dir = temp_dir("go-gin-sqlite");
+    let scratch = tempfile::Builder::new().prefix("sb-go-gin-sqlite-").tempdir().unwrap();
+    let dir = scratch.path();
     let env = [("EVENTS_DB", dir.join("events.db").display().to_string())];
     let gin = Stack::start("go-gin", &["event-log", "sqlite"], &env, "/events/count");
     let pool = events(256);
@@ -96,7 +97,6 @@ fn sqlite_keeps_every_acknowledged_event_through_sigkill() {
     // A request in flight at the kill may have been written but not answered: one per client.
     assert!(count <= acked + CLIENTS as u64, "{acked} events acknowledged, {count} counted");
     drop(gin);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A request while PostgreSQL is down: 503, a JSON error naming the store,

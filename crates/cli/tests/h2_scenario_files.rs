@@ -27,12 +27,12 @@ fn stackbench(args: &[&str], file: &Path) -> Output {
     Command::new(BIN).args(args).arg("--scenario-file").arg(file).output().expect("stackbench runs")
 }
 
-fn temp(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sb-h2-files-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
+/// A file in a directory of its own, removed with the `TempDir`.
+fn temp(name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::Builder::new().prefix("sb-h2-files-").tempdir().unwrap();
+    let path = dir.path().join(name);
     std::fs::write(&path, text).unwrap();
-    path
+    (dir, path)
 }
 
 #[test]
@@ -91,9 +91,8 @@ jsonpath "$.data[2]" == 3
 
 #[test]
 fn a_plan_contestant_serving_the_grpc_file_is_verified_and_measured() {
-    let dir = std::env::temp_dir().join(format!("sb-h2-files-plan-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = tempfile::Builder::new().prefix("sb-h2-files-plan-").tempdir().unwrap();
+    let dir = scratch.path();
     let bin_dir = Path::new(&contestant(BIN, "sb-bubble-sort")).parent().unwrap().to_owned();
     // A scenario's files are under its directory.
     let proto = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../proto/sort/v1/sort.proto");
@@ -134,7 +133,6 @@ fn a_plan_contestant_serving_the_grpc_file_is_verified_and_measured() {
     assert_eq!(run.label.scenario.as_deref(), Some("sort-file"));
     assert_eq!(run.per_request[0].name, "sort.v1.SortService/BubbleSort");
     assert!(run.summary.requests > 0 && run.summary.errors == 0, "{:?}", run.errors);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 const H2C: &str = r#"
@@ -161,7 +159,7 @@ jsonpath "$.count" >= 1
 fn an_h2c_file_is_verified_and_loaded_over_http2() {
     let s = serve("sb-dummy");
     let url = format!("http://{}", s.addr);
-    let file = temp("events-h2c.toml", H2C);
+    let (_dir, file) = temp("events-h2c.toml", H2C);
     let out = stackbench(&["verify", &url], &file);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
@@ -175,7 +173,7 @@ fn an_h2c_file_is_verified_and_loaded_over_http2() {
         record["per_request"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["event", "count"]);
     // A wrong expectation fails verification with its place in the TOML.
-    let file = temp("events-h2c-wrong.toml", &H2C.replace(">= 1", "== 0"));
+    let (_dir, file) = temp("events-h2c-wrong.toml", &H2C.replace(">= 1", "== 0"));
     let out = stackbench(&["verify", &url], &file);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");

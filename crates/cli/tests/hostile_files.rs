@@ -19,11 +19,8 @@ fn text(out: &Output) -> String {
 }
 
 /// A directory of its own for each test's files.
-fn dir(test: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sb-hostile-files-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn dir(test: &str) -> tempfile::TempDir {
+    tempfile::Builder::new().prefix(&format!("sb-hostile-files-{test}-")).tempdir().unwrap()
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
@@ -80,9 +77,10 @@ fn answering(status: u16, body: &str) -> Hostile {
 fn a_jsonpath_that_blows_up_fails_its_check_in_bounded_memory() {
     let body = format!("{}1{}", "{\"a\":".repeat(120), "}".repeat(120));
     let server = answering(200, &body);
-    let d = dir("jsonpath");
+    let tmp = dir("jsonpath");
+    let d = tmp.path();
     let file = write(
-        &d,
+        d,
         "deep.hurl",
         "GET {{base_url}}/deep\nHTTP 200\n[Asserts]\njsonpath \"$..a..a..a..a..a..a\" count > 0\n",
     );
@@ -129,8 +127,9 @@ fn a_jsonpath_that_blows_up_fails_its_check_in_bounded_memory() {
 #[test]
 fn files_outside_the_scenario_are_refused_before_anything_is_sent() {
     let server = answering(200, "{}");
-    let d = dir("outside");
-    write(&d, "secret.txt", "the secret");
+    let tmp = dir("outside");
+    let d = tmp.path();
+    write(d, "secret.txt", "the secret");
     let inner = d.join("scenario");
     std::fs::create_dir_all(&inner).unwrap();
     for (name, body) in [("abs", "/etc/passwd"), ("up", "../secret.txt"), ("proc", "/proc/self/environ")] {
@@ -159,7 +158,7 @@ fn files_outside_the_scenario_are_refused_before_anything_is_sent() {
     let out = bounded(
         stackbench()
             .args(["verify", &server.url(""), "--file-root"])
-            .arg(&d)
+            .arg(d)
             .arg("--scenario-file")
             .arg(&file),
         Duration::from_secs(30),
@@ -175,12 +174,13 @@ fn files_outside_the_scenario_are_refused_before_anything_is_sent() {
 #[test]
 fn unbounded_files_fail_fast() {
     let server = answering(200, "{}");
-    let d = dir("unbounded");
+    let tmp = dir("unbounded");
+    let d = tmp.path();
     std::os::unix::fs::symlink("/dev/zero", d.join("zero.toml")).unwrap();
     std::os::unix::fs::symlink("/dev/zero", d.join("zero.json")).unwrap();
-    let body = write(&d, "body.hurl", "POST {{base_url}}/x\nfile,zero.json;\nHTTP 200\n");
+    let body = write(d, "body.hurl", "POST {{base_url}}/x\nfile,zero.json;\nHTTP 200\n");
     let big =
-        write(&d, "big.hurl", &format!("GET {{{{base_url}}}}/x\nHTTP 200\n{}", "# padding\n".repeat(200)));
+        write(d, "big.hurl", &format!("GET {{{{base_url}}}}/x\nHTTP 200\n{}", "# padding\n".repeat(200)));
     let cases: [(&Path, &[&str], &str); 4] = [
         (&d.join("zero.toml"), &[], "zero.toml:1:1: cannot read it: it is not a regular file"),
         (&body, &[], "body.hurl:2:6: cannot read"),
@@ -217,9 +217,10 @@ fn unbounded_files_fail_fast() {
 fn a_capture_past_its_cap_fails_and_is_not_sent_back() {
     let big = "x".repeat(20 << 20);
     let server = answering(200, &format!("{{\"t\": \"{big}\"}}"));
-    let d = dir("capture");
+    let tmp = dir("capture");
+    let d = tmp.path();
     let file = write(
-        &d,
+        d,
         "echo.hurl",
         "GET {{base_url}}/take\nHTTP 200\n[Captures]\nt: jsonpath \"$.t\"\n\nGET {{base_url}}/give\nX-T: {{t}}\nHTTP 200\n",
     );
@@ -267,8 +268,9 @@ fn a_capture_past_its_cap_fails_and_is_not_sent_back() {
 /// only the built-in's own file may be loaded under its name.
 #[test]
 fn a_file_may_not_take_a_builtins_name() {
-    let d = dir("builtin-name");
-    let file = write(&d, "mine.toml", "name = \"dummy\"\n[[flow]]\nhurl = \"GET {{base_url}}/\"\n");
+    let tmp = dir("builtin-name");
+    let d = tmp.path();
+    let file = write(d, "mine.toml", "name = \"dummy\"\n[[flow]]\nhurl = \"GET {{base_url}}/\"\n");
     for cmd in ["verify", "load"] {
         let out =
             stackbench().args([cmd, "http://127.0.0.1:9", "--scenario-file"]).arg(&file).output().unwrap();
@@ -293,7 +295,8 @@ fn nothing_smuggled(server: &Hostile) {
 fn a_value_with_cr_lf_or_nul_never_reaches_a_request_line_or_header() {
     let server =
         answering(200, r#"{"h": "a\r\nEvil: 1", "u": "a HTTP/1.1\r\n\r\nGET /smuggled", "z": "a\u0000b"}"#);
-    let d = dir("inject");
+    let tmp = dir("inject");
+    let d = tmp.path();
     let take = "GET {{base_url}}/take\nHTTP 200\n[Captures]\nh: jsonpath \"$.h\"\nu: jsonpath \"$.u\"\nz: jsonpath \"$.z\"\n\n";
     let cases = [
         ("header.hurl", "GET {{base_url}}/give\nX-H: {{h}}\nHTTP 200\n", "a carriage return (CR)"),
@@ -301,7 +304,7 @@ fn a_value_with_cr_lf_or_nul_never_reaches_a_request_line_or_header() {
         ("nul.hurl", "GET {{base_url}}/give\nX-Z: {{z}}\nHTTP 200\n", "a NUL byte"),
     ];
     for (name, give, said) in cases {
-        let file = write(&d, name, &format!("{take}{give}"));
+        let file = write(d, name, &format!("{take}{give}"));
         let out = bounded(
             stackbench().args(["verify", &server.url(""), "--scenario-file"]).arg(&file),
             Duration::from_secs(30),
@@ -333,13 +336,13 @@ fn a_value_with_cr_lf_or_nul_never_reaches_a_request_line_or_header() {
         assert_eq!(record["errors"]["check"], 5, "{name}: {}", record["errors"]);
     }
     // A data row, and --variable.
-    write(&d, "rows.csv", "v\n\"a\r\nEvil: 1\"\n");
+    write(d, "rows.csv", "v\n\"a\r\nEvil: 1\"\n");
     let rows = write(
-        &d,
+        d,
         "rows.toml",
         "[[rows]]\nfile = \"rows.csv\"\n[[flow]]\nhurl = \"GET {{base_url}}/row/{{v}}\\nHTTP 200\\n\"\n",
     );
-    let var = write(&d, "var.hurl", "GET {{base_url}}/var\nX-V: {{v}}\nHTTP 200\n");
+    let var = write(d, "var.hurl", "GET {{base_url}}/var\nX-V: {{v}}\nHTTP 200\n");
     for (file, extra) in [(&rows, &[][..]), (&var, &["--variable", "v=a\r\nEvil: 1"][..])] {
         let out = stackbench()
             .args(["verify", &server.url(""), "--scenario-file"])
@@ -362,13 +365,14 @@ fn verify_never_follows_an_answer_to_another_host() {
     let elsewhere = answering(200, "{}");
     let other = elsewhere.addr;
     let server = answering(200, &format!(r#"{{"next": "http://{other}/x", "tail": "@{other}/x"}}"#));
-    let d = dir("hosts");
+    let tmp = dir("hosts");
+    let d = tmp.path();
     let take = "GET {{base_url}}/take\nHTTP 200\n[Captures]\nnext: jsonpath \"$.next\"\ntail: jsonpath \"$.tail\"\n\n";
     for (name, give) in [
         ("absolute.hurl", "GET {{next}}\nHTTP 200\n"),
         ("userinfo.hurl", "GET {{base_url}}{{tail}}\nHTTP 200\n"),
     ] {
-        let file = write(&d, name, &format!("{take}{give}"));
+        let file = write(d, name, &format!("{take}{give}"));
         let out =
             stackbench().args(["verify", &server.url(""), "--scenario-file"]).arg(&file).output().unwrap();
         let all = text(&out);
@@ -378,14 +382,14 @@ fn verify_never_follows_an_answer_to_another_host() {
         assert!(all.contains("whose value is not known when the file loads"), "{all}");
     }
     // A data file's `base_url`, and a capture of it, are refused when the file loads.
-    write(&d, "hosts.csv", &format!("base_url\nhttp://{other}\n"));
+    write(d, "hosts.csv", &format!("base_url\nhttp://{other}\n"));
     let rows = write(
-        &d,
+        d,
         "rows.toml",
         "[[rows]]\nfile = \"hosts.csv\"\n[[flow]]\nhurl = \"GET {{base_url}}/x\\nHTTP 200\\n\"\n",
     );
     let capture = write(
-        &d,
+        d,
         "capture.hurl",
         "GET {{base_url}}/take\nHTTP 200\n[Captures]\nbase_url: jsonpath \"$.next\"\n\nGET {{base_url}}/x\nHTTP 200\n",
     );
@@ -407,9 +411,10 @@ fn verify_never_follows_an_answer_to_another_host() {
 fn huge_request_lines_are_not_sent_and_verify_says_little() {
     let long = "x".repeat(10 << 20);
     let server = answering(200, &format!(r#"{{"t": "{long}", "s": "{}"}}"#, "a b".repeat(20_000)));
-    let d = dir("huge");
+    let tmp = dir("huge");
+    let d = tmp.path();
     let file = write(
-        &d,
+        d,
         "huge.hurl",
         "GET {{base_url}}/take\nHTTP 200\n[Captures]\nt: jsonpath \"$.t\"\n\nGET {{base_url}}/give/{{t}}\nHTTP 200\n",
     );
@@ -454,7 +459,7 @@ fn huge_request_lines_are_not_sent_and_verify_says_little() {
     );
     // A message that would carry a value of an answer is cut, and says so.
     let spaced = write(
-        &d,
+        d,
         "spaced.hurl",
         "GET {{base_url}}/take\nHTTP 200\n[Captures]\ns: jsonpath \"$.s\"\n\nGET {{base_url}}/give/{{s}}\nHTTP 200\n",
     );
@@ -480,9 +485,10 @@ fn huge_request_lines_are_not_sent_and_verify_says_little() {
 #[test]
 fn a_request_has_one_host_and_one_framing() {
     let server = answering(200, "{}");
-    let d = dir("framing");
+    let tmp = dir("framing");
+    let d = tmp.path();
     let good = write(
-        &d,
+        d,
         "good.hurl",
         "POST {{base_url}}/x\nHost: vhost.example\nContent-Length: 5\n`hello`\nHTTP 200\n",
     );
@@ -522,7 +528,7 @@ fn a_request_has_one_host_and_one_framing() {
         ),
     ];
     for (name, hurl, said) in bad {
-        let file = write(&d, name, hurl);
+        let file = write(d, name, hurl);
         for cmd in ["verify", "load"] {
             let out =
                 stackbench().args([cmd, &server.url(""), "--scenario-file"]).arg(&file).output().unwrap();

@@ -16,10 +16,8 @@ fn load(args: &[&str], env: &[(&str, &str)]) -> Output {
         .expect("stackbench runs")
 }
 
-fn temp(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("sb-hostile-load-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+fn scratch() -> tempfile::TempDir {
+    tempfile::Builder::new().prefix("sb-hostile-load-").tempdir().unwrap()
 }
 
 fn record(path: &std::path::Path) -> serde_json::Value {
@@ -37,7 +35,8 @@ fn an_overflowing_chunk_size_is_a_protocol_error() {
     let s = Hostile::start(Answer::Fixed(
         b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffff\r\nxx\r\n0\r\n\r\n".to_vec(),
     ));
-    let json = temp("overflow.json");
+    let dir = scratch();
+    let json = dir.path().join("overflow.json");
     let out = load(&[&s.url("/"), "-c", "1", "-d", "1s", "--json", json.to_str().unwrap()], &[]);
     let all = text(&out);
     assert!(!all.contains("panicked"), "{all}");
@@ -58,9 +57,10 @@ fn endless_heads_and_framing_lines_are_protocol_errors() {
         ("chunk-size line", b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", b"0000000000000000"),
         ("trailers", b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n0\r\n", b"X-T: y\r\n"),
     ];
+    let dir = scratch();
     for (what, head, repeat) in cases {
         let s = Hostile::start(Answer::Endless { head: head.to_vec(), repeat: repeat.to_vec() });
-        let json = temp(&format!("endless-{}.json", what.replace(' ', "-")));
+        let json = dir.path().join(format!("endless-{}.json", what.replace(' ', "-")));
         let out = load(&[&s.url("/"), "-c", "2", "-d", "1s", "--json", json.to_str().unwrap()], &[]);
         assert_eq!(out.status.code(), Some(0), "{what}: {}", text(&out));
         let r = record(&json);
@@ -75,7 +75,8 @@ fn endless_heads_and_framing_lines_are_protocol_errors() {
 #[test]
 fn a_worker_panic_is_a_failed_run() {
     let s = Hostile::start(Answer::Fixed(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".to_vec()));
-    let json = temp("panic.json");
+    let dir = scratch();
+    let json = dir.path().join("panic.json");
     let out = load(
         &[&s.url("/"), "-c", "2", "-d", "3s", "--threads", "2", "--json", json.to_str().unwrap()],
         &[("STACKBENCH_FAILPOINT", "worker-panic:20")],

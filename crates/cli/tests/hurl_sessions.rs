@@ -4,7 +4,7 @@
 //! (`--base-variable`, `--origin`), and a `[setup]` step run once before a load, in no count.
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -37,11 +37,10 @@ fn site() -> (SocketAddr, Arc<AtomicU64>) {
     (addr, logins)
 }
 
-fn scratch(name: &str, files: &[(&str, &str)]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sb-hurl-sessions-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+fn scratch(name: &str, files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::Builder::new().prefix(&format!("sb-hurl-sessions-{name}-")).tempdir().unwrap();
     for (file, text) in files {
-        std::fs::write(dir.join(file), text).unwrap();
+        std::fs::write(dir.path().join(file), text).unwrap();
     }
     dir
 }
@@ -71,7 +70,8 @@ const JAR: &str =
 #[test]
 fn the_jar_is_fresh_each_iteration_unless_kept() {
     let (addr, _) = site();
-    let dir = scratch("jar", &[("jar.hurl", JAR)]);
+    let tmp = scratch("jar", &[("jar.hurl", JAR)]);
+    let dir = tmp.path();
     let file = dir.join("jar.hurl");
     let target = format!("http://{addr}");
     let out = stackbench(&["verify", &target, "--scenario-file"], &file);
@@ -93,10 +93,11 @@ fn verify_follows_a_redirect_only_when_the_entry_asks() {
     let followed = "POST {{base_url}}/login\nHTTP 200\n\nGET {{base_url}}/old\n[Options]\nlocation: true\nHTTP 200\n\
                     [Asserts]\nredirects count == 1\nurl endsWith \"/me\"\njsonpath \"$.user\" == \"ann\"\n\n\
                     GET {{base_url}}/old\nHTTP 302\n[Asserts]\nheader \"Location\" == \"/me\"\n";
-    let dir = scratch(
+    let tmp = scratch(
         "redirects",
         &[("followed.hurl", followed), ("wrong.hurl", "GET {{base_url}}/old\nHTTP 200\n")],
     );
+    let dir = tmp.path();
     let target = format!("http://{addr}");
     let out = stackbench(&["verify", &target, "--scenario-file"], &dir.join("followed.hurl"));
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
@@ -113,7 +114,8 @@ fn a_files_origins_go_to_the_target_and_where_origin_maps_them() {
     let host = "POST {{host}}/login\nHTTP 200\n\nGET {{host}}/me\nHTTP 200\n";
     let two = "POST http://auth.example.test/login\nHTTP 200\n[Captures]\ntoken: jsonpath \"$.token\"\n\n\
                GET http://api.example.test/me\nAuthorization: Bearer {{token}}\nHTTP 200\n";
-    let dir = scratch("origins", &[("written.hurl", written), ("host.hurl", host), ("two.hurl", two)]);
+    let tmp = scratch("origins", &[("written.hurl", written), ("host.hurl", host), ("two.hurl", two)]);
+    let dir = tmp.path();
 
     // The file's first origin is the target's, said once.
     let out = stackbench(&["verify", &target, "--scenario-file"], &dir.join("written.hurl"));
@@ -151,7 +153,8 @@ fn setup_runs_once_before_the_load_and_is_not_counted() {
     let toml = "name = \"me\"\nprotocol = \"http1\"\n\n[setup]\nhurl = '''\nPOST {{base_url}}/login\nHTTP 200\n\
                 [Captures]\ntoken: jsonpath \"$.token\"\n'''\n\n[[flow]]\nhurl = '''\nGET {{base_url}}/me\n\
                 Authorization: Bearer {{token}}\nHTTP 200\n'''\n";
-    let dir = scratch("setup", &[("me.toml", toml)]);
+    let tmp = scratch("setup", &[("me.toml", toml)]);
+    let dir = tmp.path();
     let record = load(&[&format!("http://{addr}")], "5", &dir.join("me.toml"));
     assert_eq!(logins.load(Ordering::SeqCst), 1, "the setup ran once");
     assert_eq!(record["summary"]["requests"], 5, "only the flow's requests are counted");

@@ -8,10 +8,8 @@ use std::process::{Command, Output};
 
 use stackbench_testkit::tls::{Certs, Leaf, Options, TlsServer};
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sb-hurl-tls-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new().prefix(&format!("sb-hurl-tls-{name}-")).tempdir().unwrap()
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
@@ -30,8 +28,9 @@ fn text(out: &Output) -> String {
 
 #[test]
 fn verify_applies_each_requests_own_tls_and_routes() {
-    let dir = scratch("verify");
-    let certs = Certs::new(&dir, &["localhost", "example.test"], Leaf::Valid);
+    let tmp = scratch("verify");
+    let dir = tmp.path();
+    let certs = Certs::new(dir, &["localhost", "example.test"], Leaf::Valid);
     let srv = TlsServer::start(&certs, &Options::default());
     let (port, ca) = (srv.addr.port(), certs.ca.display());
     let trusted = format!(
@@ -39,14 +38,14 @@ fn verify_applies_each_requests_own_tls_and_routes() {
          GET https://example.test:{port}/b\n[Options]\ncacert: {ca}\nresolve: example.test:{port}:127.0.0.1\nHTTP 200\n\n\
          GET https://example.test/c\n[Options]\ninsecure: true\nconnect-to: example.test:443:127.0.0.1:{port}\nHTTP 200\n"
     );
-    let file = write(&dir, "trusted.hurl", &trusted);
+    let file = write(dir, "trusted.hurl", &trusted);
     let out = stackbench(&["verify"], &file);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert_eq!(srv.stats.requests.load(std::sync::atomic::Ordering::Relaxed), 3, "{}", text(&out));
 
     // The options were the first requests' alone: a fourth without them is not trusted.
     let file =
-        write(&dir, "untrusted.hurl", &format!("{trusted}\nGET https://localhost:{port}/d\nHTTP 200\n"));
+        write(dir, "untrusted.hurl", &format!("{trusted}\nGET https://localhost:{port}/d\nHTTP 200\n"));
     let out = stackbench(&["verify"], &file);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     // Said at the request's place, with both fixes: the flag and the file's own option.
@@ -62,25 +61,27 @@ fn verify_applies_each_requests_own_tls_and_routes() {
 
 #[test]
 fn verify_sends_the_client_certificate_a_request_names() {
-    let dir = scratch("mutual");
-    let certs = Certs::new(&dir, &["localhost"], Leaf::Valid);
+    let tmp = scratch("mutual");
+    let dir = tmp.path();
+    let certs = Certs::new(dir, &["localhost"], Leaf::Valid);
     let srv = TlsServer::start(&certs, &Options { client_auth: true, ..Options::default() });
     let (port, ca) = (srv.addr.port(), certs.ca.display());
     let (cert, key) = (certs.client_cert.display(), certs.client_key.display());
     let with = format!(
         "GET https://localhost:{port}/\n[Options]\ncacert: {ca}\ncert: {cert}\nkey: {key}\nHTTP 200\n"
     );
-    let out = stackbench(&["verify"], &write(&dir, "with.hurl", &with));
+    let out = stackbench(&["verify"], &write(dir, "with.hurl", &with));
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let without = format!("GET https://localhost:{port}/\n[Options]\ncacert: {ca}\nHTTP 200\n");
-    let out = stackbench(&["verify"], &write(&dir, "without.hurl", &without));
+    let out = stackbench(&["verify"], &write(dir, "without.hurl", &without));
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
 }
 
 #[test]
 fn a_load_applies_options_given_alike_to_the_whole_run() {
-    let dir = scratch("load");
-    let certs = Certs::new(&dir, &["example.test"], Leaf::Valid);
+    let tmp = scratch("load");
+    let dir = tmp.path();
+    let certs = Certs::new(dir, &["example.test"], Leaf::Valid);
     let srv = TlsServer::start(&certs, &Options::default());
     let (port, ca) = (srv.addr.port(), certs.ca.display());
     let entry = |path: &str| {
@@ -89,7 +90,7 @@ fn a_load_applies_options_given_alike_to_the_whole_run() {
              HTTP 200\n[Asserts]\njsonpath \"$.count\" == 1\n\n"
         )
     };
-    let file = write(&dir, "alike.hurl", &format!("{}{}", entry("a"), entry("b")));
+    let file = write(dir, "alike.hurl", &format!("{}{}", entry("a"), entry("b")));
     let out = stackbench(
         &["load", "-c", "1", "-n", "5", "--threads", "1", "--json", "-", "--scenario-file"],
         &file,
@@ -102,7 +103,7 @@ fn a_load_applies_options_given_alike_to_the_whole_run() {
     // The second request without them: a run cannot trust the CA for one request alone.
     let before = srv.stats.connections.load(std::sync::atomic::Ordering::Relaxed);
     let file =
-        write(&dir, "unalike.hurl", &format!("{}GET https://example.test:{port}/b\nHTTP 200\n", entry("a")));
+        write(dir, "unalike.hurl", &format!("{}GET https://example.test:{port}/b\nHTTP 200\n", entry("a")));
     let out = stackbench(&["load", "-c", "1", "-n", "5", "--scenario-file"], &file);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let err = text(&out);

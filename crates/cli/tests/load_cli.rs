@@ -18,16 +18,15 @@ fn load(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_stackbench")).arg("load").args(args).output().expect("stackbench runs")
 }
 
-fn temp(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("sb-load-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+fn scratch() -> tempfile::TempDir {
+    tempfile::Builder::new().prefix("sb-load-cli-").tempdir().unwrap()
 }
 
 #[test]
 fn writes_the_record_the_timeline_and_the_interval_log() {
     let s = serve_dummy();
-    let (json, csv, hlog) = (temp("r.json"), temp("t.csv"), temp("h.hlog"));
+    let dir = scratch();
+    let (json, csv, hlog) = (dir.path().join("r.json"), dir.path().join("t.csv"), dir.path().join("h.hlog"));
     let url = format!("http://{}/events", s.addr);
     let out = load(&[
         &url,
@@ -120,7 +119,8 @@ fn bad_input_is_one_line_and_exit_code_1_or_2() {
 #[test]
 fn ctrl_c_stops_and_writes_the_partial_result() {
     let s = serve_dummy();
-    let json = temp("partial.json");
+    let dir = scratch();
+    let json = dir.path().join("partial.json");
     let url = format!("http://{}/events", s.addr);
     let child = Command::new(env!("CARGO_BIN_EXE_stackbench"))
         .args(["load", &url, "-c", "2", "-d", "60s", "--threads", "1", "--json", json.to_str().unwrap()])

@@ -7,18 +7,18 @@ use std::process::Command;
 
 use stackbench_testkit::todo::{Fault, start};
 
-fn temp_file(name: &str, text: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("sb-load-file-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
+/// A file in a directory of its own, removed with the `TempDir`.
+fn temp_file(name: &str, text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::Builder::new().prefix("sb-load-file-").tempdir().unwrap();
+    let path = dir.path().join(name);
     std::fs::write(&path, text).unwrap();
-    path
+    (dir, path)
 }
 
 #[test]
 fn the_record_has_the_requests_by_name() {
     let addr = start(Fault::None);
-    let file = temp_file(
+    let (_dir, file) = temp_file(
         "create.hurl",
         "POST {{base_url}}/todos\n{\"title\": \"{{title}}\"}\nHTTP 201\n[Asserts]\njsonpath \"$.title\" == \"{{title}}\"\n",
     );
@@ -44,7 +44,7 @@ fn the_record_has_the_requests_by_name() {
 
 #[test]
 fn a_bad_file_is_refused_before_anything_starts() {
-    let file = temp_file("bad.hurl", "GET {{base_url}}/{{id}}\nHTTP 200\n");
+    let (_dir, file) = temp_file("bad.hurl", "GET {{base_url}}/{{id}}\nHTTP 200\n");
     let out = Command::new(env!("CARGO_BIN_EXE_stackbench"))
         .args(["load", "http://127.0.0.1:9", "--scenario-file"])
         .arg(&file)
@@ -58,7 +58,7 @@ fn a_bad_file_is_refused_before_anything_starts() {
 #[test]
 fn a_connection_per_iteration_carries_its_requests() {
     let addr = start(Fault::None);
-    let file = temp_file(
+    let (_dir, file) = temp_file(
         "create-read.hurl",
         "POST {{base_url}}/todos\n{\"title\": \"a\"}\nHTTP 201\n[Captures]\nid: jsonpath \"$.id\"\n\n\
          GET {{base_url}}/todos/{{id}}\nHTTP 200\n",

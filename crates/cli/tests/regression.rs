@@ -283,7 +283,7 @@ fn conflicting_content_lengths_are_protocol_errors() {
         b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\nokabc".to_vec(),
     ));
     let dir = Scratch::new("content-length");
-    let json = dir.0.join("run.json");
+    let json = dir.0.path().join("run.json");
     let child = spawn(stackbench().args([
         "load",
         &s.url("/"),
@@ -305,26 +305,17 @@ fn conflicting_content_lengths_are_protocol_errors() {
 }
 
 /// A scratch directory for one test, removed after it.
-struct Scratch(PathBuf);
+struct Scratch(tempfile::TempDir);
 
 impl Scratch {
     fn new(tag: &str) -> Scratch {
-        let d = std::env::temp_dir().join(format!("sb-regression-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        Scratch(d)
+        Scratch(tempfile::Builder::new().prefix(&format!("sb-regression-{tag}-")).tempdir().unwrap())
     }
 
     fn plan(&self, text: &str) -> PathBuf {
-        let p = self.0.join("plan.toml");
+        let p = self.0.path().join("plan.toml");
         std::fs::write(&p, text).unwrap();
         p
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 
@@ -353,11 +344,11 @@ const EXTERNAL: &str = "[[contestant]]\nname = \"a\"\nscenario = \"dummy\"\nurl 
 fn a_result_directory_with_symlinked_entries_is_refused() {
     let s = Scratch::new("symlinks");
     let plan = s.plan(EXTERNAL);
-    let victim = s.0.join("victim");
+    let victim = s.0.path().join("victim");
     std::fs::create_dir_all(&victim).unwrap();
     std::fs::write(victim.join("precious"), "keep me").unwrap();
     for entry in ["logs", "runs", "contestants", "lock"] {
-        let out = s.0.join(format!("results-{entry}"));
+        let out = s.0.path().join(format!("results-{entry}"));
         std::fs::create_dir_all(&out).unwrap();
         let target = if entry == "lock" { victim.join("precious") } else { victim.clone() };
         std::os::unix::fs::symlink(&target, out.join(entry)).unwrap();
@@ -407,7 +398,7 @@ fn plans_with_names_or_ports_that_cannot_work_are_refused_where_they_are_written
     ];
     for (text_, place, why) in cases {
         let plan = s.plan(&text_);
-        let out = s.0.join("results");
+        let out = s.0.path().join("results");
         let o = run_plan(&plan, &out);
         let all = text(&o);
         assert_eq!(o.status.code(), Some(1), "{why}: {all}");
@@ -443,9 +434,9 @@ fn scratch_directories_of_a_killed_stackbench_are_removed() {
     let left = std::env::temp_dir().join(format!("stackbench-{}-1764460800000", gone.id()));
     std::fs::create_dir_all(left.join("contestant")).unwrap();
     // The run itself is refused at once (a symlinked entry): the reaping comes before it.
-    let out = s.0.join("results");
+    let out = s.0.path().join("results");
     std::fs::create_dir_all(&out).unwrap();
-    std::os::unix::fs::symlink(&s.0, out.join("logs")).unwrap();
+    std::os::unix::fs::symlink(s.0.path(), out.join("logs")).unwrap();
     let o = run_plan(&s.plan(EXTERNAL), &out);
     let all = text(&o);
     let existed = left.exists();
@@ -463,7 +454,7 @@ fn a_contestant_printing_nonstop_has_its_log_capped() {
         "[defaults]\nready_timeout = \"3s\"\nstop_grace = \"1s\"\ncold_starts = 1\nrepetitions = 1\n\
          [[contestant]]\nname = \"loud\"\nscenario = \"dummy\"\ncommand = [\"yes\", \"stackbench\"]\n",
     );
-    let out = s.0.join("results");
+    let out = s.0.path().join("results");
     // One repetition, and room for a busy machine: `yes` and the log's rotation share its cores.
     let o = run_plan_within(&plan, &out, Duration::from_mins(5));
     assert_eq!(o.status.code(), Some(3), "never ready, so left out: {}", text(&o));
@@ -497,7 +488,7 @@ fn report_md(dir: &Path) -> String {
 fn a_copied_or_edited_run_file_is_not_a_measurement() {
     use stackbench_record::{Invalid, ResultSet};
     let scratch = Scratch::new("tampered");
-    let dir = scratch.0.join("results");
+    let dir = scratch.0.path().join("results");
     let set = stackbench_report::synthetic::three_kings(dir.to_str().unwrap());
     stackbench_report::synthetic::write(&set, &dir).unwrap();
     let pristine = report_md(&dir);

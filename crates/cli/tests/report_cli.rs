@@ -3,15 +3,13 @@
 //! format, `--out`, exit codes (0, 1 with a one-line reason, 2 on a
 //! regression).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use stackbench_report::synthetic::{self, three_kings, three_kings_with};
 
-fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("stackbench-report-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+fn temp(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new().prefix(&format!("stackbench-report-cli-{name}-")).tempdir().unwrap()
 }
 
 fn write_set(dir: &Path, slower: bool) {
@@ -34,8 +32,9 @@ fn text(b: &[u8]) -> String {
 
 #[test]
 fn report_renders_every_format() {
-    let dir = temp("formats");
-    write_set(&dir, false);
+    let tmp = temp("formats");
+    let dir = tmp.path();
+    write_set(dir, false);
     let d = dir.to_str().unwrap();
 
     let out = stackbench(&["report", d]);
@@ -67,13 +66,13 @@ fn report_renders_every_format() {
         "{}",
         text(&out.stdout)
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn report_refuses_bad_input_in_one_line() {
-    let dir = temp("bad");
-    write_set(&dir, false);
+    let tmp = temp("bad");
+    let dir = tmp.path();
+    write_set(dir, false);
     let d = dir.to_str().unwrap();
     // 2: a usage error (the value does not parse); 1: it parses, but does not hold.
     for (args, needle, code) in [
@@ -89,14 +88,14 @@ fn report_refuses_bad_input_in_one_line() {
         assert!(err.contains(needle), "{args:?}: {err}");
         assert_eq!(err.trim().lines().count(), 1, "{args:?}: one line: {err}");
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn compare_exits_4_on_a_regression_only() {
-    let (a, b) = (temp("base"), temp("new"));
-    write_set(&a, false);
-    write_set(&b, true);
+    let (ta, tb) = (temp("base"), temp("new"));
+    let (a, b) = (ta.path(), tb.path());
+    write_set(a, false);
+    write_set(b, true);
     let (da, db) = (a.to_str().unwrap(), b.to_str().unwrap());
 
     let same = stackbench(&["compare", da, da]);
@@ -116,6 +115,4 @@ fn compare_exits_4_on_a_regression_only() {
     assert_eq!(file.status.code(), Some(4));
     assert!(std::fs::read_to_string(&md).unwrap().contains("| flask |"));
     assert!(text(&file.stderr).contains("regression: 'flask' (dummy)"), "{}", text(&file.stderr));
-    std::fs::remove_dir_all(&a).unwrap();
-    std::fs::remove_dir_all(&b).unwrap();
 }

@@ -24,28 +24,19 @@ fn stackbench() -> Command {
     Command::new(BIN)
 }
 
-struct Scratch(PathBuf);
+struct Scratch(tempfile::TempDir);
 
 impl Scratch {
     fn new(tag: &str) -> Scratch {
-        let d = std::env::temp_dir().join(format!("sb-run-plans-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        Scratch(d)
+        Scratch(tempfile::Builder::new().prefix(&format!("sb-run-plans-{tag}-")).tempdir().unwrap())
     }
     fn plan(&self, text: &str) -> PathBuf {
-        let p = self.0.join("plan.toml");
+        let p = self.0.path().join("plan.toml");
         std::fs::write(&p, text).unwrap();
         p
     }
     fn out(&self) -> PathBuf {
-        self.0.join("results")
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        self.0.path().join("results")
     }
 }
 
@@ -481,7 +472,7 @@ fn a_cpu_budget_is_said_in_the_header_and_unbudgeted_is_one_flag_away() {
                 "",
             )),
     );
-    let budgeted = s.0.join("budgeted");
+    let budgeted = s.0.path().join("budgeted");
     let (code, stdout, stderr) = run(&["run", plan.to_str().unwrap(), "--out", budgeted.to_str().unwrap()]);
     assert_eq!(code, Some(0), "stdout:\n{stdout}\nstderr:\n{stderr}");
     let set = stackbench_testkit::record::load_results(&budgeted);
@@ -503,7 +494,7 @@ fn a_cpu_budget_is_said_in_the_header_and_unbudgeted_is_one_flag_away() {
         assert!(stdout.contains("unbudgeted: the plan's CPU quota was not applied ("), "{stdout}");
     }
 
-    let unbudgeted = s.0.join("unbudgeted");
+    let unbudgeted = s.0.path().join("unbudgeted");
     let (code, stdout, stderr) =
         run(&["run", plan.to_str().unwrap(), "--out", unbudgeted.to_str().unwrap(), "--unbudgeted"]);
     assert_eq!(code, Some(0), "stdout:\n{stdout}\nstderr:\n{stderr}");

@@ -17,20 +17,11 @@ fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/examples").canonicalize().unwrap()
 }
 
-struct Scratch(PathBuf);
+struct Scratch(tempfile::TempDir);
 
 impl Scratch {
     fn new(tag: &str) -> Scratch {
-        let d = std::env::temp_dir().join(format!("sb-run-scenario-file-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        Scratch(d)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        Scratch(tempfile::Builder::new().prefix(&format!("sb-run-scenario-file-{tag}-")).tempdir().unwrap())
     }
 }
 
@@ -44,9 +35,9 @@ fn run(s: &Scratch, contestants: &str) -> (Option<i32>, String, ResultSet) {
         "[defaults]\nrepetitions = 1\ncold_starts = 1\nready_timeout = \"10s\"\nstop_grace = \"2s\"\n\
          [load.todo]\nconnections = 2\nwarmup = \"200ms\"\nduration = \"1s\"\n{contestants}"
     );
-    let path = s.0.join("plan.toml");
+    let path = s.0.path().join("plan.toml");
     std::fs::write(&path, plan).unwrap();
-    let out = s.0.join("results");
+    let out = s.0.path().join("results");
     let o = Command::new(BIN)
         .args(["run", "--no-report"])
         .arg(&path)
@@ -144,7 +135,7 @@ HTTPServer(("127.0.0.1", int(os.environ["PORT"])), H).serve_forever()
 #[test]
 fn a_server_that_answers_wrongly_is_left_out_with_the_failed_check() {
     let s = Scratch::new("wrong");
-    let server = s.0.join("wrong.py");
+    let server = s.0.path().join("wrong.py");
     std::fs::write(&server, WRONG).unwrap();
     let (code, said, set) = run(&s, &contestant("done", &format!("[\"python3\", \"{}\"]", server.display())));
     assert_eq!(code, Some(3), "a contestant left out: {said}");

@@ -61,11 +61,8 @@ fn run_ok(cmd: &mut Command) -> Output {
     out
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sb-shards-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new().prefix(&format!("sb-shards-{name}-")).tempdir().unwrap()
 }
 
 fn record(path: &Path) -> serde_json::Value {
@@ -154,7 +151,8 @@ fn three_shards_on_three_hosts_merge_exactly() {
         ]),
     );
     let url = format!("http://{}/events", server.addr);
-    let dir = scratch("netns");
+    let tmp = scratch("netns");
+    let dir = tmp.path();
     let start_at = SystemTime::now() + Duration::from_millis(1500);
     let start_text = unix_ms(start_at).to_string();
     let shards: Vec<_> = generators
@@ -242,7 +240,6 @@ fn three_shards_on_three_hosts_merge_exactly() {
     );
     drop(server);
     drop(lab);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The shell command of a `k8s load` manifest's pods.
@@ -291,7 +288,8 @@ fn the_k8s_manifest_is_valid_and_its_pods_command_makes_shards_that_merge() {
     let _alone = one_at_a_time();
     let server = Server::start(Command::new(sb_dummy()).args(["--port", "0"]));
     let url = format!("http://{}/events", server.addr);
-    let dir = scratch("k8s");
+    let tmp = scratch("k8s");
+    let dir = tmp.path();
     let out = run_ok(
         Command::new(STACKBENCH)
             .args(["k8s", "load", &url, "--scenario", "dummy", "-c", "6", "-d", "2s"])
@@ -334,7 +332,6 @@ fn the_k8s_manifest_is_valid_and_its_pods_command_makes_shards_that_merge() {
     assert_eq!(m["params"]["model"]["connections"], 6, "{}", m["params"]);
     assert_eq!(m["thresholds"][0]["passed"], true);
     drop(server);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -347,7 +344,8 @@ fn the_k8s_manifest_carries_the_loads_files_to_its_pods() {
         return;
     };
     let _alone = one_at_a_time();
-    let dir = scratch("k8s-files");
+    let tmp = scratch("k8s-files");
+    let dir = tmp.path();
     // A server that asks for a client certificate: the pods need the CA, the certificate and
     // its key, and the scenario file.
     let certs = Certs::new(&dir.join("tls"), &["localhost"], Leaf::Valid);
@@ -355,7 +353,7 @@ fn the_k8s_manifest_carries_the_loads_files_to_its_pods() {
     std::fs::write(dir.join("one.hurl"), "GET {{base_url}}/a\nHTTP 200\n").unwrap();
     let out = run_ok(
         Command::new(STACKBENCH)
-            .current_dir(&dir)
+            .current_dir(dir)
             .args(["k8s", "load", &server.url("localhost", "/"), "--scenario-file", "one.hurl"])
             .args(["--cacert", "tls/ca.pem", "--cert", "tls/client.pem", "--key", "tls/client-key.pem"])
             .args(["-c", "2", "-d", "1s", "--shards", "2", "--image", "registry.example/stackbench:0.1"])
@@ -393,5 +391,4 @@ fn the_k8s_manifest_carries_the_loads_files_to_its_pods() {
     // Each connection showed the client certificate (else its handshake fails).
     assert!(server.stats.handshakes.load(std::sync::atomic::Ordering::Relaxed) >= 4);
     drop(server);
-    std::fs::remove_dir_all(&dir).unwrap();
 }

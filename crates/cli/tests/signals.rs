@@ -4,7 +4,6 @@
 //! found in `/proc` by a marker in their environment.
 
 use std::io::{BufRead as _, BufReader};
-use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -21,11 +20,8 @@ fn stackbench() -> Command {
     Command::new(BIN)
 }
 
-fn scratch(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sb-signals-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn scratch(tag: &str) -> tempfile::TempDir {
+    tempfile::Builder::new().prefix(&format!("sb-signals-{tag}-")).tempdir().unwrap()
 }
 
 /// Live (not zombie) processes whose environment holds `marker`.
@@ -90,7 +86,8 @@ fn interrupt(child: &mut Child) -> (Option<i32>, Duration) {
 /// timeout). Now the build is stopped at once and the plan ends interrupted.
 #[test]
 fn ctrl_c_during_a_build_stops_at_once() {
-    let dir = scratch("build");
+    let tmp = scratch("build");
+    let dir = tmp.path();
     let mark = format!("SB_SIGNALS_MARK=build-{}", std::process::id());
     let (k, v) = mark.split_once('=').unwrap();
     let plan = format!(
@@ -98,7 +95,7 @@ fn ctrl_c_during_a_build_stops_at_once() {
          build = [\"sh\", \"-c\", \"{k}={v} sleep 300\"]\n\
          command = [\"{{bin_dir}}/sb-dummy\", \"--port\", \"{{port}}\"]\n"
     );
-    let (mut child, _) = start_until(&plan, &dir, "build:");
+    let (mut child, _) = start_until(&plan, dir, "build:");
     std::thread::sleep(Duration::from_millis(500));
     assert!(!with_marker(&mark).is_empty(), "the build runs");
     let (code, took) = interrupt(&mut child);
@@ -107,7 +104,6 @@ fn ctrl_c_during_a_build_stops_at_once() {
     assert_none_left(&mark);
     let set = stackbench_testkit::record::load_results(&dir.join("results"));
     assert_eq!(set.manifest.status, Status::Interrupted);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Live processes whose command line is exactly `cmdline` (NUL-separated in /proc).
@@ -152,12 +148,13 @@ fn daemon_plan(env_daemon: &str, token_daemon: &str) -> String {
 /// reaps what a killed one left, and says what it killed.
 #[test]
 fn what_a_killed_stackbench_left_is_reaped_by_the_next() {
-    let dir = scratch("sigkill");
+    let tmp = scratch("sigkill");
+    let dir = tmp.path();
     let (env_daemon, token_daemon) = (
         format!("{}.25", 3000 + std::process::id() % 1000),
         format!("{}.75", 3000 + std::process::id() % 1000),
     );
-    let (mut child, _) = start_until(&daemon_plan(&env_daemon, &token_daemon), &dir, "repetition 1: load on");
+    let (mut child, _) = start_until(&daemon_plan(&env_daemon, &token_daemon), dir, "repetition 1: load on");
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(with_cmdline(&["sleep", &env_daemon]).len(), 1, "the env -i daemon runs");
     assert_eq!(with_cmdline(&["sleep", &token_daemon]).len(), 1, "the setsid daemon runs");
@@ -188,24 +185,23 @@ fn what_a_killed_stackbench_left_is_reaped_by_the_next() {
     assert!(stderr.contains(&token_daemon), "{stderr}");
     assert_gone(&["sleep", &env_daemon]);
     assert_gone(&["sleep", &token_daemon]);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Regression: a daemon that cleared its environment (`setsid env -i …`)
 /// survived a normal finish; its tracking cgroup catches it.
 #[test]
 fn a_daemon_without_its_environment_is_stopped_at_the_end() {
-    let dir = scratch("env-i");
+    let tmp = scratch("env-i");
+    let dir = tmp.path();
     let (env_daemon, token_daemon) = (
         format!("{}.125", 4000 + std::process::id() % 1000),
         format!("{}.375", 4000 + std::process::id() % 1000),
     );
     let plan = daemon_plan(&env_daemon, &token_daemon).replace("duration = \"20s\"", "duration = \"500ms\"");
-    let (mut child, _) = start_until(&plan, &dir, "repetition 1: load on");
+    let (mut child, _) = start_until(&plan, dir, "repetition 1: load on");
     assert_eq!(child.wait().unwrap().code(), Some(0));
     assert_gone(&["sleep", &env_daemon]);
     assert_gone(&["sleep", &token_daemon]);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Regression: `stackbench run --resume DIR` while another stackbench still
@@ -214,10 +210,11 @@ fn a_daemon_without_its_environment_is_stopped_at_the_end() {
 /// holder is dead (SIGKILL), `--resume` continues and says so.
 #[test]
 fn a_result_directory_has_one_writer() {
-    let dir = scratch("lock");
+    let tmp = scratch("lock");
+    let dir = tmp.path();
     let plan = "[defaults]\nrepetitions = 1\ncold_starts = 0\n[load.dummy]\nconnections = 1\nwarmup = \"100ms\"\nduration = \"2s\"\n\
                 [[contestant]]\nname = \"a\"\nscenario = \"dummy\"\ncommand = [\"{bin_dir}/sb-dummy\", \"--port\", \"{port}\"]\n";
-    let (mut first, _) = start_until(plan, &dir, "repetition 1: load on");
+    let (mut first, _) = start_until(plan, dir, "repetition 1: load on");
     let results = dir.join("results");
     let second =
         stackbench().args(["run", "--resume", results.to_str().unwrap(), "--no-report"]).output().unwrap();
@@ -238,5 +235,4 @@ fn a_result_directory_has_one_writer() {
     let set = stackbench_testkit::record::load_results(&results);
     assert_eq!(set.manifest.status, Status::Complete);
     assert_eq!(set.runs.iter().filter(|r| !r.interrupted).count(), 1, "one run, by one writer");
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -59,8 +59,8 @@ fn a_hardening_failure_warns_and_exits_0() {
 
 #[test]
 fn a_bad_scenario_file_is_refused_with_its_position() {
-    let dir = std::env::temp_dir().join(format!("sb-verify-file-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = tempfile::Builder::new().prefix("sb-verify-file-").tempdir().unwrap();
+    let dir = scratch.path();
     let file = dir.join("bad.hurl");
     std::fs::write(&file, "GET {{base_url}}/{{nope}}\nHTTP 200\n").unwrap();
     let out = verify("http://127.0.0.1:9", &file);

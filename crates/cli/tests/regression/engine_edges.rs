@@ -9,20 +9,20 @@ use stackbench_record::RunRecord;
 
 /// Writes `text` as `name` in `s`'s directory.
 fn file(s: &Scratch, name: &str, text: &str) -> String {
-    let p = s.0.join(name);
+    let p = s.0.path().join(name);
     std::fs::write(&p, text).unwrap();
     p.to_str().unwrap().to_owned()
 }
 
 /// The run's record, held to the RunRecord's JSON schema.
 fn record(s: &Scratch) -> RunRecord {
-    let json = stackbench_testkit::record::record_file(&s.0.join("run.json"));
+    let json = stackbench_testkit::record::record_file(&s.0.path().join("run.json"));
     serde_json::from_value(json).unwrap()
 }
 
 /// `stackbench load URL --scenario-file FILE ARGS --json DIR/run.json -q`, bounded.
 fn load_file(s: &Scratch, url: &str, scenario: &str, args: &[&str]) -> Output {
-    let json = s.0.join("run.json");
+    let json = s.0.path().join("run.json");
     let child = spawn(
         stackbench()
             .args(["load", url, "--scenario-file", scenario, "-q", "--json", json.to_str().unwrap()])
@@ -234,7 +234,7 @@ fn a_load_worker_that_does_not_stop_ends_the_plan() {
             + &contestant("first")
             + &contestant("second")),
     );
-    let out_dir = s.0.join("results");
+    let out_dir = s.0.path().join("results");
     let child = spawn(
         stackbench()
             .args(["run", plan.to_str().unwrap(), "--out", out_dir.to_str().unwrap(), "--no-report"])

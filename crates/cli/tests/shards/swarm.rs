@@ -18,7 +18,7 @@ const BUILD: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../image/build.sh")
 struct Lab {
     image: String,
     prefix: String,
-    dir: PathBuf,
+    dir: tempfile::TempDir,
 }
 
 impl Lab {
@@ -55,7 +55,6 @@ impl Drop for Lab {
             thread::sleep(Duration::from_millis(500));
         }
         let _ = Command::new("docker").args(["rmi", "-f", &self.image]).output();
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
@@ -85,7 +84,7 @@ struct Case {
 
 fn swarm_load(lab: &Lab, case: &str, url: &str, load: &[&str], shards: u32, kill: Option<u32>) -> Case {
     let name = format!("{}-{case}", lab.prefix);
-    let records = lab.dir.join(case);
+    let records = lab.dir.path().join(case);
     let began = Instant::now();
     let child = Command::new(STACKBENCH)
         .args(["swarm", "load", url, "--scenario", "dummy", "--threads", "1"])
@@ -227,7 +226,7 @@ fn shards_run_on_a_docker_swarm_and_merge() {
                 .args(open)
                 .args(["--shards", "2", "--image", &lab.image]),
         );
-        let file = lab.dir.join("job.yaml");
+        let file = lab.dir.path().join("job.yaml");
         std::fs::write(&file, &out.stdout).unwrap();
         run_ok(Command::new(&validate).arg("--strict").arg(&file));
     }
