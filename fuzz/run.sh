@@ -7,6 +7,7 @@
 # fuzz/README.md says what each target holds.
 #
 #   fuzz/run.sh [SECONDS_PER_TARGET]        # default 120
+#   fuzz/run.sh build                       # build the targets only (CI builds them beside the tests)
 #   TARGETS="scenario_eval" fuzz/run.sh 600  # some targets only
 #   JOBS=1 fuzz/run.sh 60                    # one target at a time (default: one per core)
 #
@@ -17,6 +18,8 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 seconds=${1:-120}
+build_only=false
+[ "$seconds" != build ] || build_only=true
 command -v cargo-fuzz >/dev/null || { echo "cargo fuzz is missing: cargo install cargo-fuzz" >&2; exit 1; }
 rustup run nightly rustc --version >/dev/null 2>&1 || { echo "the nightly toolchain is missing: rustup toolchain install nightly" >&2; exit 1; }
 targets=${TARGETS:-http1_answer h2c_frames hpack_block hurl_file scenario_file scenario_expr scenario_eval xpath}
@@ -25,6 +28,7 @@ targets=${TARGETS:-http1_answer h2c_frames hpack_block hurl_file scenario_file s
 jobs=${JOBS:-$(nproc)}
 mkdir -p artifacts
 for target in $targets; do cargo +nightly fuzz build "$target"; done
+! $build_only || exit 0
 
 # Runs one target; prints its lines only once it ends, so two targets' lines never interleave.
 fuzz_one() {
