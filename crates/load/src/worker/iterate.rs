@@ -61,7 +61,8 @@ impl Local {
             // Each redirect followed is a request of its own, under its own name.
             let (mut name, mut hop) = (name, 0);
             loop {
-                let step = self.step(lane, st, (flow, i), entry, (name, hop), (due, at), single).await;
+                let ask = Ask { flow, i, entry, name, hop, due, at, single };
+                let step = self.step(lane, st, ask).await;
                 ended = step.ended.or(ended);
                 answered |= step.answered;
                 result = result.and(step.result);
@@ -88,20 +89,9 @@ impl Local {
         answered
     }
 
-    /// Sends request `i` of flow `flow` (`entry`), or hop `hop` of the redirects it follows,
-    /// due at `due` and sent at `at`, and records it under `name` (a whole iteration when
-    /// `single`); says what follows it.
-    #[allow(clippy::too_many_arguments)]
-    async fn step(
-        &self,
-        lane: &mut Lane,
-        st: &mut IterState,
-        (flow, i): (usize, usize),
-        entry: &Entry,
-        (name, hop): (usize, usize),
-        (due, at): (Instant, Instant),
-        single: bool,
-    ) -> Stepped {
+    /// Sends what `ask` names and records it; says what follows it.
+    async fn step(&self, lane: &mut Lane, st: &mut IterState, ask: Ask<'_>) -> Stepped {
+        let Ask { flow, i, entry, name, hop, due, at, single } = ask;
         let spec = &self.cx.spec;
         let Some(src) = spec.requests.file() else { return Stepped::UNSENT };
         let out = if hop == 0 {
@@ -166,6 +156,20 @@ impl Local {
         self.failpoint_tick();
         Stepped { ended: Some(now), answered, result, then }
     }
+}
+
+/// One request of an iteration to send ([`Local::step`]): request `i` of flow `flow`
+/// (`entry`), or hop `hop` of the redirects it follows, due at `due` and sent at `at`,
+/// recorded under `name` (a whole iteration when `single`).
+struct Ask<'e> {
+    flow: usize,
+    i: usize,
+    entry: &'e Entry,
+    name: usize,
+    hop: usize,
+    due: Instant,
+    at: Instant,
+    single: bool,
 }
 
 /// What a request of an iteration came to ([`Local::step`]).
