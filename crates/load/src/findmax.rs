@@ -11,6 +11,8 @@
 //! generator could not send them on time: the target is past its capacity).
 //! When the generator saturates its cores on a step that would pass, the
 //! search stops: what it found is a lower bound, and says so.
+//! A step that breaks at half or less of a rate that already held runs once
+//! more before its verdict counts (a stall of the machine, not the target).
 //!
 //! Without `--start-rate` a closed-model probe (one step of `-c` users, 64 by
 //! default) measures what the target does flat out; the doubling starts at
@@ -120,7 +122,8 @@ pub fn find_max(
     stop: &Stop,
     on_step: &mut dyn FnMut(&SearchStep),
 ) -> Result<RunRecord, LoadError> {
-    let mut s = State { search, stepper, on_step, steps: Vec::new(), kept: None, saturated_at: None };
+    let mut s =
+        State { search, stepper, on_step, steps: Vec::new(), kept: None, saturated_at: None, held_at: 0.0 };
     let (outcome, mut record) = match s.search(stop) {
         Ok(outcome) => (outcome, s.kept.take()),
         Err(Halt::Load(e)) => return Err(e),
@@ -180,6 +183,9 @@ struct State<'a> {
     kept: Option<RunRecord>,
     /// The lowest rate at which the generator saturated its cores.
     saturated_at: Option<f64>,
+    /// The highest rate (ok req/s) a step achieved while every objective held,
+    /// the closed-model probe included.
+    held_at: f64,
 }
 
 impl State<'_> {
@@ -326,8 +332,22 @@ impl State<'_> {
     }
 
     /// Runs a rate step; returns whether it held.
+    ///
+    /// A break at half or less of a rate that already met every objective (the
+    /// probe, flat out, or an earlier step) contradicts what was measured: a
+    /// pause of the machine (a scheduler stall, a neighbour's burst), not the
+    /// target's limit. Such a step runs once more, as phase `again`, and that
+    /// verdict stands; otherwise one stall at the ramp's start would cap the
+    /// whole search at half the capacity.
     fn rate(&mut self, phase: &str, rate: f64) -> Result<bool, Halt> {
-        Ok(self.run(phase, StepKind::Rate(rate))?.1)
+        let held_before = self.held_at;
+        if self.run(phase, StepKind::Rate(rate))?.1 {
+            return Ok(true);
+        }
+        if rate <= (held_before / 2.0).round() {
+            return Ok(self.run("again", StepKind::Rate(rate))?.1);
+        }
+        Ok(false)
     }
 
     /// Runs a step, judges it, tells `on_step`; the record and whether it held.
@@ -353,6 +373,9 @@ impl State<'_> {
             StepKind::Rate(r) => (r, false),
         };
         let passed = is_probe || broke.is_empty();
+        if broke.is_empty() {
+            self.held_at = self.held_at.max(s.ok_rps);
+        }
         if record.generator.saturated && !is_probe {
             self.saturated_at = Some(self.saturated_at.map_or(rate, |r: f64| r.min(rate)));
         }
@@ -531,6 +554,50 @@ mod tests {
         let found = search(&mut server, &spec(Some([40_000.0, 42_000.0]), None));
         assert_eq!((found.sustained_rps, found.ended.as_str()), (None, "nothing_met"), "{found:?}");
         assert!(found.steps.len() <= 25, "{} steps", found.steps.len());
+    }
+
+    /// The server of `Server`, but the machine stalls during one step: its
+    /// p99 is 50 ms whatever the rate.
+    struct Stall<'a> {
+        server: &'a mut Server,
+        step: usize,
+    }
+
+    impl Stepper for Stall<'_> {
+        fn step(&mut self, kind: StepKind) -> Result<RunRecord, LoadError> {
+            let mut r = self.server.step(kind)?;
+            if self.server.calls.len() == self.step {
+                r.summary.latency.p99_us = 50_000;
+            }
+            Ok(r)
+        }
+    }
+
+    /// One stall at the ramp's first rate, half of what the probe met its
+    /// objectives at, is run again rather than taken as the capacity; a stall
+    /// where nothing contradicts it (above every rate that held) stands.
+    #[test]
+    fn a_stall_below_what_held_is_run_again() {
+        let capacity = 1_000.0;
+        let mut server = Server { capacity, generator_limit: f64::INFINITY, calls: Vec::new() };
+        let mut stall = Stall { server: &mut server, step: 2 };
+        let found =
+            find_max(&spec(None, None), &mut stall, &Stop::new(), &mut |_| {}).unwrap().find_max.unwrap();
+        let phases: Vec<&str> = found.steps.iter().map(|s| s.phase.as_str()).collect();
+        assert_eq!(phases[..3], ["probe", "ramp", "again"], "{found:?}");
+        assert!((found.steps[1].rate - found.steps[2].rate).abs() < f64::EPSILON);
+        assert!(!found.steps[1].passed && found.steps[2].passed, "{found:?}");
+        let sustained = found.sustained_rps.unwrap();
+        assert!(sustained <= capacity && sustained >= capacity * 0.95 - 1.0, "{found:?}");
+
+        // The ramp's second rate (the probe's, doubled from half) is no lower
+        // than what held: its break is the search's answer to bisect below.
+        let mut server = Server { capacity, generator_limit: f64::INFINITY, calls: Vec::new() };
+        let mut stall = Stall { server: &mut server, step: 3 };
+        let found =
+            find_max(&spec(None, None), &mut stall, &Stop::new(), &mut |_| {}).unwrap().find_max.unwrap();
+        assert!(found.steps.iter().all(|s| s.phase != "again"), "{found:?}");
+        assert!(found.sustained_rps.unwrap() < capacity, "{found:?}");
     }
 
     /// The generator saturating before any objective broke: a lower bound, said so.
