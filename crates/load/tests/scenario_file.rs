@@ -83,7 +83,10 @@ fn the_open_model_starts_one_iteration_per_arrival() {
     let it = r.iterations.as_ref().unwrap();
     assert!((90..=101).contains(&it.requests), "{it:?}");
     assert_eq!(named(&r, "GET /todos/{{todo_id}}").requests, it.requests);
-    assert_eq!(named(&r, "POST /todos").requests, 2 * it.requests);
+    // The GET ends an iteration; an iteration still in flight when the window closes has its
+    // POSTs counted but is not an iteration (a few at most at 100 a second, even on a busy machine).
+    let posts = named(&r, "POST /todos").requests;
+    assert!((2 * it.requests..=2 * it.requests + 10).contains(&posts), "{posts} POSTs, {it:?}");
     assert_eq!(r.summary.errors, 0, "{:?}", r.errors);
     assert!(r.summary.corrected_for_coordinated_omission);
 }
