@@ -197,6 +197,15 @@ impl<'a> Files<'a> {
         }
     }
 
+    /// Where names are read on disk, owned (a `file,` body is read again when `verify` sends
+    /// it); `None` for embedded files.
+    pub fn disk(&self) -> Option<(PathBuf, Root)> {
+        match self {
+            Files::Dir { dir, root } => Some((dir.to_path_buf(), (*root).clone())),
+            Files::Embedded { .. } => None,
+        }
+    }
+
     /// The bytes of `name`.
     pub fn read_bytes(&self, name: &str) -> std::io::Result<Vec<u8>> {
         match self {

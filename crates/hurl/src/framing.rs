@@ -76,6 +76,10 @@ fn content_length(e: &Entry, i: usize) -> Result<(), String> {
     let body = match &e.body {
         // A form's and a multipart body's length is known once they are written.
         _ if !e.form.is_empty() || !e.multipart.is_empty() => None,
+        // A `file,` body's that could not be read yet, or whose name is a template.
+        _ if e.body_file.as_ref().is_some_and(|f| f.unread.is_some() || f.name.as_literal().is_none()) => {
+            None
+        }
         None => Some(0),
         Some(b) => b.template.as_literal().map(str::len),
     };

@@ -12,6 +12,7 @@
     reason = "the parser and the evaluator name a cursor, a byte, a text and a value by a letter each"
 )]
 
+pub mod body_file;
 pub mod builtin;
 pub mod cookies;
 pub mod defined;

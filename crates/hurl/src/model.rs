@@ -46,6 +46,8 @@ pub struct Entry {
     /// `[Options]`, in order.
     pub options: Vec<EntryOption>,
     pub body: Option<Body>,
+    /// Where a `file,name;` body is read from: `body` holds what it read when the file loaded.
+    pub body_file: Option<Box<FileBody>>,
     pub response: Option<Response>,
 }
 
@@ -86,6 +88,22 @@ pub enum MultipartParam {
 pub struct Body {
     pub kind: BodyKind,
     pub template: Template,
+}
+
+/// A `file,name;` request body. Hurl reads it when the request is sent, so `verify` reads it
+/// again then (a file an earlier request or a script writes before); a load reads it once,
+/// when the file loads (crate::body_file).
+#[derive(Debug, Clone)]
+pub struct FileBody {
+    /// Where its name starts.
+    pub pos: Pos,
+    /// The name as written: `file,{{name}};` is a template.
+    pub name: Template,
+    /// The directory the name is relative to, and the root it must lead under; `None` for a
+    /// built-in scenario's embedded files, read once when the file loads.
+    pub disk: Option<(std::path::PathBuf, crate::files::Root)>,
+    /// Why it could not be read when the file loaded (the body is then empty), or `None`.
+    pub unread: Option<String>,
 }
 
 /// What a body was written as; it decides the `Content-Type` the request gets when the
@@ -155,6 +173,7 @@ impl Entry {
             basic_auth: None,
             options: Vec::new(),
             body: None,
+            body_file: None,
             response: None,
         }
     }
@@ -197,6 +216,7 @@ impl Entry {
         }
         t.extend(self.options.iter().flat_map(EntryOption::templates));
         t.extend(self.body.as_ref().map(|b| &b.template));
+        t.extend(self.body_file.as_ref().map(|f| &f.name));
         t
     }
 }
@@ -237,6 +257,10 @@ impl HurlFile {
                 templates.extend(o.templates_mut());
             }
             templates.extend(e.body.as_mut().map(|b| &mut b.template));
+            if let Some(file) = &mut e.body_file {
+                file.pos = f(file.pos);
+                templates.push(&mut file.name);
+            }
             if let Some(r) = &mut e.response {
                 r.pos = f(r.pos);
                 for c in &mut r.captures {

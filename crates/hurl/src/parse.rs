@@ -19,6 +19,7 @@ use crate::model::{Entry, Header, HurlFile};
 use crate::template::{Escape, Expr, ExprStart, Part, Template};
 
 mod body;
+pub(crate) use body::body_of;
 mod query;
 mod request;
 mod response;
@@ -67,6 +68,10 @@ struct Parser<'a> {
     line: usize,
     /// Where `file,name;` bodies are read from, if anywhere.
     files: Option<crate::files::Files<'a>>,
+    /// The variables set so far by `variable` options written out (`Some(value)`), or by
+    /// a capture or an option with templates (`None`: known only once sent), last last:
+    /// what a capture's name written with a template is read from.
+    bound: Vec<(Box<str>, Option<Box<str>>)>,
 }
 
 /// A position within one line: `i` moves, `end` is the end of the line's content.
@@ -83,7 +88,7 @@ impl<'a> Parser<'a> {
         if starts.last() == Some(&text.len()) && !text.is_empty() {
             starts.pop();
         }
-        Parser { file, text, starts, line: 0, files: None }
+        Parser { file, text, starts, line: 0, files: None, bound: Vec::new() }
     }
 
     fn eof(&self) -> bool {
@@ -245,18 +250,33 @@ impl<'a> Parser<'a> {
                     self.line += 1;
                     self.request_section(canonical, &mut entry)?;
                 }
-                Kind::Body if entry.body.is_none() => entry.body = Some(self.body(c)?),
+                Kind::Body if entry.body.is_none() => self.request_body(c, &mut entry)?,
                 Kind::Http => {
-                    entry.response = Some(self.response()?);
+                    self.bind_options(&entry);
+                    let response = self.response()?;
+                    self.bound.extend(response.captures.iter().map(|c| (c.name.clone(), None)));
+                    entry.response = Some(response);
                     return Ok(entry);
                 }
-                Kind::Method => return Ok(entry),
+                Kind::Method => {
+                    self.bind_options(&entry);
+                    return Ok(entry);
+                }
                 _ => {
                     return Err(self.syntax(
                         c.i,
                         "expected a header, a section, a body, `HTTP <status>` or the next request",
                     ));
                 }
+            }
+        }
+    }
+
+    /// Notes the variables `entry`'s `variable` options set (see `bound`).
+    fn bind_options(&mut self, entry: &Entry) {
+        for o in &entry.options {
+            if let crate::model::OptionValue::Variable { name, text, .. } = &o.value {
+                self.bound.push((name.clone(), text.as_literal().map(Into::into)));
             }
         }
     }

@@ -97,7 +97,9 @@ fn run_flow_explained<A: Answer>(
             let mut tries = 0;
             let step = loop {
                 std::thread::sleep(options.delay);
-                if let Err(err) = e.render(vars, &mut req) {
+                if let Err(err) =
+                    e.render(vars, &mut req).and_then(|()| e.read_body_file(vars, &mut req.body))
+                {
                     steps.push(Step {
                         name: name.clone(),
                         failures: Vec::new(),

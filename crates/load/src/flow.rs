@@ -194,6 +194,20 @@ fn entry_options(scenario: &mut Scenario) -> Result<Vec<String>, String> {
     })
 }
 
+/// The flows' `file,` bodies read once, now (a name with templates rendered with the
+/// `--variable`s): a measured request does not wait on the disk.
+fn file_bodies(scenario: &mut Scenario, defined: &[(String, String)]) -> Result<(), String> {
+    let mut vars = Vars::new(1);
+    for (k, v) in defined {
+        let (v, kind) = stackbench_hurl::template::cli_value(v);
+        vars.set(k, &v, kind);
+    }
+    for flow in &mut scenario.flows {
+        stackbench_hurl::body_file::read_for_load(&mut flow.hurl, &mut vars)?;
+    }
+    Ok(())
+}
+
 impl FileSource {
     /// Loads `path` (a `.toml` scenario or a `.hurl` file) with the `--variable`s given, under
     /// `limits` (`--file-root`, `--max-file-size`, `--max-capture`), its requests aimed as `aim`
@@ -228,6 +242,7 @@ impl FileSource {
         aim: Aim<'_>,
     ) -> Result<FileSource, String> {
         let notes = entry_options(&mut scenario)?;
+        file_bodies(&mut scenario, &defined)?;
         let reach = run_reach(&scenario)?;
         let calls = match scenario.protocol {
             Protocol::Grpc => Some(Calls::new(&scenario, &defined)?),

@@ -3,12 +3,12 @@
 //! strings (```` ``` ````, ```` ```json ````, ```` ```xml ````, ```` ```graphql ````,
 //! ```` ```raw ````), one-line strings (`` ` ``), and bytes: `hex,`, `base64,` and
 //! `file,name;` (read when the scenario loads, from the directory of the file
-//! the Hurl is written in).
+//! the Hurl is written in; a request's is read again when `verify` sends it).
 
 use base64::Engine as _;
 
 use super::{Cur, Parser, Res};
-use crate::model::{Body, BodyKind};
+use crate::model::{Body, BodyKind, Entry, FileBody};
 use crate::template::{Escape, Part, Template};
 
 impl Parser<'_> {
@@ -50,8 +50,8 @@ impl Parser<'_> {
         Ok(t)
     }
 
-    /// `hex,...;`, `base64,...;` (which may span lines) or `file,name;` at `c`: the bytes
-    /// as a template (a `file,` of UTF-8 text stays text), and the offset past the `;`.
+    /// `hex,...;`, `base64,...;` (which may span lines) or `file,name;` at `c` (read now):
+    /// the bytes as a template (a `file,` of UTF-8 text stays text), and the offset past the `;`.
     pub(super) fn bytes_value(&self, c: Cur) -> Res<(BodyKind, Template, usize)> {
         let s = self.rest(c);
         let (prefix, at) = if s.starts_with("hex,") {
@@ -59,7 +59,12 @@ impl Parser<'_> {
         } else if s.starts_with("base64,") {
             ("base64", c.i + 7)
         } else {
-            ("file", c.i + 5)
+            let at = c.i + "file,".len();
+            let (name, end) = self.file_name(c, at)?;
+            let name =
+                name.as_literal().ok_or_else(|| self.unsupported(at, "a template in a `file,` name here"))?;
+            let body = body_of(self.read_file(at, name)?);
+            return Ok((body.kind, body.template, end));
         };
         let semi = self.text[at..]
             .find(';')
@@ -67,38 +72,69 @@ impl Parser<'_> {
             .filter(|&e| prefix == "base64" || e <= c.end)
             .ok_or_else(|| self.syntax(c.i, format!("a `{prefix},` value ends with `;`")))?;
         let inner = &self.text[at..semi];
-        let bytes = match prefix {
-            "hex" => {
-                let digits: String = inner.chars().filter(|ch| !ch.is_whitespace()).collect();
-                if !digits.len().is_multiple_of(2) || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
-                    return Err(self.syntax(at, "`hex,` takes pairs of hex digits"));
-                }
-                (0..digits.len())
-                    .step_by(2)
-                    .map(|i| u8::from_str_radix(&digits[i..i + 2], 16).expect("hex"))
-                    .collect()
+        let bytes = if prefix == "hex" {
+            let digits: String = inner.chars().filter(|ch| !ch.is_whitespace()).collect();
+            if !digits.len().is_multiple_of(2) || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Err(self.syntax(at, "`hex,` takes pairs of hex digits"));
             }
-            "base64" => {
-                let text: String = inner.chars().filter(|ch| !ch.is_whitespace()).collect();
-                base64::engine::general_purpose::STANDARD
-                    .decode(text)
-                    .map_err(|e| self.syntax(at, format!("`base64,` is not base64: {e}")))?
-            }
-            _ => {
-                let name = inner.trim_matches([' ', '\t']);
-                if name.contains("{{") {
-                    return Err(self.unsupported(at, "a template in a `file,` name"));
-                }
-                let bytes = self.read_file(at, name)?;
-                if let Ok(text) = String::from_utf8(bytes.clone()) {
-                    return Ok((BodyKind::Raw, Template::literal(&text), semi + 1));
-                }
-                bytes
-            }
+            (0..digits.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&digits[i..i + 2], 16).expect("hex"))
+                .collect()
+        } else {
+            let text: String = inner.chars().filter(|ch| !ch.is_whitespace()).collect();
+            base64::engine::general_purpose::STANDARD
+                .decode(text)
+                .map_err(|e| self.syntax(at, format!("`base64,` is not base64: {e}")))?
         };
         let mut t = Template::default();
         t.push_bytes(&bytes);
         Ok((BodyKind::Bytes, t, semi + 1))
+    }
+
+    /// The name of `file,name;` (`at` is past `file,`; escapes and templates as Hurl reads
+    /// them: `file,with\ space;`, `file,{{name}};`) and the offset past its `;`.
+    pub(super) fn file_name(&self, c: Cur, at: usize) -> Res<(Template, usize)> {
+        let mut n = Cur { i: at, end: c.end };
+        self.skip_sp(&mut n);
+        let name =
+            self.string_until(&mut n, |b| b == b';', b"#; {}:", |s| s.trim_end_matches([' ', '\t']))?;
+        if self.peek(n) != Some(b';') {
+            return Err(self.syntax(c.i, "a `file,` value ends with `;` (`file,data.json;`)"));
+        }
+        if name.parts.is_empty() {
+            return Err(self.syntax(at, "`file,` names a file (`file,data.json;`)"));
+        }
+        Ok((name, n.i + 1))
+    }
+
+    /// A request's body at `c`, set in `entry`; leaves the parser on the line after it. A
+    /// `file,name;` body is read now when its name is written out; one that cannot be read
+    /// yet (a file written by an earlier request) is refused by a load, read by `verify` when
+    /// it sends the request, as Hurl reads it ([`crate::model::FileBody`]).
+    pub(super) fn request_body(&mut self, c: Cur, entry: &mut Entry) -> Res<()> {
+        if !self.rest(c).starts_with("file,") {
+            entry.body = Some(self.body(c)?);
+            return Ok(());
+        }
+        let at = c.i + "file,".len();
+        let (name, end) = self.file_name(c, at)?;
+        self.end_of_line(Cur { i: end, end: c.end })?;
+        self.line += 1;
+        let Some(files) = self.files else {
+            return Err(self.unsupported(at, "a `file,` outside a scenario file"));
+        };
+        let mut file = FileBody { pos: self.pos(at), name, disk: files.disk(), unread: None };
+        let mut body = Body { kind: BodyKind::Bytes, template: Template::default() };
+        if let Some(name) = file.name.as_literal() {
+            match self.read_file(at, name) {
+                Ok(bytes) => body = body_of(bytes),
+                Err(e) => file.unread = Some(e.kind.to_string()),
+            }
+        }
+        entry.body = Some(body);
+        entry.body_file = Some(Box::new(file));
+        Ok(())
     }
 
     /// A JSON value (an object or array may span lines), scanned to its end: templates
@@ -384,6 +420,18 @@ fn compact_json(t: Template) -> Template {
         out.push_str(&kept);
     }
     out
+}
+
+/// The body of a file's bytes: text (UTF-8) stays text, as written; other bytes as they are.
+pub(crate) fn body_of(bytes: Vec<u8>) -> Body {
+    match String::from_utf8(bytes) {
+        Ok(text) => Body { kind: BodyKind::Raw, template: Template::literal(&text) },
+        Err(e) => {
+            let mut template = Template::default();
+            template.push_bytes(e.as_bytes());
+            Body { kind: BodyKind::Bytes, template }
+        }
+    }
 }
 
 #[cfg(test)]

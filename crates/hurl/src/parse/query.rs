@@ -13,19 +13,23 @@ use crate::model::{
     Assert, AssertKind, Capture, CertField, CookieAttr, Expected, Filter, FilterKind, IntArg, Predicate,
     PredicateFunc, Query, RegexArg,
 };
-use crate::template::{Escape, Template};
+use crate::template::{Escape, Part, Template};
 
 impl Parser<'_> {
     pub(super) fn capture(&self, mut c: Cur) -> Res<Capture> {
         let pos = self.pos(c.i);
         let at = c.i;
         let name = self.key_string(&mut c)?;
-        let name = name.as_literal().filter(|n| is_var_name(n)).ok_or_else(|| {
-            self.syntax(
+        let name = match name.as_literal() {
+            Some(n) => n.to_owned(),
+            None => self.bound_name(at, &name)?,
+        };
+        if !is_var_name(&name) {
+            return Err(self.syntax(
                 at,
                 "a capture's name is a variable name (a letter, then letters, digits, `_` or `-`)",
-            )
-        })?;
+            ));
+        }
         self.colon(&mut c)?;
         let query = self.query(&mut c)?;
         let filters = self.filters(&mut c)?;
@@ -37,6 +41,32 @@ impl Parser<'_> {
         }
         self.end_of_line(c)?;
         Ok(Capture { pos, name: name.into(), query, filters, redact })
+    }
+
+    /// A capture's name written with templates (`{{key}}: body`), read when the file loads
+    /// from the `variable` options written out before it (in its entry or one before), as
+    /// Hurl would render it: the captures after it are known by name when the file loads.
+    fn bound_name(&self, at: usize, name: &Template) -> Res<String> {
+        let mut out = String::new();
+        for part in &name.parts {
+            let value = match part {
+                Part::Lit(l) => Some(&**l),
+                Part::Var { name, .. } => {
+                    self.bound.iter().rev().find(|(n, _)| n == name).and_then(|(_, v)| v.as_deref())
+                }
+                Part::Bytes(_) | Part::Expr { .. } => None,
+            };
+            let Some(value) = value else {
+                return Err(self.unsupported(
+                    at,
+                    "a capture's name with a template whose value is known only once sent: stackbench reads \
+                     a capture's name when the file loads, from a `variable` option written out before it \
+                     (`variable: key=name`), or write the name itself",
+                ));
+            };
+            out.push_str(value);
+        }
+        Ok(out)
     }
 
     /// An assert, and the offset where it ends (a multiline string value may span lines).
@@ -454,7 +484,8 @@ impl Parser<'_> {
                     "graphql" => {
                         // The GraphQL reader moves along the lines, as a body's does: on a copy.
                         let (file, text, line) = (self.file, self.text, self.line);
-                        let mut p = super::Parser { file, text, starts: self.starts.clone(), line, files: None };
+                        let mut p =
+                            super::Parser { file, text, starts: self.starts.clone(), line, files: None, bound: Vec::new() };
                         p.graphql(start, close)?
                     }
                     _ => self.raw_text(&mut inner, hint != "raw")?,

@@ -78,19 +78,16 @@ impl Parser<'_> {
             return Ok(MultipartParam::Field(Param { pos, name, value }));
         }
         let at = c.i + "file,".len();
-        let rest = &self.text[at..c.end];
-        let semi = rest
-            .find(';')
-            .ok_or_else(|| self.syntax(c.i, "a `file,` value ends with `;` (`file,data.txt;`)"))?;
-        let filename = rest[..semi].trim_matches([' ', '\t']);
-        if filename.contains("{{") {
-            return Err(self.unsupported(at, "a template in a `file,` name"));
-        }
-        let data = self.read_file(at, filename)?;
-        let mut after = Cur { i: at + semi + 1, end: c.end };
+        let (filename, end) = self.file_name(c, at)?;
+        let filename = filename
+            .as_literal()
+            .ok_or_else(|| self.unsupported(at, "a template in a multipart `file,` name"))?
+            .to_owned();
+        let data = self.read_file(at, &filename)?;
+        let mut after = Cur { i: end, end: c.end };
         self.skip_sp(&mut after);
         let content_type = if matches!(self.peek(after), None | Some(b'#')) {
-            Template::literal(content_type_of(filename))
+            Template::literal(content_type_of(&filename))
         } else {
             self.value_string(&mut after)?
         };

@@ -231,3 +231,38 @@ fn a_json_string_body_ending_in_a_backslash_is_refused_not_a_panic() {
         assert!(err.to_string().contains("JSON"), "{text:?}: {err}");
     }
 }
+
+/// A capture's name written with a template is read when the file loads, from the
+/// `variable` options written out before it (the last one wins); one whose value is known
+/// only once sent (a capture's, an option's with a template) is refused at the name.
+#[test]
+fn a_capture_name_with_a_template_is_read_from_the_options_before_it() {
+    let text = "GET http://h/a\n[Options]\nvariable: key=first\nHTTP 200\n[Captures]\n{{key}}: body\n\n\
+                GET http://h/b\n[Options]\nvariable: key=second\nvariable: end=_two\nHTTP 200\n\
+                [Captures]\n{{key}}{{end}}: status\nplain_{{key}}: status\n";
+    let f = parse("t.hurl", text).unwrap();
+    let names: Vec<&str> = f.captures().map(|c| &*c.name).collect();
+    assert_eq!(names, ["first", "second_two", "plain_second"]);
+    let refused = [
+        (
+            "GET http://h/a\nHTTP 200\n[Captures]\nkey: body\n\nGET http://h/b\nHTTP 200\n[Captures]\n{{key}}: body\n",
+            9,
+        ),
+        ("GET http://h/a\n[Options]\nvariable: key={{x}}\nHTTP 200\n[Captures]\n{{key}}: body\n", 6),
+        ("GET http://h/a\nHTTP 200\n[Captures]\n{{unset}}: body\n", 4),
+        (
+            "GET http://h/a\nHTTP 200\n[Captures]\n{{key}}: body\n\nGET http://h/b\n[Options]\nvariable: key=k\nHTTP 200\n",
+            4,
+        ),
+    ];
+    for (text, line) in refused {
+        let e = parse("t.hurl", text).unwrap_err();
+        assert!(matches!(e.kind, ErrorKind::Unsupported(_)), "{text}: {e}");
+        assert_eq!(e.pos, Pos { line, col: 1 }, "{text}: {e}");
+    }
+    // What the template gives must still be a variable's name.
+    let e =
+        parse("t.hurl", "GET http://h/a\n[Options]\nvariable: key=1x\nHTTP 200\n[Captures]\n{{key}}: body\n")
+            .unwrap_err();
+    assert!(e.to_string().contains("a capture's name is a variable name"), "{e}");
+}

@@ -427,13 +427,15 @@ fn file_bodies_are_read_beside_the_file_that_names_them() {
     let body = |h: &HurlFile| h.entries[0].body.as_ref().unwrap().template.as_literal().unwrap().to_owned();
     assert_eq!(body(&s.flows[0].hurl), big);
     assert_eq!(body(&s.verify[0].hurl), "in sub");
-    let e =
-        refused("file-missing", "[[flow]]\nhurl = '''\nPOST {{base_url}}/e\nfile, nope.json ;\n'''\n", &[]);
-    assert_eq!((e.pos, matches!(e.kind, ErrorKind::Io(_))), (Pos { line: 4, col: 6 }, true), "{e}");
+    // A missing file is read again when verify sends the request; a load refuses it at its name.
+    let missing = "[[flow]]\nhurl = '''\nPOST {{base_url}}/e\nfile, nope.json ;\n'''\n";
+    let mut s = Scenario::parse("s.toml", missing, dir.path(), "s", &[]).unwrap();
+    let e = crate::body_file::read_for_load(&mut s.flows[0].hurl, &mut Vars::new(1)).unwrap_err();
+    assert!(e.starts_with("s.toml:4:6: cannot read") && e.contains("nope.json:"), "{e}");
     let e = refused("file-semi", "[[flow]]\nhurl = '''\nPOST {{base_url}}/e\nfile,x.json\n'''\n", &[]);
     assert!(e.kind.to_string().contains("ends with `;`"), "{e}");
     let e = refused("file-tpl", "[[flow]]\nhurl = '''\nPOST {{base_url}}/e\nfile,{{x}};\n'''\n", &[]);
-    assert!(matches!(e.kind, ErrorKind::Unsupported(_)), "{e}");
+    assert!(matches!(e.kind, ErrorKind::UnknownVariable(_)), "{e}");
 }
 
 /// Issue 45 #13: a sequence from i64::MAX went on at i64::MIN; it goes on counting.
@@ -485,9 +487,15 @@ fn files_outside_the_scenario_are_refused_where_they_are_named() {
         ("protocol = \"grpc\"\n[grpc]\nproto = \"/etc/passwd\"\n", (3, 9)),
     ];
     for (toml, (line, col)) in cases {
-        let e = Scenario::parse("s.toml", toml, &inner, "s", &[]).unwrap_err();
-        assert!(e.to_string().contains("outside") && e.to_string().contains("--file-root"), "{toml}: {e}");
-        assert_eq!((e.pos.line, e.pos.col), (line, col), "{toml}: {e}");
+        // A `file,` body is read again when verify sends it: a load refuses it where it loads.
+        let e = match Scenario::parse("s.toml", toml, &inner, "s", &[]) {
+            Ok(mut s) => {
+                crate::body_file::read_for_load(&mut s.flows[0].hurl, &mut Vars::new(1)).unwrap_err()
+            }
+            Err(e) => e.to_string(),
+        };
+        assert!(e.contains("outside") && e.contains("--file-root"), "{toml}: {e}");
+        assert!(e.contains(&format!("s.toml:{line}:{col}: ")), "{toml}: {e}");
     }
     // The scenario file itself: within the cap, and a regular file.
     std::os::unix::fs::symlink("/dev/zero", inner.join("zero.toml")).unwrap();

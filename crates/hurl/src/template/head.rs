@@ -66,6 +66,8 @@ pub enum Unwritable {
     OwnHeader,
     /// Its value, from an answer or a data row, would write the request's host.
     Host,
+    /// The `file,` body it names could not be read when the request was to be sent: why.
+    File(Box<str>),
 }
 
 /// A template's variable could not be written: it has no value in this iteration, a
@@ -110,7 +112,7 @@ impl RenderError {
         let name = &self.name;
         match &self.why {
             Unwritable::NoValue => format!("variable `{name}` has no value"),
-            Unwritable::Expr(why) => why.to_string(),
+            Unwritable::Expr(why) | Unwritable::File(why) => why.to_string(),
             Unwritable::Byte(b) => format!(
                 "variable `{name}` holds {}, which a request line or header cannot carry (it would end the \
                  line): the request is not sent",
