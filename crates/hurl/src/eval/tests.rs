@@ -387,7 +387,21 @@ proptest::proptest! {
             proptest::strategy::Just("not matches /plain/"),
             proptest::strategy::Just("matches /\\w=\\w/"),
         ],
+        found in proptest::bool::weighted(0.5),
+        walks in proptest::collection::vec(
+            proptest::collection::vec(proptest::prelude::any::<proptest::sample::Index>(), 0..4),
+            1..crate::jsonpath::stream::MAX,
+        ),
     ) {
+        // Half the cases capture values the document has, under checks that hold: random paths
+        // and checks seldom let every capture be found, and the compiled captures are compared
+        // with the evaluator's only when all the checks pass.
+        let (paths, status, content_type, header_check, predicates) = if found {
+            let walked = walks.iter().map(|w| crate::jsonpath::tests::path_to(&doc, w).0).collect();
+            (walked, 200, "application/json", "contains \"json\"", &["exists"][..])
+        } else {
+            (paths, status, content_type, header_check, QUICK_PREDICATES)
+        };
         let mut text = String::from("GET http://h\nHTTP 200\n[Captures]\n");
         for (i, p) in paths.iter().enumerate() {
             writeln!(text, "c{i}: jsonpath \"{p}\"").unwrap();
@@ -395,7 +409,7 @@ proptest::proptest! {
         writeln!(text, "[Asserts]\nheader \"Content-Type\" {header_check}\nstatus == 200").unwrap();
         for (i, pick) in picks.iter().enumerate() {
             let path = &paths[i % paths.len()];
-            writeln!(text, "jsonpath \"{path}\" {}", QUICK_PREDICATES[pick.index(QUICK_PREDICATES.len())]).unwrap();
+            writeln!(text, "jsonpath \"{path}\" {}", predicates[pick.index(predicates.len())]).unwrap();
         }
         let f = parse("q.hurl", &text).unwrap();
         let answer = Fake { status, headers: vec![("Content-Type", content_type)], body: serde_json::to_string(&doc).unwrap() };

@@ -118,27 +118,34 @@ pub(crate) fn arb_json() -> impl Strategy<Value = Value> {
     })
 }
 
+/// A path that reaches a value of `v`, one step of `picks` at a time (an index of an array, a
+/// name of an object, each `picks` entry choosing which), and the value it reaches.
+pub(crate) fn path_to<'v>(v: &'v Value, picks: &[prop::sample::Index]) -> (String, &'v Value) {
+    let mut path = String::from("$");
+    let mut at = v;
+    for p in picks {
+        match at {
+            Value::Array(a) if !a.is_empty() => {
+                let i = p.index(a.len());
+                write!(path, "[{i}]").unwrap();
+                at = &a[i];
+            }
+            Value::Object(o) if !o.is_empty() => {
+                let (k, c) = o.iter().nth(p.index(o.len())).unwrap();
+                write!(path, "['{k}']").unwrap();
+                at = c;
+            }
+            _ => break,
+        }
+    }
+    (path, at)
+}
+
 proptest! {
     /// A path built from the steps that reach a value finds that value.
     #[test]
     fn path_to_every_value_finds_it(v in arb_json(), picks in proptest::collection::vec(any::<prop::sample::Index>(), 0..5)) {
-        let mut path = String::from("$");
-        let mut at = &v;
-        for p in picks {
-            match at {
-                Value::Array(a) if !a.is_empty() => {
-                    let i = p.index(a.len());
-                    write!(path, "[{i}]").unwrap();
-                    at = &a[i];
-                }
-                Value::Object(o) if !o.is_empty() => {
-                    let (k, c) = o.iter().nth(p.index(o.len())).unwrap();
-                    write!(path, "['{k}']").unwrap();
-                    at = c;
-                }
-                _ => break,
-            }
-        }
+        let (path, at) = path_to(&v, &picks);
         let jp = JsonPath::parse(&path).unwrap();
         prop_assert!(jp.is_singular());
         prop_assert_eq!(jp.eval(&v, &mut Budget::new(0)), Ok(Found::One(at)));
