@@ -112,6 +112,19 @@ impl Root {
         read_capped_bytes(&real, self.max_file_size)
     }
 
+    /// Writes `bytes` to the file at `path`, whose directory must lead (through every `..`
+    /// and link) under the root, as must a link in its place.
+    pub fn write(&self, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+        use std::io::{Error, ErrorKind};
+        let name = path.file_name().ok_or_else(|| Error::new(ErrorKind::InvalidInput, "it names no file"))?;
+        let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let real = self.inside(parent)?.join(name);
+        if std::fs::symlink_metadata(&real).is_ok_and(|m| m.file_type().is_symlink()) {
+            self.inside(&real)?;
+        }
+        std::fs::write(&real, bytes)
+    }
+
     /// Where `path` leads, when that is under the root.
     pub fn inside(&self, path: &Path) -> std::io::Result<PathBuf> {
         let real = path.canonicalize()?;

@@ -23,6 +23,9 @@ pub struct HurlFile {
     /// The file's path as given (for `file:line` in messages).
     pub file: String,
     pub entries: Vec<Entry>,
+    /// The directory the names it gives (`file,` bodies, `output`) are relative to, and the
+    /// root they must lead under; `None` for a built-in scenario's (embedded) files.
+    pub disk: Option<(std::path::PathBuf, crate::files::Root)>,
 }
 
 /// One request and what its answer must be.
@@ -99,9 +102,6 @@ pub struct FileBody {
     pub pos: Pos,
     /// The name as written: `file,{{name}};` is a template.
     pub name: Template,
-    /// The directory the name is relative to, and the root it must lead under; `None` for a
-    /// built-in scenario's embedded files, read once when the file loads.
-    pub disk: Option<(std::path::PathBuf, crate::files::Root)>,
     /// Why it could not be read when the file loaded (the body is then empty), or `None`.
     pub unread: Option<String>,
 }

@@ -45,7 +45,7 @@ pub fn parse_in(file: &str, text: &str, files: Option<crate::files::Files<'_>>) 
         }
         entries.push(p.entry()?);
     }
-    Ok(HurlFile { file: file.to_owned(), entries })
+    Ok(HurlFile { file: file.to_owned(), entries, disk: files.and_then(|f| f.disk()) })
 }
 
 /// What a line (without its leading spaces) starts.

@@ -98,7 +98,7 @@ fn run_flow_explained<A: Answer>(
             let step = loop {
                 std::thread::sleep(options.delay);
                 if let Err(err) =
-                    e.render(vars, &mut req).and_then(|()| e.read_body_file(vars, &mut req.body))
+                    e.render(vars, &mut req).and_then(|()| e.read_body_file(hurl, vars, &mut req.body))
                 {
                     steps.push(Step {
                         name: name.clone(),
@@ -130,6 +130,12 @@ fn run_flow_explained<A: Answer>(
                     }
                     _ => None,
                 });
+                // As Hurl: an answer's body written where `output` says; a failure ends the run.
+                if let Err(why) = e.write_output(hurl, vars, answer.body()) {
+                    let error = Some(format!("{}:{why}", hurl.file));
+                    steps.push(Step { name: name.clone(), failures, error });
+                    break 'entries;
+                }
                 break Step { name: name.clone(), failures, error };
             };
             steps.push(step);

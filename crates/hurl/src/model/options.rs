@@ -107,7 +107,7 @@ pub const OPTIONS: [(&str, ValueKind, Effect); 42] = [
     ("netrc-file", ValueKind::Text, Effect::Refused("credentials are not read from a .netrc file")),
     ("netrc-optional", ValueKind::Bool, Effect::Refused("credentials are not read from a .netrc file")),
     ("ntlm", ValueKind::Bool, Effect::Refused("NTLM authentication is not done")),
-    ("output", ValueKind::Text, Effect::NoEffect),
+    ("output", ValueKind::Text, Effect::VerifyOnly),
     ("path-as-is", ValueKind::Bool, Effect::Honoured),
     ("pinnedpubkey", ValueKind::Text, Effect::Refused("the server's public key is not pinned")),
     ("proxy", ValueKind::Text, Effect::Refused("requests are not sent through a proxy")),

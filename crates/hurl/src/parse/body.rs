@@ -124,7 +124,10 @@ impl Parser<'_> {
         let Some(files) = self.files else {
             return Err(self.unsupported(at, "a `file,` outside a scenario file"));
         };
-        let mut file = FileBody { pos: self.pos(at), name, disk: files.disk(), unread: None };
+        if files.disk().is_none() && name.as_literal().is_none() {
+            return Err(self.unsupported(at, "a template in a `file,` name of an embedded file"));
+        }
+        let mut file = FileBody { pos: self.pos(at), name, unread: None };
         let mut body = Body { kind: BodyKind::Bytes, template: Template::default() };
         if let Some(name) = file.name.as_literal() {
             match self.read_file(at, name) {
