@@ -429,6 +429,7 @@ fn record(spec: &LoadSpec, t: &Totals, started_at_ms: u64, cpu: CpuPair, stopped
         iterations,
         warmup: None,
         connections: crate::dial::record(t.opened.as_ref(), t.first.as_ref(), spec.tls.as_deref()),
+        companion: None,
     }
 }
 

@@ -207,6 +207,7 @@ pub fn merge(mut inputs: Vec<Input>, thresholds: &[Threshold]) -> Result<Merged,
         // The shards' warm-ups stay in their own records.
         warmup: None,
         connections: connections(&inputs)?,
+        companion: None,
     };
     Ok(Merged { record, warnings, start_skew_ms })
 }

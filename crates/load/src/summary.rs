@@ -541,6 +541,7 @@ pub(crate) mod tests {
             iterations: None,
             warmup: None,
             connections: None,
+            companion: None,
         }
     }
 

@@ -134,6 +134,22 @@ pub struct RunRecord {
     /// Absent in records written before it was kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connections: Option<Connections>,
+    /// A plan's `companion`: the reference contestant that ran beside this one, on the same
+    /// cores under the same budget, and its correct answers per second over this run's measured
+    /// window. Absent without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub companion: Option<Companion>,
+}
+
+/// The reference that ran beside a measured run ([`RunRecord::companion`]): a fresh start of
+/// one plan contestant, loaded by a generator of its own, whose rate over the same seconds says
+/// how fast the shared cores ran then (duet benchmarking, Bulej et al., ICPE 2020).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Companion {
+    /// The plan contestant that ran beside it.
+    pub name: String,
+    /// Its correct answers per second over the seconds of this run's measured window.
+    pub ok_rps: f64,
 }
 
 /// The load before the measured window (`--warmup`), kept apart from it: what it did second by
@@ -465,6 +481,7 @@ mod tests {
             iterations: None,
             warmup: None,
             connections: None,
+            companion: None,
         }
     }
 

@@ -179,6 +179,7 @@ pub fn run_record(spec: &RunSpec) -> RunRecord {
         iterations: None,
         warmup: None,
         connections: None,
+        companion: None,
     }
 }
 

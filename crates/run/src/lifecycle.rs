@@ -328,6 +328,12 @@ impl Orchestrator<'_, '_> {
         if let Some(line) = budget_line(self.plan, &limits_ok) {
             self.say(&line);
         }
+        if let Some(name) = &self.plan.companion {
+            self.say(&format!(
+                "companion: a fresh '{name}' runs beside every run of a scenario with two or more contestants; \
+                 rates are read relative to it (docs/design.md, \"Measured beside a companion\")"
+            ));
+        }
         let mut pending = Vec::new();
         for (i, limits) in limits_ok.into_iter().enumerate() {
             let c = &self.plan.contestants[i];
@@ -735,6 +741,7 @@ fn artifact_size(path: &Path, meta: &std::fs::Metadata) -> u64 {
 }
 
 mod builds;
+mod companion;
 mod file;
 mod launch;
 mod measure;

@@ -86,6 +86,9 @@ pub struct Settings {
     pub max_time: Option<Spanned<Dur>>,
     /// Plan-level: run the contestants' builds one after another (the default) or all at once.
     pub builds: Option<BuildsMode>,
+    /// Plan-level: a contestant of the plan that runs beside every compared run, as a
+    /// reference of how fast the shared cores ran then (docs/design.md, "Measured beside a companion").
+    pub companion: Option<Spanned<String>>,
 }
 
 /// A `[[contestant]]` as written.
@@ -286,6 +289,9 @@ pub struct Plan {
     pub variant: Option<String>,
     /// Every `cpu_quota` dropped ([`Plan::unbudget`], `--unbudgeted`).
     pub unbudgeted: bool,
+    /// The contestant that runs beside each run of a scenario with more than one
+    /// contestant (`companion`); `None` without one, and `--unbudgeted`.
+    pub companion: Option<String>,
 }
 
 /// Why a plan is refused.
@@ -416,6 +422,7 @@ impl Plan {
                 .map_err(|(sp, m)| err(sp, m))?;
         let cooldown = bounded_dur(defaults.cooldown.as_ref(), "cooldown", Duration::ZERO..=limits::WAIT)
             .map_err(|(sp, m)| err(sp, m))?;
+        let companion = companion(defaults.companion.as_ref(), &contestants).map_err(|(sp, m)| err(sp, m))?;
         Ok(Plan {
             name: raw.name,
             path: path.map(Path::to_owned),
@@ -429,6 +436,7 @@ impl Plan {
             contestants,
             variant: ctx.variant.clone(),
             unbudgeted: false,
+            companion,
         })
     }
 
@@ -436,6 +444,7 @@ impl Plan {
     /// all the CPU its `cpus` give it, as a server without a budget would.
     pub fn unbudget(&mut self) {
         self.unbudgeted = true;
+        self.companion = None;
         for c in &mut self.contestants {
             c.cpu_quota = None;
         }
@@ -480,6 +489,8 @@ impl Plan {
             }
         }
         self.contestants.retain(|c| only.contains(&c.name));
+        // A companion left out is not started: its runs would have no reference beside them.
+        self.companion = self.companion.take().filter(|c| only.contains(c));
         Ok(())
     }
 }
@@ -505,11 +516,49 @@ fn overlay_settings(base: &mut Settings, over: &Settings) {
         precision,
         max_repetitions,
         max_time,
-        builds
+        builds,
+        companion
     );
 }
 
 type Located = (Option<std::ops::Range<usize>>, String);
+
+/// `companion`: a contestant of the plan that stackbench starts, and a plain load drives
+/// (no capacity search: its rate must be one figure per second).
+fn companion(name: Option<&Spanned<String>>, contestants: &[Contestant]) -> Result<Option<String>, Located> {
+    let Some(name) = name else { return Ok(None) };
+    let at = Some(name.span());
+    let Some(c) = contestants.iter().find(|c| &c.name == name.get_ref()) else {
+        let known: Vec<&str> = contestants.iter().map(|c| c.name.as_str()).collect();
+        return Err((
+            at,
+            format!(
+                "`companion` names {:?}, which is not a contestant of this plan; it has {}",
+                name.get_ref(),
+                known.join(", ")
+            ),
+        ));
+    };
+    if !matches!(c.launch, Launch::Command { .. }) {
+        return Err((
+            at,
+            format!(
+                "`companion` {:?} has a `url`: the companion must be a `command` stackbench starts, beside each run",
+                c.name
+            ),
+        ));
+    }
+    if c.profile.get("find-max").and_then(toml::Value::as_bool) == Some(true) {
+        return Err((
+            at,
+            format!(
+                "`companion` {:?} is measured by a capacity search (`find-max`): the companion needs a plain load, whose rate is known second by second",
+                c.name
+            ),
+        ));
+    }
+    Ok(Some(c.name.clone()))
+}
 
 /// The upper bounds of a plan's counts and durations (the load profile's are
 /// `stackbench_load::limits`).

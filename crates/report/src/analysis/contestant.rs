@@ -21,7 +21,7 @@ pub(super) fn analyse(
     name: &str,
     runs: &[&RunRecord],
     record: Option<&ContestantRecord>,
-    seed: u64,
+    (seed, beside): (u64, Option<f64>),
 ) -> Result<Analysed, Box<FailedContestant>> {
     let mut warnings = Vec::new();
     let used = select(runs, &mut warnings);
@@ -29,7 +29,8 @@ pub(super) fn analyse(
         return Err(Box::new(failed(name, record)));
     }
 
-    let Rates { rps, est, sustained, cost: cost_est } = rates(&used, seed_from(seed, &[scenario, name]));
+    let Rates { rps, est, sustained, cost: cost_est } =
+        rates(&used, seed_from(seed, &[scenario, name]), beside);
     let points = run_points(&used, &rps, &est, &mut warnings);
 
     let (merged, bad) = merge_histograms(&used);
@@ -168,11 +169,16 @@ fn unmet_searches(used: &[&RunRecord], warnings: &mut Vec<String>) {
     }
 }
 
-fn rates(used: &[&RunRecord], seed: u64) -> Rates {
+/// The runs' rates (each read at the scenario's median companion rate `beside`, when
+/// measured beside one) and their estimates.
+fn rates(used: &[&RunRecord], seed: u64, beside: Option<f64>) -> Rates {
     // A capacity search's throughput is the rate it sustained under its objectives.
     let rps: Vec<f64> = used
         .iter()
-        .map(|r| r.find_max.as_ref().and_then(|s| s.sustained_rps).unwrap_or(r.summary.ok_rps))
+        .map(|r| {
+            let rate = r.find_max.as_ref().and_then(|s| s.sustained_rps).unwrap_or(r.summary.ok_rps);
+            super::companion::scaled(rate, r, beside)
+        })
         .collect();
     let est = estimate(&rps, seed);
     let sustained = used.iter().find_map(|r| r.find_max.as_ref()).map(|s| Sustained {

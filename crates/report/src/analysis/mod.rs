@@ -8,6 +8,7 @@
 //! serialized form of [`Analysis`] is the JSON report (`docs/report-json.md`).
 
 mod budget;
+mod companion;
 mod contestant;
 mod rank;
 pub mod stopping;
@@ -416,27 +417,34 @@ pub struct RunSeries<T> {
     pub points: Vec<T>,
 }
 
+/// The runs by scenario, then by contestant, in the order first seen; a contestant with a
+/// record but no run is listed too (with none).
+fn group_runs(results: &ResultSet) -> Vec<(String, Vec<Group<'_>>)> {
+    let mut groups: Vec<(String, Vec<Group>)> = Vec::new();
+    for run in &results.runs {
+        let scenario = scenario_of(run);
+        let contestant = run.label.contestant.clone().unwrap_or_else(|| run.params.url.clone());
+        let idx = position_or_push(&mut groups, &scenario);
+        let contestants = &mut groups[idx].1;
+        let c = contestants.iter().position(|(n, _)| *n == contestant).unwrap_or_else(|| {
+            contestants.push((contestant, Vec::new()));
+            contestants.len() - 1
+        });
+        contestants[c].1.push(run);
+    }
+    for record in &results.contestants {
+        let idx = position_or_push(&mut groups, &record.scenario);
+        if !groups[idx].1.iter().any(|(n, _)| *n == record.name) {
+            groups[idx].1.push((record.name.clone(), Vec::new()));
+        }
+    }
+    groups
+}
+
 impl Analysis {
     /// Analyses a whole result store.
     pub fn from_results(results: &ResultSet, options: &AnalysisOptions) -> Analysis {
-        let mut groups: Vec<(String, Vec<Group>)> = Vec::new();
-        for run in &results.runs {
-            let scenario = scenario_of(run);
-            let contestant = run.label.contestant.clone().unwrap_or_else(|| run.params.url.clone());
-            let idx = position_or_push(&mut groups, &scenario);
-            let contestants = &mut groups[idx].1;
-            let c = contestants.iter().position(|(n, _)| *n == contestant).unwrap_or_else(|| {
-                contestants.push((contestant, Vec::new()));
-                contestants.len() - 1
-            });
-            contestants[c].1.push(run);
-        }
-        for record in &results.contestants {
-            let idx = position_or_push(&mut groups, &record.scenario);
-            if !groups[idx].1.iter().any(|(n, _)| *n == record.name) {
-                groups[idx].1.push((record.name.clone(), Vec::new()));
-            }
-        }
+        let groups = group_runs(results);
         let record_of = |scenario: &str, name: &str| -> Option<&ContestantRecord> {
             results.contestants.iter().find(|c| c.name == name && c.scenario == scenario)
         };
@@ -444,13 +452,22 @@ impl Analysis {
             .stopping
             .as_ref()
             .map(|s| rank::Judging { precision: s.precision, confidence: s.look_confidence });
+        let mut beside = companion::Beside::default();
         let scenarios: Vec<ScenarioReport> = groups
             .iter()
             .map(|(scenario, contestants)| {
+                let at =
+                    beside.scale(scenario, contestants.iter().flat_map(|(_, runs)| runs.iter().copied()));
                 let mut measured = Vec::new();
                 let mut failed = Vec::new();
                 for (name, runs) in contestants {
-                    match contestant::analyse(scenario, name, runs, record_of(scenario, name), options.seed) {
+                    match contestant::analyse(
+                        scenario,
+                        name,
+                        runs,
+                        record_of(scenario, name),
+                        (options.seed, at),
+                    ) {
                         Ok(analysed) => measured.push(analysed),
                         Err(f) => failed.push(*f),
                     }
@@ -483,6 +500,7 @@ impl Analysis {
                 "--reference '{reference}' has no measured run here; ratios are to the best of each scenario."
             ));
         }
+        notes.extend(beside.note());
         let env = &results.manifest.environment;
         if let Some(g) = env.governor.as_deref().filter(|g| *g != "performance") {
             notes.push(format!(

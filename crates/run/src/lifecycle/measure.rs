@@ -4,8 +4,9 @@
 
 use stackbench_record::Invalid;
 
+use super::companion::drive_beside;
 use super::{Launch, LoadJob, Orchestrator, RunError, base_of, path_of};
-use crate::watch::{Target, attach_samples, describe, drive};
+use crate::watch::{Target, attach_samples, describe};
 
 impl Orchestrator<'_, '_> {
     /// One measured run. Returns `true` when the run is not a result
@@ -23,24 +24,12 @@ impl Orchestrator<'_, '_> {
                 None => return Ok(false),
             },
         };
-        let c = &self.plan.contestants[i];
-        let load_cpus = c.load_cpus.clone().or_else(|| {
-            let used = c.cpus.as_ref()?;
-            let rest: Vec<usize> = self.opts.cpus.iter().copied().filter(|x| !used.contains(x)).collect();
-            (!rest.is_empty()).then_some(rest)
-        });
-        let url = format!("{base}{}", path_of(c));
-        let bracket = self.earlier.brackets.get(&i).copied();
-        let learned = self.earlier.warmups.get(&i).and_then(|l| l.apply(&c.profile));
-        let job = LoadJob {
-            url,
-            scenario: c.scenario.clone(),
-            profile: learned.unwrap_or_else(|| c.profile.clone()),
-            cpus: load_cpus,
-            bracket,
-            cacert: self.made_tls(c).map(|m| m.cert),
-        };
-        self.say(&format!("[{nth}/{total}] {name} repetition {rep}: load on {}", job.url));
+        let job = self.load_job(i, &base);
+        let beside = if started.is_some() { self.start_companion(i, rep, job.cpus.clone())? } else { None };
+        let with = beside
+            .as_ref()
+            .map_or_else(String::new, |b| format!(", beside {}", self.plan.contestants[b.j].name));
+        self.say(&format!("[{nth}/{total}] {name} repetition {rep}: load on {}{with}", job.url));
         let interval = self.plan.sample_interval;
         let mut started = started;
         let target = started.as_mut().map(|st| Target {
@@ -48,7 +37,9 @@ impl Orchestrator<'_, '_> {
             group: st.group.as_deref(),
             procs: (self.deps.procs)(),
         });
-        let watched = drive(self.deps.load, &job, &self.opts.interrupt, target, interval);
+        let companion_job = beside.as_ref().map(|b| &b.job);
+        let (watched, companion_ran) =
+            drive_beside(self.deps.load, &job, companion_job, &self.opts.interrupt, target, interval);
         let stuck = self.deps.load.stuck();
         let mut crashed = watched.crashed;
         let tail = started.as_ref().map(|s| s.process.output_tail()).unwrap_or_default();
@@ -60,6 +51,10 @@ impl Orchestrator<'_, '_> {
             }
             self.stop(i, st, &seen, Some(rep))?;
         }
+        let companion = match beside {
+            Some(b) => Some(self.stop_companion(b, companion_ran, rep)?),
+            None => None,
+        };
         if let Some(exit) = crashed {
             let msg = format!("the contestant ended with {exit} during the run; its last output:\n{tail}");
             self.incident(i, "run", "crashed", msg, Some(rep))?;
@@ -76,6 +71,9 @@ impl Orchestrator<'_, '_> {
                 return self.unless_stuck(i, rep, stuck, false);
             }
         };
+        if let Some(ran) = companion {
+            self.attach_companion(ran, &mut record, rep)?;
+        }
         record.label.contestant = Some(name.clone());
         record.label.scenario = Some(c.scenario.name().to_owned());
         record.label.repetition = Some(rep);
@@ -116,6 +114,26 @@ impl Orchestrator<'_, '_> {
 }
 
 impl Orchestrator<'_, '_> {
+    /// The load of a run of `i` at `base`: on the cores it does not use, with what its
+    /// earlier runs learned (a search's bracket, a warm-up's length).
+    fn load_job(&self, i: usize, base: &str) -> LoadJob {
+        let c = &self.plan.contestants[i];
+        let cpus = c.load_cpus.clone().or_else(|| {
+            let used = c.cpus.as_ref()?;
+            let rest: Vec<usize> = self.opts.cpus.iter().copied().filter(|x| !used.contains(x)).collect();
+            (!rest.is_empty()).then_some(rest)
+        });
+        let learned = self.earlier.warmups.get(&i).and_then(|l| l.apply(&c.profile));
+        LoadJob {
+            url: format!("{base}{}", path_of(c)),
+            scenario: c.scenario.clone(),
+            profile: learned.unwrap_or_else(|| c.profile.clone()),
+            cpus,
+            bracket: self.earlier.brackets.get(&i).copied(),
+            cacert: self.made_tls(c).map(|m| m.cert),
+        }
+    }
+
     /// The incident of a run whose load generator saturated its cores.
     fn saturated(
         &mut self,

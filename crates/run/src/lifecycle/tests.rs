@@ -44,6 +44,11 @@ struct World {
     /// `DELETE /todos` requests answered (a scenario file's reset).
     deletes: u32,
     peers: builds::Peers,
+    /// A plan's companion, running beside the contestant: its port and its correct answers
+    /// per second; the contestant beside it answers a tenth of that (a fast machine, a slow one).
+    beside: Option<(String, f64)>,
+    /// The companions' rates, one per start, in order; empty: 100.
+    beside_rates: std::collections::VecDeque<f64>,
 }
 
 type Shared = Arc<Mutex<World>>;
@@ -54,6 +59,7 @@ struct FakeProcess {
     kind: String,
     exit: Option<Exit>,
     stopped: bool,
+    beside: bool,
 }
 
 impl Launcher for FakeLauncher {
@@ -72,13 +78,20 @@ impl Launcher for FakeLauncher {
         let mut w = self.0.lock().unwrap();
         w.spawned.push(spec.argv.join(" "));
         let exit = kind.strip_prefix("exit:").map(|c| Exit::Code(c.parse().unwrap()));
-        if exit.is_none() {
-            assert!(w.running.is_none(), "two contestants at once");
+        // A second process while one runs is a plan's companion, beside it.
+        let beside = exit.is_none() && w.running.is_some();
+        if beside {
+            assert!(w.beside.is_none(), "three contestants at once");
+            let rate = w.beside_rates.pop_front().unwrap_or(100.0);
+            w.beside = Some((spec.argv.last().cloned().unwrap_or_default(), rate));
+        } else if exit.is_none() {
             w.running = Some((kind.clone(), Instant::now()));
+        }
+        if exit.is_none() {
             w.alive += 1;
             w.max_alive = w.max_alive.max(w.alive);
         }
-        Ok(Box::new(FakeProcess { world: Arc::clone(&self.0), kind, exit, stopped: false }))
+        Ok(Box::new(FakeProcess { world: Arc::clone(&self.0), kind, exit, stopped: false, beside }))
     }
 }
 
@@ -107,7 +120,11 @@ impl Process for FakeProcess {
         let already_exited = self.try_exit().is_some();
         let mut w = self.world.lock().unwrap();
         if !already_exited && !self.stopped {
-            w.running = None;
+            if self.beside {
+                w.beside = None;
+            } else {
+                w.running = None;
+            }
             w.alive -= 1;
             w.stops += 1;
         }
@@ -220,6 +237,16 @@ impl LoadDriver for FakeLoad {
         }
     }
     fn run(&self, job: &LoadJob, cancel: &Cancel) -> Result<RunRecord, String> {
+        let beside = self.0.lock().unwrap().beside.clone();
+        if let Some((_, rate)) = beside
+            .as_ref()
+            .filter(|(p, _)| job.url.ends_with(&format!(":{p}")) || job.url.contains(&format!(":{p}/")))
+        {
+            return Ok(FakeLoad::companion(job, cancel, *rate));
+        }
+        if let Some((_, rate)) = beside {
+            self.0.lock().unwrap().rates.push_front(rate / 10.0);
+        }
         let hook = {
             let mut w = self.0.lock().unwrap();
             w.load_started = Some(Instant::now());
@@ -286,6 +313,25 @@ impl LoadDriver for FakeLoad {
 
     fn stuck(&self) -> Option<String> {
         self.0.lock().unwrap().stuck.then(|| "1 load worker thread(s) are still running".to_owned())
+    }
+}
+
+impl FakeLoad {
+    /// A companion's load: until the run beside it ends, then a record whose seconds cover
+    /// the last ten, each at its next rate.
+    fn companion(job: &LoadJob, cancel: &Cancel, rate: f64) -> RunRecord {
+        let until = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < until && !cancel.is_cancelled() {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let started_at_ms = crate::store::now_ms() - 9_000;
+        let mut r = RunRecord { started_at_ms, ..record(&job.url, true) };
+        let second = r.timeline[0].clone();
+        r.timeline = (0..10)
+            .map(|t| stackbench_record::Second { t, completed: rate as u64, ..second.clone() })
+            .collect();
+        r.summary.duration_s = 10.0;
+        r
     }
 }
 
@@ -759,6 +805,7 @@ fn a_time_budget_alone_sizes_the_looks_to_the_rounds_it_holds() {
 }
 
 mod builds;
+mod companion;
 mod file;
 mod precision;
 mod warmups;

@@ -194,3 +194,20 @@ fn tls_is_for_started_contestants_and_its_placeholders_need_it() {
     let e = plan(&format!("command = [\"./s\"]{no_resume}")).unwrap_err().to_string();
     assert!(e.contains("--no-resume: applies to https:// URLs"), "{e}");
 }
+
+#[test]
+fn a_companion_is_a_started_contestant_of_the_plan_and_flags_can_drop_it() {
+    let with =
+        |name: &str| GOOD.replace("repetitions = 2\n", &format!("repetitions = 2\ncompanion = \"{name}\"\n"));
+    let mut p = parse(&with("a")).unwrap();
+    assert_eq!(p.companion.as_deref(), Some("a"));
+    p.unbudget();
+    assert_eq!(p.companion, None, "--unbudgeted measures each alone");
+    let mut p = parse(&with("a")).unwrap();
+    p.select(&["ext".to_owned()]).unwrap();
+    assert_eq!(p.companion, None, "--only without it");
+    let e = parse(&with("nope")).unwrap_err().to_string();
+    assert!(e.contains("p.toml:5:") && e.contains("not a contestant") && e.contains("a, ext"), "{e}");
+    let e = parse(&with("ext")).unwrap_err().to_string();
+    assert!(e.contains("`url`"), "{e}");
+}
