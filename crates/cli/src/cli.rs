@@ -43,8 +43,9 @@ pub enum Command {
     #[command(after_help = exit::after_help("bench", "Examples:\n  stackbench bench\n  stackbench bench --unbudgeted\n  \
         stackbench bench --full --out results/full\n\n\
         Runs plans/quick.toml (built in): each contestant under a CPU budget of half a core, reserved through a \
-        cgroup, so every rate is the server's (--unbudgeted: each gets its whole core; where no cgroup can be used \
-        the report says \"unbudgeted\"); rounds until every ratio is known to ±5% (at most 5 rounds and 4 minutes \
+        cgroup, so every rate is the server's, each run beside a fresh dummy-hyper whose rate in the same seconds \
+        the report reads it against, so the shared machine's speed cancels out (--unbudgeted: each gets its whole \
+        core, alone; where no cgroup can be used the report says \"unbudgeted\"); rounds until every ratio is known to ±5% (at most 5 rounds and 4 minutes \
         of them; --precision, --max-repetitions and --max-time change that), then prints the comparison, \
         what stays undecided, and writes report.html into the result directory."))]
     Bench(crate::run::BenchArgs),
