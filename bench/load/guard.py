@@ -29,6 +29,7 @@ file). `cargo bench` runs this (crates/cli/benches/hot_paths.rs), and .ci/run wi
   bench/load/guard.py                        # every path 3 times, against the baseline
   bench/load/guard.py --check                # the same, exit 1 on a rise past the limit (CI)
   bench/load/guard.py --base /tmp/old/stackbench   # another build too, interleaved
+  bench/load/guard.py --base floor=/tmp/a/stackbench --base fat=/tmp/b/stackbench   # several
   bench/load/guard.py --write-baseline       # set the baseline to this build's medians
   bench/load/guard.py --keep DIR             # keep callgrind's files (for callgrind_annotate)
 
@@ -197,7 +198,8 @@ def parse_args():
     target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
     p.add_argument("--stackbench", default=os.environ.get("STACKBENCH", os.path.join(target, "release", "stackbench")))
     p.add_argument("--bubble", default=os.environ.get("SB_BUBBLE_SORT", os.path.join(target, "release", "sb-bubble-sort")))
-    p.add_argument("--base", help="another stackbench build, measured in the same run (interleaved)")
+    p.add_argument("--base", action="append", default=[], metavar="[NAME=]PATH",
+                   help="another stackbench build, measured in the same run (interleaved); may be repeated")
     p.add_argument("--paths", default=",".join(PATHS), help=f"comma-separated, of {', '.join(PATHS)}")
     p.add_argument("--reps", type=int, default=3, help="measurements of each path, the median compared (default 3)")
     p.add_argument("--check", action="store_true", help="exit 1 when a path is past --limit above its baseline")
@@ -212,12 +214,23 @@ def parse_args():
     for tool in ("valgrind", "nginx", "taskset", "bash"):
         if not shutil.which(tool):
             sys.exit(f"missing {tool}: apt-get install -y valgrind nginx-light faketime util-linux")
-    args.builds = [("stackbench", args.stackbench)] + ([("base", args.base)] if args.base else [])
+    args.builds = [("stackbench", args.stackbench)] + [base_build(i, x) for i, x in enumerate(args.base)]
+    names = [name for name, _ in args.builds]
+    if len(set(names)) != len(names):
+        sys.exit(f"--base: each build needs a name of its own (got {', '.join(names)}); write NAME=PATH")
     for name, binary in args.builds + [("sb-bubble-sort", args.bubble)]:
         if not os.access(binary, os.X_OK):
             sys.exit(f"no {name} binary at {binary}: cargo build --release -p stackbench -p stackbench-serve "
                      f"--bin stackbench --bin sb-bubble-sort")
     return args
+
+
+def base_build(i, spec):
+    """(name, path) of one --base: `NAME=PATH`, or a bare PATH named base (base2, ... after it)."""
+    name, sep, path = spec.partition("=")
+    if sep and name and "/" not in name:
+        return name, path
+    return ("base" if i == 0 else f"base{i + 1}"), spec
 
 
 def over(baseline, results, limit):
@@ -226,16 +239,17 @@ def over(baseline, results, limit):
 
 
 def table(args, results, baseline):
+    bases = [name for name, _ in args.builds[1:]]
     print(f"\n{'path':<6} {'median':>9} {'min..max':>19} {'spread':>7} {'baseline':>9} {'vs baseline':>12}"
-          + (f" {'base':>9} {'/ base':>7}" if args.base else ""))
+          + "".join(f" {name:>9} {'/ ' + name:>{max(7, len(name) + 2)}}" for name in bases))
     for x in args.paths:
         v = results[("stackbench", x)]
         m = statistics.median(v)
         line = f"{x:<6} {m:9.0f} {min(v):9.0f}..{max(v):<9.0f} {(max(v) - min(v)) / m * 100:6.2f}%"
         line += f" {baseline[x]:9d} {(m / baseline[x] - 1) * 100:+11.2f}%" if x in baseline else f" {'-':>9} {'-':>12}"
-        if args.base:
-            b = statistics.median(results[("base", x)])
-            line += f" {b:9.0f} {m / b:7.3f}"
+        for name in bases:
+            b = statistics.median(results[(name, x)])
+            line += f" {b:9.0f} {m / b:{max(7, len(name) + 2)}.3f}"
         print(line)
 
 
