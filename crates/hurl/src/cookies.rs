@@ -17,6 +17,7 @@
 //! the `Cookie` header allocates.
 
 use std::borrow::Cow;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use chrono::{DateTime, NaiveDateTime, Utc};
 
@@ -64,8 +65,11 @@ impl Parsed<'_> {
     }
 
     /// Writes what may differ into `c`, the stored cookie of the same name, domain and path;
-    /// an unchanged value is not copied (nor its buffer touched).
-    fn update(&self, c: &mut Cookie) {
+    /// an unchanged value is not copied (nor its buffer touched). Whether `c` changed.
+    fn update(&self, c: &mut Cookie) -> bool {
+        let same = c.value == self.value
+            && (c.host_only, c.secure, c.http_only, c.expires)
+                == (self.host_only, self.secure, self.http_only, self.expires);
         if c.value != self.value {
             self.value.clone_into(&mut c.value);
         }
@@ -73,6 +77,7 @@ impl Parsed<'_> {
         c.secure = self.secure;
         c.http_only = self.http_only;
         c.expires = self.expires;
+        !same
     }
 }
 
@@ -87,7 +92,14 @@ pub struct Jar {
     /// jar and nothing has changed the jar since: the same header, from the same host for
     /// the same path, would store the same cookie again, so it is not read at all.
     last: Last,
+    /// Which cookies it holds: 0 when it holds none, otherwise a number no other content of
+    /// any jar has had ([`STAMPS`]); a copy of the jar keeps it. [`Sent`] compares it.
+    stamp: u64,
 }
+
+/// Where the jars' stamps come from: each change to a jar takes the next, so two jars with
+/// the same stamp hold the same cookies (one was copied from the other, or both are empty).
+static STAMPS: AtomicU64 = AtomicU64::new(1);
 
 /// What [`Jar::store`] was last given, while `valid`.
 #[derive(Debug, Clone, Default)]
@@ -99,8 +111,8 @@ struct Last {
 }
 
 impl Last {
-    fn is(&self, header: &str, host: &str, path: &str) -> bool {
-        self.valid && self.header == header && self.host == host && self.path == path
+    fn is(&self, header: &str, host: &str, path: &[u8]) -> bool {
+        self.valid && self.header == header && self.host == host && self.path.as_bytes() == path
     }
 
     fn set(&mut self, header: &str, host: &str, path: &str) {
@@ -137,6 +149,12 @@ impl Jar {
     pub fn clear(&mut self) {
         self.cookies.clear();
         self.last.valid = false;
+        self.stamp = 0;
+    }
+
+    /// Marks the cookies as changed: a new stamp.
+    fn changed(&mut self) {
+        self.stamp = if self.cookies.is_empty() { 0 } else { STAMPS.fetch_add(1, Ordering::Relaxed) };
     }
 
     /// The cookies, longest path first, then oldest.
@@ -150,7 +168,7 @@ impl Jar {
     /// `Domain` does not cover `host`, is ignored, as RFC 6265 says; one that has expired
     /// removes the cookie it names.
     pub fn store(&mut self, header: &str, host: &str, path: &str, now: impl Fn() -> i64) {
-        if self.last.is(header, host, path) {
+        if self.last.is(header, host, path.as_bytes()) {
             return;
         }
         self.last.valid = false;
@@ -160,19 +178,36 @@ impl Jar {
         match self.cookies.iter().position(same) {
             Some(i) if expired => {
                 self.cookies.remove(i);
+                self.changed();
                 return;
             }
-            Some(i) => c.update(&mut self.cookies[i]),
+            Some(i) => {
+                if c.update(&mut self.cookies[i]) {
+                    self.changed();
+                }
+            }
             None if expired => return,
             None => {
                 // After every cookie whose path is as long or longer: the order they are sent.
                 let at = self.cookies.iter().position(|o| o.path.len() < c.path.len());
                 self.cookies.insert(at.unwrap_or(self.cookies.len()), c.to_cookie());
+                self.changed();
             }
         }
         if c.expires.is_none() {
             self.last.set(header, host, path);
         }
+    }
+
+    /// [`Jar::store`] for a request whose path is `path`'s bytes as sent (`/` when they are
+    /// empty or not UTF-8): the header stored last, from the same host for the same path,
+    /// is passed over before the path is read as text.
+    pub fn store_at(&mut self, header: &str, host: &str, path: &[u8], now: impl Fn() -> i64) {
+        if self.last.is(header, host, path) {
+            return;
+        }
+        let path = std::str::from_utf8(path).ok().filter(|p| !p.is_empty()).unwrap_or("/");
+        self.store(header, host, path, now);
     }
 
     /// Writes the value of the `Cookie` header of a request to `host` and `path` (over TLS
@@ -203,6 +238,67 @@ impl Jar {
             any = true;
         }
         any
+    }
+}
+
+/// The `Cookie` line a jar last wrote, written again without a look at the cookies while the
+/// jar holds the same ones (its stamp), the request goes to the same host, path and
+/// transport, and no cookie of the jar has reached its expiry since. Under load each request
+/// of a user sends the line the one before sent: then this is all it costs.
+#[derive(Debug, Clone, Default)]
+pub struct Sent {
+    /// The stamp of the jar the line was written from (`None`: no line yet); the fields
+    /// below say for what request.
+    stamp: Option<u64>,
+    host: String,
+    path: Vec<u8>,
+    tls: bool,
+    /// Whether a cookie of the jar has an expiry: then the line holds only for the times
+    /// from the time it was written to the earliest expiry after it.
+    expiring: bool,
+    from: i64,
+    until: i64,
+    /// Whether the jar sent a cookie (the line is not empty).
+    any: bool,
+    line: Vec<u8>,
+}
+
+impl Sent {
+    /// The value of the `Cookie` header `jar` sends on a request to `host` and `path` (over
+    /// TLS when `tls`) at the time `now` gives, as [`Jar::header`] writes it; `None` when it
+    /// sends none. `now` is read only when a cookie of the jar expires.
+    pub fn line(
+        &mut self,
+        jar: &Jar,
+        host: &str,
+        path: &[u8],
+        tls: bool,
+        now: impl Fn() -> i64,
+    ) -> Option<&[u8]> {
+        let kept = self.stamp == Some(jar.stamp)
+            && self.tls == tls
+            && self.path == path
+            && self.host == host
+            && (!self.expiring || (self.from..self.until).contains(&now()));
+        if !kept {
+            self.write(jar, host, path, tls, now);
+        }
+        self.any.then_some(&self.line[..])
+    }
+
+    fn write(&mut self, jar: &Jar, host: &str, path: &[u8], tls: bool, now: impl Fn() -> i64) {
+        let expiring = jar.cookies.iter().any(|c| c.expires.is_some());
+        let at = if expiring { now() } else { i64::MIN };
+        self.line.clear();
+        self.any = jar.header(host, std::str::from_utf8(path).unwrap_or("/"), tls, || at, &mut self.line);
+        // Which cookies have expired changes next at the earliest expiry still to come.
+        let next = jar.cookies.iter().filter_map(|c| c.expires.filter(|&t| t > at)).min();
+        (self.expiring, self.from, self.until) = (expiring, at, next.unwrap_or(i64::MAX));
+        self.stamp = Some(jar.stamp);
+        self.tls = tls;
+        self.path.clear();
+        self.path.extend_from_slice(path);
+        host.clone_into(&mut self.host);
     }
 }
 
@@ -553,5 +649,98 @@ mod tests {
         jar.store("sid=abc; Path=/", "h", "/", never);
         jar.store("b=1; Path=/; HttpOnly", "h", "/", never);
         jar.header("h", "/", false, never, &mut Vec::new());
+    }
+
+    proptest::proptest! {
+        /// Storing by the path's bytes stores what storing by the path read as text does (the
+        /// last header passed over only when it would store the same cookie again).
+        #[test]
+        fn storing_at_a_paths_bytes_is_storing_at_its_text(
+            sets in proptest::collection::vec(
+                (arb_set_cookie(), proptest::sample::select(vec![&b""[..], b"/", b"/a/b", b"/a/\xff"])),
+                0..16,
+            ),
+        ) {
+            let (mut bytes, mut text) = (Jar::default(), Jar::default());
+            for ((header, host, _), path) in &sets {
+                bytes.store_at(header, host, path, || NOW);
+                let path = std::str::from_utf8(path).ok().filter(|p| !p.is_empty()).unwrap_or("/");
+                text.store(header, host, path, || NOW);
+                proptest::prop_assert_eq!(bytes.cookies(), text.cookies());
+            }
+        }
+    }
+
+    #[test]
+    fn a_kept_line_ends_when_a_cookie_in_it_expires() {
+        let (mut jar, mut kept) = (Jar::default(), Sent::default());
+        jar.store("a=1; Max-Age=60", "h", "/", || NOW);
+        jar.store("b=2", "h", "/", || NOW);
+        assert_eq!(kept.line(&jar, "h", b"/", false, || NOW), Some(&b"a=1; b=2"[..]));
+        assert_eq!(kept.line(&jar, "h", b"/", false, || NOW + 59), Some(&b"a=1; b=2"[..]));
+        assert_eq!(kept.line(&jar, "h", b"/", false, || NOW + 60), Some(&b"b=2"[..]));
+        // A clock set back: the line is written again.
+        assert_eq!(kept.line(&jar, "h", b"/", false, || NOW), Some(&b"a=1; b=2"[..]));
+        jar.clear();
+        assert_eq!(kept.line(&jar, "h", b"/", false, || NOW), None);
+    }
+
+    /// What a user does between two requests, for the property below.
+    #[derive(Debug, Clone)]
+    enum Step {
+        Store(String, &'static str, &'static str),
+        Clear,
+        /// The other jar becomes a copy of this one.
+        Copy,
+        /// The requests go from the other jar.
+        Swap,
+        Wait(i64),
+        Send(&'static str, &'static [u8], bool),
+    }
+
+    fn arb_step() -> impl proptest::strategy::Strategy<Value = Step> {
+        use proptest::prelude::*;
+        let host = prop_oneof![Just("api.example.test"), Just("127.0.0.1")];
+        let path: BoxedStrategy<&'static [u8]> =
+            prop_oneof![Just(&b"/"[..]), Just(&b"/a/b"[..]), Just(&b"/a?x=/b"[..]), Just(&b"/\xff"[..])]
+                .boxed();
+        prop_oneof![
+            3 => arb_set_cookie().prop_map(|(h, host, path)| Step::Store(h, host, path)),
+            1 => Just(Step::Clear),
+            1 => Just(Step::Copy),
+            1 => Just(Step::Swap),
+            3 => (0i64..90).prop_map(Step::Wait),
+            6 => (host, path, proptest::bool::ANY).prop_map(|(h, p, t)| Step::Send(h, p, t)),
+        ]
+    }
+
+    proptest::proptest! {
+        /// The line [`Sent`] keeps is the one the jar writes afresh, whatever changed between
+        /// two requests: the jar, which jar, the host, path or transport, or the time (a
+        /// `Max-Age=60` cookie expires while the line is kept).
+        #[test]
+        fn the_kept_line_is_the_one_the_jar_writes(steps in proptest::collection::vec(arb_step(), 0..60)) {
+            let (mut jars, mut at, mut t) = ([Jar::default(), Jar::default()], 0, NOW);
+            let mut kept = Sent::default();
+            for step in steps {
+                match step {
+                    Step::Store(h, host, path) => jars[at].store(&h, host, path, || t),
+                    Step::Clear => jars[at].clear(),
+                    Step::Copy => {
+                        let [a, b] = &mut jars;
+                        if at == 0 { b.clone_from(a) } else { a.clone_from(b) }
+                    }
+                    Step::Swap => at = 1 - at,
+                    Step::Wait(s) => t += s,
+                    Step::Send(host, path, tls) => {
+                        let mut fresh = Vec::new();
+                        let text = std::str::from_utf8(path).unwrap_or("/");
+                        let any = jars[at].header(host, text, tls, || t, &mut fresh);
+                        let line = kept.line(&jars[at], host, path, tls, || t);
+                        proptest::prop_assert_eq!(line, any.then_some(&fresh[..]));
+                    }
+                }
+            }
+        }
     }
 }

@@ -356,6 +356,9 @@ pub struct IterState {
     tls: bool,
     /// The user's cookies.
     jar: Jar,
+    /// The `Cookie` line the jar last wrote on a compiled request, written again while
+    /// nothing it depends on changed.
+    sent: cookies::Sent,
     /// The path of the last request, where the request no longer holds it (io_uring, h2c).
     path: Vec<u8>,
     /// HTTP/1.1 files: each flow's requests, compiled against `vars` when they can be.
@@ -464,6 +467,7 @@ impl IterState {
             host: target.host.clone(),
             tls: target.tls,
             jar: src.setup.jar.clone(),
+            sent: cookies::Sent::default(),
             path: Vec::new(),
             programs,
             body: Vec::new(),
@@ -516,16 +520,9 @@ impl IterState {
             if self.jar.is_empty() {
                 p.write(&mut self.vars, &mut self.body, &mut self.wire).map_err(Unsent::from)?;
             } else {
-                let (jar, host, tls, line) = (&self.jar, self.host.as_str(), self.tls, &mut self.scratch);
+                let (jar, host, tls, sent) = (&self.jar, self.host.as_str(), self.tls, &mut self.sent);
                 p.write_with(&mut self.vars, &mut self.body, &mut self.wire, |out, path| {
-                    line.clear();
-                    if jar.header(
-                        host,
-                        std::str::from_utf8(&out[path]).unwrap_or("/"),
-                        tls,
-                        cookies::now,
-                        line,
-                    ) {
+                    if let Some(line) = sent.line(jar, host, &out[path], tls, cookies::now) {
                         out.extend_from_slice(b"Cookie: ");
                         out.extend_from_slice(line);
                         out.extend_from_slice(b"\r\n");
@@ -592,12 +589,10 @@ impl IterState {
     fn store_cookies(&mut self, answer: &impl stackbench_hurl::Answer, first: &str, more: bool) {
         // An HTTP/1.1 request lent from `wire` is still there; otherwise `path` holds it.
         let path = if self.wire.is_empty() { &self.path[..] } else { &self.wire[request_path(&self.wire)] };
-        let path = std::str::from_utf8(path).unwrap_or("/");
-        let path = if path.is_empty() { "/" } else { path };
-        self.jar.store(first, &self.host, path, cookies::now);
+        self.jar.store_at(first, &self.host, path, cookies::now);
         if more {
             for v in (1..).map_while(|i| answer.header("set-cookie", i)) {
-                self.jar.store(v, &self.host, path, cookies::now);
+                self.jar.store_at(v, &self.host, path, cookies::now);
             }
         }
     }
@@ -615,7 +610,7 @@ impl IterState {
             if src.follows[at.0][at.1].is_some() {
                 return self.judge_hopped(src, at, entry, answer, asserts);
             }
-            return self.judge(&src.compiled[at.0][at.1], entry, &Answered(answer), asserts);
+            return self.judge(&src.compiled[at.0][at.1], entry, &Answered::new(answer), asserts);
         }
         self.h2_check(src, at, entry, answer, asserts)
     }
@@ -662,31 +657,60 @@ impl IterState {
 }
 
 /// The load engine's answer as the checks see it; headers are found in the reader's parse.
-struct Answered<'r, 'a>(&'r Answer<'a>);
+/// Its first `Set-Cookie` is looked up once, when it is made: the jar stores it from every
+/// answer, and a `cookie` query reads it again.
+struct Answered<'r, 'a> {
+    answer: &'r Answer<'a>,
+    /// The first `Set-Cookie` as text (`None`: none, or not UTF-8) and whether a second
+    /// one that is text follows: what `header_first("set-cookie")` answers.
+    set_cookie: (Option<&'a str>, bool),
+}
+
+impl<'r, 'a> Answered<'r, 'a> {
+    fn new(answer: &'r Answer<'a>) -> Self {
+        // One walk of the head for what `header(name, 0)` and `header(name, 1)` would find.
+        let (first, second) = crate::wire::header_first_two(answer, SET_COOKIE);
+        let first = first.and_then(|v| std::str::from_utf8(v).ok());
+        Answered { answer, set_cookie: (first, second.is_some_and(|v| std::str::from_utf8(v).is_ok())) }
+    }
+}
+
+const SET_COOKIE: &str = "set-cookie";
+
+/// Whether a header name asked for is `Set-Cookie`'s (whose first value [`Answered`] keeps).
+#[inline]
+fn is_set_cookie(name: &str) -> bool {
+    crate::wire::same_name(name.as_bytes(), SET_COOKIE.as_bytes())
+}
 
 impl stackbench_hurl::Answer for Answered<'_, '_> {
     fn status(&self) -> u16 {
-        self.0.status
+        self.answer.status
     }
 
     fn header(&self, name: &str, nth: usize) -> Option<&str> {
-        std::str::from_utf8(crate::wire::header_value(self.0, name, nth)?).ok()
+        if nth == 0 && is_set_cookie(name) {
+            return self.set_cookie.0;
+        }
+        std::str::from_utf8(crate::wire::header_value(self.answer, name, nth)?).ok()
     }
 
     fn header_first(&self, name: &str) -> (Option<&str>, bool) {
-        // One walk of the head for what `header(name, 0)` and `header(name, 1)` would find.
-        let (first, second) = crate::wire::header_first_two(self.0, name);
+        if is_set_cookie(name) {
+            return self.set_cookie;
+        }
+        let (first, second) = crate::wire::header_first_two(self.answer, name);
         let first = first.and_then(|v| std::str::from_utf8(v).ok());
         (first, second.is_some_and(|v| std::str::from_utf8(v).is_ok()))
     }
 
     fn header_bytes(&self, name: &str) -> (Option<&[u8]>, bool) {
-        let (first, second) = crate::wire::header_first_two(self.0, name);
+        let (first, second) = crate::wire::header_first_two(self.answer, name);
         (first, second.is_some())
     }
 
     fn body(&self) -> &[u8] {
-        self.0.body
+        self.answer.body
     }
 }
 

@@ -146,7 +146,7 @@ impl IterState {
     ) -> Verdict {
         let compiled = &src.compiled[flow][i];
         let Some(c) = src.calls.as_ref().filter(|_| src.scenario.protocol == Protocol::Grpc) else {
-            return self.judge(compiled, entry, &Answered(answer), asserts);
+            return self.judge(compiled, entry, &Answered::new(answer), asserts);
         };
         let captures = entry.response.as_ref().is_some_and(|r| !r.captures.is_empty());
         if let Some(code) = answer.grpc_status.filter(|&c| c != 0)
@@ -164,7 +164,7 @@ impl IterState {
             return Verdict { result: Err(ErrorKind::Protocol), capture_failed: captures };
         }
         let decoded = Answer { body: &json, ..*answer };
-        let verdict = self.judge(compiled, entry, &Answered(&decoded), asserts);
+        let verdict = self.judge(compiled, entry, &Answered::new(&decoded), asserts);
         self.h2.json = json;
         verdict
     }

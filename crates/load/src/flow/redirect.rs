@@ -147,7 +147,7 @@ impl IterState {
         let Some(follow) = &src.follows[flow][i] else { return Next::Judge };
         let location = crate::wire::header_value(answer, "location", 0);
         let Some(location) = location.filter(|_| is_redirect(answer.status)) else { return Next::Judge };
-        let answered = Answered(answer);
+        let answered = Answered::new(answer);
         if let (Some(first), more) = stackbench_hurl::Answer::header_first(&answered, "set-cookie") {
             self.store_cookies(&answered, first, more);
         }
@@ -222,7 +222,7 @@ impl IterState {
     ) -> Verdict {
         let hops = std::mem::take(&mut self.hops);
         let url = src.routes.as_written(&String::from_utf8_lossy(&hops.url));
-        let hopped = Hopped { answer: Answered(answer), url: &url, redirects: &hops.redirects };
+        let hopped = Hopped { answer: Answered::new(answer), url: &url, redirects: &hops.redirects };
         let verdict = self.judge(&src.compiled[at.0][at.1], entry, &hopped, asserts);
         self.hops = hops;
         verdict

@@ -142,6 +142,32 @@ fn a_user_sends_back_the_cookies_it_was_given() {
     assert!(wire.contains("\r\nCookie: sid=abc\r\n"), "{wire}");
 }
 
+/// The `Cookie` line kept between requests follows the jar: a changed value, a second
+/// cookie, a deleted one; the `cookie` assert reads every `Set-Cookie`, not only the first.
+#[test]
+fn a_kept_cookie_line_follows_the_jar() {
+    let text = "GET {{base_url}}/a\nHTTP 200\n[Asserts]\ncookie \"sid\" exists\n";
+    let src = source(text).unwrap();
+    let t = target("http://127.0.0.1:9");
+    let mut st = IterState::new(&src, &t, true, Io::Epoll, 0);
+    st.begin(&src, 0);
+    let entry = &src.scenario.flows[0].hurl.entries[0];
+    let send = |st: &mut IterState, head: &'static [u8]| {
+        let wire = String::from_utf8(st.wire(&src, (0, 0), entry).unwrap().to_vec()).unwrap();
+        let verdict = st.verdict(&src, (0, 0), entry, &answer(200, head, b""), true).result;
+        (wire.split("\r\n").find_map(|l| l.strip_prefix("Cookie: ")).map(str::to_owned), verdict)
+    };
+    let two = b"HTTP/1.1 200 OK\r\nset-cookie: a=1\r\nSet-Cookie: sid=abc\r\n\r\n";
+    assert_eq!(send(&mut st, two), (None, Ok(())));
+    assert_eq!(
+        send(&mut st, b"HTTP/1.1 200 OK\r\nset-cookie: sid=xyz\r\n\r\n").0.as_deref(),
+        Some("a=1; sid=abc")
+    );
+    let gone = b"HTTP/1.1 200 OK\r\nset-cookie: a=; Max-Age=0\r\n\r\n";
+    assert_eq!(send(&mut st, gone), (Some("a=1; sid=xyz".into()), Err(ErrorKind::Check)));
+    assert_eq!(send(&mut st, gone).0.as_deref(), Some("sid=xyz"));
+}
+
 #[test]
 fn a_request_is_lent_on_epoll_and_shared_on_io_uring() {
     let src = source("POST {{base_url}}/x\n{\"id\": \"{{newUuid}}\"}\nHTTP 200\n").unwrap();
