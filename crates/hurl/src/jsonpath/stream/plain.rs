@@ -75,13 +75,23 @@ impl<'a> Scan<'_, 'a> {
             // A path ending on an object or array needs the value built: `serde_json`'s.
             b'{' if ends == 0 && depth < DEPTH => return self.object(depth, alive),
             b'[' if ends == 0 && depth < DEPTH => return self.array(depth, alive),
-            b'"' => Leaf::Str(std::str::from_utf8(self.string()?).ok()?),
+            b'"' => {
+                let text = self.string()?;
+                if ends == 0 {
+                    // No path ends here: the string is read, not kept.
+                    return Some(());
+                }
+                Leaf::Str(std::str::from_utf8(text).ok()?)
+            }
             b't' => self.word(b"true", Value::Bool(true))?,
             b'f' => self.word(b"false", Value::Bool(false))?,
             b'n' => self.word(b"null", Value::Null)?,
             b'-' | b'0'..=b'9' => self.integer()?,
             _ => return None,
         };
+        if ends == 0 {
+            return Some(());
+        }
         if ends.is_power_of_two() {
             // One path ends here (the usual case): the leaf moves in.
             Leaf::put(&mut self.out[ends.trailing_zeros() as usize], leaf);
@@ -112,17 +122,19 @@ impl<'a> Scan<'_, 'a> {
     fn integer(&mut self) -> Option<Leaf<'a>> {
         let negative = self.b[self.i] == b'-';
         let start = self.i + usize::from(negative);
-        let digits = self.b.get(start..)?.iter().take_while(|c| c.is_ascii_digit()).count();
-        let end = start + digits;
+        // The digits and their value in one loop; `None` past a `u64`.
+        let (mut end, mut n) = (start, 0u64);
+        while let Some(&d) = self.b.get(end).filter(|d| d.is_ascii_digit()) {
+            n = n.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+            end += 1;
+        }
+        let digits = end - start;
         if digits == 0
             || digits > 1 && self.b[start] == b'0'
             || matches!(self.b.get(end), Some(b'.' | b'e' | b'E'))
         {
             return None;
         }
-        let n = self.b[start..end]
-            .iter()
-            .try_fold(0u64, |n, d| n.checked_mul(10)?.checked_add(u64::from(d - b'0')))?;
         self.i = end;
         Some(if !negative {
             i64::try_from(n).map_or_else(|_| Leaf::Value(Value::from(n)), Leaf::Int)
@@ -146,7 +158,8 @@ impl<'a> Scan<'_, 'a> {
             let key = self.string()?;
             self.eat(b':')?;
             self.ws();
-            let next = self.plan.named(alive, depth, key);
+            // Below a member no path takes, no name is looked up.
+            let next = if alive == 0 { 0 } else { self.plan.named(alive, depth, key) };
             for i in bits(next) {
                 // A repeated name: only its last value counts.
                 Leaf::put(&mut self.out[i], Leaf::Nothing);
@@ -173,7 +186,7 @@ impl<'a> Scan<'_, 'a> {
         }
         for n in 0.. {
             self.ws();
-            let next = self.plan.indexed(alive, depth, n);
+            let next = if alive == 0 { 0 } else { self.plan.indexed(alive, depth, n) };
             self.value(depth + 1, next)?;
             self.ws();
             match self.b.get(self.i)? {
