@@ -100,7 +100,7 @@ pub struct VerifyArgs {
     #[arg(long = "variable", value_name = "NAME=VALUE", requires = "scenario_file")]
     pub variables: Vec<String>,
     /// A file of variables, one NAME=VALUE a line (repeatable), as Hurl's --variables-file.
-    /// HURL_VARIABLE_NAME environment variables are variables too.
+    /// HURL_VARIABLE_NAME environment variables are variables too (and Hurl 7's HURL_NAME).
     #[arg(long = "variables-file", value_name = "FILE", requires = "scenario_file")]
     pub variables_files: Vec<PathBuf>,
     /// A variable whose value is never printed (`***`), NAME=VALUE (repeatable); so are

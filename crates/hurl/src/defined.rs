@@ -1,6 +1,7 @@
 //! The variables a run of a scenario file is given from outside it, as Hurl
-//! takes them: `HURL_VARIABLE_name` and `HURL_SECRET_name` environment
-//! variables, then each `--variables-file` (lines `name=value`, `#` comments),
+//! takes them: `HURL_name` environment variables (Hurl 7's spelling, which
+//! Hurl 8 replaced and scripts still export), then `HURL_VARIABLE_name` and
+//! `HURL_SECRET_name` ones, then each `--variables-file` (lines `name=value`, `#` comments),
 //! then `--variable` and `--secret` (a later one replaces an earlier one of the
 //! same name). A secret is a variable whose value is never shown: the caller
 //! redacts its values from what it prints ([`Defined::redact`]).
@@ -25,6 +26,15 @@ impl Defined {
         let mut d = Defined::default();
         let mut env: Vec<(String, String)> = env.into_iter().collect();
         env.sort();
+        // Hurl 7's `HURL_name` first, so that Hurl 8's spelling wins where both are set.
+        for (k, v) in &env {
+            if let Some(name) = k.strip_prefix("HURL_").filter(|n| crate::parse::is_var_name(n))
+                && !k.starts_with("HURL_VARIABLE_")
+                && !k.starts_with("HURL_SECRET_")
+            {
+                d.set(name, v);
+            }
+        }
         for (k, v) in env {
             if let Some(name) = k.strip_prefix("HURL_VARIABLE_").filter(|n| !n.is_empty()) {
                 d.set(name, &v);
@@ -94,6 +104,7 @@ mod tests {
         std::fs::write(&file, "# a comment\nhost=http://h\nuser=ann\n\n").unwrap();
         let env = [
             ("HURL_VARIABLE_user".into(), "env".into()),
+            ("HURL_user".into(), "legacy".into()),
             ("HURL_SECRET_token".into(), "s3cr3t".into()),
             ("PATH".into(), "/bin".into()),
         ];
@@ -105,6 +116,10 @@ mod tests {
                 .map(|(k, v)| (k.to_owned(), v.to_owned()))
         );
         assert_eq!(d.redact("token s3cr3t, pin 1234"), "token ***, pin ***");
+        // Hurl 7's `HURL_name`, where nothing later sets the name; not a secret's value.
+        let d = Defined::gather(&[], &[], &[], [("HURL_name".into(), "Bob".into())]).unwrap();
+        assert_eq!(d.vars, [("name".to_owned(), "Bob".to_owned())]);
+        assert!(d.secrets.is_empty());
         std::fs::write(&file, "oops\n").unwrap();
         assert!(Defined::gather(&[], &[file], &[], []).unwrap_err().contains(":1: write NAME=VALUE"));
         assert!(Defined::gather(&["1x=2".into()], &[], &[], []).is_err());
