@@ -56,6 +56,10 @@ pub fn contestant(stackbench: &str, name: &str) -> PathBuf {
         .args(["--profile", profile])
         .arg("--target-dir")
         .arg(target_dir)
+        // Set for a test binary alone to read its per-test times (docs/design.md, "CI's
+        // minutes and disk"), it would change every crate's fingerprint here and rebuild the
+        // contestants' whole tree instead of finding them built.
+        .env_remove("RUSTC_BOOTSTRAP")
         .output()
         .unwrap_or_else(|e| panic!("cannot run cargo to build {name}: {e}"));
     assert!(
