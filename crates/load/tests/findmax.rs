@@ -61,7 +61,10 @@ fn finds_a_known_capacity_from_below() {
     let (url, served) = one_at_a_time(Duration::from_millis(2));
     let o = LoadOptions {
         find_max: true,
-        slo: vec!["p99<25ms".parse().unwrap()],
+        // p90, not p99: one stall of a busy machine (50 ms holds ~20 requests queued behind it,
+        // 3% of a step) breaks a p99 at any rate; past the capacity the queue grows through the
+        // whole step (and requests go late), which breaks a p90 too.
+        slo: vec!["p90<25ms".parse().unwrap()],
         step: Some(Dur(Duration::from_millis(1500))),
         warmup: Some(WarmupArg::Fixed(Dur(Duration::from_millis(500)))),
         precision: Some(Percent(0.05)),
