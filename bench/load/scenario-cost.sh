@@ -17,11 +17,7 @@
 #   instruction counts move by tenths of one;
 # - the three files, and dummy-like.hurl as an h2c file (nginx's h2c port), under memcheck: heap
 #   allocations per request, LONG minus SHORT as above;
-# - with HURL=path/to/hurl (8.0.1), the two files through `hurl --test --repeat N --jobs U`
-#   on core 1 (N=HURL_REPEAT, default 5000) beside `stackbench load -c U` for SECS seconds,
-#   for U = 1 and 10 users, HURL_ROUNDS (default 3) alternating rounds: requests per
-#   generator CPU-second of each, and their ratio. Hurl starts each repetition with an empty
-#   cookie store, so it never sends the cookie back where stackbench does.
+# The same files beside Hurl itself, with every feature group's file: bench/load/beside-hurl.sh.
 #
 # Usage: cargo build --release && bench/load/scenario-cost.sh [SHORT LONG] (default 1000 5000)
 # SB=path/to/stackbench to measure another build.
@@ -76,21 +72,6 @@ per_request() {
     "$c1" "$n1" "$c2" "$n2" "$e1" "$e2"
 }
 
-# per_cpu_second NAME ARGS...: requests per generator CPU-second of one SECS run, natively.
-per_cpu_second() {
-  local name=$1 out="$dir/$1.native"
-  shift
-  taskset -c 1 "$sb" load "http://127.0.0.1:$port" -c "${conns:-10}" --threads 1 -d "${secs}s" -q \
-    --json "$out.json" "$@" >/dev/null 2>"$out.err" ||
-    { echo "$name (native) failed:" >&2; tail -n 5 "$out.err" >&2; return 1; }
-  python3 - "$out.json" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-g = r["generator"]
-print(round(r["summary"]["requests"] / (g["cpu_user_s"] + g["cpu_system_s"])))
-PY
-}
-
 event='{"type":"page_view","source":"web","value":1.5,"timestamp":1764460800000}'
 fixed_args=(-m POST -H 'Content-Type: application/json' -b "$event")
 dummy_args=(--scenario dummy --check-every 1)
@@ -124,37 +105,3 @@ echo "  cookie-like.hurl         $a   ($e errors)"
 read -r a _ _ e < <(per_request memcheck h2c "$h2" --scenario-file "$dir/h2c.toml" --check-every 1 \
   --file-root "$here")
 echo "  dummy-like.hurl on h2c   $a   ($e errors)"
-
-[ -n "${HURL:-}" ] || exit 0
-# hurl_per_cpu_second FILE JOBS: requests per CPU-second of `hurl --test --repeat N --jobs JOBS`.
-hurl_per_cpu_second() {
-  local n=${HURL_REPEAT:-5000} out="$dir/hurl.$(basename "$1").$2"
-  cpu_of "$out" taskset -c 1 "$HURL" --test --repeat "$n" --jobs "$2" \
-    --variable "base_url=http://127.0.0.1:$port" "$1"
-  grep -q "Succeeded files: *$n (100.0%)" "$out.stderr" ||
-    { echo "hurl did not pass all $n runs of $1:" >&2; tail -n 8 "$out.stderr" >&2; return 1; }
-  python3 -c "import sys; u, s = map(float, open(sys.argv[1]).read().split()); print(round(int(sys.argv[2]) / (u + s)))" "$out" "$n"
-}
-rounds=${HURL_ROUNDS:-3}
-echo "requests per generator CPU-second beside Hurl ($("$HURL" --version | head -n 1))"
-echo "  stackbench -c U for ${secs}s, hurl --jobs U; $rounds alternating rounds; median (min..max) of the rounds' ratios"
-for users in 1 10; do
-  for f in dummy-like cookie-like; do
-    extra=()
-    [ "$f" = cookie-like ] && extra=(--keep-cookies)
-    pairs=()
-    for _ in $(seq "$rounds"); do
-      ours=$(conns=$users per_cpu_second "u$users-$f" --scenario-file "$here/$f.hurl" --check-every 1 "${extra[@]}")
-      theirs=$(hurl_per_cpu_second "$here/$f.hurl" "$users")
-      pairs+=("$ours" "$theirs")
-    done
-    python3 - "$users" "$f" "${pairs[@]}" <<'PY'
-import statistics, sys
-users, name, v = sys.argv[1], sys.argv[2], list(map(int, sys.argv[3:]))
-ours, theirs = v[0::2], v[1::2]
-r = [a / b for a, b in zip(ours, theirs)]
-print(f"  U={users:<3}{name}.hurl  stackbench {statistics.median(ours)}, hurl {statistics.median(theirs)}:"
-      f" {statistics.median(r):.1f}x ({min(r):.1f}..{max(r):.1f})")
-PY
-  done
-done
