@@ -1,5 +1,5 @@
-//! libFuzzer target: `stackbench_hurl::expr::fuzz_expr` (the parser and
+//! libFuzzer target: `stackbench_hurl::fuzz_expr` (the parser and
 //! evaluator of a scenario file's `expr` variables) on arbitrary bytes.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| stackbench_hurl::expr::fuzz_expr(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| stackbench_hurl::fuzz_expr(data));

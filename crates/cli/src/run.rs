@@ -12,8 +12,7 @@ use crate::exit;
 
 use anyhow::{Context as _, bail};
 use clap::Args;
-use stackbench_hurl::builtin::Builtin;
-use stackbench_hurl::files::Limits;
+use stackbench_hurl::{Builtin, FileLimits};
 use stackbench_record::{ByteSize, Environment, ResultSet};
 use stackbench_run::CgroupLimiter;
 use stackbench_run::EngineDriver;
@@ -455,14 +454,14 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         if let Some(url) = url {
             split_url(url)?;
         }
-        let defined = stackbench_hurl::defined::Defined::gather(
+        let defined = stackbench_hurl::DefinedVars::gather(
             &args.variables,
             &args.variables_files,
             &args.secrets,
             std::env::vars(),
         )
         .map_err(|e| anyhow::anyhow!(e))?;
-        let limits = Limits::given(
+        let limits = FileLimits::given(
             args.file_root.clone(),
             args.max_file_size.map(|s| s.0),
             args.max_capture.map(|s| s.0),

@@ -10,11 +10,9 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::anyhow;
-use stackbench_hurl::defined::Defined;
-use stackbench_hurl::files::Limits;
-use stackbench_hurl::origin::{Aim, Routes};
-use stackbench_hurl::run::{Aimed, Verification};
-use stackbench_hurl::scenario::{Level, Reset, Scenario};
+use stackbench_hurl::{
+    Aim, Aimed, DefinedVars, FileLimits, Routes, Scenario, StoreReset, Verification, VerifyLevel,
+};
 use stackbench_run::HyperProber;
 
 use crate::exit;
@@ -31,8 +29,8 @@ pub struct Aiming<'a> {
 pub fn verify(
     aiming: Aiming<'_>,
     path: &Path,
-    given: &Defined,
-    limits: &Limits,
+    given: &DefinedVars,
+    limits: &FileLimits,
     clean: bool,
     reach: stackbench_run::Reach,
 ) -> anyhow::Result<ExitCode> {
@@ -43,7 +41,7 @@ pub fn verify(
     let scenario = Scenario::load_with(path, &names, limits)?;
     stackbench_run::check_file(&scenario, &defined).map_err(|why| anyhow!(why))?;
     let maps =
-        stackbench_hurl::origin::parse_maps(aiming.origins).map_err(|why| anyhow!("--origin: {why}"))?;
+        stackbench_hurl::parse_origin_maps(aiming.origins).map_err(|why| anyhow!("--origin: {why}"))?;
     let target = aiming.url.map(|u| u.trim_end_matches('/'));
     let aim = Aim { target, base_variable: aiming.base_variable, maps: &maps };
     let routes = Routes::new(&scenario, &given.vars, aim).map_err(|why| anyhow!(why))?;
@@ -64,7 +62,7 @@ pub fn verify(
     let aimed = Aimed { target, routes: &routes };
     let v = stackbench_run::verify_file(&prober, &scenario, aimed, &defined, clean, &mut reset, &mut || None);
     print(&v, &url, &scenario.name, given)?;
-    if matches!(scenario.reset, Some(Reset::Contestant))
+    if matches!(scenario.reset, Some(StoreReset::Contestant))
         && !clean
         && scenario.verify.iter().any(|c| c.clean_store)
     {
@@ -78,19 +76,19 @@ pub fn verify(
 }
 
 /// Prints each case and its failures, the secrets' values redacted.
-fn print(v: &Verification, url: &str, name: &str, given: &Defined) -> std::io::Result<()> {
+fn print(v: &Verification, url: &str, name: &str, given: &DefinedVars) -> std::io::Result<()> {
     let mut out = std::io::stdout().lock();
     for c in &v.cases {
         let level = match c.level {
-            Level::Core => "core",
-            Level::Hardening => "hardening",
+            VerifyLevel::Core => "core",
+            VerifyLevel::Hardening => "hardening",
         };
         let result = if c.passed() { "ok    " } else { "FAILED" };
         writeln!(out, "{result}  {level:<9}  {}", given.redact(&c.name))?;
         write!(out, "{}", given.redact(&c.to_string()))?;
     }
     let failed = |level| v.cases.iter().filter(|c| c.level == level && !c.passed()).count();
-    match (failed(Level::Core), failed(Level::Hardening)) {
+    match (failed(VerifyLevel::Core), failed(VerifyLevel::Hardening)) {
         (0, 0) => writeln!(out, "{url}: passes the {name} scenario ({} cases)", v.cases.len()),
         (0, h) => writeln!(
             out,

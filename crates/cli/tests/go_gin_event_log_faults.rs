@@ -15,8 +15,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use stackbench_hurl::builtin::Builtin;
-use stackbench_hurl::{Kind, Request, Vars};
+use stackbench_hurl::{Builtin, Kind, Request, Vars};
 use stackbench_testkit::contestants::{Stack, install};
 use stackbench_testkit::instances::{Instance, Postgres};
 

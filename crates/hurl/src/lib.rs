@@ -33,13 +33,38 @@ pub mod template;
 mod value;
 pub mod xpath;
 
-pub use error::{ErrorKind, ParseError, Pos};
-pub use eval::{Answer, Compiled, Failure, FailureKind, Request};
+pub use body_file::read_for_load as read_body_files;
+pub use builtin::{Builtin, PathError as BuiltinPathError, UnknownBuiltin};
+pub use cookies::{Jar as CookieJar, Sent as SentCookies, now as unix_now};
+pub use defined::Defined as DefinedVars;
+pub use error::{ErrorKind, MESSAGE_MAX, ParseError, Pos, cut as cut_message, pos_of};
+pub use eval::{
+    Answer, Compiled as CompiledChecks, Failure, FailureKind, REACH_OPTIONS, Reach, Redirect, Request,
+    has_dot_segment,
+};
+pub use expr::fuzz_expr;
+pub use files::{Limits as FileLimits, Root as FileRoot};
 pub use fuzzing::fuzz_eval;
-pub use model::{Entry, HurlFile};
-pub use template::{Kind, Vars};
+pub use model::options::{Arg as OptionArg, Effect as OptionEffect};
+pub use model::{Body, BodyKind, Entry, EntryOption, Header, HurlFile, OptionValue, Query};
+pub use origin::{
+    Aim, Origin, Routes, constants as constant_vars, files as request_files, parse_maps as parse_origin_maps,
+    split as split_origin, static_url,
+};
+pub use parse::is_var_name;
+pub use run::wire::{
+    Wire, add_cookies, is_redirect, redirect as follow_redirect, too_many as too_many_redirects,
+};
+pub use run::{
+    Aimed, CaseResult, SetupDone, Step as StepOutcome, Verification, run_flow, run_flow_in,
+    setup as run_setup, unwritten as why_unwritten, verify as run_verification,
+};
+pub use scenario::{Level as VerifyLevel, Protocol, Reset as StoreReset, Scenario, VerifyCase};
+pub use template::compiled::Compiled as CompiledTemplate;
+pub use template::{Escape, Kind, Part as TemplatePart, Template, Unwritable, Vars, cli_value, unsafe_byte};
+pub use xpath::{fuzz_panic_hook, fuzz_xpath};
 
-use template::{GENERATORS, Template};
+use template::GENERATORS;
 
 /// For fuzzing: parse arbitrary bytes as a Hurl file; must never panic.
 pub fn fuzz_parse(data: &[u8]) {

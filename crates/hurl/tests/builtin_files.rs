@@ -17,12 +17,10 @@ use std::path::{Path, PathBuf};
 
 use stackbench_contract::dbread;
 use stackbench_contract::event::parse_event;
-use stackbench_hurl::builtin::Builtin;
-use stackbench_hurl::model::Entry;
-use stackbench_hurl::origin::Routes;
-use stackbench_hurl::run::{Aimed, run_flow, verify};
-use stackbench_hurl::scenario::{Level, Scenario};
-use stackbench_hurl::{Answer, Kind, Request, Vars};
+use stackbench_hurl::{
+    Aimed, Answer, Builtin, Entry, Kind, Request, Routes, Scenario, Vars, VerifyLevel, run_flow,
+    run_verification,
+};
 
 const BASE: &str = "http://fake.test";
 
@@ -201,16 +199,21 @@ impl Server {
 /// `../../proto/`).
 fn load(file: &str) -> Scenario {
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let limits = stackbench_hurl::files::Limits { file_root: Some(repo), ..Default::default() };
+    let limits = stackbench_hurl::FileLimits { file_root: Some(repo), ..Default::default() };
     Scenario::load_with(&builtin(file), &[], &limits).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The cases that fail under the file's verification, in order, with their levels; and
 /// whether the verification passed.
-fn file_failures(file: &str, scenario: Builtin, fault: Fault, clean: bool) -> (Vec<(String, Level)>, bool) {
+fn file_failures(
+    file: &str,
+    scenario: Builtin,
+    fault: Fault,
+    clean: bool,
+) -> (Vec<(String, VerifyLevel)>, bool) {
     let s = load(file);
     let mut server = Server::new(scenario, fault);
-    let v = verify(
+    let v = run_verification(
         &s,
         Aimed { target: Some(BASE), routes: &Routes::at(&s, BASE).unwrap() },
         &[],
@@ -355,7 +358,7 @@ fn each_fault_fails_the_cases_the_builtin_verification_failed() {
             .map(|(name, _)| s.verify.iter().position(|c| c.name == *name).unwrap() + 1)
             .collect();
         assert_eq!(numbers, want, "{file}, {fault:?}, store emptied: {clean}: {failed:?}");
-        assert_eq!(passed, failed.iter().all(|(_, l)| *l == Level::Hardening), "{file}, {fault:?}");
+        assert_eq!(passed, failed.iter().all(|(_, l)| *l == VerifyLevel::Hardening), "{file}, {fault:?}");
     }
 }
 
@@ -367,7 +370,7 @@ fn the_count_and_row_rules_fail_by_name() {
     let (failed, _) = file_failures("event-log.toml", Builtin::EVENT_LOG, Fault::WritesRefused, true);
     assert_eq!(
         failed,
-        [("a refused event is not written (the count is unchanged)".to_owned(), Level::Hardening)]
+        [("a refused event is not written (the count is unchanged)".to_owned(), VerifyLevel::Hardening)]
     );
     let (failed, _) = file_failures("db-read.toml", Builtin::DB_READ, Fault::Swapped, false);
     assert_eq!(failed[0].0, "rows come back ordered by id whatever the order asked");
@@ -397,7 +400,7 @@ fn the_contract_document_lists_every_case_with_its_level() {
             .verify
             .iter()
             .map(|c| {
-                let level = if c.level == Level::Core { "core" } else { "hardening" };
+                let level = if c.level == VerifyLevel::Core { "core" } else { "hardening" };
                 format!("| {level} | {} |", c.name.replace('|', "\\|"))
             })
             .collect();

@@ -10,9 +10,7 @@ use std::net::{TcpListener, TcpStream};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use stackbench_hurl::model::Entry;
-use stackbench_hurl::run::{Step, run_flow};
-use stackbench_hurl::{Answer, Kind, Request, Vars};
+use stackbench_hurl::{Answer, Entry, Kind, Request, StepOutcome, Vars, run_flow};
 
 /// An answer read off the socket.
 pub(crate) struct Reply {
@@ -180,11 +178,11 @@ pub(crate) fn send(e: &Entry, req: &Request) -> Result<Reply, String> {
 
 /// Runs `text` (a Hurl file whose URLs begin with `{{base_url}}`) against a fresh server;
 /// the steps, each with its failures.
-fn run(text: &str) -> Vec<Step> {
+fn run(text: &str) -> Vec<StepOutcome> {
     run_with(text, &[])
 }
 
-fn run_with(text: &str, defined: &[(&str, &str)]) -> Vec<Step> {
+fn run_with(text: &str, defined: &[(&str, &str)]) -> Vec<StepOutcome> {
     let base = serve();
     let names: Vec<&str> = defined.iter().map(|(k, _)| *k).collect();
     let f = stackbench_hurl::load("c.hurl", text, |n| n == "base_url" || names.contains(&n))
@@ -192,14 +190,14 @@ fn run_with(text: &str, defined: &[(&str, &str)]) -> Vec<Step> {
     let mut vars = Vars::new(7);
     vars.set("base_url", &base, Kind::String);
     for (k, v) in defined {
-        let (v, kind) = stackbench_hurl::template::cli_value(v);
+        let (v, kind) = stackbench_hurl::cli_value(v);
         vars.set(k, &v, kind);
     }
     run_flow(&f, &[], &mut vars, &mut |e: &Entry, r: &Request| send(e, r))
 }
 
 /// The lines of the checks that failed (an error without a check is line 0).
-pub(crate) fn failed(steps: &[Step]) -> Vec<u32> {
+pub(crate) fn failed(steps: &[StepOutcome]) -> Vec<u32> {
     let mut lines: Vec<u32> = steps.iter().flat_map(|s| s.failures.iter().map(|f| f.pos.line)).collect();
     lines.extend(steps.iter().filter(|s| s.error.is_some()).map(|_| 0));
     lines

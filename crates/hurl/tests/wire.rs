@@ -3,17 +3,13 @@
 //! redirects followed when an entry asks (`location`, `max-redirs`), never to a server the
 //! file does not name.
 
-use stackbench_hurl::origin::Routes;
-use stackbench_hurl::run::wire::Wire;
-use stackbench_hurl::run::{Step, run_flow_in};
-use stackbench_hurl::scenario::Scenario;
-use stackbench_hurl::{Kind, Vars};
+use stackbench_hurl::{Kind, Routes, Scenario, StepOutcome, Vars, Wire, run_flow_in};
 
 use crate::conformance::{failed, send, serve};
 
 /// Runs `text` (a Hurl file whose URLs begin with `{{base_url}}`) as one session against a
 /// fresh server, its requests routed as `verify` routes them.
-fn session(text: &str) -> Vec<Step> {
+fn session(text: &str) -> Vec<StepOutcome> {
     let base = serve();
     let toml = format!("[[flow]]\nhurl = '''\n{text}'''\n");
     let s = Scenario::parse_embedded("w.toml", &toml, &[], &[]).unwrap_or_else(|e| panic!("{e}"));

@@ -1,5 +1,5 @@
 //! Scenario files under load (`--scenario-file`, and `--scenario NAME`: a
-//! built-in is a file too, [`stackbench_hurl::builtin`]): the loaded file with its request names ([`FileSource`]), and the state one
+//! built-in is a file too, [`stackbench_hurl::Builtin`]): the loaded file with its request names ([`FileSource`]), and the state one
 //! virtual user (closed model) or runner (open model) keeps between
 //! iterations ([`IterState`]): its variables, the rendered request and the
 //! wire buffer, so a warm iteration writes each request into buffers it
@@ -8,7 +8,7 @@
 //!
 //! A file's requests go where its routes say ([`urls`]: its base to the
 //! target, the same server for every request of a run). Each user keeps a
-//! cookie jar ([`stackbench_hurl::cookies::Jar`]), emptied when an iteration
+//! cookie jar ([`stackbench_hurl::CookieJar`]), emptied when an iteration
 //! begins unless the file keeps it (`keep_cookies`), holding the `[setup]`
 //! step's cookies at first. An h2c or gRPC file's requests are written and
 //! judged in [`h2`], a gRPC file's methods found in [`calls`].
@@ -16,14 +16,10 @@
 use std::path::Path;
 
 use bytes::BytesMut;
-use stackbench_hurl::builtin::Builtin;
-use stackbench_hurl::cookies::{self, Jar};
-use stackbench_hurl::eval::Reach;
-use stackbench_hurl::files::Limits;
-use stackbench_hurl::origin::{Aim, Routes};
-use stackbench_hurl::run::{Aimed, SetupDone};
-use stackbench_hurl::scenario::{Protocol, Scenario};
-use stackbench_hurl::{Compiled, Entry, Failure, FailureKind, Kind, Request, Vars};
+use stackbench_hurl::{
+    Aim, Aimed, Builtin, CompiledChecks, CookieJar, Entry, Failure, FailureKind, FileLimits, Kind, Protocol,
+    Reach, Request, Routes, Scenario, SentCookies, SetupDone, Vars, unix_now,
+};
 use stackbench_record::ErrorKind;
 
 use crate::io_mode::Io;
@@ -73,7 +69,7 @@ pub struct FileSource {
     /// For each flow, how each of its requests' URL is written.
     urls: Vec<Vec<EntryUrl>>,
     /// For each flow, each of its requests' checks, compiled at their first answer.
-    compiled: Vec<Vec<Compiled>>,
+    compiled: Vec<Vec<CompiledChecks>>,
     /// What the `[setup]` step left for every user (set before the load starts).
     pub setup: SetupDone,
     /// Whether this is a built-in scenario, not a user's file.
@@ -91,7 +87,7 @@ pub struct FileSource {
 /// them alike (the first that differs is refused, at its `file:line:col`), each written as
 /// a value, not a template (read once, when the file loads).
 fn run_reach(scenario: &Scenario) -> Result<Reach, String> {
-    use stackbench_hurl::eval::REACH_OPTIONS;
+    use stackbench_hurl::REACH_OPTIONS;
     let mut first: Option<(Reach, String)> = None;
     for flow in &scenario.flows {
         for e in &flow.hurl.entries {
@@ -137,8 +133,7 @@ fn run_reach(scenario: &Scenario) -> Result<Reach, String> {
 /// sent N times; an option the engine cannot do is refused (its `file:line:col`), and one
 /// without effect on a measured load is named in the notes returned.
 fn entry_options(scenario: &mut Scenario) -> Result<Vec<String>, String> {
-    use stackbench_hurl::model::OptionValue;
-    use stackbench_hurl::model::options::{Arg, Effect};
+    use stackbench_hurl::{OptionArg, OptionEffect, OptionValue};
     let mut quiet: Vec<&'static str> = Vec::new();
     for flow in &mut scenario.flows {
         stackbench_hurl::invalid_jsonpath(&flow.hurl).map_err(|e| e.to_string())?;
@@ -150,20 +145,20 @@ fn entry_options(scenario: &mut Scenario) -> Result<Vec<String>, String> {
             for o in &e.options {
                 let at = |why: &str| format!("{file}:{}: the `{}` option: {why}", o.pos, o.name);
                 match (o.effect(), &o.value) {
-                    (Effect::Refused(why), _) => return Err(at(why)),
-                    (_, OptionValue::Bool(Arg::Var(_)) | OptionValue::Count(Arg::Var(_)))
+                    (OptionEffect::Refused(why), _) => return Err(at(why)),
+                    (_, OptionValue::Bool(OptionArg::Var(_)) | OptionValue::Count(OptionArg::Var(_)))
                         if matches!(o.name, "skip" | "repeat") =>
                     {
                         return Err(at(
                             "under load it is read once, when the file loads: write its value, not a template",
                         ));
                     }
-                    (_, OptionValue::Bool(Arg::Literal(true))) if o.name == "skip" => times = 0,
-                    (_, OptionValue::Count(Arg::Literal(n))) if o.name == "repeat" => {
+                    (_, OptionValue::Bool(OptionArg::Literal(true))) if o.name == "skip" => times = 0,
+                    (_, OptionValue::Count(OptionArg::Literal(n))) if o.name == "repeat" => {
                         times = usize::try_from(*n)
                             .map_err(|_| at("under load an entry is sent a bounded number of times"))?;
                     }
-                    (Effect::VerifyOnly | Effect::NoEffect, _) if !quiet.contains(&o.name) => {
+                    (OptionEffect::VerifyOnly | OptionEffect::NoEffect, _) if !quiet.contains(&o.name) => {
                         quiet.push(o.name);
                     }
                     _ => {}
@@ -199,11 +194,11 @@ fn entry_options(scenario: &mut Scenario) -> Result<Vec<String>, String> {
 fn file_bodies(scenario: &mut Scenario, defined: &[(String, String)]) -> Result<(), String> {
     let mut vars = Vars::new(1);
     for (k, v) in defined {
-        let (v, kind) = stackbench_hurl::template::cli_value(v);
+        let (v, kind) = stackbench_hurl::cli_value(v);
         vars.set(k, &v, kind);
     }
     for flow in &mut scenario.flows {
-        stackbench_hurl::body_file::read_for_load(&mut flow.hurl, &mut vars)?;
+        stackbench_hurl::read_body_files(&mut flow.hurl, &mut vars)?;
     }
     Ok(())
 }
@@ -216,7 +211,7 @@ impl FileSource {
         path: &Path,
         variables: &[String],
         seed: u64,
-        limits: &Limits,
+        limits: &FileLimits,
         aim: Aim<'_>,
     ) -> Result<FileSource, String> {
         let defined = variables
@@ -285,7 +280,7 @@ impl FileSource {
         hops.resize(names.len(), false);
         let notes = routes.notes.iter().cloned().chain(notes).collect();
         let compiled =
-            scenario.flows.iter().map(|f| vec![Compiled::default(); f.hurl.entries.len()]).collect();
+            scenario.flows.iter().map(|f| vec![CompiledChecks::default(); f.hurl.entries.len()]).collect();
         Ok(FileSource {
             scenario,
             defined,
@@ -317,7 +312,7 @@ impl FileSource {
         }
         let defined = defined.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
         let origin =
-            stackbench_hurl::origin::split(target.url.as_bytes()).map_or(target.url.len(), |(_, n)| n);
+            stackbench_hurl::split_origin(target.url.as_bytes()).map_or(target.url.len(), |(_, n)| n);
         let root = &target.url[..origin];
         let mut f = FileSource::new(scenario, defined, seed, Aim { target: Some(root), ..Aim::default() })?;
         f.builtin = true;
@@ -355,10 +350,10 @@ pub struct IterState {
     host: String,
     tls: bool,
     /// The user's cookies.
-    jar: Jar,
+    jar: CookieJar,
     /// The `Cookie` line the jar last wrote on a compiled request, written again while
     /// nothing it depends on changed.
-    sent: cookies::Sent,
+    sent: SentCookies,
     /// The path of the last request, where the request no longer holds it (io_uring, h2c).
     path: Vec<u8>,
     /// HTTP/1.1 files: each flow's requests, compiled against `vars` when they can be.
@@ -432,7 +427,7 @@ impl IterState {
         let mut vars = Vars::new(src.seed ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15));
         vars.max_capture = src.scenario.limits.max_capture;
         for (k, v) in &src.defined {
-            let (v, kind) = stackbench_hurl::template::cli_value(v);
+            let (v, kind) = stackbench_hurl::cli_value(v);
             vars.set(k, &v, kind);
         }
         if let Some((name, value)) = &src.base {
@@ -467,7 +462,7 @@ impl IterState {
             host: target.host.clone(),
             tls: target.tls,
             jar: src.setup.jar.clone(),
-            sent: cookies::Sent::default(),
+            sent: SentCookies::default(),
             path: Vec::new(),
             programs,
             body: Vec::new(),
@@ -522,7 +517,7 @@ impl IterState {
             } else {
                 let (jar, host, tls, sent) = (&self.jar, self.host.as_str(), self.tls, &mut self.sent);
                 p.write_with(&mut self.vars, &mut self.body, &mut self.wire, |out, path| {
-                    if let Some(line) = sent.line(jar, host, &out[path], tls, cookies::now) {
+                    if let Some(line) = sent.line(jar, host, &out[path], tls, unix_now) {
                         out.extend_from_slice(b"Cookie: ");
                         out.extend_from_slice(line);
                         out.extend_from_slice(b"\r\n");
@@ -538,7 +533,7 @@ impl IterState {
             }
             if !self.jar.is_empty() {
                 let path = std::str::from_utf8(&self.path).unwrap_or("/");
-                stackbench_hurl::run::wire::add_cookies(&self.jar, &mut self.req, &self.host, path, self.tls);
+                stackbench_hurl::add_cookies(&self.jar, &mut self.req, &self.host, path, self.tls);
             }
             let len = src.scenario.flows.get(flow).map_or(0, |f| f.hurl.entries.len());
             write_http1_request(
@@ -589,10 +584,10 @@ impl IterState {
     fn store_cookies(&mut self, answer: &impl stackbench_hurl::Answer, first: &str, more: bool) {
         // An HTTP/1.1 request lent from `wire` is still there; otherwise `path` holds it.
         let path = if self.wire.is_empty() { &self.path[..] } else { &self.wire[request_path(&self.wire)] };
-        self.jar.store_at(first, &self.host, path, cookies::now);
+        self.jar.store_at(first, &self.host, path, unix_now);
         if more {
             for v in (1..).map_while(|i| answer.header("set-cookie", i)) {
-                self.jar.store_at(v, &self.host, path, cookies::now);
+                self.jar.store_at(v, &self.host, path, unix_now);
             }
         }
     }
@@ -620,7 +615,7 @@ impl IterState {
     /// `--check-every` turn).
     fn judge(
         &mut self,
-        compiled: &Compiled,
+        compiled: &CompiledChecks,
         entry: &Entry,
         answer: &impl stackbench_hurl::Answer,
         asserts: bool,

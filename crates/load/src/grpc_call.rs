@@ -14,8 +14,7 @@ use std::rc::Rc;
 use bytes::Bytes;
 use prost::Message as _;
 use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor, MethodDescriptor};
-use stackbench_hurl::error::pos_of;
-use stackbench_hurl::files::{Limits, Root};
+use stackbench_hurl::{FileLimits, FileRoot, pos_of};
 
 /// A unary call ready to send.
 #[derive(Debug, Clone)]
@@ -124,7 +123,7 @@ pub fn decode_to_json(output: &MessageDescriptor, bytes: &[u8], out: &mut Vec<u8
 /// file under it, at most the scenario files' default size).
 pub fn compile(proto: &Path) -> Result<DescriptorPool, CallError> {
     let dir = proto.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let root = Root::new(dir, &Limits::default())
+    let root = FileRoot::new(dir, &FileLimits::default())
         .map_err(|e| CallError::Compile { path: proto.display().to_string(), why: e.to_string() })?;
     compile_under(proto, &root)
 }
@@ -133,7 +132,7 @@ pub fn compile(proto: &Path) -> Result<DescriptorPool, CallError> {
 /// under `root` (a scenario's `[grpc] proto`: the scenario's root) within its size. An import
 /// is a name below that directory, as protoc has it: a `..`, an absolute path or a link out of
 /// the root is refused. A mistake in a file says where it is (`file:line:col`).
-pub fn compile_under(proto: &Path, root: &Root) -> Result<DescriptorPool, CallError> {
+pub fn compile_under(proto: &Path, root: &FileRoot) -> Result<DescriptorPool, CallError> {
     let fail = |why: String| CallError::Compile { path: proto.display().to_string(), why };
     if !proto.is_file() {
         return Err(fail("no such file".to_owned()));
@@ -200,7 +199,7 @@ fn explain(e: &protox::Error, dir: &Path, texts: &Texts) -> String {
 /// `.proto` files found by their import names in `dir`, each read under `root`.
 struct Under {
     dir: PathBuf,
-    root: Root,
+    root: FileRoot,
     texts: Texts,
 }
 

@@ -47,7 +47,7 @@ impl TlsFlags {
     /// These flags as a Hurl file's `[Options]` change them (`insecure`, `cacert`, `cert`,
     /// `key`; the file's paths win, as an entry's options win over Hurl's command line).
     #[must_use]
-    pub fn with_reach(&self, r: &stackbench_hurl::eval::Reach) -> TlsFlags {
+    pub fn with_reach(&self, r: &stackbench_hurl::Reach) -> TlsFlags {
         let path = |given: &Option<String>, mine: &Option<PathBuf>| {
             given.as_ref().map(PathBuf::from).or_else(|| mine.clone())
         };

@@ -82,7 +82,7 @@ impl LoadDriver for EngineDriver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use stackbench_hurl::builtin::Builtin;
+    use stackbench_hurl::Builtin;
 
     fn job(profile: &str, scenario: Builtin, path: &str) -> LoadJob {
         LoadJob {

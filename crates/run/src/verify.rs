@@ -1,7 +1,7 @@
 //! Executes contract verification against a live contestant, and waits for a
 //! freshly started one to give its first verified answer (the end of a cold
 //! start). `stackbench verify URL --scenario S` is [`verify`] on its own. Every
-//! built-in scenario is verified by its scenario file ([`stackbench_hurl::builtin`]; `bubble-sort`
+//! built-in scenario is verified by its scenario file ([`stackbench_hurl::Builtin`]; `bubble-sort`
 //! by its gRPC or its Connect JSON form), run as [`file`] runs any file.
 //!
 //! Every case has a level (TechEmpower's verifier, pass / warn / fail, is the
@@ -12,8 +12,7 @@
 
 use std::time::{Duration, Instant};
 
-use stackbench_hurl::builtin::{Builtin, PathError};
-use stackbench_hurl::scenario::Level;
+use stackbench_hurl::{Builtin, BuiltinPathError, VerifyLevel};
 use stackbench_record::Verification;
 
 use crate::client::{ProbeError, Prober};
@@ -44,15 +43,14 @@ pub fn verify(
     builtin: Builtin,
     opts: &VerifyOptions,
     exited: &mut dyn FnMut() -> Option<String>,
-) -> Result<Verification, PathError> {
+) -> Result<Verification, BuiltinPathError> {
     let f = builtin.file(opts.connect_json);
     let variables = builtin.variables(&opts.base_path)?;
     let defined: Vec<(&str, &str)> = variables.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let mut no_command = |_: &[String]| Err("a built-in scenario has no reset command".to_owned());
     let v = match file::routes(f, &defined, base) {
         Ok(routes) => {
-            let aim =
-                stackbench_hurl::run::Aimed { target: Some(base.trim_end_matches('/')), routes: &routes };
+            let aim = stackbench_hurl::Aimed { target: Some(base.trim_end_matches('/')), routes: &routes };
             file::verify(prober, f, aim, &defined, opts.clean_store, &mut no_command, exited)
         }
         Err(why) => file::unroutable(f, why),
@@ -138,10 +136,10 @@ pub fn rules(builtin: Builtin, opts: &VerifyOptions) -> Vec<(String, &'static st
 }
 
 /// A level as the record and the output write it.
-pub fn level_name(level: Level) -> &'static str {
+pub fn level_name(level: VerifyLevel) -> &'static str {
     match level {
-        Level::Core => "core",
-        Level::Hardening => "hardening",
+        VerifyLevel::Core => "core",
+        VerifyLevel::Hardening => "hardening",
     }
 }
 
@@ -155,7 +153,7 @@ pub fn wait_ready_builtin(
     started: Instant,
     timeout: Duration,
     alive: &mut dyn FnMut() -> bool,
-) -> Result<Ready, PathError> {
+) -> Result<Ready, BuiltinPathError> {
     let f = builtin.file(opts.connect_json);
     let variables = builtin.variables(&opts.base_path)?;
     let defined: Vec<(&str, &str)> = variables.iter().map(|(k, v)| (*k, v.as_str())).collect();

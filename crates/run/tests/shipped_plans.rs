@@ -73,7 +73,7 @@ fn shipped_plans_parse_and_their_profiles_are_valid() {
 fn the_quick_plan_covers_every_scenario_without_a_database() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../plans/quick.toml");
     let plan = Plan::load(&path, &PlanContext { cpus: vec![0, 1], variant: None }).unwrap();
-    for s in stackbench_hurl::builtin::Builtin::ALL {
+    for s in stackbench_hurl::Builtin::ALL {
         assert!(plan.contestants.iter().any(|c| c.scenario.builtin() == Some(s)), "{s}");
     }
     for c in &plan.contestants {
@@ -89,7 +89,7 @@ fn the_quick_plan_covers_every_scenario_without_a_database() {
     let events = full
         .contestants
         .iter()
-        .find(|c| c.scenario.builtin() == Some(stackbench_hurl::builtin::Builtin::EVENT_LOG))
+        .find(|c| c.scenario.builtin() == Some(stackbench_hurl::Builtin::EVENT_LOG))
         .unwrap();
     assert_eq!(events.profile.get("duration").and_then(toml::Value::as_str), Some("5m"));
     // Its headline (dummy) is each server flat out under the same CPU budget, below the load's core

@@ -9,10 +9,10 @@
 //! `stackbench load` and `verify` share it.
 
 use prost_reflect::MethodDescriptor;
-use stackbench_hurl::files::{Limits, Root};
-use stackbench_hurl::model::{BodyKind, Entry, HurlFile, Query};
-use stackbench_hurl::scenario::{Reset, Scenario};
-use stackbench_hurl::{Kind, Request, Vars};
+use stackbench_hurl::{
+    BodyKind, Entry, FileLimits, FileRoot, HurlFile, Kind, Query, Request, Scenario, StoreReset, Vars,
+    cli_value,
+};
 
 use crate::grpc_call::{self, CallError};
 
@@ -43,8 +43,8 @@ impl Calls {
         let pool = match (&g.source, &s.limits.file_root) {
             (Some(text), _) => grpc_call::compile_source(&g.proto, text),
             (None, Some(root)) => {
-                let limits = Limits { file_root: Some(root.clone()), ..s.limits.clone() };
-                let root = Root::new(root, &limits).map_err(|e| format!("{}: {e}", g.key))?;
+                let limits = FileLimits { file_root: Some(root.clone()), ..s.limits.clone() };
+                let root = FileRoot::new(root, &limits).map_err(|e| format!("{}: {e}", g.key))?;
                 grpc_call::compile_under(&g.proto, &root)
             }
             (None, None) => grpc_call::compile(&g.proto),
@@ -65,7 +65,7 @@ impl Calls {
         for v in &s.verify {
             find(&mut calls, &v.hurl)?;
         }
-        if let Some(Reset::Hurl(h)) = &s.reset {
+        if let Some(StoreReset::Hurl(h)) = &s.reset {
             find(&mut calls, h)?;
         }
         // Each call's message with the first iteration's variables: a message that does not fit
@@ -74,7 +74,7 @@ impl Calls {
         let mut vars = Vars::new(1);
         vars.set("base_url", "http://127.0.0.1", Kind::String);
         for (k, v) in defined {
-            let (v, kind) = stackbench_hurl::template::cli_value(v);
+            let (v, kind) = cli_value(v);
             vars.set(k, &v, kind);
         }
         s.draw(0, &mut vars);

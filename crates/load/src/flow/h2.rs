@@ -17,8 +17,7 @@
 //!   the body).
 
 use bytes::{BufMut as _, BytesMut};
-use stackbench_hurl::Entry;
-use stackbench_hurl::scenario::Protocol;
+use stackbench_hurl::{Entry, Protocol};
 use stackbench_record::ErrorKind;
 
 use super::{Answered, Calls, FileSource, IterState, Unsent, Verdict};
@@ -108,7 +107,7 @@ impl IterState {
         let body = body.split().freeze();
         if !self.jar.is_empty() {
             let path = std::str::from_utf8(&self.path).unwrap_or("/");
-            stackbench_hurl::run::wire::add_cookies(&self.jar, &mut self.req, &self.host, path, self.tls);
+            stackbench_hurl::add_cookies(&self.jar, &mut self.req, &self.host, path, self.tls);
         }
         let path = std::str::from_utf8(&self.path).unwrap_or("/");
         let agent = concat!("stackbench/", env!("CARGO_PKG_VERSION"));

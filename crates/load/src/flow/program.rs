@@ -1,7 +1,7 @@
 //! A scenario file's HTTP/1.1 request compiled once per user: the request as
 //! the one writer ([`crate::wire::write_http1_request`]) puts it on the wire,
 //! its literal runs gathered and its variables resolved to their slots
-//! ([`Compiled`]), so a request costs a copy of each run and the values of its
+//! ([`CompiledTemplate`]), so a request costs a copy of each run and the values of its
 //! holes. A body whose length never varies (literals and `{{newUuid}}`) has
 //! its `Content-Length` written once, at compile time; any other body is
 //! rendered straight after a framing written for the last body's length, whose
@@ -10,13 +10,13 @@
 //! not, the body is moved and framed as the writer frames it.
 //!
 //! The values of the holes in the request line and headers are checked as they are
-//! written ([`Compiled::render_head`]): one holding a CR, LF or NUL, or more than the head
+//! written ([`CompiledTemplate::render_head`]): one holding a CR, LF or NUL, or more than the head
 //! may carry, refuses the request, as rendering the entry does. A file's own `Host` takes
 //! the place of the one computed from the target.
 //!
 //! An entry is compiled when its header names have no variables, its path
 //! cannot render empty and no section or option adds to the request (its
-//! origin is known when the file loads, [`stackbench_hurl::origin`]); the
+//! origin is known when the file loads, [`stackbench_hurl::Routes`]); the
 //! others are written by rendering the entry ([`stackbench_hurl::Entry::render`])
 //! and the writer, as before. The property test holds the two equal.
 //!
@@ -29,9 +29,7 @@
 use std::cell::Cell;
 
 use bytes::{BufMut, BytesMut};
-use stackbench_hurl::template::compiled::Compiled;
-use stackbench_hurl::template::{Part, Unwritable, unsafe_byte};
-use stackbench_hurl::{Entry, Vars};
+use stackbench_hurl::{CompiledTemplate, Entry, TemplatePart, Unwritable, Vars, unsafe_byte};
 
 use crate::wire::{request_target, write_http1_framing, write_http1_host, write_http1_method};
 
@@ -39,13 +37,13 @@ use crate::wire::{request_target, write_http1_framing, write_http1_host, write_h
 #[derive(Debug, Clone)]
 pub(super) struct Program {
     /// The request up to its framing; with a body of one length, the whole request.
-    head: Compiled,
+    head: CompiledTemplate,
     /// The request line and header lines alone, and (a body of one length) its framing and
     /// body: `head` in two, for a `Cookie` line between them.
-    lines: Compiled,
-    rest: Compiled,
+    lines: CompiledTemplate,
+    rest: CompiledTemplate,
     /// A body whose length varies: rendered after the head, then framed.
-    body: Option<Compiled>,
+    body: Option<CompiledTemplate>,
     method: Box<str>,
     keepalive: bool,
     /// The length of the last body rendered (its digits are the framing's guess).
@@ -66,14 +64,14 @@ impl Program {
         authority: &str,
         keepalive: bool,
     ) -> Option<Program> {
-        let mut head = Compiled::default();
+        let mut head = CompiledTemplate::default();
         let mut line = Vec::new();
         write_http1_method(&mut line, &entry.method);
         head.push_bytes(&line);
         // The path: where the request goes, then the URL's parts after its origin.
-        let mut path = Compiled::default();
+        let mut path = CompiledTemplate::default();
         path.push_bytes(prefix);
-        let adds = |o: &&stackbench_hurl::model::EntryOption| {
+        let adds = |o: &&stackbench_hurl::EntryOption| {
             matches!(o.name, "header" | "user" | "compressed" | "location" | "location-trusted")
         };
         if !entry.is_plain() || entry.options.iter().any(|o| adds(&o)) {
@@ -82,10 +80,10 @@ impl Program {
         for p in entry.url.parts.get(from..)? {
             match p {
                 // A dot segment is taken out of the rendered URL (unless `path-as-is`).
-                Part::Lit(l) if stackbench_hurl::eval::has_dot_segment(l.as_bytes()) => return None,
-                Part::Lit(l) => path.push_bytes(l.as_bytes()),
-                Part::Var { name, escape, .. } => path.push_hole(vars.hole(name, *escape)),
-                Part::Bytes(_) | Part::Expr { .. } => return None,
+                TemplatePart::Lit(l) if stackbench_hurl::has_dot_segment(l.as_bytes()) => return None,
+                TemplatePart::Lit(l) => path.push_bytes(l.as_bytes()),
+                TemplatePart::Var { name, escape, .. } => path.push_hole(vars.hole(name, *escape)),
+                TemplatePart::Bytes(_) | TemplatePart::Expr { .. } => return None,
             }
         }
         if path.literal().is_empty() && !path.is_literal() {
@@ -115,8 +113,8 @@ impl Program {
         head.push_bytes(entry.implied_headers(has_type));
         head.push_bytes(Entry::implied_accept(has_accept));
         let lines = head.clone();
-        let mut rest = Compiled::default();
-        let mut body = Compiled::default();
+        let mut rest = CompiledTemplate::default();
+        let mut body = CompiledTemplate::default();
         if let Some(b) = &entry.body {
             body.push_template(&b.template, vars)?;
         }
@@ -137,7 +135,7 @@ impl Program {
 
     /// Appends the request to `out`, with the values of `vars`; `body` is a buffer kept
     /// between requests. `Err` when a variable it uses has no value, or one of its line or
-    /// headers cannot carry ([`Compiled::render_head`]; then `out` may hold a part of it).
+    /// headers cannot carry ([`CompiledTemplate::render_head`]; then `out` may hold a part of it).
     pub(super) fn write(
         &self,
         vars: &mut Vars,
@@ -195,9 +193,7 @@ impl Program {
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
-    use stackbench_hurl::model::{Body, BodyKind, Header};
-    use stackbench_hurl::template::{Escape, Template};
-    use stackbench_hurl::{Kind, Pos, Request};
+    use stackbench_hurl::{Body, BodyKind, Escape, Header, Kind, Pos, Request, Template};
 
     use super::*;
     use crate::wire::write_http1_request;
@@ -248,8 +244,8 @@ mod tests {
             url_t.push_var("base_url", Escape::Plain, Pos::default());
             for p in &template(&url, Escape::Plain).parts {
                 match p {
-                    Part::Lit(l) => url_t.push_str(l),
-                    Part::Var { name, escape, pos } => url_t.push_var(name, *escape, *pos),
+                    TemplatePart::Lit(l) => url_t.push_str(l),
+                    TemplatePart::Var { name, escape, pos } => url_t.push_var(name, *escape, *pos),
                     p => url_t.parts.push(p.clone()),
                 }
             }

@@ -1,7 +1,7 @@
 //! Redirects under load, as `verify` follows them: a request whose `[Options]` say
 //! `location` (or `location-trusted`) follows each `3xx` answer's `Location`,
 //! each hop made by the one function `verify` uses
-//! ([`stackbench_hurl::run::wire::redirect`]: curl's method, body and
+//! ([`stackbench_hurl::follow_redirect`]: curl's method, body and
 //! `Authorization` rules, the file's routes), then sent, measured and counted
 //! under a name of its own (`<request> → hop N`), with the cookies of the
 //! user's jar. Only the last answer is judged against the request's checks
@@ -10,13 +10,10 @@
 //! `check` under its name, with why, and ends the iteration, as a failed
 //! capture does. A request that does not follow redirects takes none of this.
 
-use stackbench_hurl::eval::Redirect;
-use stackbench_hurl::model::OptionValue;
-use stackbench_hurl::model::options::Arg;
-use stackbench_hurl::origin::{Routes, split};
-use stackbench_hurl::run::wire::{self, is_redirect};
-use stackbench_hurl::scenario::Protocol;
-use stackbench_hurl::{Entry, Request};
+use stackbench_hurl::{
+    Entry, OptionArg, OptionValue, Protocol, Redirect, Request, Routes, add_cookies, follow_redirect,
+    is_redirect, split_origin, too_many_redirects,
+};
 
 use super::{Answered, FileSource, IterState, Outgoing, Unsent, Verdict, urls};
 use crate::wire::Answer;
@@ -45,18 +42,18 @@ pub(super) fn options(e: &Entry, file: &str, protocol: Protocol) -> Result<Optio
     for o in &e.options {
         let at = |why: &str| format!("{file}:{}: the `{}` option: {why}", o.pos, o.name);
         match (o.name, &o.value) {
-            ("location" | "location-trusted", OptionValue::Bool(Arg::Var(_)))
-            | ("max-redirs", OptionValue::Count(Arg::Var(_))) => {
+            ("location" | "location-trusted", OptionValue::Bool(OptionArg::Var(_)))
+            | ("max-redirs", OptionValue::Count(OptionArg::Var(_))) => {
                 return Err(at(
                     "under load it is read once, when the file loads: write its value, not a template",
                 ));
             }
-            ("location", OptionValue::Bool(Arg::Literal(b))) => location = *b,
-            ("location-trusted", OptionValue::Bool(Arg::Literal(b))) => {
+            ("location", OptionValue::Bool(OptionArg::Literal(b))) => location = *b,
+            ("location-trusted", OptionValue::Bool(OptionArg::Literal(b))) => {
                 trusted = *b;
                 location |= *b;
             }
-            ("max-redirs", OptionValue::Count(Arg::Literal(n))) => {
+            ("max-redirs", OptionValue::Count(OptionArg::Literal(n))) => {
                 if !(0..=i64::from(MOST)).contains(n) {
                     return Err(at(&format!(
                         "under load a request follows at most {MOST} redirects: give a count from 0 to {MOST}"
@@ -104,7 +101,7 @@ pub(super) struct Hops {
     written: Vec<u8>,
     written_at: Option<usize>,
     /// Where the request itself went (`Authorization` goes nowhere else unless trusted).
-    first: Option<stackbench_hurl::origin::Origin>,
+    first: Option<stackbench_hurl::Origin>,
     redirects: Vec<Redirect>,
 }
 
@@ -113,7 +110,7 @@ impl Hops {
     pub(super) fn start(&mut self, routes: &Routes, req: &Request) -> Result<(), String> {
         self.url.clone_from(&req.url);
         routes.route(&mut self.url)?;
-        self.first = split(&self.url).map(|(o, _)| o);
+        self.first = split_origin(&self.url).map(|(o, _)| o);
         self.written.clone_from(&req.headers);
         self.written_at = req.cookies_at;
         self.redirects.clear();
@@ -153,7 +150,7 @@ impl IterState {
         }
         let name = follow.slots[hop.min(follow.slots.len() - 1)];
         if hop >= follow.max as usize {
-            return Next::Stop(name, wire::too_many(hop, follow.max.into()));
+            return Next::Stop(name, too_many_redirects(hop, follow.max.into()));
         }
         let location = String::from_utf8_lossy(location).into_owned();
         let url = String::from_utf8_lossy(&self.hops.url).into_owned();
@@ -161,7 +158,7 @@ impl IterState {
             return Next::Stop(name, format!("{url:?} is not an http:// URL"));
         };
         let written = std::mem::take(&mut self.hops.written);
-        let made = wire::redirect(
+        let made = follow_redirect(
             Some(&src.routes),
             &mut self.req,
             (&entry.method, &written, self.hops.written_at),
@@ -192,7 +189,7 @@ impl IterState {
         urls::path_into(&src.routes, &self.req.url, &mut self.path).map_err(Unsent::Url)?;
         if !self.jar.is_empty() {
             let path = std::str::from_utf8(&self.path).unwrap_or("/");
-            wire::add_cookies(&self.jar, &mut self.req, &self.host, path, self.tls);
+            add_cookies(&self.jar, &mut self.req, &self.host, path, self.tls);
         }
         let len = src.scenario.flows[flow].hurl.entries.len();
         let method = self.req.method.unwrap_or(&entry.method);

@@ -14,7 +14,7 @@ pub(super) fn source_at(text: &str, target: &str) -> Result<FileSource, String> 
     let path = dir.join("t.hurl");
     std::fs::write(&path, text).unwrap();
     let aim = Aim { target: Some(target), ..Aim::default() };
-    FileSource::load(&path, &["token=abc".into()], 1, &Limits::default(), aim)
+    FileSource::load(&path, &["token=abc".into()], 1, &FileLimits::default(), aim)
 }
 
 pub(super) fn target(url: &str) -> Target {

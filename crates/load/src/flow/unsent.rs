@@ -2,8 +2,7 @@
 //! run records for it, said as `verify` says it ([`IterState::unsent_reason`]):
 //! every such request counts `check` on its name, with that reason.
 
-use stackbench_hurl::Entry;
-use stackbench_hurl::template::Unwritable;
+use stackbench_hurl::{Entry, Unwritable};
 
 use super::{FileSource, IterState};
 
@@ -16,7 +15,7 @@ pub enum Unsent {
     /// cannot go where it stands (a CR, LF or NUL in the URL or a header, more than the head
     /// may carry, a header name stackbench writes itself, a host from an answer): why.
     Value(Unwritable),
-    /// Its URL's origin is none of the file's ([`stackbench_hurl::origin::Routes::locate`],
+    /// Its URL's origin is none of the file's ([`stackbench_hurl::Routes::locate`],
     /// the check `verify` makes): why.
     Url(String),
     /// Its message does not fit the method's input (a drawn value of another type): why.
@@ -45,7 +44,7 @@ impl IterState {
             Unsent::Message(why) => why,
             Unsent::Url(why) => format!("{file}:{}: {why}", entry.pos),
             Unsent::Value(_) => match entry.render(&mut self.vars, &mut self.req) {
-                Err(err) => stackbench_hurl::run::unwritten(file, &err, || {
+                Err(err) => stackbench_hurl::why_unwritten(file, &err, || {
                     (src.scenario.why_no_value(&err.name, &self.vars))
                         .unwrap_or_else(|| "nothing before it in the iteration gave it one".into())
                 }),

@@ -1,5 +1,5 @@
 //! Where a scenario file's requests go under load. The file's origins are
-//! routed when it loads ([`stackbench_hurl::origin::Routes`]: its base to the
+//! routed when it loads ([`stackbench_hurl::Routes`]: its base to the
 //! target, the others where `--origin` maps them); a run drives one server, so
 //! every request must end up at the run's own (another is refused, named, with
 //! what to write). Each entry's URL is then the path its origin was moved to,
@@ -9,9 +9,7 @@
 
 use std::ops::Range;
 
-use stackbench_hurl::Vars;
-use stackbench_hurl::origin::{self, Origin, Routes, split, static_url};
-use stackbench_hurl::scenario::Scenario;
+use stackbench_hurl::{Origin, Routes, Scenario, Vars, constant_vars, split_origin, static_url};
 
 /// How the engine writes one entry's URL.
 #[derive(Debug, Clone)]
@@ -25,7 +23,7 @@ pub(super) struct EntryUrl {
 /// The run's variables that keep one value (for the URLs' fixed text): `defined`, the
 /// target's variable, the scenario's constants.
 pub(super) fn constants(s: &Scenario, defined: &[(String, String)], base: Option<&(String, String)>) -> Vars {
-    let mut vars = origin::constants(s, defined);
+    let mut vars = constant_vars(s, defined);
     if let Some((name, value)) = base {
         vars.set(name, value, stackbench_hurl::Kind::String);
     }
@@ -53,7 +51,7 @@ pub(super) fn entry_urls(
             let fixed = static_url(&e.url, vars).map_err(|(pos, what)| {
                 format!("{}:{pos}: the server of this request comes from {what}", flow.hurl.file)
             })?;
-            let (o, len) = split(fixed.text.as_bytes())
+            let (o, len) = split_origin(fixed.text.as_bytes())
                 .ok_or_else(|| format!("{}:{}: not an absolute URL", flow.hurl.file, e.pos))?;
             let (dest, _) =
                 routes.prefix(&o).ok_or_else(|| format!("{}:{}: {o} has no route", flow.hurl.file, e.pos))?;
@@ -196,8 +194,8 @@ mod tests {
         let path = dir.join("t.hurl");
         let text = "GET {{host}}/a\nHTTP *\n[Captures]\nhost: header \"X-Next\"\nGET {{host}}/b\nHTTP *\n";
         std::fs::write(&path, text).unwrap();
-        let aim = stackbench_hurl::origin::Aim { target: Some("http://127.0.0.1:9"), ..Default::default() };
-        let limits = stackbench_hurl::files::Limits::default();
+        let aim = stackbench_hurl::Aim { target: Some("http://127.0.0.1:9"), ..Default::default() };
+        let limits = stackbench_hurl::FileLimits::default();
         let src = FileSource::load(&path, &["host=http://127.0.0.1:9".into()], 1, &limits, aim);
         let e = src.unwrap_err();
         assert!(
@@ -205,7 +203,7 @@ mod tests {
                 && e.contains("a capture"),
             "{e}"
         );
-        let routes = stackbench_hurl::origin::Routes::default();
+        let routes = stackbench_hurl::Routes::default();
         let mut out = Vec::new();
         let e = path_into(&routes, b"http://elsewhere:1/b", &mut out).unwrap_err();
         assert_eq!(e, "http://elsewhere:1 is not one of the file's origins");

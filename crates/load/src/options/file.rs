@@ -5,10 +5,7 @@
 
 use std::sync::Arc;
 
-use stackbench_hurl::builtin::{Builtin, UnknownBuiltin};
-use stackbench_hurl::files::Limits;
-use stackbench_hurl::origin::Aim;
-use stackbench_hurl::scenario::Protocol;
+use stackbench_hurl::{Aim, Builtin, FileLimits, Protocol, UnknownBuiltin};
 
 use super::LoadOptions;
 use crate::flow::FileSource;
@@ -18,7 +15,7 @@ use crate::target::Target;
 
 /// `--origin FROM=URL`s, as pairs.
 fn origin_maps(o: &LoadOptions) -> Result<Vec<(String, String)>, SpecError> {
-    stackbench_hurl::origin::parse_maps(&o.origin).map_err(|why| invalid("--origin", why))
+    stackbench_hurl::parse_origin_maps(&o.origin).map_err(|why| invalid("--origin", why))
 }
 
 /// The URL a scenario file run as written goes to (no target given): where its first
@@ -137,8 +134,8 @@ pub fn from_options(
 }
 
 /// What a scenario may read and keep: `--file-root`, `--max-file-size`, `--max-capture`.
-fn limits(o: &LoadOptions) -> Limits {
-    Limits::given(o.file_root.clone(), o.max_file_size.map(|s| s.0), o.max_capture.map(|s| s.0))
+fn limits(o: &LoadOptions) -> FileLimits {
+    FileLimits::given(o.file_root.clone(), o.max_file_size.map(|s| s.0), o.max_capture.map(|s| s.0))
 }
 
 /// How a scenario file's requests travel: its `protocol`.

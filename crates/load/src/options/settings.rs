@@ -36,7 +36,7 @@ impl LoadOptions {
         &self,
         target: &Target,
         transport: Transport,
-        file: &stackbench_hurl::eval::Reach,
+        file: &stackbench_hurl::Reach,
     ) -> Result<Option<std::sync::Arc<crate::tls::TlsSpec>>, SpecError> {
         let given = [
             ("--cacert", self.cacert.is_some()),

@@ -9,7 +9,7 @@
 use std::time::Instant;
 
 use crate::verify::VerifyOptions;
-use stackbench_hurl::scenario::Reset;
+use stackbench_hurl::StoreReset;
 use stackbench_record::Verification;
 
 use super::{Contestant, Orchestrator, RESET_TIMEOUT, RunError, Started, path_of};
@@ -48,7 +48,7 @@ impl Orchestrator<'_, '_> {
     pub(super) fn reset_before_start(&mut self, i: usize, rep: Option<u32>) -> Result<bool, RunError> {
         let c = &self.plan.contestants[i];
         let Some(f) = c.scenario.file() else { return Ok(true) };
-        let Some(Reset::Command(argv)) = &f.scenario.reset else { return Ok(true) };
+        let Some(StoreReset::Command(argv)) = &f.scenario.reset else { return Ok(true) };
         match self.scenario_command(c, f, argv) {
             Ok(()) => Ok(true),
             Err(_) if self.interrupted() => Ok(false),
@@ -99,8 +99,7 @@ impl Orchestrator<'_, '_> {
         let url = format!("{base}{}", path_of(c));
         let v = match file::routes(&f.scenario, &defined, &url) {
             Ok(routes) => {
-                let aim =
-                    stackbench_hurl::run::Aimed { target: Some(url.trim_end_matches('/')), routes: &routes };
+                let aim = stackbench_hurl::Aimed { target: Some(url.trim_end_matches('/')), routes: &routes };
                 file::verify(
                     self.deps.prober,
                     &f.scenario,

@@ -18,7 +18,7 @@ use stackbench_load::LoadOptions;
 use stackbench_record::ByteSize;
 use toml::Spanned;
 
-use stackbench_hurl::builtin::Builtin;
+use stackbench_hurl::Builtin;
 
 use super::ScenarioRef;
 

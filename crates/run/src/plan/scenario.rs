@@ -14,9 +14,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use stackbench_hurl::builtin::Builtin;
-use stackbench_hurl::files::Limits;
-use stackbench_hurl::scenario::Scenario as Loaded;
+use stackbench_hurl::{Builtin, FileLimits, Scenario as Loaded};
 use toml::Spanned;
 
 /// What a contestant serves: a built-in scenario, or a scenario file.
@@ -117,7 +115,7 @@ pub fn is_path(value: &str) -> bool {
 pub fn resolve(
     value: &str,
     variables: &BTreeMap<String, String>,
-    limits: &Limits,
+    limits: &FileLimits,
     plan_dir: &Path,
 ) -> Result<ScenarioRef, String> {
     if !is_path(value) {
@@ -129,7 +127,7 @@ pub fn resolve(
                 "`variables` set a scenario file's variables; the built-in scenario {builtin} has none"
             ));
         }
-        if *limits != Limits::default() {
+        if *limits != FileLimits::default() {
             return Err(format!(
                 "`file_root`, `max_file_size` and `max_capture` are a scenario file's; the built-in scenario \
                  {builtin} has its files compiled in"
@@ -138,7 +136,7 @@ pub fn resolve(
         return Ok(ScenarioRef::Builtin(builtin));
     }
     for name in variables.keys() {
-        if !stackbench_hurl::parse::is_var_name(name) {
+        if !stackbench_hurl::is_var_name(name) {
             return Err(format!(
                 "`variables`: {name:?} is not a variable's name (a letter, then letters, digits, `_` or `-`)"
             ));
@@ -153,7 +151,8 @@ pub fn resolve(
         ));
     }
     let names: Vec<&str> = variables.keys().map(String::as_str).collect();
-    let limits = Limits { file_root: limits.file_root.as_ref().map(|r| plan_dir.join(r)), ..limits.clone() };
+    let limits =
+        FileLimits { file_root: limits.file_root.as_ref().map(|r| plan_dir.join(r)), ..limits.clone() };
     let scenario = Loaded::load_with(&path, &names, &limits).map_err(|e| format!("scenario file: {e}"))?;
     let variables: Vec<(String, String)> = variables.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     let defined: Vec<(&str, &str)> = variables.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
@@ -177,7 +176,7 @@ pub(super) fn of(
     plan_dir: &Path,
 ) -> Result<ScenarioRef, super::Located> {
     let variables = c.variables.as_ref().map(Spanned::get_ref).cloned().unwrap_or_default();
-    let limits = Limits::given(
+    let limits = FileLimits::given(
         c.file_root.as_ref().map(|r| r.get_ref().into()),
         c.max_file_size.as_ref().map(|s| s.get_ref().0),
         c.max_capture.as_ref().map(|s| s.get_ref().0),

@@ -11,13 +11,10 @@
 
 use std::time::Duration;
 
-use stackbench_hurl::error::{MESSAGE_MAX, cut};
-use stackbench_hurl::model::Entry;
-use stackbench_hurl::origin::{Aim, Routes};
-use stackbench_hurl::run::wire::Wire;
-use stackbench_hurl::run::{Aimed, Verification, run_flow_in, verify as run_cases};
-use stackbench_hurl::scenario::{Protocol, Reset, Scenario, VerifyCase};
-use stackbench_hurl::{Answer, Request};
+use stackbench_hurl::{
+    Aim, Aimed, Answer, Entry, MESSAGE_MAX, Protocol, Request, Routes, Scenario, StoreReset, Verification,
+    VerifyCase, Wire, cut_message, run_flow_in, run_verification,
+};
 use stackbench_load::GrpcCalls;
 use stackbench_record::{Verification as Record, VerifyFailure};
 
@@ -280,7 +277,7 @@ pub fn verify(
             None => why,
         })
     };
-    run_cases(scenario, aim, defined, 1, store_emptied, &mut send, run_command)
+    run_verification(scenario, aim, defined, 1, store_emptied, &mut send, run_command)
 }
 
 /// Runs the `[setup]` step of the scenario file a load sends (nothing when it has none),
@@ -295,7 +292,7 @@ pub fn setup_load(prober: &dyn Prober, spec: &mut stackbench_load::LoadSpec) -> 
         let defined: Vec<(&str, &str)> = f.defined.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
         let sender = Sender::new(prober, &f.scenario, &defined)?;
         let mut send = |e: &Entry, req: &Request| sender.send(e, req);
-        stackbench_hurl::run::setup(&f.scenario, f.aimed(), &defined, f.seed, &mut send)?
+        stackbench_hurl::run_setup(&f.scenario, f.aimed(), &defined, f.seed, &mut send)?
     };
     std::sync::Arc::make_mut(f).setup = done;
     Ok(())
@@ -304,13 +301,13 @@ pub fn setup_load(prober: &dyn Prober, spec: &mut stackbench_load::LoadSpec) -> 
 /// A failed verification of a file that cannot be sent to its target: one core case
 /// that says why (an origin the file names that does not go to the target).
 pub fn unroutable(scenario: &Scenario, why: String) -> Verification {
-    use stackbench_hurl::run::{CaseResult, Step};
-    let file = stackbench_hurl::origin::files(scenario).first().map(|f| f.file.clone()).unwrap_or_default();
-    let steps = vec![Step { name: "origins".into(), failures: Vec::new(), error: Some(why) }];
+    use stackbench_hurl::{CaseResult, StepOutcome};
+    let file = stackbench_hurl::request_files(scenario).first().map(|f| f.file.clone()).unwrap_or_default();
+    let steps = vec![StepOutcome { name: "origins".into(), failures: Vec::new(), error: Some(why) }];
     Verification {
         cases: vec![CaseResult {
             name: "the file's requests go to the contestant".into(),
-            level: stackbench_hurl::scenario::Level::Core,
+            level: stackbench_hurl::VerifyLevel::Core,
             file,
             steps,
         }],
@@ -346,7 +343,7 @@ pub fn record(scenario: &Scenario, v: &Verification) -> Record {
             let checks = step.failures.iter().map(|f| format!("{}:{f}", case.file));
             // Each cut, as `verify` prints it: a hostile answer's value can be megabytes.
             let detail: Vec<String> =
-                checks.chain(step.error.clone()).map(|d| cut(&d, MESSAGE_MAX).into_owned()).collect();
+                checks.chain(step.error.clone()).map(|d| cut_message(&d, MESSAGE_MAX).into_owned()).collect();
             failures.push(VerifyFailure {
                 rule: case.name.clone(),
                 detail: format!("{}: {}", step.name, detail.join("; ")),
@@ -446,7 +443,7 @@ impl Readiness<'_> {
             None => Ok(()),
             Some(s) => {
                 let why = s.error.clone().unwrap_or_else(|| format!("{}:{}", case.hurl.file, s.failures[0]));
-                Err(format!("{}: {}", case.name, cut(&why, MESSAGE_MAX)))
+                Err(format!("{}: {}", case.name, cut_message(&why, MESSAGE_MAX)))
             }
         })
     }
@@ -460,7 +457,7 @@ pub fn reset_requests(
     base_url: &str,
     defined: &[(&str, &str)],
 ) -> Result<(), String> {
-    let Some(Reset::Hurl(hurl)) = &scenario.reset else { return Ok(()) };
+    let Some(StoreReset::Hurl(hurl)) = &scenario.reset else { return Ok(()) };
     let routes = routes(scenario, defined, base_url)?;
     let aim = Aimed { target: Some(base_url.trim_end_matches('/')), routes: &routes };
     let mut vars = aim.vars(1, defined);
@@ -473,7 +470,7 @@ pub fn reset_requests(
     match steps.iter().find(|s| s.error.is_some() || !s.failures.is_empty()) {
         Some(s) => {
             let why = s.error.clone().unwrap_or_else(|| format!("{}:{}", hurl.file, s.failures[0]));
-            Err(cut(&why, MESSAGE_MAX).into_owned())
+            Err(cut_message(&why, MESSAGE_MAX).into_owned())
         }
         None => Ok(()),
     }

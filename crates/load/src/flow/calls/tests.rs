@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use stackbench_hurl::scenario::Scenario;
+use stackbench_hurl::Scenario;
 
 use super::*;
 

@@ -21,8 +21,8 @@ fn source_at(test: &str, text: &str, target: &str) -> FileSource {
     // A scenario's files are under its directory.
     let proto = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../proto/sort/v1/sort.proto");
     std::fs::copy(proto, dir.join("sort.proto")).unwrap();
-    let aim = stackbench_hurl::origin::Aim { target: Some(target), ..Default::default() };
-    let src = FileSource::load(&path, &[], 1, &stackbench_hurl::files::Limits::default(), aim);
+    let aim = stackbench_hurl::Aim { target: Some(target), ..Default::default() };
+    let src = FileSource::load(&path, &[], 1, &stackbench_hurl::FileLimits::default(), aim);
     src.unwrap()
 }
 
@@ -138,7 +138,7 @@ fn a_calls_asserts_read_its_reply_as_json_and_its_status_as_a_header() {
     let c = src.calls.as_mut().unwrap();
     c.flows = vec![vec![0], vec![0]];
     // The cases stand for the requests of two flows: each has its compiled checks.
-    src.compiled = vec![vec![stackbench_hurl::Compiled::default()]; 2];
+    src.compiled = vec![vec![stackbench_hurl::CompiledChecks::default()]; 2];
     let t = crate::parse_target("http://127.0.0.1:9").unwrap();
     let mut st = IterState::new(&src, &t, true, crate::spec::Io::Epoll, 0);
     st.begin(&src, 0);

@@ -53,7 +53,7 @@ fn a_path_relative_to_the_plan_is_a_scenario_file() {
     assert_eq!((f.scenario.name.as_str(), f.variable_args()), ("items", vec!["id=7".to_owned()]));
     // Built-in names keep their meaning.
     let p = d.plan(&contestant("dummy", "")).unwrap();
-    assert_eq!(p.contestants[0].scenario, ScenarioRef::Builtin(stackbench_hurl::builtin::Builtin::DUMMY));
+    assert_eq!(p.contestants[0].scenario, ScenarioRef::Builtin(stackbench_hurl::Builtin::DUMMY));
 }
 
 #[test]

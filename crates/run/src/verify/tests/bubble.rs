@@ -10,7 +10,7 @@
 use std::time::{Duration, Instant};
 
 use stackbench_contract::bubble::{GRPC_PATH, MAX_LEN, decode_list, encode_list};
-use stackbench_hurl::builtin::Builtin;
+use stackbench_hurl::Builtin;
 
 use crate::client::{Probe, ProbeError, Prober, Reply};
 use crate::verify::{Ready, VerifyOptions, rules, verify, wait_ready_builtin};
