@@ -153,17 +153,28 @@ fn files_outside_the_scenario_are_refused_before_anything_is_sent() {
         }
     }
     assert_eq!(server.received(), "", "nothing was sent");
-    // A root that holds the file lets it be read.
-    let file = inner.join("up.hurl");
-    let out = bounded(
-        stackbench()
-            .args(["verify", &server.url(""), "--file-root"])
-            .arg(d)
-            .arg("--scenario-file")
-            .arg(&file),
-        Duration::from_secs(30),
-        400 << 20,
+    // A root that holds the file lets it be read; as in Hurl, the `.hurl` file's names then
+    // start at that root, so `../secret.txt` leads out of it and `secret.txt` is the file.
+    let with_root = |file: &Path| {
+        bounded(
+            stackbench()
+                .args(["verify", &server.url(""), "--file-root"])
+                .arg(d)
+                .arg("--scenario-file")
+                .arg(file),
+            Duration::from_secs(30),
+            400 << 20,
+        )
+    };
+    let out = with_root(&inner.join("up.hurl"));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("up.hurl:2:6: cannot read") && text(&out).contains("outside"),
+        "{}",
+        text(&out)
     );
+    assert_eq!(server.received(), "", "nothing was sent");
+    let out = with_root(&write(&inner, "named.hurl", "POST {{base_url}}/x\nfile,secret.txt;\nHTTP 200\n"));
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(server.received().ends_with("the secret"), "{}", server.received());
 }
@@ -184,7 +195,7 @@ fn unbounded_files_fail_fast() {
     let cases: [(&Path, &[&str], &str); 4] = [
         (&d.join("zero.toml"), &[], "zero.toml:1:1: cannot read it: it is not a regular file"),
         (&body, &[], "body.hurl:2:6: cannot read"),
-        (&body, &["--file-root", "/"], "body.hurl:2:6: cannot read"),
+        (&body, &["--file-root", "/"], "cannot read /zero.json"),
         (
             &big,
             &["--max-file-size", "1KiB"],
@@ -201,9 +212,12 @@ fn unbounded_files_fail_fast() {
         assert_eq!(out.status.code(), Some(1), "{all}");
         assert!(all.contains(said), "{said} not in {all}");
     }
+    // Under `--file-root /` the `.hurl` file's names start at `/`, as in Hurl.
+    let rooted = format!("POST {{{{base_url}}}}/x\nfile,{};\nHTTP 200\n", d.join("zero.json").display());
+    let rooted = write(d, "rooted.hurl", rooted.replacen("file,/", "file,", 1).as_str());
     let out = stackbench()
         .args(["verify", &server.url(""), "--file-root", "/", "--scenario-file"])
-        .arg(&body)
+        .arg(&rooted)
         .output()
         .unwrap();
     assert!(text(&out).contains("it is not a regular file"), "{}", text(&out));

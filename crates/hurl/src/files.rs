@@ -94,6 +94,18 @@ impl Root {
         &self.dir
     }
 
+    /// Whether the user named it (`--file-root`), rather than it being the scenario file's
+    /// directory.
+    pub fn named(&self) -> bool {
+        self.named
+    }
+
+    /// `limits` once a scenario is loaded under this root: a root the user named, made
+    /// absolute, so that loading the scenario again (the load engine does) reads the same files.
+    pub fn limits(&self, limits: &Limits) -> Limits {
+        Limits { file_root: self.named.then(|| self.dir.clone()), ..limits.clone() }
+    }
+
     /// The most bytes a file may have.
     pub fn max_file_size(&self) -> u64 {
         self.max_file_size
@@ -207,6 +219,18 @@ impl<'a> Files<'a> {
         match *self {
             Files::Dir { root, .. } => Files::Dir { dir, root },
             Files::Embedded { files, .. } => Files::Embedded { dir, files },
+        }
+    }
+
+    /// The files a `.hurl` file in directory `dir` names: as in Hurl, relative to the root the
+    /// user named (`--file-root`), else beside the `.hurl` file.
+    pub fn for_hurl<'b>(&self, dir: &'b Path) -> Files<'b>
+    where
+        'a: 'b,
+    {
+        match *self {
+            Files::Dir { root, .. } if root.named() => Files::Dir { dir: root.dir(), root },
+            _ => self.beside(dir),
         }
     }
 

@@ -11,7 +11,7 @@
 //! every flow must be defined before anything starts.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use toml::Spanned;
@@ -54,9 +54,12 @@ pub struct Scenario {
     /// emptied when each iteration begins).
     pub keep_cookies: bool,
     pub grpc: Option<Grpc>,
-    /// What it may read and keep; its `file_root` the directory its files were read under
-    /// (`None` for a built-in, whose files are compiled in).
+    /// What it may read and keep, as the user set it; its `file_root` the root the user named
+    /// (`--file-root`), made absolute, else `None`.
     pub limits: Limits,
+    /// The directory its files were read under: the root the user named, else the scenario
+    /// file's own directory (`None` for a built-in, whose files are compiled in).
+    pub root: Option<PathBuf>,
 }
 
 /// How requests travel.
@@ -280,7 +283,7 @@ impl Ctx<'_> {
             (Some(f), None) => {
                 let (path, text) = self.read(f)?;
                 let dir = self.files.dir().join(f.get_ref());
-                let files = self.files.beside(dir.parent().unwrap_or(self.files.dir()));
+                let files = self.files.for_hurl(dir.parent().unwrap_or(self.files.dir()));
                 crate::load_in(&path, &text, Some(files), defined)
             }
             (None, Some(h)) => {
@@ -347,7 +350,9 @@ impl Scenario {
                  would be mixed with the built-in's; rename the file"
             )));
         }
-        let files = Some(Files::Dir { dir, root: &root });
+        // As in Hurl, the file's own names (`file,` bodies, `output`) are relative to the root
+        // the user named, else to the file's directory.
+        let files = Some(Files::Dir { dir: if root.named() { root.dir() } else { dir }, root: &root });
         // A `.hurl` file alone may have no request, as in Hurl (`verify` then has nothing
         // to check; the load engine refuses a flow without one).
         let mut hurl = crate::parse::parse_in(&file, &text, files)?;
@@ -367,7 +372,8 @@ impl Scenario {
             setup: None,
             keep_cookies: false,
             grpc: None,
-            limits: Limits { file_root: Some(root.dir().to_path_buf()), ..limits.clone() },
+            limits: root.limits(limits),
+            root: Some(root.dir().to_path_buf()),
         })
     }
 
@@ -502,10 +508,12 @@ impl Scenario {
             keep_cookies: raw.keep_cookies,
             grpc,
             limits: match files {
-                Files::Dir { root, .. } => {
-                    Limits { file_root: Some(root.dir().to_path_buf()), ..limits.clone() }
-                }
+                Files::Dir { root, .. } => root.limits(limits),
                 Files::Embedded { .. } => limits.clone(),
+            },
+            root: match files {
+                Files::Dir { root, .. } => Some(root.dir().to_path_buf()),
+                Files::Embedded { .. } => None,
             },
         })
     }

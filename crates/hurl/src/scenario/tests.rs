@@ -523,3 +523,39 @@ fn a_data_row_may_not_set_base_url() {
     assert_eq!((e.pos.line, e.pos.col), (2, 8));
     assert!(e.to_string().contains("a data file cannot set `base_url`"), "{e}");
 }
+
+/// As in Hurl, a `.hurl` file's names (`file,` bodies, `output`) start at the root the user
+/// names with `--file-root`, else at the `.hurl` file's directory; a TOML file's own names
+/// (its flows' files, inline Hurl) start at the TOML file's directory either way.
+#[test]
+fn a_named_root_is_where_a_hurl_files_names_start() {
+    let outer = dir_with("named-root", &[("body.json", "outer"), ("s.toml", "")]);
+    let sub = outer.path().join("sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    std::fs::write(sub.join("body.json"), "sub").unwrap();
+    std::fs::write(sub.join("a.hurl"), "POST {{base_url}}/\nfile,body.json;\n").unwrap();
+    std::fs::write(sub.join("s.toml"), "[[flow]]\nhurl = '''\nPOST {{base_url}}/\nfile,body.json;\n'''\n")
+        .unwrap();
+    std::fs::write(outer.path().join("s.toml"), "[[flow]]\nfile = \"sub/a.hurl\"\n").unwrap();
+    let named = Limits { file_root: Some(outer.path().to_path_buf()), ..Limits::default() };
+    let body = |path: &Path, limits: &Limits| {
+        let s = Scenario::load_with(path, &[], limits).unwrap();
+        let mut req = crate::Request::default();
+        let mut vars = Vars::new(1);
+        vars.set("base_url", "http://h", crate::template::Kind::String);
+        s.flows[0].hurl.entries[0].render(&mut vars, &mut req).unwrap();
+        String::from_utf8(req.body).unwrap()
+    };
+    let default = Limits::default();
+    assert_eq!(body(&sub.join("a.hurl"), &default), "sub");
+    assert_eq!(body(&sub.join("a.hurl"), &named), "outer");
+    assert_eq!(body(&outer.path().join("s.toml"), &default), "sub");
+    assert_eq!(body(&outer.path().join("s.toml"), &named), "outer");
+    assert_eq!(body(&sub.join("s.toml"), &named), "sub", "inline Hurl is the TOML file's");
+    // Loaded again with the limits it keeps (the load engine does), it reads the same files.
+    for (path, limits) in [(sub.join("a.hurl"), &default), (sub.join("a.hurl"), &named)] {
+        let s = Scenario::load_with(&path, &[], limits).unwrap();
+        assert_eq!(body(&path, &s.limits), body(&path, limits));
+        assert_eq!(s.limits.file_root.is_some(), limits.file_root.is_some());
+    }
+}

@@ -10,8 +10,7 @@
 
 use prost_reflect::MethodDescriptor;
 use stackbench_hurl::{
-    BodyKind, Entry, FileLimits, FileRoot, HurlFile, Kind, Query, Request, Scenario, StoreReset, Vars,
-    cli_value,
+    BodyKind, Entry, FileRoot, HurlFile, Kind, Query, Request, Scenario, StoreReset, Vars, cli_value,
 };
 
 use crate::grpc_call::{self, CallError};
@@ -40,11 +39,10 @@ impl Calls {
     pub fn new(s: &Scenario, defined: &[(String, String)]) -> Result<Calls, String> {
         let g = s.grpc.as_ref().ok_or_else(|| format!("scenario {:?} has no [grpc] table", s.name))?;
         let proto = g.proto.display().to_string();
-        let pool = match (&g.source, &s.limits.file_root) {
+        let pool = match (&g.source, &s.root) {
             (Some(text), _) => grpc_call::compile_source(&g.proto, text),
             (None, Some(root)) => {
-                let limits = FileLimits { file_root: Some(root.clone()), ..s.limits.clone() };
-                let root = FileRoot::new(root, &limits).map_err(|e| format!("{}: {e}", g.key))?;
+                let root = FileRoot::new(root, &s.limits).map_err(|e| format!("{}: {e}", g.key))?;
                 grpc_call::compile_under(&g.proto, &root)
             }
             (None, None) => grpc_call::compile(&g.proto),
