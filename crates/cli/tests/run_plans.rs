@@ -1,7 +1,7 @@
 //! `stackbench run` with real processes: a plan that works end to end, every
 //! way a contestant can fail (never ready, crash at start, crash mid-run, wrong
-//! answers, port already taken), Ctrl-C. Contestants in other languages are
-//! run by `contestants.rs`.
+//! answers, port already taken), Ctrl-C, a companion beside every run.
+//! Contestants in other languages are run by `contestants.rs`.
 //! After each, no process the plan started is left: every contestant carries
 //! a marker in its environment, and `/proc/*/environ` is searched for it.
 
@@ -510,5 +510,50 @@ fn a_cpu_budget_is_said_in_the_header_and_unbudgeted_is_one_flag_away() {
     let (code, _, stderr) = run(&["run", "--resume", budgeted.to_str().unwrap(), "--unbudgeted"]);
     assert_ne!(code, Some(0));
     assert!(stderr.contains("was started with the plan's CPU budget"), "{stderr}");
+    assert_no_orphan(&mark);
+}
+
+/// A plan's `companion` with real processes: every compared run has a fresh start of it
+/// beside it (two markers' processes alive at once, never more), each record keeps the
+/// companion's rate over the run's seconds, the report says how it read the rates, and
+/// nothing is left behind.
+#[test]
+fn a_companion_runs_beside_every_compared_run_and_leaves_nothing_behind() {
+    let s = Scratch::new("companion");
+    let mark = marker("companion");
+    let dummy = |stack: &str| {
+        let command = format!(r#"["{{bin_dir}}/sb-dummy", "--stack", "{stack}", "--port", "{{port}}"]"#);
+        contestant(stack, "dummy", &command, &mark, "")
+    };
+    let head = HEAD.replace("cold_starts = 2\n", "cold_starts = 1\ncompanion = \"hyper\"\n");
+    let plan = s.plan(&(head + &dummy("axum") + &dummy("actix") + &dummy("hyper")));
+    // How many of the plan's processes are alive at once, sampled while it runs.
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watch = {
+        let (done, mark) = (done.clone(), mark.clone());
+        std::thread::spawn(move || {
+            let mut most = 0;
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                most = most.max(with_marker(&mark).len());
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            most
+        })
+    };
+    let out_dir = s.out();
+    let (code, stdout, stderr) = run(&["run", plan.to_str().unwrap(), "--out", out_dir.to_str().unwrap()]);
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    let most = watch.join().unwrap();
+    assert_eq!(code, Some(0), "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert_eq!(most, 2, "a run and its companion at once, never more");
+    let set = stackbench_testkit::record::load_results(&out_dir);
+    let measured: Vec<_> = set.runs.iter().filter(|r| r.invalid.is_none()).collect();
+    assert!(measured.len() >= 6, "{} runs", measured.len());
+    for r in &measured {
+        let c = r.companion.as_ref().unwrap_or_else(|| panic!("no companion: {:?}", r.label));
+        assert_eq!(c.name, "hyper");
+        assert!(c.ok_rps > 0.0, "{:?}: {c:?}", r.label);
+    }
+    assert!(stdout.contains("Measured beside a companion: every run of dummy"), "{stdout}");
     assert_no_orphan(&mark);
 }
