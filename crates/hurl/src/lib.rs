@@ -6,32 +6,36 @@
 //! `file:line:col`; running an entry renders its request into reusable
 //! buffers and checks the answer into typed failures. See
 //! docs/scenarios.md, "Write your own scenario".
+//!
+//! The modules are private: the root exports what the load engine, the orchestrator, the CLI,
+//! this crate's integration tests and the fuzz targets name, under names that say what they are
+//! outside their module (`VerifyLevel`, `StoreReset`, `CompiledChecks`, `FileLimits`).
 
 #![allow(
     clippy::many_single_char_names,
     reason = "the parser and the evaluator name a cursor, a byte, a text and a value by a letter each"
 )]
 
-pub mod body_file;
-pub mod builtin;
-pub mod cookies;
-pub mod defined;
-pub mod error;
-pub mod eval;
-pub mod expr;
-pub mod files;
-pub mod framing;
+mod body_file;
+mod builtin;
+mod cookies;
+mod defined;
+mod error;
+mod eval;
+mod expr;
+mod files;
+mod framing;
 mod fuzzing;
-pub mod jsonpath;
-pub mod model;
-pub mod origin;
-pub mod parse;
-pub mod run;
-pub mod scenario;
+mod jsonpath;
+mod model;
+mod origin;
+mod parse;
+mod run;
+mod scenario;
 mod shipped;
-pub mod template;
+mod template;
 mod value;
-pub mod xpath;
+mod xpath;
 
 pub use body_file::read_for_load as read_body_files;
 pub use builtin::{Builtin, PathError as BuiltinPathError, UnknownBuiltin};
@@ -107,7 +111,7 @@ pub fn fuzz_scenario(data: &[u8]) {
 /// variables, `--variable`), a `variable` option of this entry or one before,
 /// or a capture of an earlier entry (an entry's asserts may also use its own
 /// captures).
-pub fn check_variables(file: &HurlFile, defined: impl Fn(&str) -> bool) -> Result<(), ParseError> {
+pub(crate) fn check_variables(file: &HurlFile, defined: impl Fn(&str) -> bool) -> Result<(), ParseError> {
     let mut taken: Vec<&str> = Vec::new();
     for (i, entry) in file.entries.iter().enumerate() {
         let check = |t: &Template, taken: &[&str]| -> Result<(), ParseError> {
@@ -187,13 +191,14 @@ pub fn invalid_jsonpath(file: &HurlFile) -> Result<(), ParseError> {
     Ok(())
 }
 
-/// Parses a `.hurl` file's text and checks its variables (see [`check_variables`]).
+/// Parses a `.hurl` file's text and checks that every variable has a value where it is used
+/// (`defined` says which are defined outside the file: `base_url`, `--variable`s).
 pub fn load(file: &str, text: &str, defined: impl Fn(&str) -> bool) -> Result<HurlFile, ParseError> {
     load_in(file, text, None, defined)
 }
 
 /// As [`load`], with the files `file,name;` bodies are read from ([`parse::parse_in`]).
-pub fn load_in(
+pub(crate) fn load_in(
     file: &str,
     text: &str,
     files: Option<files::Files<'_>>,

@@ -28,7 +28,7 @@ mod scope;
 mod steps;
 mod variables;
 
-pub use grpc::{Grpc, GrpcCall};
+pub use grpc::Grpc;
 use grpc::{grpc, grpc_flow};
 use scope::{Scope, cases};
 use steps::{RawReset, RawSetup, reset, setup};

@@ -478,10 +478,10 @@ fn the_bubble_sort_data_is_the_experiments() {
         let s = load(file);
         let rows = &s.rows[0];
         assert_eq!(
-            (rows.columns.as_slice(), rows.rows.len()),
+            (rows.columns.as_slice(), rows.values.len()),
             (&["seed".to_owned(), "sorted".to_owned()][..], 1)
         );
-        let list = |k: usize| -> Vec<i32> { serde_json::from_str(&rows.rows[0][k].0).unwrap() };
+        let list = |k: usize| -> Vec<i32> { serde_json::from_str(&rows.values[0][k].0).unwrap() };
         assert_eq!((list(0), list(1)), (SEED.clone(), SEED_SORTED.clone()), "{file}");
     }
     let cap: serde_json::Value =

@@ -20,7 +20,8 @@ pub enum Order {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rows {
     pub columns: Vec<String>,
-    pub rows: Vec<Vec<(String, Kind)>>,
+    /// Per row, each column's text and kind.
+    pub values: Vec<Vec<(String, Kind)>>,
     pub order: Order,
 }
 
@@ -32,7 +33,7 @@ impl Rows {
             pos: Pos { line: line as u32, col: col as u32 },
             kind: ErrorKind::Syntax(msg),
         };
-        let mut r = Rows { columns: Vec::new(), rows: Vec::new(), order };
+        let mut r = Rows { columns: Vec::new(), values: Vec::new(), order };
         let ext = std::path::Path::new(file).extension().map(|e| e.to_string_lossy().to_ascii_lowercase());
         if matches!(ext.as_deref(), Some("jsonl" | "ndjson")) {
             for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
@@ -49,7 +50,7 @@ impl Rows {
                         format!("every line has the keys of the first: {}", r.columns.join(", ")),
                     ));
                 }
-                r.rows.push(r.columns.iter().map(|c| json_text(&obj[c])).collect());
+                r.values.push(r.columns.iter().map(|c| json_text(&obj[c])).collect());
             }
         } else {
             let mut lines = csv_records(text);
@@ -67,10 +68,10 @@ impl Rows {
                         format!("{} fields for {} columns", fields.len(), r.columns.len()),
                     ));
                 }
-                r.rows.push(fields.into_iter().map(|f| (f, Kind::String)).collect());
+                r.values.push(fields.into_iter().map(|f| (f, Kind::String)).collect());
             }
         }
-        if r.rows.is_empty() {
+        if r.values.is_empty() {
             return Err(err(1, 1, "the file has no rows".into()));
         }
         Ok(r)
@@ -175,9 +176,9 @@ mod tests {
         )
         .unwrap();
         assert_eq!(r.columns, ["name", "city"]);
-        assert_eq!(r.rows[0], [("ann".into(), Kind::String), ("Paris, FR".into(), Kind::String)]);
-        assert_eq!(r.rows[1][0].0, "bo \"b\"");
-        assert_eq!(r.rows[1][1].0, "multi\nline");
+        assert_eq!(r.values[0], [("ann".into(), Kind::String), ("Paris, FR".into(), Kind::String)]);
+        assert_eq!(r.values[1][0].0, "bo \"b\"");
+        assert_eq!(r.values[1][1].0, "multi\nline");
     }
 
     #[test]
@@ -199,7 +200,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(r.columns, ["id", "name"]);
-        assert_eq!(r.rows[1], [("2.5".into(), Kind::Float), ("null".into(), Kind::Null)]);
+        assert_eq!(r.values[1], [("2.5".into(), Kind::Float), ("null".into(), Kind::Null)]);
         let e = Rows::parse("u.jsonl", "{\"id\": 1}\n{\"other\": 1}\n", Order::Sequence).unwrap_err();
         assert_eq!(e.pos.line, 2);
         let e = Rows::parse("u.jsonl", "{\"id\": 1}\n{\"id\": }\n", Order::Sequence).unwrap_err();
@@ -217,7 +218,7 @@ mod tests {
                 text.push('\n');
             }
             let parsed = Rows::parse("p.csv", &text, Order::Sequence).unwrap();
-            let got: Vec<Vec<String>> = parsed.rows.into_iter().map(|r| r.into_iter().map(|(t, _)| t).collect()).collect();
+            let got: Vec<Vec<String>> = parsed.values.into_iter().map(|r| r.into_iter().map(|(t, _)| t).collect()).collect();
             prop_assert_eq!(got, rows);
         }
     }

@@ -73,10 +73,10 @@ impl Scenario {
         let mut first = self.variables.len();
         for r in &self.rows {
             let i = match r.order {
-                Order::Sequence => (n % r.rows.len() as u64) as usize,
-                Order::Random => vars.rng.below(r.rows.len() as u64) as usize,
+                Order::Sequence => (n % r.values.len() as u64) as usize,
+                Order::Random => vars.rng.below(r.values.len() as u64) as usize,
             };
-            for (c, (col, (text, kind))) in r.columns.iter().zip(&r.rows[i]).enumerate() {
+            for (c, (col, (text, kind))) in r.columns.iter().zip(&r.values[i]).enumerate() {
                 let at = slot(vars, first + c, col);
                 vars.set_at(at, text, *kind);
                 // A data row's value: it may not write a request's host.

@@ -123,7 +123,7 @@ mod tests {
 
     /// Issue 45 #14: `load` sent `GET :18084/x` and `GET @host/x` (what followed
     /// `{{base_url}}` after a target without a path) where `verify` refused them. Both now
-    /// check a URL's server alike ([`stackbench_hurl::origin::split_why`], [`Routes::locate`]).
+    /// check a URL's server alike ([`stackbench_hurl::split_origin`], [`Routes::locate`]).
     #[test]
     fn a_url_whose_server_is_not_one_is_refused_at_load() {
         use crate::flow::tests::source_at;
