@@ -107,7 +107,8 @@ pub struct VerifyArgs {
     #[arg(long = "secret", value_name = "NAME=VALUE", requires = "scenario_file")]
     pub secrets: Vec<String>,
     /// The directory every file the scenario names must be under; a path, `..` or link leading
-    /// out of it is refused. [default: the scenario file's own directory]
+    /// out of it is refused. A `.hurl` file's own names start there, as in Hurl.
+    /// [default: the scenario file's own directory]
     #[arg(long, value_name = "DIR", requires = "scenario_file")]
     pub file_root: Option<PathBuf>,
     /// The most bytes the scenario file, and each file it names, may have. [default: 64MiB]

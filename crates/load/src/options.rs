@@ -194,8 +194,8 @@ pub struct LoadOptions {
     #[serde(skip)]
     pub variable: Vec<String>,
     /// Scenario files: the directory every file a scenario names (bodies, flows, rows, its
-    /// .proto) must be under; a path, `..` or link leading out of it is refused. [default: the
-    /// scenario file's own directory]
+    /// .proto) must be under; a path, `..` or link leading out of it is refused. A `.hurl`
+    /// file's own names start there, as in Hurl. [default: the scenario file's own directory]
     #[arg(long, value_name = "DIR", help_heading = "Request", requires = "scenario_file")]
     #[serde(skip)]
     pub file_root: Option<std::path::PathBuf>,
