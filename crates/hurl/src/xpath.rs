@@ -16,7 +16,10 @@
 //! nesting are bounded, so a huge or deeply nested body is refused instead of parsed.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::rc::Rc;
 
 use sxd_document::Package;
 use sxd_document::dom::{ChildOfElement, ChildOfRoot, Element};
@@ -65,15 +68,49 @@ impl std::fmt::Debug for XPathExpr {
     }
 }
 
-/// `expr` compiled, or why it cannot be.
-pub fn compile(expr: &str) -> Result<XPathExpr, String> {
+/// The most compiled expressions a thread keeps (then it forgets them all and starts again:
+/// a load checks the same few on every answer; an expression with templates whose values
+/// change at each iteration is compiled each time, as it would be without the cache).
+const COMPILED_KEPT: usize = 64;
+
+/// A thread's XPath state, kept from one answer to the next (sxd's compiled expressions and
+/// contexts cannot cross threads). Compiling an expression costs some 16,000 instructions and
+/// building and dropping a context, which registers XPath's core functions in a hash map,
+/// some 30,000: done for every check of every answer, they were over half of a load's work
+/// per request on a small SOAP answer with six xpath checks (bench/load/groups/xml-xpath.hurl).
+struct State {
+    compiled: HashMap<String, Rc<XPathExpr>>,
+    /// The context every evaluation on this thread uses. Its namespaces are the ones set for
+    /// earlier expressions too: before an evaluation, every prefix the expression names is
+    /// set to the body's URI for it, and one the body does not declare is refused, so a
+    /// prefix left from another body is never read.
+    context: Context<'static>,
+}
+
+thread_local! {
+    static STATE: RefCell<State> =
+        RefCell::new(State { compiled: HashMap::new(), context: Context::new() });
+}
+
+/// `expr` compiled, or why it cannot be (compiled once per thread: see [`State`]).
+pub fn compile(expr: &str) -> Result<Rc<XPathExpr>, String> {
+    if let Some(found) = STATE.with_borrow(|s| s.compiled.get(expr).cloned()) {
+        return Ok(found);
+    }
     let built = catch_unwind(|| Factory::new().build(expr))
         .map_err(|_| format!("invalid xpath expression {expr:?}"))?;
-    match built {
-        Ok(Some(xpath)) => Ok(XPathExpr { xpath, prefixes: prefixes(expr) }),
-        Ok(None) => Err("the xpath expression is empty".to_owned()),
-        Err(e) => Err(format!("invalid xpath expression {expr:?}: {e}")),
-    }
+    let compiled = match built {
+        Ok(Some(xpath)) => Rc::new(XPathExpr { xpath, prefixes: prefixes(expr) }),
+        Ok(None) => return Err("the xpath expression is empty".to_owned()),
+        Err(e) => return Err(format!("invalid xpath expression {expr:?}: {e}")),
+    };
+    STATE.with_borrow_mut(|s| {
+        if s.compiled.len() >= COMPILED_KEPT {
+            s.compiled.clear();
+        }
+        s.compiled.insert(expr.to_owned(), Rc::clone(&compiled));
+    });
+    Ok(compiled)
 }
 
 /// The namespace prefixes of the qualified names in `expr` (`p` of `p:name`, `p:*`,
@@ -152,17 +189,18 @@ impl Doc {
 
     /// The value of `expr` on this document, typed as Hurl types it.
     pub fn eval(&self, expr: &XPathExpr) -> Result<Value<'static>, String> {
-        if let Some(p) = expr.prefixes.iter().find(|p| !self.namespaces.iter().any(|(n, _)| n == *p)) {
-            return Err(format!("xpath: the namespace prefix `{p}` is not declared in the body"));
-        }
         let doc = self.package.as_document();
-        let mut context = Context::new();
-        for (prefix, uri) in &self.namespaces {
-            context.set_namespace(prefix, uri);
-        }
-        let value = catch_unwind(AssertUnwindSafe(|| expr.xpath.evaluate(&context, doc.root())))
-            .map_err(|_| "xpath: the expression could not be evaluated".to_owned())?
-            .map_err(|e| format!("xpath: {e}"))?;
+        let value = STATE.with_borrow_mut(|s| {
+            for p in &expr.prefixes {
+                let Some((_, uri)) = self.namespaces.iter().find(|(n, _)| n == p) else {
+                    return Err(format!("xpath: the namespace prefix `{p}` is not declared in the body"));
+                };
+                s.context.set_namespace(p, uri);
+            }
+            catch_unwind(AssertUnwindSafe(|| expr.xpath.evaluate(&s.context, doc.root())))
+                .map_err(|_| "xpath: the expression could not be evaluated".to_owned())?
+                .map_err(|e| format!("xpath: {e}"))
+        })?;
         Ok(match value {
             sxd_xpath::Value::Boolean(b) => Value::Bool(b),
             sxd_xpath::Value::Number(n) => Value::Float(n),

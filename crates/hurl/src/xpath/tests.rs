@@ -1,7 +1,7 @@
 use super::*;
 
 fn eval(text: &str, format: Format, expr: &str) -> Result<Value<'static>, String> {
-    Doc::parse(text, format)?.eval(&compile(expr)?)
+    Doc::parse(text, format)?.eval(&*compile(expr)?)
 }
 
 fn xml(text: &str, expr: &str) -> Value<'static> {
@@ -107,6 +107,33 @@ fn a_later_declaration_of_a_prefix_replaces_an_earlier_one() {
     let doc = r#"<r xmlns:a="one:"><a:x/><s xmlns:a="two:"><a:y/></s><t/></r>"#;
     assert_eq!(xml(doc, "//a:y"), Value::Nodeset(1));
     assert_eq!(xml(doc, "//a:x"), Value::Nodeset(0));
+}
+
+#[test]
+fn an_expression_is_compiled_once_per_thread_and_kept_within_bounds() {
+    let first = compile("count(//kept/once)").unwrap();
+    assert!(Rc::ptr_eq(&first, &compile("count(//kept/once)").unwrap()));
+    for i in 0..COMPILED_KEPT * 2 {
+        compile(&format!("//kept{i}")).unwrap();
+    }
+    assert!(STATE.with_borrow(|s| s.compiled.len()) <= COMPILED_KEPT);
+    let again = compile("count(//kept/once)").unwrap();
+    assert_eq!(xml("<kept><once/><once/></kept>", "count(//kept/once)"), Value::Float(2.0));
+    assert!(Rc::ptr_eq(&again, &compile("count(//kept/once)").unwrap()));
+}
+
+#[test]
+fn a_prefix_is_read_from_each_body_never_from_the_one_before() {
+    // One context serves every evaluation on a thread: the same prefix bound to another URI,
+    // then absent, must give each body's own answer.
+    let one = r#"<r xmlns:p="urn:one"><p:x/><p:x/></r>"#;
+    let two = r#"<r xmlns:p="urn:two" xmlns:q="urn:one"><p:x/><q:x/><q:x/><q:x/></r>"#;
+    assert_eq!(xml(one, "count(//p:x)"), Value::Float(2.0));
+    assert_eq!(xml(two, "count(//p:x)"), Value::Float(1.0));
+    assert_eq!(xml(two, "count(//q:x)"), Value::Float(3.0));
+    assert_eq!(xml(one, "count(//p:x)"), Value::Float(2.0));
+    assert!(eval(one, Format::Xml, "count(//q:x)").unwrap_err().contains("`q` is not declared"));
+    assert!(eval("<r/>", Format::Xml, "count(//p:x)").unwrap_err().contains("`p` is not declared"));
 }
 
 #[test]
