@@ -4,7 +4,8 @@
 //! the open-file limit (`setrlimit`), and the
 //! resident set size (`/proc/self/statm`), a `timerfd` for waits finer
 //! than tokio's 1 ms timer wheel, and large allocations mapped on their own
-//! (`mallopt`), so that freed answer buffers leave the process.
+//! (`mallopt`), so that freed answer buffers leave the process; reading a TCP socket's octets
+//! without taking them (`MSG_PEEK`) and taking them without a copy (`MSG_TRUNC`).
 #![allow(unsafe_code)] // libc calls without a safe wrapper in std; each is a single checked syscall
 
 use std::io;
@@ -190,6 +191,38 @@ impl AsRawFd for TimerFd {
     }
 }
 
+/// Copies what `fd`'s receive queue holds (as far as `buf` takes) into `buf` without taking it
+/// from the queue (`recv` with `MSG_PEEK`, non-blocking); `Ok(0)` at the end of the stream.
+pub fn peek(fd: RawFd, buf: &mut [u8]) -> io::Result<usize> {
+    // SAFETY: recv writes at most `buf.len()` bytes into `buf`, a valid exclusive slice.
+    let n =
+        unsafe { libc::recv(fd, buf.as_mut_ptr().cast(), buf.len(), libc::MSG_PEEK | libc::MSG_DONTWAIT) };
+    usize::try_from(n).map_err(|_| io::Error::last_os_error())
+}
+
+/// Takes `n` octets (an earlier [`peek`]'s) from TCP socket `fd`'s receive queue without
+/// copying them (`recv` with `MSG_TRUNC`, tcp(7)); returns how many it took.
+pub fn discard(fd: RawFd, n: usize) -> io::Result<usize> {
+    // SAFETY: on a TCP socket MSG_TRUNC makes recv drop the octets without copying them
+    // (tcp(7)), so the buffer is never written and none is passed.
+    let n = unsafe { libc::recv(fd, std::ptr::null_mut(), n, libc::MSG_TRUNC | libc::MSG_DONTWAIT) };
+    usize::try_from(n).map_err(|_| io::Error::last_os_error())
+}
+
+/// Segments TCP socket `fd` received so far (`tcpi_segs_in` of `TCP_INFO`): the tests count
+/// the client's acknowledgements with it.
+#[cfg(test)]
+pub fn segments_in(fd: RawFd) -> io::Result<u32> {
+    // SAFETY: `tcp_info` is plain data; getsockopt writes at most `len` bytes into it.
+    let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
+    let mut len = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
+    // SAFETY: `info` and `len` are valid exclusive references of the sizes given.
+    let rc = unsafe {
+        libc::getsockopt(fd, libc::IPPROTO_TCP, libc::TCP_INFO, (&raw mut info).cast(), &raw mut len)
+    };
+    if rc == 0 { Ok(info.tcpi_segs_in) } else { Err(io::Error::last_os_error()) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -244,6 +277,43 @@ mod tests {
         // Ticks are coarser than rusage: what was read before cannot exceed the end by more than one.
         assert!(seen.0 + seen.1 <= user + system + Duration::from_millis(10), "{seen:?} vs {user:?}");
         assert_eq!(task_cpu_time(tid), None, "an ended thread has no stat");
+    }
+
+    /// Peeks once octets (or the end of the stream) are there: peek does not block (5 s at most).
+    fn peek_when_there(fd: RawFd, buf: &mut [u8]) -> usize {
+        for _ in 0..1000 {
+            match peek(fd, buf) {
+                Ok(n) => return n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                Err(e) => panic!("{e}"),
+            }
+        }
+        panic!("nothing to peek at within 5 s");
+    }
+
+    #[test]
+    fn a_peek_leaves_the_octets_queued_and_a_discard_takes_them() {
+        use std::io::Write as _;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let client = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (mut server, _) = listener.accept().unwrap();
+        let fd = client.as_raw_fd();
+        server.write_all(b"hello").unwrap();
+        let mut buf = [0u8; 16];
+        let n = peek_when_there(fd, &mut buf);
+        assert_eq!(&buf[..n], b"hello");
+        buf.fill(0);
+        assert_eq!(peek(fd, &mut buf[..3]).unwrap(), 3, "still queued");
+        assert_eq!(&buf[..3], b"hel");
+        assert_eq!(discard(fd, 2).unwrap(), 2);
+        assert_eq!(peek(fd, &mut buf).unwrap(), 3);
+        assert_eq!(&buf[..3], b"llo");
+        assert_eq!(discard(fd, 3).unwrap(), 3);
+        assert_eq!(peek(fd, &mut buf).unwrap_err().kind(), io::ErrorKind::WouldBlock, "all taken");
+        drop(server);
+        assert_eq!(peek_when_there(fd, &mut buf), 0, "the end of the stream");
     }
 
     #[test]

@@ -604,3 +604,40 @@ fn a_lone_streams_request_larger_than_the_socket_takes_is_sent_whole() {
         server.await.unwrap();
     });
 }
+
+#[test]
+fn an_answer_in_two_segments_is_acknowledged_by_the_next_request() {
+    // A server that sends each answer's HEADERS and DATA as two segments, as nginx does: a
+    // read that emptied the socket would have the kernel send a pure ACK for each answer
+    // (the driver peeks instead). Counted at the server: the segments it received.
+    const N: u32 = 200;
+    local(async {
+        let l = listener().await;
+        let slot = Slot::new(l.local_addr().unwrap());
+        let server = spawn_local(async move {
+            let mut p = Peer::accept(&l, &[]).await;
+            p.tcp.set_nodelay(true).unwrap();
+            let fd = std::os::fd::AsRawFd::as_raw_fd(&p.tcp);
+            let mut before = 0;
+            for i in 0..N {
+                let (id, _) = p.request().await;
+                if i == 0 {
+                    // The handshake, the client's SETTINGS and its acknowledgement are behind.
+                    before = crate::sys::segments_in(fd).unwrap();
+                }
+                p.answer(id, b"hi").await;
+            }
+            // The last answer's ACK may come later, on its own.
+            crate::sys::segments_in(fd).unwrap() - before
+        });
+        let mut lane = H2Lane::new(Rc::clone(&slot));
+        for _ in 0..N {
+            assert_eq!(send(&mut lane, &request("/", b""), false).await.unwrap(), ok(b"hi"));
+        }
+        let segments = server.await.unwrap();
+        // One per request, each carrying the ACK of the answer before; a pure ACK per answer
+        // would make it 2 N. Some slack for a busy machine's delayed ACKs (a request later than
+        // the kernel's ACK timer).
+        assert!(segments < N + N / 4, "the server received {segments} segments for {N} requests");
+    });
+}

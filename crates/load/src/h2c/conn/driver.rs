@@ -1,7 +1,9 @@
 //! The driver of an h2c connection: the one task that reads the socket. Each
 //! wake-up reads until the socket is drained (into a 64 KiB buffer, every
 //! complete frame handled in place), then writes everything the lanes and
-//! the frame handlers queued with one `write`. It ends when the connection
+//! the frame handlers queued with one `write`. In cleartext on epoll its reads
+//! peek and take the octets at the next read ([`Peeking`]: the kernel then sends
+//! no ACK of its own per answer). It ends when the connection
 //! fails, when it is drained after a GOAWAY, or when nobody holds it any more
 //! (a [`Link`] is a hold, and letting go of the last one wakes the driver).
 //!
@@ -19,16 +21,19 @@
 
 use std::future::poll_fn;
 use std::ops::Deref;
+use std::os::fd::AsRawFd as _;
 use std::pin::Pin;
 use std::rc::Rc;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, ready};
 
 use stackbench_record::ErrorKind;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::io::{AsyncRead, AsyncWrite, Interest, ReadBuf};
+use tokio::net::TcpStream;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 
 use super::{Conn, ConnError, State, frame};
 use crate::http1::io_kind;
+use crate::sys;
 use crate::tls::TlsStream;
 use crate::uring::{Held, OpFuture, Receiver, Ring};
 
@@ -96,9 +101,69 @@ pub(super) trait Pipe {
     fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<std::io::Result<()>>;
 }
 
-impl Pipe for OwnedReadHalf {
+/// The cleartext driver's read half, read by peeking: a read leaves the octets it returns in
+/// the socket's queue, and they are taken (without a copy) by the first read after more
+/// octets arrived.
+///
+/// Why: nginx sends an h2c answer's HEADERS and DATA as two small pushed segments, and a read
+/// that empties a receive queue holding two of them has the kernel send a pure ACK at once
+/// (`tcp_cleanup_rbuf`): one more loopback segment per answer, transmitted and received on
+/// the generator's CPU, a fifth of its CPU per request. Peeked octets stay queued, so the read
+/// sends no ACK; the lane's next request carries it, and the octets taken later, with the
+/// next answer queued behind them, leave the queue non-empty, so no ACK is due then either.
+/// One system call more per read, one segment fewer per answer. Unsent ACKs are the kernel's
+/// delayed ACK's to send when no request follows (a think time, the run's end).
+pub(super) struct Peeking {
+    half: OwnedReadHalf,
+    /// Octets the last read returned that are still in the socket's queue.
+    peeked: usize,
+}
+
+impl Peeking {
+    pub(super) fn new(half: OwnedReadHalf) -> Peeking {
+        Peeking { half, peeked: 0 }
+    }
+}
+
+impl Drop for Peeking {
+    fn drop(&mut self) {
+        // A socket closed with octets unread resets the connection instead of closing it.
+        if self.peeked > 0 {
+            let _ = sys::discard(self.half.as_ref().as_raw_fd(), self.peeked);
+        }
+    }
+}
+
+impl Pipe for Peeking {
     fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(self).poll_read(cx, buf)
+        let tcp: &TcpStream = self.half.as_ref();
+        let fd = tcp.as_raw_fd();
+        loop {
+            // Ready only once octets arrived after the last peek (or the peek filled `buf`).
+            if let Err(e) = ready!(tcp.poll_read_ready(cx)) {
+                return Poll::Ready(Err(e));
+            }
+            if self.peeked > 0 {
+                sys::discard(fd, std::mem::take(&mut self.peeked))?;
+            }
+            let room = buf.remaining();
+            let mut got = 0;
+            let peeked = tcp.try_io(Interest::READABLE, || {
+                got = sys::peek(fd, buf.initialize_unfilled())?;
+                // Less than asked for: the queue held no more. Its readiness is cleared (as
+                // tokio's reads do), although the octets stay queued, until more arrive.
+                if got > 0 && got < room { Err(std::io::ErrorKind::WouldBlock.into()) } else { Ok(()) }
+            });
+            match peeked {
+                Err(e) if e.kind() != std::io::ErrorKind::WouldBlock => return Poll::Ready(Err(e)),
+                // Nothing there after all: wait for readiness again.
+                Err(_) if got == 0 => continue,
+                _ => {}
+            }
+            buf.advance(got);
+            self.peeked = got;
+            return Poll::Ready(Ok(()));
+        }
     }
 
     fn poll_write(
@@ -136,7 +201,8 @@ impl Pipe for TlsStream {
 }
 
 /// The driver: reads the socket until the connection ends.
-pub(super) async fn drive(conn: Rc<Conn>, mut tcp: OwnedReadHalf) {
+pub(super) async fn drive(conn: Rc<Conn>, tcp: OwnedReadHalf) {
+    let mut tcp = Peeking::new(tcp);
     let mut rbuf = vec![0u8; READ_BUF];
     let mut filled = 0;
     poll_fn(|cx| poll_drive(&conn, &mut tcp, &mut rbuf, &mut filled, cx)).await;
