@@ -1,8 +1,9 @@
 //! The lifecycle: what happens to every contestant of a plan, one at a time.
 //!
-//! 1. Setup, in plan order: `build` (timed) → artifact size → `cold_starts`
-//!    trials (reset, exec, first verified answer, stop) → contract
-//!    verification on a clean start. A contestant that cannot build, start,
+//! 1. Setup, in plan order: `build` (timed) → artifact size → the
+//!    `cold_starts` trials (reset, exec, first verified answer, stop) that the
+//!    verification's start and the first rounds' starts will not give, each
+//!    start being timed alike → contract verification on a clean start. A contestant that cannot build, start,
 //!    become ready or answer correctly is recorded with what went wrong (the
 //!    rule it broke) and left out; the plan goes on.
 //! 2. Measured runs, interleaved ([`crate::schedule`]): for each slot, reset,
@@ -497,31 +498,19 @@ impl Orchestrator<'_, '_> {
             // Its file is parsed now, not while a cold start is timed.
             let _ = s.file(false);
         }
-        let mut trials = Vec::new();
-        let mut resolution = Duration::ZERO;
-        for _ in 0..c.cold_starts {
+        // Every start is timed the same way (reset, exec, first verified answer, alone on its
+        // cores): the verification's and each measured run's count as cold starts, so only
+        // the trials the verification and the plan's first rounds will not give are made apart.
+        let apart = c.cold_starts.saturating_sub(1 + self.plan.repetitions);
+        for _ in 0..apart {
             if self.interrupted() {
                 return Ok(());
             }
             let Some(started) = self.start(i, "cold_start", None)? else {
                 return self.leave_out(i, "did not start".into());
             };
-            trials.push(started.ready.as_secs_f64() * 1000.0);
-            resolution = resolution.max(started.resolution);
+            self.timed(i, &started);
             self.stop(i, started, &[], None)?;
-        }
-        if !trials.is_empty() {
-            let q = Quantiles::of(&trials);
-            let res_ms = resolution.as_secs_f64() * 1000.0;
-            self.say(&format!(
-                "  cold start: p50 {:.1} ms, p95 {:.1} ms over {} trials (probe resolution {res_ms:.2} ms)",
-                q.p50,
-                q.p95,
-                trials.len()
-            ));
-            self.live[i].record.cold_start_ms = trials;
-            self.live[i].record.cold_start = Some(q);
-            self.live[i].record.cold_start_resolution_ms = Some(res_ms);
         }
         if self.interrupted() {
             return Ok(());
@@ -529,11 +518,33 @@ impl Orchestrator<'_, '_> {
         let Some(mut started) = self.start(i, "verify", None)? else {
             return self.leave_out(i, "did not start".into());
         };
+        self.timed(i, &started);
+        if let Some(q) = self.live[i].record.cold_start {
+            self.say(&format!(
+                "  cold start: p50 {:.1} ms over {} start(s) so far (probe resolution {:.2} ms); each measured run's start is timed too",
+                q.p50,
+                q.n,
+                self.live[i].record.cold_start_resolution_ms.unwrap_or(0.0)
+            ));
+        }
         let base = started.base.clone();
         let opts = VerifyOptions { clean_store: true, ..opts };
         let result = self.verify_at(i, &base, &opts, Some(started.process.as_mut()));
         self.stop(i, started, &[], None)?;
         result
+    }
+
+    /// Adds a start's time to first verified answer to `i`'s cold starts (none when its
+    /// plan asks for no cold starts). The caller saves the record.
+    fn timed(&mut self, i: usize, started: &Started) {
+        if self.plan.contestants[i].cold_starts == 0 {
+            return;
+        }
+        let r = &mut self.live[i].record;
+        r.cold_start_ms.push(started.ready.as_secs_f64() * 1000.0);
+        r.cold_start = Some(Quantiles::of(&r.cold_start_ms));
+        let res = started.resolution.as_secs_f64() * 1000.0;
+        r.cold_start_resolution_ms = Some(r.cold_start_resolution_ms.map_or(res, |x| x.max(res)));
     }
 
     /// Verifies the contestant at `base` (its `process`, when stackbench started

@@ -457,8 +457,11 @@ impl Plan {
     /// `max_time` of them when that comes first.
     pub fn estimated_duration(&self) -> Duration {
         let rounds = self.precision.map_or(self.repetitions, |p| p.max_repetitions);
+        // A second per cold start started apart (the verification's and the first rounds'
+        // starts are timed too), two for the verification.
+        let apart = |c: &Contestant| c.cold_starts.saturating_sub(1 + self.repetitions);
         let setup: Duration =
-            self.contestants.iter().map(|c| Duration::from_secs(u64::from(c.cold_starts) + 2)).sum();
+            self.contestants.iter().map(|c| Duration::from_secs(u64::from(apart(c)) + 2)).sum();
         let runs = self
             .contestants
             .iter()

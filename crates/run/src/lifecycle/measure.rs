@@ -1,6 +1,6 @@
-//! One measured run of the lifecycle: reset, start, ready, the load while
-//! the sampler watches, stop; then the record is judged ([`crate::validity`])
-//! and written, and incidents are recorded.
+//! One measured run of the lifecycle: reset, start, ready (timed: one more cold
+//! start), the load while the sampler watches, stop; then the record is judged
+//! ([`crate::validity`]) and written, and incidents are recorded.
 
 use stackbench_record::Invalid;
 
@@ -18,6 +18,10 @@ impl Orchestrator<'_, '_> {
             Launch::External { url } => (None, base_of(url)),
             Launch::Command { .. } => match self.start(i, "run", Some(rep))? {
                 Some(s) => {
+                    // Started alone, as a cold-start trial is: its start is one more of them.
+                    self.timed(i, &s);
+                    let record = self.live[i].record.clone();
+                    self.store.save_contestant(&record)?;
                     let b = s.base.clone();
                     (Some(s), b)
                 }

@@ -493,16 +493,35 @@ fn good_contestants_are_measured_interleaved_one_at_a_time() {
         assert!(r.params.url.starts_with("http://127.0.0.1:"));
     }
     for c in &set.contestants {
-        assert_eq!(c.cold_start_ms.len(), 2);
+        // The verification's start and each run's are the 2 cold starts asked for, and one more.
+        assert_eq!(c.cold_start_ms.len(), 3);
+        assert_eq!(c.cold_start.unwrap().n, 3);
         assert!(c.verification.as_ref().unwrap().passed);
         assert!(c.incidents.is_empty(), "{:?}", c.incidents);
     }
     let w = h.world.lock().unwrap();
     assert_eq!(w.max_alive, 1, "one contestant at a time");
     assert_eq!(w.alive, 0, "every start was stopped");
-    // 3 × (2 cold starts + 1 verification + 2 runs)
-    assert_eq!(w.spawned.len(), 15);
+    // 3 × (1 verification + 2 runs): no start apart for the cold starts
+    assert_eq!(w.spawned.len(), 9);
     assert!(w.spawned.iter().all(|a| !a.contains("{port}")), "{:?}", w.spawned);
+}
+
+#[test]
+fn cold_starts_beyond_what_the_runs_give_are_started_apart_and_none_when_asked_for_none() {
+    let mut h = Harness::new("cold");
+    let p = plan(&(contestant("a", "good", "cold_starts = 5") + &contestant("b", "good", "cold_starts = 0")));
+    h.run(&p);
+    let set = h.results();
+    let cold = |n: &str| set.contestants.iter().find(|c| c.name == n).unwrap().clone();
+    // 5 asked: 2 apart, the verification's start, 2 runs' starts.
+    assert_eq!(cold("a").cold_start_ms.len(), 5);
+    assert!(cold("a").cold_start_resolution_ms.is_some());
+    assert!(cold("b").cold_start_ms.is_empty() && cold("b").cold_start.is_none());
+    let w = h.world.lock().unwrap();
+    // a: 2 apart + 1 verification + 2 runs; b: 1 verification + 2 runs.
+    assert_eq!(w.spawned.len(), 8);
+    assert!(h.lines.iter().any(|l| l.contains("over 3 start(s) so far")), "{:#?}", h.lines);
 }
 
 #[test]
@@ -561,7 +580,7 @@ fn failures_are_recorded_and_the_plan_goes_on() {
     // A wrong answer to the readiness probe already stops it at its first start.
     assert_eq!(
         (incident("wrong")[0].phase.as_str(), incident("wrong")[0].kind.as_str()),
-        ("cold_start", "wrong_answer")
+        ("verify", "wrong_answer")
     );
     // One that accepts bad input breaks hardening rules only: measured, with what it does not
     // enforce; under verify = "strict" the same contestant is left out with the rule it broke.
