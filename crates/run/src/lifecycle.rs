@@ -369,7 +369,12 @@ impl Orchestrator<'_, '_> {
             }
         }
         let mut built = match self.plan.builds {
-            BuildsMode::Concurrent => self.build_concurrently(&pending),
+            BuildsMode::Concurrent => {
+                let built = self.build_concurrently(&pending);
+                // Every build has ended: what they wrote is there to count.
+                self.prefetch_sources(&pending);
+                built
+            }
             BuildsMode::InTurn => BTreeMap::new(),
         };
         for i in pending {
