@@ -664,7 +664,7 @@ struct Answered<'r, 'a> {
 impl<'r, 'a> Answered<'r, 'a> {
     fn new(answer: &'r Answer<'a>) -> Self {
         // One walk of the head for what `header(name, 0)` and `header(name, 1)` would find.
-        let (first, second) = crate::wire::header_first_two(answer, SET_COOKIE);
+        let (first, second) = crate::wire::Marks::set_cookie(answer);
         let first = first.and_then(|v| std::str::from_utf8(v).ok());
         Answered { answer, set_cookie: (first, second.is_some_and(|v| std::str::from_utf8(v).is_ok())) }
     }

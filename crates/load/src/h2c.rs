@@ -264,6 +264,7 @@ impl H2Lane {
             grpc_status: done.grpc_status,
             head: if keep_head { &self.head } else { &[] },
             headers: if keep_head { &self.fields } else { &[] },
+            marks: crate::wire::Marks::default(),
         })
     }
 }

@@ -26,7 +26,7 @@ use crate::budget::Claim;
 use crate::dial::{Dial, Socket};
 use crate::tls::TlsStream;
 use crate::uring::{self, Receiver, Ring};
-use crate::wire::{Answer, HeaderAt, Wire, same_name};
+use crate::wire::{Answer, HeaderAt, Marks, Wire, same_name};
 
 const READ_CHUNK: usize = 16 * 1024;
 const MAX_HEADERS: usize = 64;
@@ -82,6 +82,8 @@ pub struct Http1Conn {
     content_type: Vec<u8>,
     /// Where the last answer's headers lie in its head, when `keep_headers`.
     headers: Vec<HeaderAt>,
+    /// Which of `headers` are marked ([`Marks`]), with them.
+    marks: Marks,
     /// Whether answers say where their headers lie (a scenario file's checks look
     /// them up); the built-in requests do not pay for it.
     keep_headers: bool,
@@ -128,6 +130,7 @@ impl Http1Conn {
             buf: Vec::with_capacity(READ_CHUNK),
             content_type: Vec::new(),
             headers: Vec::new(),
+            marks: Marks::default(),
             keep_headers: false,
             received: 0,
             busy: false,
@@ -258,6 +261,7 @@ impl Http1Conn {
             grpc_status: None,
             head: &self.buf[..head.len],
             headers: if self.keep_headers { &self.headers } else { &[] },
+            marks: self.marks,
         })
     }
 
@@ -310,7 +314,7 @@ impl Http1Conn {
                 eof,
                 head_only,
                 &mut self.content_type,
-                self.keep_headers.then_some(&mut self.headers),
+                self.keep_headers.then_some((&mut self.headers, &mut self.marks)),
             )? {
                 return Ok(head);
             }
@@ -348,7 +352,7 @@ impl Reader {
         eof: bool,
         head_only: bool,
         content_type: &mut Vec<u8>,
-        mut headers_at: Option<&mut Vec<HeaderAt>>,
+        mut headers_at: Option<(&mut Vec<HeaderAt>, &mut Marks)>,
     ) -> Result<Progress, Failure> {
         let broken = |kind| Failure { kind, answer_started: true };
         while self.head.is_none() {
@@ -372,9 +376,8 @@ impl Reader {
                         buf.drain(..len);
                         continue;
                     }
-                    if let Some(at) = headers_at.as_deref_mut() {
-                        at.clear();
-                        at.extend(resp.headers.iter().map(|h| HeaderAt::of(h, buf)));
+                    if let Some((at, marks)) = headers_at.as_mut() {
+                        **marks = Marks::place(resp.headers, buf, at);
                     }
                     self.head = Some(parse_head(&resp, len, head_only, content_type)?);
                 }
@@ -424,8 +427,8 @@ impl Reader {
 /// For the fuzz targets (`fuzz/`) and tests; nothing here may panic.
 pub fn read_answer(data: &[u8], cuts: &[usize], head_only: bool) -> Result<(u16, Vec<u8>), ErrorKind> {
     let mut reader = Reader::default();
-    let (mut buf, mut content_type, mut headers) = (Vec::new(), Vec::new(), Vec::new());
-    let mut headers = Some(&mut headers);
+    let (mut buf, mut content_type, mut headers, mut marks) =
+        (Vec::new(), Vec::new(), Vec::new(), Marks::default());
     let mut from = 0;
     let mut ends: Vec<usize> = cuts.iter().copied().filter(|&c| c > 0 && c < data.len()).collect();
     ends.sort_unstable();
@@ -435,7 +438,7 @@ pub fn read_answer(data: &[u8], cuts: &[usize], head_only: bool) -> Result<(u16,
         from = to;
         let eof = i + 1 == ends.len();
         match reader
-            .advance(&mut buf, eof, head_only, &mut content_type, headers.as_deref_mut())
+            .advance(&mut buf, eof, head_only, &mut content_type, Some((&mut headers, &mut marks)))
             .map_err(|f| f.kind)?
         {
             Progress::Done(head) => {

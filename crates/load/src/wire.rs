@@ -88,6 +88,9 @@ pub struct Answer<'a> {
     pub head: &'a [u8],
     /// HTTP/1.1: where each header of `head` lies, in order, as the reader parsed it.
     pub headers: &'a [HeaderAt],
+    /// Which of `headers` are named as the checks ask on every answer, when the reader
+    /// noted it.
+    pub marks: Marks,
 }
 
 /// Where one header of an HTTP/1.1 answer lies in [`Answer::head`]: byte ranges
@@ -113,6 +116,90 @@ impl HeaderAt {
         HeaderAt { name: span(h.name.as_bytes()), value: span(h.value) }
     }
 }
+
+/// Where the first two headers of the names a scenario file's checks ask for on every answer
+/// lie in [`Answer::headers`], noted in the reader's one pass over them: `Set-Cookie`, which
+/// the cookie jar looks up on every answer, and `Content-Type`. Looking up either then costs
+/// a comparison of the name asked for, not a walk of the headers. Unless `known` (a transport
+/// that does not note them: h2c; tests), the headers are walked.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Marks {
+    known: bool,
+    set_cookie: Mark,
+    content_type: Mark,
+}
+
+/// The first two headers of a name: their indexes in [`Answer::headers`] plus one (0: none).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Mark([u8; 2]);
+
+impl Mark {
+    /// The values of the headers it marks in `answer`.
+    #[inline]
+    fn values<'a>(self, answer: &Answer<'a>) -> (Option<&'a [u8]>, Option<&'a [u8]>) {
+        let value = |k: u8| Some(value_of(answer.head, answer.headers.get(usize::from(k).checked_sub(1)?)?));
+        (value(self.0[0]), value(self.0[1]))
+    }
+
+    /// Notes header `i` of the name, when it is its first or second.
+    #[inline]
+    fn note(&mut self, i: usize) {
+        let i = u8::try_from(i + 1).unwrap_or(0);
+        if self.0[0] == 0 {
+            self.0[0] = i;
+        } else if self.0[1] == 0 {
+            self.0[1] = i;
+        }
+    }
+}
+
+impl Marks {
+    /// Where `headers`, parsed from `buf`, lie in it (into `out`, cleared first), and which of
+    /// them are marked: one pass over the reader's parse.
+    pub fn place(headers: &[httparse::Header<'_>], buf: &[u8], out: &mut Vec<HeaderAt>) -> Marks {
+        out.clear();
+        out.extend(headers.iter().map(|h| HeaderAt::of(h, buf)));
+        // A mark holds an index below 255 (the reader takes 64 headers at most).
+        let mut marks = Marks { known: headers.len() < 255, ..Marks::default() };
+        for (i, h) in headers.iter().enumerate() {
+            // The length and the first letter pass over the others (`Connection` is as long
+            // as `Set-Cookie`) before the name is compared.
+            let name = h.name.as_bytes();
+            match (name.len(), name.first().map(|b| b | 0x20)) {
+                (10, Some(b's')) if same_name(name, SET_COOKIE) => marks.set_cookie.note(i),
+                (12, Some(b'c')) if same_name(name, CONTENT_TYPE) => marks.content_type.note(i),
+                _ => {}
+            }
+        }
+        marks
+    }
+
+    /// The first two `Set-Cookie` values of `answer` (as [`header_first_two`]), read from its
+    /// marks without comparing a name when they are known.
+    pub fn set_cookie<'a>(answer: &Answer<'a>) -> (Option<&'a [u8]>, Option<&'a [u8]>) {
+        if answer.marks.known {
+            return answer.marks.set_cookie.values(answer);
+        }
+        header_first_two(answer, "set-cookie")
+    }
+
+    /// The mark of header `name`, when it is a marked one and the marks are known.
+    #[inline]
+    fn of(self, name: &[u8]) -> Option<Mark> {
+        if !self.known {
+            return None;
+        }
+        match name.len() {
+            10 if same_name(name, SET_COOKIE) => Some(self.set_cookie),
+            12 if same_name(name, CONTENT_TYPE) => Some(self.content_type),
+            _ => None,
+        }
+    }
+}
+
+// As servers write them: [`same_name`] compares the words as they are before it folds case.
+const SET_COOKIE: &[u8] = b"Set-Cookie";
+const CONTENT_TYPE: &[u8] = b"Content-Type";
 
 /// Where each `name:value` line of a head kept as text lies: the h2c client keeps an HTTP/2
 /// answer's head and trailers so (`HTTP/2 200`, then one line per field) for a scenario
@@ -242,8 +329,12 @@ pub fn unread_answer(answer: &[u8], kind: ErrorKind) -> ErrorKind {
 }
 
 /// The first two values of header `name` (as [`header_value`]), in one look.
+/// A name the reader marked ([`Marks`]) is not looked for.
 pub fn header_first_two<'a>(answer: &Answer<'a>, name: &str) -> (Option<&'a [u8]>, Option<&'a [u8]>) {
     let (head, name) = (answer.head, name.as_bytes());
+    if let Some(mark) = answer.marks.of(name) {
+        return mark.values(answer);
+    }
     let mut first = None;
     for h in answer.headers {
         let (start, end) = (h.name.0 as usize, h.name.1 as usize);
@@ -251,7 +342,7 @@ pub fn header_first_two<'a>(answer: &Answer<'a>, name: &str) -> (Option<&'a [u8]
         {
             continue;
         }
-        let value = head.get(h.value.0 as usize..h.value.1 as usize).unwrap_or_default().trim_ascii();
+        let value = value_of(head, h);
         if first.is_some() {
             return (first, Some(value));
         }
@@ -271,13 +362,17 @@ fn header_values<'a, 'n>(answer: &Answer<'a>, name: &'n str) -> impl Iterator<It
             if end.wrapping_sub(start) == name.len()
                 && head.get(start..end).is_some_and(|n| same_name(n, name))
             {
-                return Some(
-                    head.get(h.value.0 as usize..h.value.1 as usize).unwrap_or_default().trim_ascii(),
-                );
+                return Some(value_of(head, h));
             }
         }
         None
     })
+}
+
+/// The value of header `h` of `head`, trimmed of the whitespace around it.
+#[inline]
+fn value_of<'a>(head: &'a [u8], h: &HeaderAt) -> &'a [u8] {
+    head.get(h.value.0 as usize..h.value.1 as usize).unwrap_or_default().trim_ascii()
 }
 
 /// `a.eq_ignore_ascii_case(b)`, eight bytes at a time: a header name looked up per answer
@@ -328,22 +423,25 @@ pub(crate) mod tests {
         assert_eq!(super::unread_answer(b"HTTX", ErrorKind::Protocol), ErrorKind::Protocol);
     }
 
-    use super::{Answer, HeaderAt, header_first_two, header_value};
+    use super::{Answer, HeaderAt, Marks, header_first_two, header_value};
 
-    /// Where the headers of `head` lie, as the HTTP/1.1 reader places them; `None` when
-    /// httparse refuses the head.
-    pub(crate) fn headers_of(head: &[u8]) -> Option<Vec<HeaderAt>> {
+    /// Where the headers of `head` lie and which are marked, as the HTTP/1.1 reader places
+    /// them ([`Marks::place`]); `None` when httparse refuses the head.
+    pub(crate) fn headers_of(head: &[u8]) -> Option<(Vec<HeaderAt>, Marks)> {
         let mut headers = [httparse::EMPTY_HEADER; 16];
         let mut resp = httparse::Response::new(&mut headers);
-        matches!(resp.parse(head), Ok(httparse::Status::Complete(_)))
-            .then(|| resp.headers.iter().map(|h| HeaderAt::of(h, head)).collect())
+        let Ok(httparse::Status::Complete(_)) = resp.parse(head) else { return None };
+        let mut table = Vec::new();
+        let marks = Marks::place(resp.headers, head, &mut table);
+        Some((table, marks))
     }
 
     /// `head` parsed as the HTTP/1.1 reader parses it, its headers placed in `table`.
     fn parsed<'a>(head: &'a [u8], table: &'a mut Vec<HeaderAt>) -> Option<Answer<'a>> {
-        *table = headers_of(head)?;
+        let marks;
+        (*table, marks) = headers_of(head)?;
         let (status, content_type, body, received, grpc_status) = (200, None, &[][..], 0, None);
-        Some(Answer { status, content_type, body, received, grpc_status, head, headers: table })
+        Some(Answer { status, content_type, body, received, grpc_status, head, headers: table, marks })
     }
 
     #[test]
@@ -371,7 +469,8 @@ pub(crate) mod tests {
         super::index_head(head, &mut table);
         assert_eq!(table.len(), 3, "the status line is no header, and the old entries are gone");
         let (status, content_type, body, received, grpc_status) = (200, None, &[][..], 0, None);
-        let a = Answer { status, content_type, body, received, grpc_status, head, headers: &table };
+        let marks = Marks::default();
+        let a = Answer { status, content_type, body, received, grpc_status, head, headers: &table, marks };
         assert_eq!(header_value(&a, "Content-Type", 0), Some(&b"application/grpc"[..]));
         assert_eq!(header_value(&a, "grpc-status", 0), Some(&b"0"[..]));
         assert_eq!(header_value(&a, "grpc-message", 0), Some(&b""[..]));
@@ -395,10 +494,11 @@ pub(crate) mod tests {
             proptest::prop_assert!(super::same_name(&a, &a));
         }
 
-        /// The values found agree with httparse's on any head httparse accepts.
+        /// The values found agree with httparse's on any head httparse accepts, and those of
+        /// a marked name ([`Marks`]) with the walk's, which finds them where no marks are known.
         #[test]
-        fn agrees_with_httparse(names in proptest::collection::vec("[A-Za-z][A-Za-z0-9-]{0,6}", 0..6),
-                                values in proptest::collection::vec("[ -~\t]{0,12}", 6), probe in "[A-Za-z][A-Za-z0-9-]{0,6}") {
+        fn agrees_with_httparse(names in proptest::collection::vec(name(), 0..8),
+                                values in proptest::collection::vec("[ -~\t]{0,12}", 8), probe in name()) {
             let mut head = b"HTTP/1.1 200 OK\r\n".to_vec();
             for (n, v) in names.iter().zip(&values) {
                 head.extend_from_slice(format!("{n}: {v}\r\n").as_bytes());
@@ -413,8 +513,24 @@ pub(crate) mod tests {
                     proptest::prop_assert_eq!(header_value(&a, &probe, nth), all.next());
                 }
                 let mut all = resp.headers.iter().filter(|h| h.name.eq_ignore_ascii_case(&probe)).map(|h| h.value.trim_ascii());
-                proptest::prop_assert_eq!(header_first_two(&a, &probe), (all.next(), all.next()));
+                let two = header_first_two(&a, &probe);
+                proptest::prop_assert_eq!(two, (all.next(), all.next()));
+                let walked = Answer { marks: Marks::default(), ..a };
+                proptest::prop_assert_eq!(two, header_first_two(&walked, &probe));
+                proptest::prop_assert_eq!(Marks::set_cookie(&a), header_first_two(&walked, "set-cookie"));
             }
         }
+    }
+
+    /// A header name: mostly the marked ones in any case, or names of their lengths.
+    fn name() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        prop_oneof![
+            "[A-Za-z][A-Za-z0-9-]{0,6}",
+            "[sS][eE][tT]-[cC][oO][oO][kK][iI][eE]",
+            "[cC][oO][nN][tT][eE][nN][tT]-[tT][yY][pP][eE]",
+            Just("Connection".to_owned()),
+            Just("Content-Typf".to_owned()),
+        ]
     }
 }

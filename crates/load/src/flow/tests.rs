@@ -22,6 +22,7 @@ pub(super) fn target(url: &str) -> Target {
 }
 
 pub(super) fn answer(status: u16, head: &'static [u8], body: &'static [u8]) -> Answer<'static> {
+    let (headers, marks) = crate::wire::tests::headers_of(head).unwrap();
     Answer {
         status,
         content_type: None,
@@ -29,7 +30,8 @@ pub(super) fn answer(status: u16, head: &'static [u8], body: &'static [u8]) -> A
         received: 0,
         grpc_status: None,
         head,
-        headers: Box::leak(crate::wire::tests::headers_of(head).unwrap().into_boxed_slice()),
+        headers: Box::leak(headers.into_boxed_slice()),
+        marks,
     }
 }
 

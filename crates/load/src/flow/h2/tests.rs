@@ -54,7 +54,16 @@ fn answer<'a>(status: u16, grpc_status: Option<u16>, head: &'a [u8], body: &'a [
     let mut fields = Vec::new();
     crate::wire::index_head(head, &mut fields);
     let headers = Box::leak(fields.into_boxed_slice());
-    Answer { status, content_type: None, body, received: 0, grpc_status, head, headers }
+    Answer {
+        status,
+        content_type: None,
+        body,
+        received: 0,
+        grpc_status,
+        head,
+        headers,
+        marks: crate::wire::Marks::default(),
+    }
 }
 
 #[test]
