@@ -61,7 +61,7 @@ mod warmup;
 mod wire;
 mod worker;
 
-pub use engine::{SATURATION, live_workers};
+pub use engine::live_workers;
 pub use load_error::LoadError;
 pub use options::{DEFAULT_MAX_WARMUP, LoadOptions, SpecError, parse_target};
 pub use parse::{CheckEvery, CpuList, Dur, Percent, Shard, StageSpec, Stages, WallTime, WarmupArg};
@@ -79,7 +79,6 @@ pub use findmax::{run as find_max, sentence as search_sentence};
 pub use flow::{Calls as GrpcCalls, for_each_field as h2_fields};
 pub use h2c::{grpc_frame, grpc_message};
 pub use http1::Http1Conn;
-pub use options::limits;
 pub use route::Route;
 pub use shard::apply as apply_shard;
 pub use summary::step_line;
@@ -93,9 +92,4 @@ pub use wire::{Wire, is_tls_record};
 /// (`--find-max`; [`find_max`] also reports each step as it ends).
 pub fn run(spec: &LoadSpec, stop: &Stop) -> Result<RunRecord, LoadError> {
     if spec.search.is_some() { findmax::run(spec, stop, &mut |_| {}) } else { engine::run(spec, stop) }
-}
-
-/// Resident set size of this process, bytes (for the bounded-memory check).
-pub fn rss_bytes() -> u64 {
-    sys::rss_bytes()
 }

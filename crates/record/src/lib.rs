@@ -183,7 +183,7 @@ pub struct Warmup {
 
 /// More requests a second than any load generator sends: a count beyond what a run's duration
 /// allows at this rate was not measured.
-pub const MAX_PLAUSIBLE_RPS: f64 = 1e9;
+const MAX_PLAUSIBLE_RPS: f64 = 1e9;
 
 impl RunRecord {
     /// What in the record contradicts itself, if anything: the load engine writes

@@ -563,8 +563,8 @@ fn companion(name: Option<&Spanned<String>>, contestants: &[Contestant]) -> Resu
     Ok(Some(c.name.clone()))
 }
 
-/// The upper bounds of a plan's counts and durations (the load profile's are
-/// `stackbench_load::limits`).
+/// The upper bounds of a plan's counts and durations (the load profile's are the load
+/// engine's, which refuses a spec past them).
 pub mod limits {
     use std::time::Duration;
 

@@ -30,7 +30,7 @@ pub use db_read::{Config as DbReadConfig, Drivers, connect, router as db_read_ro
 pub use server::bind;
 
 /// Why a store that needs a database server cannot be used: this build left it out.
-pub fn not_built(database: &str) -> String {
+pub(crate) fn not_built(database: &str) -> String {
     format!(
         "{database} is not in this build (built without the `db-servers` feature); \
          build it with `cargo build --release --features stackbench-serve/db-servers`"

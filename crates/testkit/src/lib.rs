@@ -8,6 +8,8 @@
 //!   `_INFLUXDB`). Without it they skip with a line on the terminal; under
 //!   `CI=true` a missing database fails the test instead, so CI never passes by
 //!   skipping.
+//! - [`exports`]: what each library crate's root exports; a test holds every root to
+//!   exporting only names that another crate (or its own tests, binaries, fuzz targets) uses.
 //! - [`frames`]: a response body of given frames (data, trailers) for hyper servers.
 //! - [`hdrh`]: interval logs read by Python's `hdrhistogram`, an independent reader.
 //! - [`hostile`]: TCP servers that answer with malformed or endless bytes.
@@ -29,6 +31,7 @@
 //!   binary (`tests/tests.rs`); this holds every file of `tests/` to being one of its modules.
 
 pub mod contestants;
+pub mod exports;
 pub mod frames;
 pub mod hdrh;
 pub mod hostile;
