@@ -48,7 +48,7 @@ pub struct CompareArgs {
 }
 
 fn parse_format(s: &str) -> Result<Format, String> {
-    s.parse().map_err(|e: stackbench_report::export::UnknownFormat| e.to_string())
+    s.parse().map_err(|e: stackbench_report::UnknownFormat| e.to_string())
 }
 
 /// `5%`, `5` or `2.5%` as a fraction.

@@ -4,8 +4,8 @@
 //! unreadable input.
 
 use stackbench_record::{Incident, Status};
-use stackbench_report::analysis::{Analysis, AnalysisOptions, ScenarioReport, Verdict};
 use stackbench_report::synthetic::{RunSpec, contestant, result_set, three_kings};
+use stackbench_report::{Analysis, AnalysisOptions, ScenarioReport, Verdict};
 
 fn analyse(set: &stackbench_record::ResultSet) -> Analysis {
     Analysis::from_results(set, &AnalysisOptions::default())
@@ -380,7 +380,7 @@ fn lower_bound_rates_rank_by_cost_per_request() {
     }
     let a = analyse(&set);
     let s = scenario(&a, "dummy");
-    assert_eq!(s.ranked_by, stackbench_report::analysis::RankedBy::CostPerRequest);
+    assert_eq!(s.ranked_by, stackbench_report::RankedBy::CostPerRequest);
     assert_eq!(s.contestants[0].name, "lean", "cheaper per answer ranks first");
     let st = &s.statements[0];
     assert!(
@@ -390,7 +390,7 @@ fn lower_bound_rates_rank_by_cost_per_request() {
         st.text
     );
     assert!(s.notes.iter().any(|n| n.starts_with("Ranked by CPU per correct answer")), "{:?}", s.notes);
-    assert!(stackbench_report::export::table::throughput(&s.contestants[0]).starts_with("≥ "));
+    assert!(stackbench_report::throughput_cell(&s.contestants[0]).starts_with("≥ "));
 }
 
 /// A search in which not even the lowest rate tried met the objectives counts
@@ -424,8 +424,8 @@ fn searches_that_met_nothing_are_upper_bounds_and_say_so() {
     let s = scenario(&a, "dummy");
     let jit = s.contestants.iter().find(|c| c.name == "jit").unwrap();
     let steady = s.contestants.iter().find(|c| c.name == "steady").unwrap();
-    assert!(stackbench_report::export::table::throughput(jit).starts_with("≤ "));
-    assert!(!stackbench_report::export::table::throughput(steady).starts_with('≤'));
+    assert!(stackbench_report::throughput_cell(jit).starts_with("≤ "));
+    assert!(!stackbench_report::throughput_cell(steady).starts_with('≤'));
     assert!(
         jit.warnings
             .iter()
@@ -490,8 +490,7 @@ fn precision_rounds_are_judged_at_their_per_look_level() {
     );
     // The count of pairs decided agrees with what the rounds printed as they went.
     let pairs: Vec<_> = a.scenarios.iter().flat_map(|s| &s.precision).collect();
-    let decided =
-        pairs.iter().filter(|p| stackbench_report::analysis::stopping::decided(p, false).is_some()).count();
+    let decided = pairs.iter().filter(|p| stackbench_report::decided_sentence(p, false).is_some()).count();
     let counts = format!("{decided} of {} pairs decided, {unmet} wider than ±3%", pairs.len());
     assert!(st.summary.contains(&counts), "{} lacks {counts}", st.summary);
     let render = |f| stackbench_report::render(&a, f, &stackbench_report::RenderOptions::default());
@@ -509,7 +508,7 @@ fn precision_rounds_are_judged_at_their_per_look_level() {
 #[test]
 fn a_scenario_files_requests_by_name_reach_every_format() {
     use stackbench_record::{Named, new_histogram};
-    use stackbench_report::export::{Format, RenderOptions, render};
+    use stackbench_report::{Format, RenderOptions, render};
     let runs: Vec<RunSpec> = (1..=3).map(|k| RunSpec::new("gin", "todo", k, 1000.0)).collect();
     let mut set = result_set("r", vec![contestant("gin", "todo", None, None)], &runs);
     for (k, r) in set.runs.iter_mut().enumerate() {
@@ -550,7 +549,7 @@ fn a_scenario_files_requests_by_name_reach_every_format() {
 
 #[test]
 fn time_to_steady_state_in_the_warmup_is_shown_in_every_format() {
-    use stackbench_report::export::{Format, RenderOptions, render};
+    use stackbench_report::{Format, RenderOptions, render};
     let mut set = three_kings("r");
     for r in set.runs.iter_mut().filter(|r| r.label.scenario.as_deref() == Some("dummy")) {
         let gin = r.label.contestant.as_deref() == Some("gin");

@@ -5,9 +5,9 @@
 //! charts estimate them, an upper bound of DejaVu Sans; the browser test
 //! checks the real fonts). Every chart has a view box and no fixed size.
 
-use stackbench_report::analysis::{Analysis, AnalysisOptions, ScenarioReport};
 use stackbench_report::chart::{self, text};
 use stackbench_report::synthetic;
+use stackbench_report::{Analysis, AnalysisOptions, ScenarioReport};
 use stackbench_report::{Format, RenderOptions, render};
 
 /// A `<text>` as drawn: its box (x0, y0, x1, y1) and content.

@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use stackbench_report::analysis::{Analysis, AnalysisOptions};
 use stackbench_report::synthetic::{extremes, three_kings};
+use stackbench_report::{Analysis, AnalysisOptions};
 use stackbench_report::{Format, RenderOptions, render};
 
 /// Chromium's path: `STACKBENCH_CHROMIUM`, else the usual names on `PATH`.

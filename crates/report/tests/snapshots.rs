@@ -3,8 +3,8 @@
 //! to review (`INSTA_UPDATE=always cargo test -p stackbench-report --test
 //! snapshots`, then read the `.snap` diff before committing).
 
-use stackbench_report::analysis::{Analysis, AnalysisOptions};
 use stackbench_report::synthetic::{three_kings, three_kings_with, tls_beside_cleartext};
+use stackbench_report::{Analysis, AnalysisOptions};
 use stackbench_report::{Format, RenderOptions, chart, compare, render, render_comparison};
 
 fn analysis() -> Analysis {

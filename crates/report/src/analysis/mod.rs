@@ -25,7 +25,6 @@ use stackbench_record::{
 use crate::stats::{CONFIDENCE, Interval, MIN_RUNS, Ratio};
 
 pub use budget::Budget;
-pub use contestant::percentile_curve;
 pub use tls::{TlsPair, TlsReport};
 
 /// Version of the JSON report's shape; bumped on any change that is not a new field.
@@ -335,6 +334,7 @@ pub struct Spread {
 
 /// Requests that failed, over all runs.
 #[derive(Debug, Clone, Serialize)]
+#[allow(clippy::struct_field_names, reason = "the field names are the JSON report's (`errors.errors`)")]
 pub struct Errors {
     pub requests: u64,
     pub errors: u64,

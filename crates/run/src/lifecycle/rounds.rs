@@ -21,10 +21,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use stackbench_record::{ResultSet, Stopping};
-use stackbench_report::analysis::RankedBy;
-use stackbench_report::analysis::stopping::{decided, percent};
 use stackbench_report::stats::sequential::{self, Pair, PairVerdict};
 use stackbench_report::{Analysis, AnalysisOptions};
+use stackbench_report::{RankedBy, decided_sentence, precision_percent};
 
 use super::{Orchestrator, RunError};
 use crate::schedule::{Slot, interleaved};
@@ -103,7 +102,7 @@ impl Orchestrator<'_, '_> {
                 break;
             }
             let pairs: Vec<&Pair> = analysis.scenarios.iter().flat_map(|s| &s.precision).collect();
-            let open = pairs.iter().filter(|p| decided(p, false).is_none()).count();
+            let open = pairs.iter().filter(|p| decided_sentence(p, false).is_none()).count();
             focus = Some(self.still_open(eligible, &pairs)).filter(|f| !f.is_empty());
             let next: Vec<&str> =
                 focus.iter().flatten().map(|&k| self.plan.contestants[eligible[k]].name.as_str()).collect();
@@ -116,7 +115,7 @@ impl Orchestrator<'_, '_> {
                 "round {round}: {} of {} pairs decided, {open} still open at {}{then}",
                 pairs.len() - open,
                 pairs.len(),
-                percent(precision.target),
+                precision_percent(precision.target),
             ));
         }
         if self.interrupted() {
@@ -132,7 +131,7 @@ impl Orchestrator<'_, '_> {
     /// of undecided pairs while there are any, else those of pairs wider than
     /// the precision.
     fn still_open(&self, eligible: &[usize], pairs: &[&Pair]) -> BTreeSet<usize> {
-        let undecided: Vec<&&Pair> = pairs.iter().filter(|p| decided(p, false).is_none()).collect();
+        let undecided: Vec<&&Pair> = pairs.iter().filter(|p| decided_sentence(p, false).is_none()).collect();
         let open: Vec<&&Pair> = if undecided.is_empty() {
             pairs.iter().filter(|p| p.verdict != PairVerdict::Met).collect()
         } else {
@@ -159,7 +158,7 @@ impl Orchestrator<'_, '_> {
                 if said.contains(&key) || said.contains(&rev) {
                     continue;
                 }
-                if let Some(text) = decided(p, by_cost) {
+                if let Some(text) = decided_sentence(p, by_cost) {
                     self.say(&format!("decided after round {round}, {}: {text}", sc.name));
                     said.insert(key);
                 }
@@ -186,7 +185,7 @@ impl Orchestrator<'_, '_> {
         self.say(&format!(
             "rounds until every ratio is known to {} (at most {} rounds{}); each look's intervals at {:.2}%, \
                  5% spent over {looks} looks (Bonferroni), so the 95% promise holds however early it stops",
-            percent(precision.target),
+            precision_percent(precision.target),
             precision.max_repetitions,
             match (precision.max_time, precision.max_repetitions_given) {
                 (Some(t), false) =>
