@@ -57,7 +57,7 @@ pub use origin::{
 };
 pub use parse::is_var_name;
 pub use run::wire::{
-    Wire, add_cookies, is_redirect, redirect as follow_redirect, too_many as too_many_redirects,
+    HopTarget, Wire, add_cookies, hop_target, is_redirect, redirect_to, too_many as too_many_redirects,
 };
 pub use run::{
     Aimed, CaseResult, SetupDone, Step as StepOutcome, Verification, run_flow, run_flow_in,

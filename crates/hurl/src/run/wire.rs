@@ -141,23 +141,25 @@ pub fn too_many(followed: usize, max_redirs: u64) -> String {
     format!("too many redirects: {followed} followed, and max-redirs is {max_redirs}")
 }
 
-/// Makes `req` the request a redirect leads to, as curl does: `req` was sent to `url`, on
-/// the way from `first` (where the entry's own request went), for an entry of method `method`, whose headers the file
-/// wrote as `written` (its `[Cookies]` value at `written_at`), and answered `status` with `location`. Its URL moves to where the
-/// routes send the `Location` (`None`: anywhere), a `POST` answered 301, 302 or 303 becomes
-/// a `GET` without its body (any method but `HEAD` on a 303), and `Authorization` is
-/// sent to no origin but `first` unless `trusted`; the jar's cookies are left to be
-/// added anew. Returns the hop as the file would write it; `Err` when the `Location` is
-/// not a URL or leaves the file's origins (a server must not steer requests at another
-/// one).
-pub fn redirect(
+/// Where a redirect leads ([`hop_target`]): the URL it goes to (routed), the URL as the file
+/// would write it, and whether it leaves the origin where the entry's own request went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HopTarget {
+    pub url: String,
+    pub as_written: String,
+    pub other_host: bool,
+}
+
+/// Where a redirect from `url`, on the way from `first` (where the entry's own request went),
+/// with `location` leads: moved to where the routes send it (`None`: anywhere). `Err` when
+/// the `Location` is not a URL or leaves the file's origins (a server must not steer requests
+/// at another one). The same three always give the same target: the load engine keeps it.
+pub fn hop_target(
     routes: Option<&Routes>,
-    req: &mut Request,
-    (method, written, written_at): (&str, &[u8], Option<usize>),
-    (url, first): (&str, &crate::origin::Origin),
-    (status, location): (u16, &str),
-    trusted: bool,
-) -> Result<Redirect, String> {
+    url: &str,
+    first: &crate::origin::Origin,
+    location: &str,
+) -> Result<HopTarget, String> {
     let next =
         resolve(url, location).ok_or_else(|| format!("the redirect's Location {location:?} is not a URL"))?;
     let allowed = match routes {
@@ -170,17 +172,52 @@ pub fn redirect(
         ));
     };
     let as_written = routes.map_or_else(|| next.clone(), |r| r.as_written(&moved));
+    let other_host = split(moved.as_bytes()).is_none_or(|(o, _)| o != *first);
+    Ok(HopTarget { url: moved, as_written, other_host })
+}
+
+/// Makes `req` the request a redirect leads to, as curl does: `req` was sent to `url`, on
+/// the way from `first` (where the entry's own request went), for an entry of method `method`, whose headers the file
+/// wrote as `written` (its `[Cookies]` value at `written_at`), and answered `status` with `location`. Its URL moves to where the
+/// routes send the `Location` (`None`: anywhere), a `POST` answered 301, 302 or 303 becomes
+/// a `GET` without its body (any method but `HEAD` on a 303), and `Authorization` is
+/// sent to no origin but `first` unless `trusted`; the jar's cookies are left to be
+/// added anew. Returns the hop as the file would write it; `Err` when the `Location` is
+/// not a URL or leaves the file's origins (a server must not steer requests at another
+/// one).
+pub fn redirect(
+    routes: Option<&Routes>,
+    req: &mut Request,
+    written: (&str, &[u8], Option<usize>),
+    (url, first): (&str, &crate::origin::Origin),
+    (status, location): (u16, &str),
+    trusted: bool,
+) -> Result<Redirect, String> {
+    let target = hop_target(routes, url, first, location)?;
+    Ok(redirect_to(req, written, status, &target, trusted))
+}
+
+/// [`redirect`] once its target is known: `req` made the request to `target` for an entry of
+/// method `method` whose headers the file wrote as `written` (its `[Cookies]` value at
+/// `written_at`), answered `status`. Returns the hop as the file would write it.
+pub fn redirect_to(
+    req: &mut Request,
+    (method, written, written_at): (&str, &[u8], Option<usize>),
+    status: u16,
+    target: &HopTarget,
+    trusted: bool,
+) -> Redirect {
     if let Some(m) = redirected_method(req.method.unwrap_or(method), status) {
         req.method = Some(m);
         req.body.clear();
     }
-    let other_host = split(moved.as_bytes()).is_none_or(|(o, _)| o != *first);
-    req.url = moved.into_bytes();
+    req.url.clear();
+    req.url.extend_from_slice(target.url.as_bytes());
     // What the file wrote, less what this hop drops; the jar's cookies are added anew.
     req.headers.clear();
     req.headers.extend_from_slice(written);
     req.cookies_at = written_at;
-    let drop_auth = other_host && !trusted;
+    let drop_auth = target.other_host && !trusted;
     let bodiless = req.method.is_some();
     remove_lines(&mut req.headers, &mut req.cookies_at, |name| {
         (drop_auth && name.eq_ignore_ascii_case(b"authorization"))
@@ -188,7 +225,7 @@ pub fn redirect(
                 && (name.eq_ignore_ascii_case(b"content-type")
                     || name.eq_ignore_ascii_case(b"content-length")))
     });
-    Ok(Redirect { status, location: as_written })
+    Redirect { status, location: target.as_written.clone() }
 }
 
 /// Puts `jar`'s cookies for `host` and `path` (over TLS when `tls`) in the request: in the

@@ -1,8 +1,9 @@
 //! Redirects under load, as `verify` follows them: a request whose `[Options]` say
 //! `location` (or `location-trusted`) follows each `3xx` answer's `Location`,
-//! each hop made by the one function `verify` uses
-//! ([`stackbench_hurl::follow_redirect`]: curl's method, body and
-//! `Authorization` rules, the file's routes), then sent, measured and counted
+//! each hop made by the functions `verify` uses
+//! ([`stackbench_hurl::hop_target`] and [`stackbench_hurl::redirect_to`]: curl's
+//! method, body and `Authorization` rules, the file's routes; where a `Location` leads
+//! is worked out once per user and kept, [`Hops`]), then sent, measured and counted
 //! under a name of its own (`<request> → hop N`), with the cookies of the
 //! user's jar. Only the last answer is judged against the request's checks
 //! (its `url` and `redirects` queries answered). A hop whose `Location`
@@ -11,8 +12,8 @@
 //! capture does. A request that does not follow redirects takes none of this.
 
 use stackbench_hurl::{
-    Entry, OptionArg, OptionValue, Protocol, Redirect, Request, Routes, add_cookies, follow_redirect,
-    is_redirect, split_origin, too_many_redirects,
+    Entry, HopTarget, OptionArg, OptionValue, Origin, Protocol, Redirect, Request, Routes, add_cookies,
+    hop_target, is_redirect, redirect_to, split_origin, too_many_redirects,
 };
 
 use super::{Answered, FileSource, IterState, Outgoing, Unsent, Verdict, urls};
@@ -101,8 +102,48 @@ pub(super) struct Hops {
     written: Vec<u8>,
     written_at: Option<usize>,
     /// Where the request itself went (`Authorization` goes nowhere else unless trusted).
-    first: Option<stackbench_hurl::Origin>,
+    first: Option<Origin>,
     redirects: Vec<Redirect>,
+    /// Where the last few redirects led ([`Kept`]): a server answers the same `Location`
+    /// to the same request, and working it out again (a URL parsed, its origin found among
+    /// the file's) cost more than the rest of a hop.
+    kept: Vec<Kept>,
+}
+
+/// Where a redirect from `url`, on the way from `first`, with `location` led.
+#[derive(Debug)]
+struct Kept {
+    first: Origin,
+    url: Vec<u8>,
+    location: Vec<u8>,
+    target: Result<HopTarget, String>,
+}
+
+/// How many redirects a user keeps ([`Hops::kept`]): a file's redirecting requests and their
+/// chains, most often one or two.
+const KEPT: usize = 8;
+
+impl Hops {
+    /// Where a redirect from the last hop's URL with `location` leads, as
+    /// [`stackbench_hurl::hop_target`] says: kept from the last time, or worked out and kept.
+    fn target(&mut self, routes: &Routes, first: &Origin, location: &[u8]) -> &Result<HopTarget, String> {
+        let found =
+            self.kept.iter().position(|k| k.url == self.url && k.location == location && k.first == *first);
+        let at = if let Some(at) = found {
+            at
+        } else {
+            let url = String::from_utf8_lossy(&self.url);
+            let target = hop_target(Some(routes), &url, first, &String::from_utf8_lossy(location));
+            let kept =
+                Kept { first: first.clone(), url: self.url.clone(), location: location.to_vec(), target };
+            if self.kept.len() == KEPT {
+                self.kept.remove(0);
+            }
+            self.kept.push(kept);
+            self.kept.len() - 1
+        };
+        &self.kept[at].target
+    }
 }
 
 impl Hops {
@@ -152,30 +193,33 @@ impl IterState {
         if hop >= follow.max as usize {
             return Next::Stop(name, too_many_redirects(hop, follow.max.into()));
         }
-        let location = String::from_utf8_lossy(location).into_owned();
-        let url = String::from_utf8_lossy(&self.hops.url).into_owned();
-        let Some(first) = self.hops.first.clone() else {
-            return Next::Stop(name, format!("{url:?} is not an http:// URL"));
+        let Some(first) = self.hops.first.take() else {
+            return Next::Stop(
+                name,
+                format!("{:?} is not an http:// URL", String::from_utf8_lossy(&self.hops.url)),
+            );
         };
         let written = std::mem::take(&mut self.hops.written);
-        let made = follow_redirect(
-            Some(&src.routes),
-            &mut self.req,
-            (&entry.method, &written, self.hops.written_at),
-            (&url, &first),
-            (answer.status, &location),
-            follow.trusted,
-        );
+        let written_at = self.hops.written_at;
+        let made = match self.hops.target(&src.routes, &first, location) {
+            Ok(target) => Ok(redirect_to(
+                &mut self.req,
+                (&entry.method, &written, written_at),
+                answer.status,
+                target,
+                follow.trusted,
+            )),
+            Err(why) => Err(format!("{}:{}: {why}", src.scenario.flows[flow].hurl.file, entry.pos)),
+        };
         self.hops.written = written;
+        self.hops.first = Some(first);
         match made {
             Ok(r) => {
                 self.hops.url.clone_from(&self.req.url);
                 self.hops.redirects.push(r);
                 Next::Hop(name)
             }
-            Err(why) => {
-                Next::Stop(name, format!("{}:{}: {why}", src.scenario.flows[flow].hurl.file, entry.pos))
-            }
+            Err(why) => Next::Stop(name, why),
         }
     }
 
@@ -254,5 +298,53 @@ impl stackbench_hurl::Answer for Hopped<'_, '_> {
     }
     fn redirects(&self) -> &[Redirect] {
         self.redirects
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn routes() -> Routes {
+        let toml = "[[flow]]\nhurl = \"GET http://app.example/a\"\n";
+        let s = stackbench_hurl::Scenario::parse_embedded("s.toml", toml, &[], &[]).unwrap();
+        Routes::at(&s, "http://127.0.0.1:9").unwrap()
+    }
+
+    /// Where a redirect leads is worked out once per user and kept: the same URL and
+    /// `Location` give what `hop_target` gives, a refused `Location` stays refused, and no
+    /// more than `KEPT` are kept.
+    #[test]
+    fn a_kept_target_is_the_one_worked_out() {
+        let routes = routes();
+        let mut hops = Hops::default();
+        let req = Request { url: b"http://app.example/a".to_vec(), ..Request::default() };
+        hops.start(&routes, &req).unwrap();
+        let first = hops.first.clone().unwrap();
+        let fresh = |location: &str| hop_target(Some(&routes), "http://127.0.0.1:9/a", &first, location);
+        for location in ["/b", "http://app.example/c?d=1", "http://elsewhere.example/", "/b"] {
+            let kept = hops.target(&routes, &first, location.as_bytes()).clone();
+            assert_eq!(kept, fresh(location), "{location}");
+        }
+        assert_eq!(hops.kept.len(), 3, "the second /b was found");
+        let moved = hops.target(&routes, &first, b"/b").clone().unwrap();
+        assert_eq!(
+            (moved.url.as_str(), moved.as_written.as_str()),
+            ("http://127.0.0.1:9/b", "http://app.example/b")
+        );
+        assert!(
+            hops.target(&routes, &first, b"http://elsewhere.example/")
+                .as_ref()
+                .unwrap_err()
+                .contains("leaves")
+        );
+        // From another URL the same `Location` is worked out again.
+        hops.url = b"http://127.0.0.1:9/x/y".to_vec();
+        let from_elsewhere = hops.target(&routes, &first, b"z").clone().unwrap();
+        assert_eq!(from_elsewhere.url, "http://127.0.0.1:9/x/z");
+        for n in 0..2 * KEPT {
+            let _ = hops.target(&routes, &first, format!("/n{n}").as_bytes());
+        }
+        assert_eq!(hops.kept.len(), KEPT);
     }
 }
