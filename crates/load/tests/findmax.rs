@@ -58,13 +58,15 @@ fn one_at_a_time(service: Duration) -> (String, Arc<Mutex<Served>>) {
 
 #[test]
 fn finds_a_known_capacity_from_below() {
-    let (url, served) = one_at_a_time(Duration::from_millis(2));
+    // 5 ms a request: long beside a busy machine's scheduling delays (a few ms each), which
+    // widen the service time's spread and with it the queue's latencies below the capacity.
+    let (url, served) = one_at_a_time(Duration::from_millis(5));
     let o = LoadOptions {
         find_max: true,
-        // p90, not p99: one stall of a busy machine (50 ms holds ~20 requests queued behind it,
-        // 3% of a step) breaks a p99 at any rate; past the capacity the queue grows through the
+        // p90, not p99: one stall of a busy machine (50 ms holds ~10 requests queued behind it,
+        // 1.5% of a step) breaks a p99 at any rate; past the capacity the queue grows through the
         // whole step (and requests go late), which breaks a p90 too.
-        slo: vec!["p90<25ms".parse().unwrap()],
+        slo: vec!["p90<62ms".parse().unwrap()],
         step: Some(Dur(Duration::from_millis(1500))),
         warmup: Some(WarmupArg::Fixed(Dur(Duration::from_millis(500)))),
         precision: Some(Percent(0.05)),
