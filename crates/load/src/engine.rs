@@ -19,11 +19,11 @@ use crate::collect::{Collector, Progress, Totals};
 use crate::fault::{self, Fault};
 use crate::hlog::HlogWriter;
 use crate::load_error::LoadError;
-use crate::parse::CheckEvery;
 use crate::spec::{Bound, LoadSpec, ModelSpec, RequestSource};
 use crate::stop::Stop;
 use crate::sys;
 use crate::tally::{Counts, MeasureStart};
+use crate::values::CheckEvery;
 use crate::warmup::WarmPhase;
 
 mod threads;
@@ -297,7 +297,7 @@ fn check_cpus(spec: &LoadSpec) -> Result<(), LoadError> {
     let (Some(cpus), Some(allowed)) = (&spec.cpus, sys::allowed_cpus()) else { return Ok(()) };
     match cpus.iter().find(|c| !allowed.contains(c)) {
         Some(&cpu) => {
-            Err(LoadError::NoSuchCpu { cpu, available: crate::parse::CpuList(allowed).to_string() })
+            Err(LoadError::NoSuchCpu { cpu, available: crate::values::CpuList(allowed).to_string() })
         }
         None => Ok(()),
     }

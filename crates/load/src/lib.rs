@@ -40,7 +40,6 @@ mod io_mode;
 mod load_error;
 pub mod merge;
 mod options;
-mod parse;
 mod recorder;
 mod route;
 mod schedule;
@@ -57,6 +56,7 @@ mod tls;
 mod tls_probe;
 mod transport;
 mod uring;
+mod values;
 mod warmup;
 mod wire;
 mod worker;
@@ -64,12 +64,12 @@ mod worker;
 pub use engine::live_workers;
 pub use load_error::LoadError;
 pub use options::{DEFAULT_MAX_WARMUP, LoadOptions, SpecError, parse_target};
-pub use parse::{CheckEvery, CpuList, Dur, Percent, Shard, StageSpec, Stages, WallTime, WarmupArg};
 pub use spec::{Bound, Io, LoadSpec, ModelSpec, NewConnection, RequestSource, Target, Transport};
 pub use stackbench_record::RunRecord;
 pub use stop::Stop;
 pub use summary::{summary_text, timeline_csv};
 pub use threshold::Threshold;
+pub use values::{CheckEvery, CpuList, Dur, Percent, Shard, StageSpec, Stages, WallTime, WarmupArg};
 
 // What the orchestrator, the CLI and the probes use beyond a plain run; the
 // modules themselves stay private to the crate.

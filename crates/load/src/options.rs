@@ -7,12 +7,12 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::parse::{CheckEvery, CpuList, Dur, Percent, Shard, Stages, WallTime, WarmupArg};
 use crate::spec::{LoadSpec, SearchSpec, Target};
 pub use crate::spec_error::SpecError;
 use crate::spec_error::{conflict, invalid};
 pub use crate::target::parse_target;
 use crate::threshold::Threshold;
+use crate::values::{CheckEvery, CpuList, Dur, Percent, Shard, Stages, WallTime, WarmupArg};
 
 mod build;
 mod file;

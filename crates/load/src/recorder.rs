@@ -19,8 +19,8 @@ use std::time::{Duration, Instant};
 use hdrhistogram::Histogram;
 use stackbench_record::{ErrorKind, HIGHEST_US, NotSent, new_histogram};
 
-use crate::parse::CheckEvery;
 use crate::tally::{Counts, FirstTally, MeasureStart, add_error};
+use crate::values::CheckEvery;
 use crate::wire::{Answer, Prepared};
 
 /// One worker's second (or the final partial second).

@@ -11,7 +11,7 @@
 //!
 //! Times are seconds (f64) since the load started (warm-up included).
 
-use crate::parse::StageSpec;
+use crate::values::StageSpec;
 
 /// A piecewise-linear load profile.
 #[derive(Debug, Clone, PartialEq)]

@@ -14,9 +14,9 @@
 //! Shards start together with `--start-at`; `stackbench merge` puts their
 //! records back together (`crate::merge`).
 
-use crate::parse::Shard;
 use crate::spec::{Bound, LoadSpec, ModelSpec, ShardSpec};
 use crate::spec_error::SpecError;
+use crate::values::Shard;
 
 /// `spec` (the whole load) cut down to shard `shard`.
 pub fn apply(mut spec: LoadSpec, shard: Shard) -> Result<LoadSpec, SpecError> {

@@ -10,9 +10,9 @@ use std::time::Duration;
 use bytes::Bytes;
 
 pub use crate::io_mode::Io;
-use crate::parse::{CheckEvery, StageSpec};
 pub use crate::target::Target;
 use crate::threshold::Threshold;
+use crate::values::{CheckEvery, StageSpec};
 
 /// A validated load run.
 #[derive(Debug, Clone)]
@@ -64,7 +64,7 @@ pub struct LoadSpec {
 /// The slice of a sharded load this generator runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ShardSpec {
-    pub shard: crate::parse::Shard,
+    pub shard: crate::values::Shard,
     /// Closed model: the global number of this shard's first user (its users
     /// keep their numbers in the whole load, so ramps and stages start them
     /// in the same order as one generator would).

@@ -191,7 +191,7 @@ fn model_phrase(r: &RunRecord) -> String {
             .map(|st| {
                 format!(
                     "{}:{}",
-                    crate::parse::Dur(std::time::Duration::from_millis(st.duration_ms)),
+                    crate::values::Dur(std::time::Duration::from_millis(st.duration_ms)),
                     st.target
                 )
             })

@@ -6,7 +6,7 @@
 //!    start being timed alike → contract verification on a clean start. A contestant that cannot build, start,
 //!    become ready or answer correctly is recorded with what went wrong (the
 //!    rule it broke) and left out; the plan goes on.
-//! 2. Measured runs, interleaved ([`crate::schedule`]): for each slot, reset,
+//! 2. Measured runs, interleaved ([`crate::interleave`]): for each slot, reset,
 //!    start, wait until ready, then the load (warm-up, measured phase) while
 //!    the sampler reads the process tree every interval and watches for a
 //!    crash, then stop (SIGTERM to the group, SIGKILL after the grace period).

@@ -155,7 +155,7 @@ fn wait_for_start_at(spec: &LoadSpec, stop: &Stop) {
         Err(past) if past.duration() > Duration::from_millis(100) => eprintln!(
             "warning: --start-at was {} ago when this generator was ready: it starts now, late \
              (stackbench merge will say how far the shards' starts differ)",
-            crate::parse::Dur(Duration::from_millis(past.duration().as_millis() as u64))
+            crate::values::Dur(Duration::from_millis(past.duration().as_millis() as u64))
         ),
         Err(_) => {}
     }

@@ -13,11 +13,11 @@ use super::{
 };
 use crate::flow::FileSource;
 use crate::io_mode::Io;
-use crate::parse::{CheckEvery, Dur, StageSpec};
 use crate::route::Route;
 use crate::spec::{Bound, LoadSpec, ModelSpec, NewConnection, RequestSource, Target, Transport};
 use crate::spec_error::{SpecError, conflict, invalid};
 use crate::tls::TlsSpec;
+use crate::values::{CheckEvery, Dur, StageSpec};
 
 /// What a run sends, and to where.
 struct Sent {

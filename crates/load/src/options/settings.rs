@@ -4,9 +4,9 @@
 use std::time::Duration;
 
 use super::{DEFAULT_MAX_WARMUP, LoadOptions, limits};
-use crate::parse::{Dur, WarmupArg};
 use crate::spec::{Target, Transport};
 use crate::spec_error::{SpecError, conflict, invalid};
+use crate::values::{Dur, WarmupArg};
 
 impl LoadOptions {
     /// `--no-keepalive` and `--new-connection`: when a connection is given up for a new one

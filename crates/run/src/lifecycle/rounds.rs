@@ -1,5 +1,5 @@
 //! The measured rounds: every eligible contestant once per round, in the
-//! round's shuffled order ([`crate::schedule`]). A plan without `precision`
+//! round's shuffled order ([`crate::interleave`]). A plan without `precision`
 //! measures its `repetitions` rounds. With one, after each round from the
 //! first with an interval, the result directory is analysed exactly as the
 //! report will analyse it (`stackbench_report`, the intervals at the
@@ -26,7 +26,7 @@ use stackbench_report::{Analysis, AnalysisOptions};
 use stackbench_report::{RankedBy, decided_sentence, precision_percent};
 
 use super::{Orchestrator, RunError};
-use crate::schedule::{Slot, interleaved};
+use crate::interleave::{Slot, interleaved};
 
 impl Orchestrator<'_, '_> {
     /// Measures the rounds over `eligible` (plan indices), skipping `done` (index into `eligible`, repetition).
