@@ -107,7 +107,10 @@ impl<'a> Parser<'a> {
 
     fn pos(&self, at: usize) -> Pos {
         let line = self.starts.partition_point(|&s| s <= at).max(1) - 1;
-        let col = self.text[self.starts[line]..at.min(self.text.len())].chars().count() + 1;
+        // An offset inside a character (an error's place counted in bytes by another
+        // parser) names the character it falls in.
+        let at = self.text.floor_char_boundary(at.min(self.text.len())).max(self.starts[line]);
+        let col = self.text[self.starts[line]..at].chars().count() + 1;
         Pos { line: line as u32 + 1, col: col as u32 }
     }
 

@@ -203,9 +203,12 @@ impl Parser<'_> {
         t.push_str(&self.text[lit..end]);
         probe.push_str(&self.text[lit..end]);
         if let Err(e) = serde_json::from_str::<serde_json::Value>(&probe) {
-            let line = self.pos(start).line as usize + e.line() - 1;
-            let col = if e.line() == 1 { self.pos(start).col as usize + e.column() - 1 } else { e.column() };
-            let at = self.starts.get(line - 1).map_or(start, |s| s + col.saturating_sub(1));
+            // serde_json counts the column in bytes; `pos` turns the byte offset into a
+            // column of characters.
+            let first = self.pos(start).line as usize - 1;
+            let line = first + e.line() - 1;
+            let col = if e.line() == 1 { start - self.starts[first] + e.column() } else { e.column() };
+            let at = self.starts.get(line).map_or(start, |s| s + col.saturating_sub(1));
             let msg = e.to_string();
             let msg = msg.split(" at line").next().unwrap_or(&msg);
             return Err(self.syntax(at.min(self.text.len()), format!("invalid JSON body: {msg}")));

@@ -266,3 +266,16 @@ fn a_capture_name_with_a_template_is_read_from_the_options_before_it() {
             .unwrap_err();
     assert!(e.to_string().contains("a capture's name is a variable name"), "{e}");
 }
+
+/// Found by the `hurl_file` fuzz target: an unterminated JSON string body ending in a
+/// character of two bytes; its error's place was sliced inside that character.
+#[test]
+fn an_unterminated_json_string_ending_in_a_wide_character_is_refused_not_a_panic() {
+    for text in ["KH l;\n\n\n\"HH \u{5b7}", "GET http://x\n\"\u{e9}", "GET http://x\n\"ab\u{1f600}"] {
+        let err = parse("f.hurl", text).expect_err(text);
+        assert!(err.to_string().contains("JSON"), "{text:?}: {err}");
+    }
+    // The place is counted in characters, after wide characters on the line as well.
+    let err = parse("f.hurl", "GET http://x\n{\"\u{e9}\u{e9}\": 1 x}").unwrap_err();
+    assert_eq!(err.pos, Pos { line: 2, col: 10 }, "{err}");
+}
