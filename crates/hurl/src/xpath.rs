@@ -8,7 +8,10 @@
 //!
 //! Here the engine is pure Rust: `sxd-xpath` (XPath 1.0) over an `sxd-document` tree, the
 //! HTML read by html5ever (`sxd_html`, HTML5's parsing algorithm, elements in no namespace
-//! as libxml2 gives them). The differences from libxml2 are listed in docs/scenarios.md.
+//! as libxml2 gives them). An XML body is parsed by `roxmltree` instead, and the expressions
+//! Hurl files write are evaluated on that tree by `fast` with sxd's results, at a fraction of
+//! sxd's cost; anything else is sxd's (the body parsed by sxd-document when first needed).
+//! The differences from libxml2 are listed in docs/scenarios.md.
 //!
 //! A body is hostile input: nothing here loads a DTD, an external entity or any file (the
 //! XML reader knows only the five predefined entities, so a "billion laughs" body is
@@ -16,7 +19,7 @@
 //! nesting are bounded, so a huge or deeply nested body is refused instead of parsed.
 
 use std::borrow::Cow;
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::rc::Rc;
@@ -26,6 +29,8 @@ use sxd_document::dom::{ChildOfElement, ChildOfRoot, Element};
 use sxd_xpath::{Context, Factory, XPath};
 
 use crate::value::Value;
+
+mod fast;
 
 /// The most bytes of a body that are parsed for XPath.
 pub const MAX_BYTES: usize = 8 << 20;
@@ -60,6 +65,10 @@ impl Format {
 pub struct XPathExpr {
     xpath: XPath,
     prefixes: Vec<String>,
+    /// The expression for the fast path, where it takes it.
+    fast: Option<fast::Expr>,
+    /// Whether it selects text nodes (see [`fast::sees_text_nodes`]).
+    sees_text: bool,
 }
 
 impl std::fmt::Debug for XPathExpr {
@@ -100,7 +109,12 @@ pub fn compile(expr: &str) -> Result<Rc<XPathExpr>, String> {
     let built = catch_unwind(|| Factory::new().build(expr))
         .map_err(|_| format!("invalid xpath expression {expr:?}"))?;
     let compiled = match built {
-        Ok(Some(xpath)) => Rc::new(XPathExpr { xpath, prefixes: prefixes(expr) }),
+        Ok(Some(xpath)) => {
+            let prefixes = prefixes(expr);
+            let fast = fast::parse(expr, &prefixes);
+            let sees_text = fast.as_ref().is_some_and(fast::sees_text_nodes);
+            Rc::new(XPathExpr { xpath, prefixes, fast, sees_text })
+        }
         Ok(None) => return Err("the xpath expression is empty".to_owned()),
         Err(e) => return Err(format!("invalid xpath expression {expr:?}: {e}")),
     };
@@ -150,14 +164,49 @@ fn prefixes(expr: &str) -> Vec<String> {
 
 /// A body parsed once, for every XPath expression that reads it.
 pub struct Doc {
-    package: Package,
+    tree: Tree,
     /// The prefixes to register (`_` for the first default namespace), XML only.
     namespaces: Vec<(String, String)>,
 }
 
+/// How a body is held.
+enum Tree {
+    /// Parsed by sxd (HTML, or XML that roxmltree refuses).
+    Sxd(Package),
+    /// XML parsed by roxmltree, and by sxd-document when an expression needs sxd.
+    Fast {
+        xml: XmlTree,
+        /// Whether sxd would split a text node where roxmltree keeps one (the body has a
+        /// reference or a CDATA section): then an expression that selects text nodes is sxd's.
+        split_text: bool,
+        sxd: OnceCell<Result<Package, String>>,
+    },
+}
+
+type RoDocument<'a> = roxmltree::Document<'a>;
+
+self_cell::self_cell!(
+    /// An XML body (its document type declaration blanked out) and its roxmltree.
+    struct XmlTree {
+        owner: String,
+        #[covariant]
+        dependent: RoDocument,
+    }
+);
+
+/// The most namespace prefixes an expression on the fast path names.
+const FAST_PREFIXES: usize = 8;
+
 impl std::fmt::Debug for Doc {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Doc").field("namespaces", &self.namespaces).finish_non_exhaustive()
+        let engine = match self.tree {
+            Tree::Sxd(_) => "sxd",
+            Tree::Fast { .. } => "roxmltree",
+        };
+        f.debug_struct("Doc")
+            .field("tree", &engine)
+            .field("namespaces", &self.namespaces)
+            .finish_non_exhaustive()
     }
 }
 
@@ -172,30 +221,65 @@ impl Doc {
             return Err(format!("the body is empty, not {what}"));
         }
         check_bounds(text, format)?;
-        let package = match format {
-            Format::Xml => sxd_document::parser::parse(&without_doctype(text))
-                .map_err(|e| format!("the body is not valid XML: {e}"))?,
+        if format == Format::Html {
             // The HTML tree builder asserts its own invariants; one failing is this body's
             // error, not the run's.
-            Format::Html => catch_unwind(AssertUnwindSafe(|| sxd_html::parse_html(before_tail(text))))
-                .map_err(|_| "the body could not be read as HTML".to_owned())?,
+            let package = catch_unwind(AssertUnwindSafe(|| sxd_html::parse_html(before_tail(text))))
+                .map_err(|_| "the body could not be read as HTML".to_owned())?;
+            return Ok(Doc { tree: Tree::Sxd(package), namespaces: Vec::new() });
+        }
+        let text = without_doctype(text).into_owned();
+        let tree = if sxd_reads_alike(&text) {
+            XmlTree::try_new_or_recover(text, |t| roxmltree::Document::parse(t))
+        } else {
+            Err((text, roxmltree::Error::NodesLimitReached))
         };
-        let namespaces = match format {
-            Format::Xml => namespaces(&package),
-            Format::Html => Vec::new(),
-        };
-        Ok(Doc { package, namespaces })
+        match tree {
+            Ok(xml) => {
+                let namespaces = xml.with_dependent(|_, doc| tree_namespaces(doc));
+                let t = xml.borrow_owner().as_bytes();
+                let split_text =
+                    memchr::memchr(b'&', t).is_some() || memchr::memmem::find(t, b"<![CDATA[").is_some();
+                Ok(Doc { tree: Tree::Fast { xml, split_text, sxd: OnceCell::new() }, namespaces })
+            }
+            Err((text, _)) => {
+                let package = parse_xml(&text)?;
+                let namespaces = namespaces(&package);
+                Ok(Doc { tree: Tree::Sxd(package), namespaces })
+            }
+        }
     }
 
     /// The value of `expr` on this document, typed as Hurl types it.
     pub fn eval(&self, expr: &XPathExpr) -> Result<Value<'static>, String> {
-        let doc = self.package.as_document();
+        let mut uris = [""; FAST_PREFIXES];
+        for (i, p) in expr.prefixes.iter().enumerate() {
+            let Some((_, uri)) = self.namespaces.iter().find(|(n, _)| n == p) else {
+                return Err(format!("xpath: the namespace prefix `{p}` is not declared in the body"));
+            };
+            if let Some(u) = uris.get_mut(i) {
+                *u = uri;
+            }
+        }
+        let package = match &self.tree {
+            Tree::Sxd(package) => package,
+            Tree::Fast { xml, split_text, sxd } => {
+                if let Some(e) = &expr.fast
+                    && expr.prefixes.len() <= FAST_PREFIXES
+                    && !(*split_text && expr.sees_text)
+                    && let Ok(v) = xml.with_dependent(|_, doc| fast::eval::evaluate(e, doc, &uris))
+                {
+                    return Ok(v);
+                }
+                sxd.get_or_init(|| parse_xml(xml.borrow_owner())).as_ref().map_err(Clone::clone)?
+            }
+        };
+        let doc = package.as_document();
         let value = STATE.with_borrow_mut(|s| {
             for p in &expr.prefixes {
-                let Some((_, uri)) = self.namespaces.iter().find(|(n, _)| n == p) else {
-                    return Err(format!("xpath: the namespace prefix `{p}` is not declared in the body"));
-                };
-                s.context.set_namespace(p, uri);
+                if let Some((_, uri)) = self.namespaces.iter().find(|(n, _)| n == p) {
+                    s.context.set_namespace(p, uri);
+                }
             }
             catch_unwind(AssertUnwindSafe(|| expr.xpath.evaluate(&s.context, doc.root())))
                 .map_err(|_| "xpath: the expression could not be evaluated".to_owned())?
@@ -208,6 +292,69 @@ impl Doc {
             sxd_xpath::Value::Nodeset(n) => Value::Nodeset(n.size()),
         })
     }
+}
+
+/// Whether sxd-document makes the tree of `text` that roxmltree makes (the fast path is
+/// held to sxd's answers): not where sxd keeps a carriage return, or a tab or line break in
+/// an attribute's value, that XML (and roxmltree) reads as a line feed or a space, nor
+/// where it puts elements in other namespaces (see [`default_namespaces_alike`]).
+fn sxd_reads_alike(text: &str) -> bool {
+    memchr::memchr(b'\r', text.as_bytes()).is_none()
+        && !attribute_white_space(text.as_bytes())
+        && default_namespaces_alike(text)
+}
+
+/// Whether a start tag of `text` has a tab or a line feed in an attribute's value (a
+/// scan of the tags, skipping comments, CDATA sections and processing instructions).
+fn attribute_white_space(text: &[u8]) -> bool {
+    let mut i = 0;
+    while let Some(at) = memchr::memchr(b'<', &text[i..]) {
+        i += at + 1;
+        let rest = &text[i..];
+        let skip_to = |end: &[u8]| memchr::memmem::find(rest, end).map_or(rest.len(), |e| e + end.len());
+        if rest.starts_with(b"!--") {
+            i += skip_to(b"-->");
+        } else if rest.starts_with(b"![CDATA[") {
+            i += skip_to(b"]]>");
+        } else if rest.starts_with(b"?") {
+            i += skip_to(b"?>");
+        } else if !rest.starts_with(b"/") && !rest.starts_with(b"!") {
+            let mut quote = None;
+            while let Some(&c) = text.get(i) {
+                i += 1;
+                match (quote, c) {
+                    (Some(q), _) if c == q => quote = None,
+                    (Some(_), b'\t' | b'\n') => return true,
+                    (None, b'"' | b'\'') => quote = Some(c),
+                    (None, b'>') => break,
+                    _ => {}
+                }
+            }
+        }
+    }
+    false
+}
+
+/// Whether sxd-document puts `text`'s elements in the namespaces XML gives them, as
+/// roxmltree does: not where a prefixed element declares a default namespace (sxd leaves
+/// it out) or a default namespace is undeclared (`xmlns=""`). A look at each `xmlns=` in
+/// the text, wherever it is: one in a text or a comment only sends the body to sxd.
+fn default_namespaces_alike(text: &str) -> bool {
+    let b = text.as_bytes();
+    memchr::memmem::find_iter(b, b"xmlns").all(|at| {
+        let rest = b[at + 5..].trim_ascii_start();
+        let Some(value) = rest.strip_prefix(b"=") else { return true };
+        let value = value.trim_ascii_start();
+        let empty = value.len() >= 2 && matches!(value[0], b'"' | b'\'') && value[1] == value[0];
+        let tag = memchr::memrchr(b'<', &b[..at]).map_or(&b[..0], |lt| &b[lt + 1..at]);
+        let name = tag.split(u8::is_ascii_whitespace).next().unwrap_or_default();
+        !empty && !name.contains(&b':')
+    })
+}
+
+/// `text` parsed by sxd-document as XML.
+fn parse_xml(text: &str) -> Result<Package, String> {
+    sxd_document::parser::parse(text).map_err(|e| format!("the body is not valid XML: {e}"))
 }
 
 /// `text` with its document type declaration blanked out (same length, so a parse error's
@@ -367,6 +514,30 @@ fn namespaces(package: &Package) -> Vec<(String, String)> {
     }
     if let Some(uri) = default {
         found.push(("_".to_owned(), uri));
+    }
+    found
+}
+
+/// [`namespaces`] of a roxmltree document: the same rule on the same document.
+fn tree_namespaces(doc: &roxmltree::Document<'_>) -> Vec<(String, String)> {
+    let mut found: Vec<(String, String)> = Vec::new();
+    let mut default = None;
+    for e in doc.root().descendants().filter(roxmltree::Node::is_element) {
+        if default.is_none() {
+            default = e.default_namespace();
+        }
+        let parent = e.parent_element();
+        for ns in e.namespaces() {
+            let Some(prefix) = ns.name() else { continue };
+            let own = parent.is_none_or(|p| p.lookup_namespace_uri(Some(prefix)) != Some(ns.uri()));
+            if own && prefix != "xml" {
+                found.retain(|(p, _)| p != prefix);
+                found.push((prefix.to_owned(), ns.uri().to_owned()));
+            }
+        }
+    }
+    if let Some(uri) = default {
+        found.push(("_".to_owned(), uri.to_owned()));
     }
     found
 }

@@ -1,3 +1,5 @@
+use std::fmt::Write as _;
+
 use super::*;
 
 fn eval(text: &str, format: Format, expr: &str) -> Result<Value<'static>, String> {
@@ -239,3 +241,302 @@ proptest::proptest! {
 /// An expression and a document the fuzz test's edits start from.
 const FUZZ_SEED: &str = "count(//_:b[@id > 1]/text()) + string-length(//c)\n\
     <a xmlns=\"urn:x\" xmlns:p=\"urn:p\"><b id=\"2\">t</b><p:c>u<!-- v --></p:c><![CDATA[w]]></a>";
+
+/// A small generator of documents and expressions for the fast path's test against sxd.
+struct Gen(u64, bool);
+
+impl Gen {
+    fn next(&mut self) -> u64 {
+        // xorshift64*
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() >> 33) as usize % n
+    }
+
+    fn pick<'s>(&mut self, from: &[&'s str]) -> &'s str {
+        from[self.below(from.len())]
+    }
+
+    fn element(&mut self, depth: usize, out: &mut String) {
+        let name = self.pick(&["a", "b", "c", "p:a", "p:b", "q:c", "a", "b"]);
+        out.push('<');
+        out.push_str(name);
+        if self.below(6) == 0 && (self.1 || !name.contains(':')) {
+            out.push_str(self.pick(&[" xmlns:p='urn:p2'", " xmlns='urn:e'", " xmlns:q='urn:q'"]));
+        } else if self.1 && self.below(8) == 0 {
+            out.push_str(" xmlns=''");
+        }
+        for attr in ["id", "n", "p:id"] {
+            if self.below(3) == 0 {
+                let v = self.pick(&["1", "2", "x", " 3 ", "1.5", "", "a b", "-0", "1e2", "NaN"]);
+                let v =
+                    if self.1 && self.below(4) == 0 { self.pick(&["a\r\nb", "\t4\n", "a\nb"]) } else { v };
+                let _ = write!(out, " {attr}='{v}'");
+            }
+        }
+        out.push('>');
+        let children = if depth == 0 { 0 } else { self.below(5) };
+        for _ in 0..children {
+            match self.below(8) {
+                0..=3 => self.element(depth - 1, out),
+                4 | 5 if self.1 && self.below(4) == 0 => out.push_str("\r\n5\r"),
+                4 | 5 => {
+                    out.push_str(self.pick(&["1", "x", " y ", "2.5", "  ", "\n z\t", "inf", "-1", "a b  c"]));
+                }
+                6 if self.1 => {
+                    out.push_str(self.pick(&["<!-- k -->", "&amp;", "<![CDATA[1]]>", "<?pi d?>", "&#65;"]));
+                }
+                6 => out.push_str(self.pick(&["<!-- k -->", "<?pi d?>"])),
+                _ => out.push(' '),
+            }
+        }
+        out.push_str("</");
+        out.push_str(name);
+        out.push('>');
+    }
+
+    fn document(&mut self) -> String {
+        let mut out = String::from(self.pick(&["", "<?xml version='1.0'?>\n", "<!-- top -->"]));
+        self.1 = self.below(3) == 0;
+        let root = if self.1 { self.pick(&["r", "p:r"]) } else { "r" };
+        let ns = self
+            .pick(&[" xmlns:p='urn:p' xmlns:q='urn:q'", " xmlns='urn:d' xmlns:p='urn:p' xmlns:q='urn:q'"]);
+        let _ = write!(out, "<{root}{ns}>");
+        for _ in 0..=self.below(4) {
+            self.element(3, &mut out);
+        }
+        let _ = write!(out, "</{root}>");
+        out
+    }
+
+    fn test(&mut self) -> String {
+        self.pick(&[
+            "a",
+            "b",
+            "c",
+            "p:a",
+            "p:b",
+            "q:c",
+            "_:a",
+            "*",
+            "p:*",
+            "node()",
+            "text()",
+            "comment()",
+            "r",
+            "p:r",
+        ])
+        .to_owned()
+    }
+
+    fn step(&mut self, depth: usize) -> String {
+        let mut s = match self.below(12) {
+            0 => format!("@{}", self.pick(&["id", "n", "p:id", "*", "p:*", "node()"])),
+            1 => ".".to_owned(),
+            2 => "..".to_owned(),
+            3 => format!(
+                "{}::{}",
+                self.pick(&["child", "descendant", "descendant-or-self", "self", "parent"]),
+                self.test()
+            ),
+            4 if self.below(3) == 0 => format!("following-sibling::{}", self.test()),
+            _ => self.test(),
+        };
+        if depth > 0 && self.below(3) == 0 {
+            let pred = match self.below(6) {
+                0 => self.pick(&["1", "2", "last()", "1.5", "0", "position() > 1"]).to_owned(),
+                _ => self.expr(depth - 1),
+            };
+            let _ = write!(s, "[{pred}]");
+        }
+        s
+    }
+
+    fn path(&mut self, depth: usize) -> String {
+        let mut s = self.pick(&["/", "//", "", "//", ""]).to_owned();
+        for i in 0..=self.below(3) {
+            if i > 0 {
+                s.push_str(self.pick(&["/", "//"]));
+            }
+            s.push_str(&self.step(depth));
+        }
+        s
+    }
+
+    fn expr(&mut self, depth: usize) -> String {
+        if depth == 0 {
+            return match self.below(4) {
+                0 => self.pick(&["1", "'x'", "'1'", "2.5", "' y '", "true()", "'a b'"]).to_owned(),
+                _ => self.path(0),
+            };
+        }
+        let d = depth - 1;
+        match self.below(14) {
+            0 => format!("count({})", self.path(d)),
+            1 => format!(
+                "{}({})",
+                self.pick(&["string", "normalize-space", "boolean", "number", "not", "string-length"]),
+                self.expr(d)
+            ),
+            2 => format!(
+                "{}({})",
+                self.pick(&["sum", "local-name", "sum", "local-name", "name"]),
+                self.path(d)
+            ),
+            3 => {
+                format!("{} {} {}", self.expr(d), self.pick(&["=", "!=", "<", "<=", ">", ">="]), self.expr(d))
+            }
+            4 => format!(
+                "{} {} {}",
+                self.expr(d),
+                self.pick(&["+", "-", "*", "div", "mod", "and", "or"]),
+                self.expr(d)
+            ),
+            5 => format!("{} | {}", self.path(d), self.path(d)),
+            6 => format!(
+                "{}({}, {})",
+                self.pick(&["concat", "contains", "starts-with", "substring-before", "substring-after"]),
+                self.expr(d),
+                self.expr(d)
+            ),
+            7 => format!("-{}", self.expr(d)),
+            8 => format!("({})", self.expr(d)),
+            9 => format!("{}({})", self.pick(&["floor", "ceiling", "round"]), self.expr(d)),
+            10 => self
+                .pick(&["position()", "last()", "string()", "normalize-space()", "local-name()", "number()"])
+                .to_owned(),
+            _ => self.path(d),
+        }
+    }
+}
+
+/// `expr` on `text` read by sxd alone, as before the fast path.
+fn sxd_only(text: &str, expr: &XPathExpr) -> Result<Value<'static>, String> {
+    let package = parse_xml(&without_doctype(text))?;
+    let namespaces = namespaces(&package);
+    Doc { tree: Tree::Sxd(package), namespaces }.eval(expr)
+}
+
+/// The answer of the fast path itself, not falling back: `None` where it gives the
+/// expression to sxd.
+fn fast_only(doc: &Doc, expr: &XPathExpr) -> Option<Value<'static>> {
+    let Tree::Fast { xml, split_text, .. } = &doc.tree else { return None };
+    let e = expr.fast.as_ref()?;
+    if *split_text && expr.sees_text {
+        return None;
+    }
+    let uris: Vec<&str> = expr
+        .prefixes
+        .iter()
+        .map(|p| doc.namespaces.iter().find(|(n, _)| n == p).map(|(_, u)| u.as_str()))
+        .collect::<Option<_>>()?;
+    xml.with_dependent(|_, d| fast::eval::evaluate(e, d, &uris)).ok()
+}
+
+/// How many documents and expressions are compared (`XPATH_SEEDS` for more).
+const SEEDS: u64 = 3000;
+
+#[test]
+fn the_fast_path_gives_sxds_results_on_generated_documents_and_expressions() {
+    let seeds = std::env::var("XPATH_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(SEEDS);
+    let (mut compared, mut fast) = (0, 0);
+    for seed in 1..=seeds {
+        let mut g = Gen(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1, false);
+        let text = g.document();
+        let src = g.expr(3);
+        let Ok(expr) = compile(&src) else { continue };
+        let doc = Doc::parse(&text, Format::Xml).unwrap();
+        let want = sxd_only(&text, &expr);
+        let got = doc.eval(&expr);
+        let shown = |v: &Result<Value<'static>, String>| format!("{v:?}");
+        assert_eq!(shown(&got), shown(&want), "seed {seed}: {src}\non {text}");
+        compared += 1;
+        if let Some(v) = fast_only(&doc, &expr) {
+            assert_eq!(shown(&Ok(v)), shown(&want), "seed {seed} (fast path): {src}\non {text}");
+            fast += 1;
+        }
+    }
+    assert!(
+        compared > seeds * 29 / 30 && fast > compared / 2,
+        "{compared} compared, {fast} on the fast path"
+    );
+}
+#[test]
+fn the_expressions_hurl_files_write_take_the_fast_path() {
+    let soap = r#"<?xml version="1.0" encoding="UTF-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><GetQuoteResponse><Symbol>ACME</Symbol><Price currency="EUR">12.50</Price><History><Day>12.10</Day><Day>12.35</Day><Day>12.50</Day></History></GetQuoteResponse></soap:Body></soap:Envelope>"#;
+    let svg = r#"<svg xmlns="http://www.w3.org/2000/svg" xmlns:x="urn:x"><g id="a"><circle r="1"/><circle r="2" x:k="v"/></g><!-- c --><text>Hi <b>there</b></text></svg>"#;
+    let cases: &[(&str, &str, Value<'static>)] = &[
+        (soap, "string(//Price)", s("12.50")),
+        (soap, "string(//soap:Body/GetQuoteResponse/Symbol)", s("ACME")),
+        (soap, "string(//Price/@currency)", s("EUR")),
+        (soap, "number(//Price)", Value::Float(12.5)),
+        (soap, "count(//History/Day)", Value::Float(3.0)),
+        (soap, "//soap:Fault", Value::Nodeset(0)),
+        (soap, "/soap:Envelope/soap:Body/*", Value::Nodeset(1)),
+        (soap, "string(//History/Day[last()])", s("12.50")),
+        (soap, "sum(//Day) > 36", Value::Bool(true)),
+        (soap, "boolean(//Day[. = '12.35'])", Value::Bool(true)),
+        (soap, "normalize-space(//GetQuoteResponse)", s("ACME12.5012.1012.3512.50")),
+        (soap, "local-name(/*)", s("Envelope")),
+        (svg, "count(//_:svg/_:g/_:circle)", Value::Float(2.0)),
+        (svg, "string(//_:circle[2]/@r)", s("2")),
+        (svg, "string(//_:circle[@x:k='v']/@r)", s("2")),
+        (svg, "string(//_:text)", s("Hi there")),
+        (svg, "//_:text/text()", Value::Nodeset(1)),
+        (svg, "count(//comment())", Value::Float(1.0)),
+        (svg, "count(//*[local-name()='circle'])", Value::Float(2.0)),
+        (svg, "string(//_:g/@id) = 'a' and not(//_:rect)", Value::Bool(true)),
+        (svg, "concat(//_:b, '!')", s("there!")),
+        (svg, "contains(//_:text, 'Hi') or starts-with(//_:b, 'x')", Value::Bool(true)),
+    ];
+    for (text, src, want) in cases {
+        let expr = compile(src).unwrap();
+        let doc = Doc::parse(text, Format::Xml).unwrap();
+        assert_eq!(fast_only(&doc, &expr).as_ref(), Some(want), "{src}");
+        assert_eq!(sxd_only(text, &expr).as_ref(), Ok(want), "{src}");
+    }
+    // Beyond the fast path: sxd answers, on the same document.
+    for (src, want) in
+        [("name(//Price)", s("Price")), ("count(//Day[1]/following-sibling::Day)", Value::Float(2.0))]
+    {
+        let expr = compile(src).unwrap();
+        assert!(expr.fast.is_none(), "{src}");
+        assert_eq!(xml(soap, src), want, "{src}");
+    }
+    // A value sxd refuses is refused the same way.
+    assert!(eval(soap, Format::Xml, "count('x')").unwrap_err().contains("nodeset"));
+}
+
+#[test]
+fn bodies_whose_trees_sxd_reads_differently_go_to_sxd() {
+    // sxd drops a default namespace a prefixed element declares, and keeps a text node per
+    // reference or CDATA section: those bodies, or those expressions, are sxd's.
+    let prefixed = "<p:r xmlns:p='urn:p' xmlns='urn:d'><a>1</a></p:r>";
+    assert!(matches!(Doc::parse(prefixed, Format::Xml).unwrap().tree, Tree::Sxd(_)));
+    assert!(matches!(
+        Doc::parse("<r xmlns='urn:d'><a xmlns=''/></r>", Format::Xml).unwrap().tree,
+        Tree::Sxd(_)
+    ));
+    assert!(matches!(Doc::parse("<r xmlns='urn:d'><a/></r>", Format::Xml).unwrap().tree, Tree::Fast { .. }));
+    let refs = "<r><a>x &amp; y<![CDATA[z]]></a></r>";
+    assert_eq!(xml(refs, "count(//a/text())"), Value::Float(4.0));
+    assert_eq!(xml(refs, "string(//a)"), s("x & yz"));
+    let doc = Doc::parse(refs, Format::Xml).unwrap();
+    assert!(fast_only(&doc, &compile("count(//a/text())").unwrap()).is_none());
+    assert_eq!(fast_only(&doc, &compile("string(//a)").unwrap()), Some(s("x & yz")));
+    // A body roxmltree refuses is read by sxd, whose error it gives.
+    assert!(eval("<a><b></a>", Format::Xml, "//a").unwrap_err().contains("not valid XML"));
+}
+
+#[test]
+fn long_expressions_are_sxds() {
+    let sum = vec!["1"; 200].join(" + ");
+    assert!(compile(&sum).unwrap().fast.is_none());
+    assert_eq!(xml("<r/>", &sum), Value::Float(200.0));
+    assert!(compile("count(//a[b[c[d]]])").unwrap().fast.is_some());
+}
