@@ -23,6 +23,9 @@ use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::rc::Rc;
+use std::sync::LazyLock;
+
+use memchr::memmem::Finder;
 
 use sxd_document::Package;
 use sxd_document::dom::{ChildOfElement, ChildOfRoot, Element};
@@ -194,6 +197,12 @@ self_cell::self_cell!(
     }
 );
 
+/// Searchers for what every XML body is looked through for, built once: building one costs
+/// more than a search of a small body.
+static DOCTYPE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"<!DOCTYPE"));
+static CDATA: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"<![CDATA["));
+static XMLNS: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"xmlns"));
+
 /// The most namespace prefixes an expression on the fast path names.
 const FAST_PREFIXES: usize = 8;
 
@@ -238,8 +247,7 @@ impl Doc {
             Ok(xml) => {
                 let namespaces = xml.with_dependent(|_, doc| tree_namespaces(doc));
                 let t = xml.borrow_owner().as_bytes();
-                let split_text =
-                    memchr::memchr(b'&', t).is_some() || memchr::memmem::find(t, b"<![CDATA[").is_some();
+                let split_text = memchr::memchr(b'&', t).is_some() || CDATA.find(t).is_some();
                 Ok(Doc { tree: Tree::Fast { xml, split_text, sxd: OnceCell::new() }, namespaces })
             }
             Err((text, _)) => {
@@ -341,7 +349,7 @@ fn attribute_white_space(text: &[u8]) -> bool {
 /// the text, wherever it is: one in a text or a comment only sends the body to sxd.
 fn default_namespaces_alike(text: &str) -> bool {
     let b = text.as_bytes();
-    memchr::memmem::find_iter(b, b"xmlns").all(|at| {
+    XMLNS.find_iter(b).all(|at| {
         let rest = b[at + 5..].trim_ascii_start();
         let Some(value) = rest.strip_prefix(b"=") else { return true };
         let value = value.trim_ascii_start();
@@ -361,7 +369,7 @@ fn parse_xml(text: &str) -> Result<Package, String> {
 /// offset still points into the body). No DTD is read either way; the XML reader knows
 /// only `SYSTEM` identifiers, and `<!DOCTYPE svg PUBLIC "..." "...">` is common.
 fn without_doctype(text: &str) -> Cow<'_, str> {
-    let Some(start) = memchr::memmem::find(text.as_bytes(), b"<!DOCTYPE") else {
+    let Some(start) = DOCTYPE.find(text.as_bytes()) else {
         return Cow::Borrowed(text);
     };
     let (mut quote, mut subset, mut end) = (None, 0usize, None);
@@ -447,13 +455,18 @@ fn scan(text: &[u8], format: Format) -> (usize, usize) {
             i += memchr::memmem::find(rest, b"-->").map_or(rest.len(), |e| e + 3);
             continue;
         }
-        let end = memchr::memchr(b'>', rest).unwrap_or(rest.len());
+        // Tags are short: a loop costs less than starting a search.
+        let (mut end, mut attributes) = (0, 0);
+        while end < rest.len() && rest[end] != b'>' {
+            attributes += usize::from(rest[end] == b'=');
+            end += 1;
+        }
         let tag = &rest[..end];
         i += end;
         match tag.first() {
             Some(b'/') => depth = depth.saturating_sub(1),
             Some(c) if c.is_ascii_alphabetic() => {
-                tags += 2 + memchr::memchr_iter(b'=', tag).count();
+                tags += 2 + attributes;
                 if tag.ends_with(b"/") && format == Format::Xml {
                     continue;
                 }
