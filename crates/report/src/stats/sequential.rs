@@ -63,6 +63,17 @@ pub fn planned_looks(first: u32, max_repetitions: u32) -> u32 {
     max_repetitions.saturating_sub(first) + 1
 }
 
+/// Whether the data are looked at after `round`, with at most `looks` looks of
+/// which the first is after round `first`: after each round from the first
+/// while fewer than `looks − 1` have been taken, and after the budget's `last`
+/// round (the one no further round follows: `max_repetitions`, or no open
+/// pair's round fits in the time left). So `looks = 2` looks once after the
+/// plan's `repetitions`, to pick the pairs still open, and once at the end,
+/// however many rounds of those pairs run between; never more than `looks`.
+pub fn looks_after(round: u32, first: u32, looks: u32, last: bool) -> bool {
+    round >= first && (last || round - first + 1 < looks)
+}
+
 /// The confidence of each look's intervals: `1 − 0.05/looks`.
 pub fn look_confidence(looks: u32) -> f64 {
     1.0 - (1.0 - CONFIDENCE) / f64::from(looks.max(1))

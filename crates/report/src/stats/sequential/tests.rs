@@ -22,6 +22,23 @@ proptest! {
         prop_assert!(spent <= 0.05 + 1e-12);
     }
 
+    /// However the budget ends, the rounds looked at are at most the planned
+    /// looks, the last round is always one of them (its interval is the one
+    /// printed), and none comes before the first round with an interval.
+    #[test]
+    fn looks_never_exceed_the_plan(first in 3u32..10, looks in 1u32..12, end in 0u32..40) {
+        let last_round = first + end;
+        let taken: Vec<u32> =
+            (1..=last_round).filter(|&r| looks_after(r, first, looks, r == last_round)).collect();
+        prop_assert!(taken.len() as u32 <= looks, "{taken:?} over {looks} looks");
+        prop_assert_eq!(taken.last(), Some(&last_round));
+        prop_assert!(taken.iter().all(|&r| r >= first));
+        // The looks before the last are the earliest rounds: with a budget of
+        // `max_repetitions` rounds and one look per round it is the old rule.
+        let every_round = looks > end;
+        prop_assert_eq!(every_round, taken.len() as u32 == end + 1);
+    }
+
     /// A pair is judged the same whichever side is named first, and Met exactly
     /// when the half-width is within the precision.
     #[test]
