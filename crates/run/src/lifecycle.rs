@@ -142,7 +142,7 @@ pub fn run_plan(
         limits_ok.push(ok);
     }
     // One writer per result directory, held until this function returns.
-    let lock = crate::dirlock::DirLock::acquire(&opts.out).map_err(|e| RunError::Refused(e.to_string()))?;
+    let _lock = crate::dirlock::DirLock::acquire(&opts.out).map_err(|e| RunError::Refused(e.to_string()))?;
     let store = if opts.resume {
         // Both checks come before `resume`, which sets interrupted runs aside.
         let manifest = stackbench_record::Manifest::load(&opts.out)?;
@@ -200,10 +200,10 @@ pub fn run_plan(
         tool_failures: 0,
         earlier: Earlier::default(),
         sources: sources::Known::default(),
+        clock: Clock { started: Instant::now(), building: Duration::ZERO },
     };
     let result = o.run(limits_ok);
     let _ = std::fs::remove_dir_all(&scratch);
-    drop(lock);
     result
 }
 
@@ -284,6 +284,14 @@ struct Orchestrator<'a, 'p> {
     earlier: Earlier,
     /// Toolchain versions and code counts already taken in this run.
     sources: sources::Known,
+    /// What `max_time` counts.
+    clock: Clock,
+}
+
+/// The time a run has spent of its `max_time`: since it started, first-use builds left out.
+struct Clock {
+    started: Instant,
+    building: Duration,
 }
 
 /// What a contestant's earlier runs tell its next one, by plan index.
@@ -370,7 +378,9 @@ impl Orchestrator<'_, '_> {
         }
         let mut built = match self.plan.builds {
             BuildsMode::Concurrent => {
+                let t0 = Instant::now();
                 let built = self.build_concurrently(&pending);
+                self.clock.building += t0.elapsed();
                 // Every build has ended: what they wrote is there to count.
                 self.prefetch_sources(&pending);
                 built

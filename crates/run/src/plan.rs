@@ -82,8 +82,10 @@ pub struct Settings {
     pub precision: Option<Spanned<String>>,
     /// Plan-level: the budget of `precision`, in rounds.
     pub max_repetitions: Option<Spanned<u32>>,
-    /// Plan-level: the budget of `precision`, in time.
+    /// Plan-level: the budget of `precision`, in time, counted from the run's start.
     pub max_time: Option<Spanned<Dur>>,
+    /// Plan-level: at most this many looks at the data, the last when the budget is spent.
+    pub looks: Option<Spanned<u32>>,
     /// Plan-level: run the contestants' builds one after another (the default) or all at once.
     pub builds: Option<BuildsMode>,
     /// Plan-level: a contestant of the plan that runs beside every compared run, as a
@@ -454,7 +456,7 @@ impl Plan {
     /// its cold starts and verification about a second each, its runs as
     /// [`profile::estimated_runs`] says.
     /// With a precision, the whole budget: `max_repetitions` rounds, or
-    /// `max_time` of them when that comes first.
+    /// `max_time` from the start when that comes first.
     pub fn estimated_duration(&self) -> Duration {
         let rounds = self.precision.map_or(self.repetitions, |p| p.max_repetitions);
         // A second per cold start started apart (the verification's and the first rounds'
@@ -468,7 +470,8 @@ impl Plan {
             .map(|c| profile::estimated_runs(&c.scenario, &c.profile, rounds))
             .sum::<Duration>()
             + self.cooldown * (self.contestants.len() as u32 * rounds);
-        setup + self.precision.and_then(|p| p.max_time).map_or(runs, |t| runs.min(t))
+        // `max_time` counts from the run's start: the setup is in it.
+        self.precision.and_then(|p| p.max_time).map_or(setup + runs, |t| (setup + runs).min(t))
     }
 
     /// A refusal at `span` of the plan text (`file:line:col`, the line, a caret).
@@ -519,6 +522,7 @@ fn overlay_settings(base: &mut Settings, over: &Settings) {
         precision,
         max_repetitions,
         max_time,
+        looks,
         builds,
         companion
     );

@@ -35,7 +35,12 @@ impl Orchestrator<'_, '_> {
         let beside = if concurrent { " (ran beside the other builds)" } else { "" };
         self.say(&format!("  build: {}{beside}", spec.display()));
         self.live[i].record.build_concurrent = concurrent;
-        let out = built.unwrap_or_else(|| self.deps.launcher.run(&spec, BUILD_TIMEOUT, &self.opts.interrupt));
+        let out = built.unwrap_or_else(|| {
+            let t0 = Instant::now();
+            let out = self.deps.launcher.run(&spec, BUILD_TIMEOUT, &self.opts.interrupt);
+            self.clock.building += t0.elapsed();
+            out
+        });
         match out {
             Ok(out) if out.interrupted => Ok(false),
             Ok(out) if out.success() => {

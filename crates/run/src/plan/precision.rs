@@ -21,8 +21,12 @@ pub struct Precision {
     /// The half-width asked of every ratio's interval, as a fraction (0.03 for ±3%).
     pub target: f64,
     pub max_repetitions: u32,
-    /// No round starts once the measured rounds plus one more would pass it.
+    /// Counted from the run's start, first-use builds left out: after the
+    /// first look no round starts that would pass it.
     pub max_time: Option<Duration>,
+    /// `looks`: at most this many looks ([`sequential::looks_after`]); none
+    /// given, one after every round from the first.
+    pub looks: Option<u32>,
     /// `max_repetitions` was given (plan or command line). When it was not
     /// and `max_time` was, [`Plan::set_precision`] sizes it to the rounds the
     /// plan's estimate fits in `max_time`, so the looks (and each look's
@@ -34,7 +38,8 @@ impl Precision {
     /// How many looks the budget allows, and each look's confidence.
     pub fn looks(&self, repetitions: u32) -> (u32, u32, f64) {
         let first = first_look(repetitions);
-        let looks = sequential::planned_looks(first, self.max_repetitions);
+        let every_round = sequential::planned_looks(first, self.max_repetitions);
+        let looks = self.looks.map_or(every_round, |n| n.min(every_round));
         (first, looks, sequential::look_confidence(looks))
     }
 }
@@ -50,7 +55,15 @@ pub(super) fn rounds(d: &Settings) -> Result<(u32, Option<Precision>), Located> 
 fn resolve(d: &Settings, repetitions: u32) -> Result<Option<Precision>, Located> {
     let max_repetitions = bounded(d.max_repetitions.as_ref(), "max_repetitions", 1..=limits::REPETITIONS)?;
     let max_time = bounded_dur(d.max_time.as_ref(), "max_time", Duration::from_secs(1)..=limits::MAX_TIME)?;
+    let looks = bounded(d.looks.as_ref(), "looks", 1..=limits::REPETITIONS)?;
     let Some(p) = &d.precision else {
+        if let Some(v) = d.looks.as_ref() {
+            return Err((
+                Some(v.span()),
+                "`looks` is how often `precision` looks at the data; set `precision` (such as \"3%\") too"
+                    .into(),
+            ));
+        }
         if let Some(v) = d.max_repetitions.as_ref() {
             return Err((Some(v.span()), "`max_repetitions` is the budget of `precision`; set `precision` (such as \"3%\"), or use `repetitions` for a fixed count".into()));
         }
@@ -67,6 +80,7 @@ fn resolve(d: &Settings, repetitions: u32) -> Result<Option<Precision>, Located>
         target,
         max_repetitions: max_repetitions.unwrap_or(DEFAULT_MAX_REPETITIONS.max(first_look(repetitions))),
         max_time,
+        looks,
         max_repetitions_given: max_repetitions.is_some(),
     };
     check(&precision, repetitions).map_err(|e| (d.max_repetitions.as_ref().map(Spanned::span), e))?;
@@ -123,6 +137,7 @@ impl Plan {
                     .map_or(default, |t| self.rounds_within(t).clamp(first_look(self.repetitions), default))
             }),
             max_time,
+            looks: base.and_then(|p| p.looks),
             max_repetitions_given: given.is_some(),
         };
         check(&p, self.repetitions)?;

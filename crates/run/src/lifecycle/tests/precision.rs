@@ -79,19 +79,7 @@ fn how_the_rounds_ended_is_left_to_the_report_that_follows() {
 #[test]
 fn later_rounds_measure_only_the_contestants_of_open_pairs() {
     let mut h = Harness::new("precision-focus");
-    // 'a' answers 40/s, twice what 'b' and 'c' do: decided against both at the first
-    // look; 'b' and 'c' are alike within a few percent, too close to tell at ±1%.
-    // With seed 3, 'a' runs third in each of the first rounds; whichever of 'b' and 'c'
-    // runs first, each has three different rates.
-    h.world.lock().unwrap().rates =
-        [20.0, 22.0, 1.0, 21.0, 21.0, 2.0, 22.0, 20.0, 1.0, 21.0, 20.0, 22.0, 21.0].into();
-    let p = plan(&format!(
-        "precision = \"1%\"\nmax_repetitions = 5\n{}{}{}",
-        contestant("a", "forty", ""),
-        contestant("b", "good", ""),
-        contestant("c", "good", "")
-    ));
-    let out = h.run(&p);
+    let out = a_apart(&mut h, "");
     assert_eq!(out.runs, 3 * 3 + 2 * 2, "{:#?}", h.lines);
     let s = h.results().stopping.unwrap();
     assert_eq!((s.reason.as_str(), s.rounds), ("max_repetitions", 5));
@@ -103,14 +91,81 @@ fn later_rounds_measure_only_the_contestants_of_open_pairs() {
     assert!(s.orders[..3].iter().all(|o| sorted(o) == ["a", "b", "c"]), "{:?}", s.orders);
     assert!(s.orders[3..].iter().all(|o| sorted(o) == ["b", "c"]), "{:?}", s.orders);
     assert!(
-        h.lines
-            .iter()
-            .any(|l| l == "round 3: 2 of 3 pairs decided, 1 still open at ±1%; round 4 measures b, c"),
+        h.lines.iter().any(|l| l == "round 3: 2 of 3 pairs decided, 1 still open at ±1%"),
         "{:#?}",
         h.lines
     );
+    assert!(h.lines.iter().any(|l| l == "round 4 measures b, c"), "{:#?}", h.lines);
     // 'a' keeps its plan's repetitions; its verdicts stand on them.
     let runs = h.results().runs;
     let of = |n: &str| runs.iter().filter(|r| r.label.contestant.as_deref() == Some(n)).count();
     assert_eq!((of("a"), of("b"), of("c")), (3, 5, 5));
+}
+
+/// Runs 'a', 'b' and 'c' in rounds until ±1%, at most 5, with `extra` plan keys.
+/// 'a' answers 40/s, twice what 'b' and 'c' do: decided against both at the first
+/// look; 'b' and 'c' are alike within a few percent, too close to tell at ±1%.
+/// With seed 3, 'a' runs third in each of the first rounds; whichever of 'b' and 'c'
+/// runs first, each has three different rates.
+fn a_apart(h: &mut Harness, extra: &str) -> Outcome {
+    h.world.lock().unwrap().rates =
+        [20.0, 22.0, 1.0, 21.0, 21.0, 2.0, 22.0, 20.0, 1.0, 21.0, 20.0, 22.0, 21.0].into();
+    let p = plan(&format!(
+        "precision = \"1%\"\nmax_repetitions = 5\n{extra}{}{}{}",
+        contestant("a", "forty", ""),
+        contestant("b", "good", ""),
+        contestant("c", "good", "")
+    ));
+    h.run(&p)
+}
+
+#[test]
+fn two_looks_judge_after_the_first_rounds_and_at_the_end_only() {
+    let mut h = Harness::new("precision-two-looks");
+    let out = a_apart(&mut h, "looks = 2\n");
+    assert_eq!(out.runs, 3 * 3 + 2 * 2, "{:#?}", h.lines);
+    let s = h.results().stopping.unwrap();
+    assert_eq!((s.reason.as_str(), s.rounds, s.first_look, s.planned_looks), ("max_repetitions", 5, 3, 2));
+    assert!((s.look_confidence - 0.975).abs() < 1e-12);
+    // Round 4 is not looked at: the pairs open after round 3 are measured again.
+    let looked: Vec<&String> =
+        h.lines.iter().filter(|l| l.starts_with("round ") && l.contains("pairs decided")).collect();
+    assert_eq!(looked.len(), 2, "{looked:#?}");
+    assert!(looked[0].starts_with("round 3: ") && looked[1].starts_with("round 5: "), "{looked:#?}");
+    assert!(
+        h.lines
+            .iter()
+            .any(|l| l.contains("5% spent over 2 looks (after round 3, and when the budget is spent)"))
+    );
+}
+
+#[test]
+fn a_time_budget_spent_by_the_first_rounds_stops_after_their_look() {
+    let mut h = Harness::new("precision-time");
+    // Two pauses of 400 ms a round: the three rounds that always run take 2.4 s, past the budget.
+    let out = a_apart(&mut h, "max_time = \"2s\"\ncooldown = \"400ms\"\nlooks = 2\n");
+    assert_eq!(out.runs, 9, "{:#?}", h.lines);
+    let s = h.results().stopping.unwrap();
+    assert_eq!((s.reason.as_str(), s.rounds), ("max_time", 3));
+    assert!(
+        h.lines.iter().any(|l| l == "round 3: 2 of 3 pairs decided, 1 still open at ±1%"),
+        "{:#?}",
+        h.lines
+    );
+    assert!(!h.lines.iter().any(|l| l.starts_with("round 4 measures")), "{:#?}", h.lines);
+}
+
+#[test]
+fn the_seconds_left_go_to_the_open_pairs_that_fit_cheapest_first() {
+    use super::super::rounds::cheapest_that_fit;
+    // Three stacks of 4 s a run, open with one another, and a JIT of 22 s open with the first.
+    let cost = |k: usize| Duration::from_secs(if k == 3 { 22 } else { 4 });
+    let pairs = || vec![vec![0, 1], vec![1, 2], vec![0, 2], vec![3, 0]];
+    let set = |v: &[usize]| v.iter().copied().collect::<std::collections::BTreeSet<usize>>();
+    assert_eq!(cheapest_that_fit(pairs(), cost, None), set(&[0, 1, 2, 3]));
+    assert_eq!(cheapest_that_fit(pairs(), cost, Some(Duration::from_secs(40))), set(&[0, 1, 2, 3]));
+    // 25 s: the three stacks (12 s) fit; the JIT (22 s more) does not.
+    assert_eq!(cheapest_that_fit(pairs(), cost, Some(Duration::from_secs(25))), set(&[0, 1, 2]));
+    assert_eq!(cheapest_that_fit(pairs(), cost, Some(Duration::from_secs(9))), set(&[0, 1]));
+    assert!(cheapest_that_fit(pairs(), cost, Some(Duration::from_secs(7))).is_empty());
 }
