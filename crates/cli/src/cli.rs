@@ -45,8 +45,9 @@ pub enum Command {
         Runs plans/quick.toml (built in): each contestant under a CPU budget of half a core, reserved through a \
         cgroup, so every rate is the server's, each run beside a fresh dummy-hyper whose rate in the same seconds \
         the report reads it against, so the shared machine's speed cancels out (--unbudgeted: each gets its whole \
-        core, alone; where no cgroup can be used the report says \"unbudgeted\"); rounds until every ratio is known to ±5% (at most 5 rounds and 4 minutes \
-        of them; --precision, --max-repetitions and --max-time change that), then prints the comparison, \
+        core, alone; where no cgroup can be used the report says \"unbudgeted\"); rounds until every ratio is known to ±5% (3 rounds of everyone, then rounds of \
+        the pairs still open while 5 minutes from the start last; --precision, --max-repetitions and --max-time \
+        change that), then prints the comparison, \
         what stays undecided, and writes report.html into the result directory."))]
     Bench(crate::run::BenchArgs),
     /// Check a running server against its scenario's contract (good and bad inputs).

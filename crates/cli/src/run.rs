@@ -65,7 +65,7 @@ pub struct Common {
     /// The budget of --precision, in rounds. [default: the plan's, else 20]
     #[arg(long, value_name = "N")]
     pub max_repetitions: Option<u32>,
-    /// The budget of --precision, in time (such as 4m): no round starts that would pass it.
+    /// The budget of --precision, in time from the run's start (such as 5m): no round starts that would pass it.
     #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
     pub max_time: Option<std::time::Duration>,
     /// Do not print the comparison nor write report.html at the end.
