@@ -15,7 +15,7 @@
 //! contestants of undecided pairs; once every pair is decided, those of pairs
 //! still wider than the precision; and of those, with a time budget, the pairs
 //! that fit in the time left, the cheapest first (each contestant costing what
-//! its last run took). A pair already answered gets no more runs for its own
+//! its longest run took). A pair already answered gets no more runs for its own
 //! sake, so the budget goes to the questions left (a stack decided against
 //! every other, or alone in its scenario, has its plan's `repetitions`). The
 //! looks and their levels stay as planned: which runs a look sees does not
@@ -53,7 +53,9 @@ impl Orchestrator<'_, '_> {
         };
         let (first, looks, _) = precision.looks(self.plan.repetitions);
         let mut stopping = self.announce(precision, seed);
-        // How long each contestant's last slot took: what its next run will cost.
+        // The longest of each contestant's slots so far: what its next run may cost. Its
+        // last alone underestimates a round whose runs take longer than before (a start,
+        // a warm-up), and the budget is a limit, not a target.
         let mut took: BTreeMap<usize, Duration> = BTreeMap::new();
         // The pairs (indices into `eligible`) the last look left open; before
         // the first look, every contestant.
@@ -82,7 +84,8 @@ impl Orchestrator<'_, '_> {
                 }
                 let t0 = Instant::now();
                 self.slot(eligible, slot, n, total)?;
-                took.insert(slot.contestant, t0.elapsed());
+                let t = took.entry(slot.contestant).or_default();
+                *t = (*t).max(t0.elapsed());
             }
             if self.interrupted() {
                 break;
@@ -149,7 +152,7 @@ impl Orchestrator<'_, '_> {
 
     /// The contestants (indices into `eligible`) of the next round: those of
     /// the `open` pairs (`None`: every contestant) that fit in the time left,
-    /// each costing what its last run took, the cheapest pairs first. `None`
+    /// each costing what its longest run took, the cheapest pairs first. `None`
     /// when no pair fits.
     fn fitting(
         &self,

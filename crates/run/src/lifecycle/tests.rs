@@ -36,6 +36,8 @@ struct World {
     stuck: bool,
     /// The correct answers per second of the next runs, in order; empty: 20.
     rates: std::collections::VecDeque<f64>,
+    /// How long the next loads take, in order; empty: 60 ms.
+    took: std::collections::VecDeque<Duration>,
     /// The second from which the next warm-ups (of profiles with a `warmup`) were steady, in
     /// order (`None`: never steady); empty: a run without a warm-up.
     steady: std::collections::VecDeque<Option<u32>>,
@@ -268,6 +270,7 @@ impl LoadDriver for FakeLoad {
             )
         };
         let (hook, script, rate) = hook;
+        let took = self.0.lock().unwrap().took.pop_front().unwrap_or(Duration::from_millis(60));
         // Only a profile that asks for a warm-up gets one.
         let steady = job.profile.get("warmup").and_then(|_| self.0.lock().unwrap().steady.pop_front());
         if script == Some("panic") {
@@ -278,7 +281,7 @@ impl LoadDriver for FakeLoad {
             c.cancel();
         }
         let started_at_ms = crate::store::now_ms();
-        let until = Instant::now() + Duration::from_millis(60);
+        let until = Instant::now() + took;
         while Instant::now() < until && !cancel.is_cancelled() {
             std::thread::sleep(Duration::from_millis(2));
         }

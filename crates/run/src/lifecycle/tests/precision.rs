@@ -155,6 +155,19 @@ fn a_time_budget_spent_by_the_first_rounds_stops_after_their_look() {
     assert!(!h.lines.iter().any(|l| l.starts_with("round 4 measures")), "{:#?}", h.lines);
 }
 
+/// A round is priced at each contestant's longest run so far, not its last: runs of 1 s in
+/// the first round and of 60 ms after it leave about a second of a 5-s budget after round 3,
+/// enough for the open pair's last runs (0.12 s) but not for their first (2 s).
+#[test]
+fn a_round_is_priced_at_its_contestants_longest_runs() {
+    let mut h = Harness::new("precision-longest");
+    h.world.lock().unwrap().took = [Duration::from_secs(1); 3].into();
+    let out = a_apart(&mut h, "max_time = \"5s\"\n");
+    assert_eq!(out.runs, 9, "{:#?}", h.lines);
+    let s = h.results().stopping.unwrap();
+    assert_eq!((s.reason.as_str(), s.rounds), ("max_time", 3), "{:#?}", h.lines);
+}
+
 #[test]
 fn the_seconds_left_go_to_the_open_pairs_that_fit_cheapest_first() {
     use super::super::rounds::cheapest_that_fit;
