@@ -26,7 +26,7 @@ use crate::budget::Claim;
 use crate::dial::{Dial, Socket};
 use crate::tls::TlsStream;
 use crate::uring::{self, Receiver, Ring};
-use crate::wire::{Answer, HeaderAt, Marks, Wire, same_name};
+use crate::wire::{Answer, CONTENT_TYPE, HeaderAt, Marks, SET_COOKIE, Wire, same_name};
 
 const READ_CHUNK: usize = 16 * 1024;
 const MAX_HEADERS: usize = 64;
@@ -376,10 +376,15 @@ impl Reader {
                         buf.drain(..len);
                         continue;
                     }
-                    if let Some((at, marks)) = headers_at.as_mut() {
-                        **marks = Marks::place(resp.headers, buf, at);
-                    }
-                    self.head = Some(parse_head(&resp, len, head_only, content_type)?);
+                    self.head = Some(match headers_at.as_mut() {
+                        Some((at, marks)) => {
+                            **marks = Marks::place(resp.headers, buf, at);
+                            parse_head::<true>(&resp, len, head_only, content_type, marks)?
+                        }
+                        None => {
+                            parse_head::<false>(&resp, len, head_only, content_type, &mut Marks::default())?
+                        }
+                    });
                 }
                 Ok(httparse::Status::Partial) if buf.len() > MAX_HEAD => {
                     return Err(broken(ErrorKind::Protocol));
@@ -451,12 +456,27 @@ pub fn read_answer(data: &[u8], cuts: &[usize], head_only: bool) -> Result<(u16,
     Err(ErrorKind::Reset)
 }
 
-/// The framing and status of a parsed head; the content type goes to `content_type`.
-fn parse_head(
+/// The headers of `head` placed and marked as the reader places and marks them (the tests
+/// of [`crate::wire`]); `None` when it refuses the head.
+#[cfg(test)]
+pub(crate) fn placed(head: &[u8]) -> Option<(Vec<HeaderAt>, Marks)> {
+    let (mut buf, mut content_type, mut at, mut marks) =
+        (head.to_vec(), Vec::new(), Vec::new(), Marks::default());
+    match Reader::default().advance(&mut buf, true, true, &mut content_type, Some((&mut at, &mut marks))) {
+        Ok(Progress::Done(_)) => Some((at, marks)),
+        _ => None,
+    }
+}
+
+/// The framing and status of a parsed head; the content type goes to `content_type`, and
+/// when `MARK` the headers a scenario file's checks look up on every answer to `marks`
+/// (the names are compared here anyway).
+fn parse_head<const MARK: bool>(
     resp: &httparse::Response<'_, '_>,
     len: usize,
     head_only: bool,
     content_type: &mut Vec<u8>,
+    marks: &mut Marks,
 ) -> Result<Head, Failure> {
     {
         let status = resp.code.unwrap_or(0);
@@ -464,7 +484,7 @@ fn parse_head(
         let mut length = None;
         let mut close = resp.version == Some(0);
         content_type.clear();
-        for h in resp.headers.iter() {
+        for (i, h) in resp.headers.iter().enumerate() {
             // A name is compared only with the one of its length, word by word: per answer this
             // costs a few instructions a header, where a case fold per byte cost hundreds.
             let name = h.name.as_bytes();
@@ -492,7 +512,13 @@ fn parse_head(
                         close = false;
                     }
                 }
-                12 if same_name(name, b"content-type") => content_type.extend_from_slice(h.value),
+                10 if MARK && same_name(name, SET_COOKIE) => marks.set_cookie_at(i),
+                12 if same_name(name, CONTENT_TYPE) => {
+                    content_type.extend_from_slice(h.value);
+                    if MARK {
+                        marks.content_type_at(i);
+                    }
+                }
                 _ => {}
             }
         }
@@ -644,153 +670,4 @@ impl Dechunk {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Feeds `wire` to a decoder in pieces of `step` bytes, as reads would
-    /// deliver it; returns the decoded body, `None` while incomplete, or `Err`.
-    fn dechunk(wire: &[u8], step: usize) -> Result<Option<Vec<u8>>, ()> {
-        let mut d = Dechunk::default();
-        let mut buf = Vec::new();
-        for piece in wire.chunks(step.max(1)) {
-            buf.extend_from_slice(piece);
-            let (keep, done) = d.advance(&mut buf)?;
-            buf.truncate(keep);
-            if done {
-                return Ok(Some(buf[..d.decoded].to_vec()));
-            }
-        }
-        Ok(None)
-    }
-
-    #[test]
-    fn chunked_bodies() {
-        for step in [1, 2, 3, 7, 1000] {
-            let body = dechunk(b"5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n", step);
-            assert_eq!(body, Ok(Some(b"hello world".to_vec())), "step {step}");
-            let trailers = dechunk(b"5\r\nhello\r\n0\r\nX-T: 1\r\n\r\n", step);
-            assert_eq!(trailers, Ok(Some(b"hello".to_vec())), "step {step}");
-            assert_eq!(dechunk(b"5\r\nhel", step), Ok(None));
-            assert_eq!(dechunk(b"5\r\nhello\r\n0\r\n", step), Ok(None));
-            assert_eq!(dechunk(b"zz\r\n", step), Err(()));
-            assert_eq!(dechunk(b"2\r\nabc\r\n", step), Err(()));
-        }
-    }
-
-    #[test]
-    fn answers_are_read_however_they_arrive() {
-        type Want = Result<(u16, &'static [u8]), ErrorKind>;
-        let cases: [(&[u8], bool, Want); 10] = [
-            (b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", false, Ok((200, b"ok"))),
-            (
-                b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 1\r\n\r\nx",
-                false,
-                Ok((201, b"x")),
-            ),
-            (
-                b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
-                false,
-                Ok((200, b"ok")),
-            ),
-            (b"HTTP/1.0 200 OK\r\n\r\nuntil the end", false, Ok((200, b"until the end"))),
-            (b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\n", true, Ok((200, b""))),
-            (b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nshort", false, Ok((200, b"short"))),
-            (b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nshort", false, Err(ErrorKind::Reset)),
-            (b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n", false, Err(ErrorKind::Protocol)),
-            // Issue 33 #8: conflicting lengths are a protocol error (RFC 9112 §6.3); equal ones are not.
-            (
-                b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\nokabc",
-                false,
-                Err(ErrorKind::Protocol),
-            ),
-            (b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nok", false, Ok((200, b"ok"))),
-        ];
-        for (wire, head_only, want) in cases {
-            let want = want.map(|(s, b)| (s, b.to_vec()));
-            for step in [1, 3, 7, wire.len()] {
-                let cuts: Vec<usize> = (step..wire.len()).step_by(step).collect();
-                assert_eq!(
-                    read_answer(wire, &cuts, head_only),
-                    want,
-                    "{:?} in pieces of {step}",
-                    String::from_utf8_lossy(wire)
-                );
-            }
-        }
-    }
-
-    /// Regression (a chunk size of 2^64-1 made `size + 2` overflow and the
-    /// worker panic, and the run was reported clean): sizes past the cap are
-    /// a protocol error, whatever their width.
-    #[test]
-    fn huge_chunk_sizes_are_refused_without_overflow() {
-        assert_eq!(dechunk(b"ffffffffffffffff\r\nxx\r\n0\r\n\r\n", 1000), Err(()));
-        assert_eq!(dechunk(b"fffffffffffffffe\r\nxx\r\n", 1000), Err(()));
-        assert_eq!(dechunk(format!("{:x}\r\n", MAX_ANSWER + 1).as_bytes(), 1000), Err(()));
-        // Two chunks that each fit but together pass the cap.
-        let half = MAX_ANSWER / 2 + 1;
-        let mut wire = format!("{half:x}\r\n").into_bytes();
-        wire.resize(wire.len() + half, b'a');
-        wire.extend_from_slice(format!("\r\n{half:x}\r\n").as_bytes());
-        assert_eq!(dechunk(&wire, wire.len()), Err(()));
-    }
-
-    /// An endless chunk-size line or trailer section is refused once it passes
-    /// the head cap, instead of being buffered up to the answer cap.
-    #[test]
-    fn endless_framing_lines_are_bounded() {
-        let long = vec![b'1'; MAX_HEAD + 10];
-        assert_eq!(dechunk(&long, 4096), Err(()));
-        let mut trailer = b"1\r\na\r\n0\r\nX: ".to_vec();
-        trailer.extend(std::iter::repeat_n(b'y', MAX_HEAD + 10));
-        assert_eq!(dechunk(&trailer, 4096), Err(()));
-    }
-
-    #[test]
-    fn content_lengths() {
-        assert_eq!(decimal(b"0"), Some(0));
-        assert_eq!(decimal(b" 12\t"), Some(12));
-        assert_eq!(decimal(b"18446744073709551615"), Some(usize::MAX));
-        for bad in [&b""[..], b" ", b"+5", b"-1", b"1 2", b"0x10", b"12a", b"18446744073709551616"] {
-            assert_eq!(decimal(bad), None, "{:?}", String::from_utf8_lossy(bad));
-        }
-    }
-
-    proptest::proptest! {
-        /// A Content-Length is read as the standard parser reads its digits, and nothing else.
-        #[test]
-        fn content_length_is_digits_only(v in "[ \t]?[0-9+a -]{0,22}[ \t]?") {
-            let t = v.trim_matches([' ', '\t']);
-            let want = if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) { t.parse().ok() } else { None };
-            proptest::prop_assert_eq!(decimal(v.as_bytes()), want);
-        }
-
-        /// A token is found as a split on commas finds it, whatever the value's length.
-        #[test]
-        fn tokens_are_found_as_a_split_finds_them(v in "[ ,]{0,2}(close|Keep-Alive|x|,| )*", t in "close|keep-alive") {
-            let want = v.split(',').any(|e| e.trim_matches(' ').eq_ignore_ascii_case(&t));
-            proptest::prop_assert_eq!(has_token(v.as_bytes(), t.as_bytes()), want);
-        }
-
-        /// Any body, cut into any chunks, read in any pieces, decodes to itself.
-        #[test]
-        fn chunking_round_trips(
-            body in proptest::collection::vec(proptest::num::u8::ANY, 0..600),
-            cuts in proptest::collection::vec(1usize..80, 1..20),
-            step in 1usize..64,
-        ) {
-            let mut wire = Vec::new();
-            let (mut at, mut i) = (0, 0);
-            while at < body.len() {
-                let n = cuts[i % cuts.len()].min(body.len() - at);
-                wire.extend_from_slice(format!("{n:x}\r\n").as_bytes());
-                wire.extend_from_slice(&body[at..at + n]);
-                wire.extend_from_slice(b"\r\n");
-                at += n;
-                i += 1;
-            }
-            wire.extend_from_slice(b"0\r\n\r\n");
-            proptest::prop_assert_eq!(dechunk(&wire, step), Ok(Some(body)));
-        }
-    }
-}
+mod tests;

@@ -154,24 +154,26 @@ impl Mark {
 }
 
 impl Marks {
-    /// Where `headers`, parsed from `buf`, lie in it (into `out`, cleared first), and which of
-    /// them are marked: one pass over the reader's parse.
+    /// Where `headers`, parsed from `buf`, lie in it (into `out`, cleared first); the marks
+    /// are known, and none is noted yet: the reader notes them in its own pass over the names
+    /// ([`Marks::set_cookie_at`], [`Marks::content_type_at`]), which compares them anyway.
     pub fn place(headers: &[httparse::Header<'_>], buf: &[u8], out: &mut Vec<HeaderAt>) -> Marks {
         out.clear();
         out.extend(headers.iter().map(|h| HeaderAt::of(h, buf)));
         // A mark holds an index below 255 (the reader takes 64 headers at most).
-        let mut marks = Marks { known: headers.len() < 255, ..Marks::default() };
-        for (i, h) in headers.iter().enumerate() {
-            // The length and the first letter pass over the others (`Connection` is as long
-            // as `Set-Cookie`) before the name is compared.
-            let name = h.name.as_bytes();
-            match (name.len(), name.first().map(|b| b | 0x20)) {
-                (10, Some(b's')) if same_name(name, SET_COOKIE) => marks.set_cookie.note(i),
-                (12, Some(b'c')) if same_name(name, CONTENT_TYPE) => marks.content_type.note(i),
-                _ => {}
-            }
-        }
-        marks
+        Marks { known: headers.len() < 255, ..Marks::default() }
+    }
+
+    /// Notes header `i`, a `Set-Cookie`.
+    #[inline]
+    pub(crate) fn set_cookie_at(&mut self, i: usize) {
+        self.set_cookie.note(i);
+    }
+
+    /// Notes header `i`, a `Content-Type`.
+    #[inline]
+    pub(crate) fn content_type_at(&mut self, i: usize) {
+        self.content_type.note(i);
     }
 
     /// The first two `Set-Cookie` values of `answer` (as [`header_first_two`]), read from its
@@ -198,8 +200,8 @@ impl Marks {
 }
 
 // As servers write them: [`same_name`] compares the words as they are before it folds case.
-const SET_COOKIE: &[u8] = b"Set-Cookie";
-const CONTENT_TYPE: &[u8] = b"Content-Type";
+pub(crate) const SET_COOKIE: &[u8] = b"Set-Cookie";
+pub(crate) const CONTENT_TYPE: &[u8] = b"Content-Type";
 
 /// Where each `name:value` line of a head kept as text lies: the h2c client keeps an HTTP/2
 /// answer's head and trailers so (`HTTP/2 200`, then one line per field) for a scenario
@@ -426,14 +428,9 @@ pub(crate) mod tests {
     use super::{Answer, HeaderAt, Marks, header_first_two, header_value};
 
     /// Where the headers of `head` lie and which are marked, as the HTTP/1.1 reader places
-    /// them ([`Marks::place`]); `None` when httparse refuses the head.
+    /// and marks them; `None` when it refuses the head.
     pub(crate) fn headers_of(head: &[u8]) -> Option<(Vec<HeaderAt>, Marks)> {
-        let mut headers = [httparse::EMPTY_HEADER; 16];
-        let mut resp = httparse::Response::new(&mut headers);
-        let Ok(httparse::Status::Complete(_)) = resp.parse(head) else { return None };
-        let mut table = Vec::new();
-        let marks = Marks::place(resp.headers, head, &mut table);
-        Some((table, marks))
+        crate::http1::placed(head)
     }
 
     /// `head` parsed as the HTTP/1.1 reader parses it, its headers placed in `table`.
