@@ -41,6 +41,11 @@ pub trait Answer {
     fn header_first(&self, name: &str) -> (Option<&str>, bool) {
         (self.header(name, 0), self.header(name, 1).is_some())
     }
+    /// [`Answer::header_first`] of `Set-Cookie`, which the cookie jar reads from every answer:
+    /// an answer that keeps its first one at hand gives it without a look for the name.
+    fn set_cookies(&self) -> (Option<&str>, bool) {
+        self.header_first("set-cookie")
+    }
     /// As [`Answer::header_first`], the value's bytes as received (not checked for UTF-8)
     /// and whether another header of that name follows, for an answer that can tell
     /// without reading its values as text.

@@ -620,7 +620,7 @@ impl IterState {
         answer: &impl stackbench_hurl::Answer,
         asserts: bool,
     ) -> Verdict {
-        if let (Some(first), more) = answer.header_first("set-cookie") {
+        if let (Some(first), more) = answer.set_cookies() {
             self.store_cookies(answer, first, more);
         }
         self.failures.clear();
@@ -697,6 +697,10 @@ impl stackbench_hurl::Answer for Answered<'_, '_> {
         let (first, second) = crate::wire::header_first_two(self.answer, name);
         let first = first.and_then(|v| std::str::from_utf8(v).ok());
         (first, second.is_some_and(|v| std::str::from_utf8(v).is_ok()))
+    }
+
+    fn set_cookies(&self) -> (Option<&str>, bool) {
+        self.set_cookie
     }
 
     fn header_bytes(&self, name: &str) -> (Option<&[u8]>, bool) {

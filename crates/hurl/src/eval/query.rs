@@ -256,8 +256,11 @@ pub(super) fn cookie<'b>(
     name: &str,
     attr: CookieAttr,
 ) -> Result<Option<Value<'b>>, FailureKind> {
-    let Some((value, attrs)) = (0..)
-        .map_while(|i| answer.header("set-cookie", i))
+    // The first `Set-Cookie` as the answer keeps it at hand, then the others in order.
+    let first = answer.set_cookies().0;
+    let Some((value, attrs)) = std::iter::once(first)
+        .chain((1..).map(|i| answer.header("set-cookie", i)))
+        .map_while(|v| v)
         .filter_map(crate::cookies::name_value)
         .find_map(|(n, v, attrs)| (n == name).then_some((v, attrs)))
     else {

@@ -44,6 +44,9 @@ impl<A: Answer> Answer for Followed<A> {
     fn header_first(&self, name: &str) -> (Option<&str>, bool) {
         self.last.header_first(name)
     }
+    fn set_cookies(&self) -> (Option<&str>, bool) {
+        self.last.set_cookies()
+    }
     fn body(&self) -> &[u8] {
         self.last.body()
     }
