@@ -209,10 +209,16 @@ impl Quick {
             let p = &r.asserts[c.index].predicate;
             let v = match &c.source {
                 Source::Status => Some(Value::Int(i64::from(answer.status()))),
-                Source::Json(i) => match leaf(&found[*i]) {
-                    Some(v) => v,
-                    None => return false,
-                },
+                Source::Json(i) => {
+                    // An integer or a plain string, the leaves most asserts read, tested in place.
+                    if let Some(ok) = c.leaf_holds(&found[*i]) {
+                        return ok;
+                    }
+                    match leaf(&found[*i]) {
+                        Some(v) => v,
+                        None => return false,
+                    }
+                }
                 Source::Header(name) => match answer.header_bytes(name) {
                     (None, _) => None,
                     // Text as the general evaluator reads it (ASCII is UTF-8), one header.
@@ -225,12 +231,52 @@ impl Quick {
                     Err(_) => return false,
                 },
             };
-            c.holds(v.as_ref(), vars, scratch, p)
+            let ok = c.holds(v.as_ref(), vars, scratch, p);
+            forget_borrowed(v);
+            ok
         })
     }
 }
 
+/// Drops `v`, without the call to its drop when it owns nothing (a number, a borrowed
+/// string: nearly every value an assert reads from an answer).
+#[inline]
+fn forget_borrowed(v: Option<Value<'_>>) {
+    match v {
+        None
+        | Some(
+            Value::Null
+            | Value::Bool(_)
+            | Value::Int(_)
+            | Value::Float(_)
+            | Value::Nodeset(_)
+            | Value::Unit
+            | Value::Str(Cow::Borrowed(_))
+            | Value::Bytes(Cow::Borrowed(_)),
+        ) => std::mem::forget(v),
+        Some(v) => drop(v),
+    }
+}
+
 impl Check {
+    /// [`Check::holds`] of an integer or a plain string leaf, its value not made: `None` for
+    /// any other leaf, or a test that needs the general [`judge`].
+    #[inline]
+    fn leaf_holds(&self, l: &Leaf<'_>) -> Option<bool> {
+        let ok = match (l, &self.test) {
+            (Leaf::Int(_), Test::IsInteger)
+            | (Leaf::Str(_), Test::IsString)
+            | (Leaf::Int(_) | Leaf::Str(_), Test::Exists) => true,
+            (Leaf::Int(x), Test::EqInt(n)) => x == n,
+            (Leaf::Int(x), Test::EqFloat(f)) => (*x as f64).partial_cmp(f) == Some(std::cmp::Ordering::Equal),
+            (Leaf::Str(s), Test::EqText(t)) => **s == **t,
+            (Leaf::Int(_), Test::IsString | Test::IsBoolean | Test::EqText(_))
+            | (Leaf::Str(_), Test::IsInteger | Test::IsBoolean | Test::EqInt(_) | Test::EqFloat(_)) => false,
+            _ => return None,
+        };
+        Some(ok != self.not)
+    }
+
     /// Whether the assert holds of `v` (`None`: nothing found).
     fn holds(&self, v: Option<&Value<'_>>, vars: &mut Vars, scratch: &mut Vec<u8>, p: &Predicate) -> bool {
         let Some(v) = v else {
