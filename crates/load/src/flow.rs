@@ -356,6 +356,10 @@ pub struct IterState {
     sent: SentCookies,
     /// The path of the last request, where the request no longer holds it (io_uring, h2c).
     path: Vec<u8>,
+    /// Where the path of the request in `wire` lies, when the writer noted it (a compiled
+    /// request with cookies: the `Cookie` line is written for that path); else it is looked
+    /// for in the request line.
+    path_at: Option<std::ops::Range<usize>>,
     /// HTTP/1.1 files: each flow's requests, compiled against `vars` when they can be.
     programs: Vec<Vec<Option<Program>>>,
     /// A compiled request's body whose length varies.
@@ -464,6 +468,7 @@ impl IterState {
             jar: src.setup.jar.clone(),
             sent: SentCookies::default(),
             path: Vec::new(),
+            path_at: None,
             programs,
             body: Vec::new(),
             captured,
@@ -509,6 +514,7 @@ impl IterState {
         entry: &Entry,
     ) -> Result<&[u8], Unsent> {
         self.wire.clear();
+        self.path_at = None;
         let compiled = self.programs.get(flow).and_then(|f| f.get(i)).and_then(Option::as_ref);
         let ours = src.scenario.flows.get(flow).and_then(|f| f.hurl.entries.get(i));
         if let Some(p) = compiled.filter(|_| ours.is_some_and(|e| std::ptr::eq(entry, e))) {
@@ -516,7 +522,9 @@ impl IterState {
                 p.write(&mut self.vars, &mut self.body, &mut self.wire).map_err(Unsent::from)?;
             } else {
                 let (jar, host, tls, sent) = (&self.jar, self.host.as_str(), self.tls, &mut self.sent);
+                let path_at = &mut self.path_at;
                 p.write_with(&mut self.vars, &mut self.body, &mut self.wire, |out, path| {
+                    *path_at = Some(path.clone());
                     if let Some(line) = sent.line(jar, host, &out[path], tls, unix_now) {
                         out.extend_from_slice(b"Cookie: ");
                         out.extend_from_slice(line);
@@ -583,7 +591,11 @@ impl IterState {
     #[inline(never)]
     fn store_cookies(&mut self, answer: &impl stackbench_hurl::Answer, first: &str, more: bool) {
         // An HTTP/1.1 request lent from `wire` is still there; otherwise `path` holds it.
-        let path = if self.wire.is_empty() { &self.path[..] } else { &self.wire[request_path(&self.wire)] };
+        let path = if self.wire.is_empty() {
+            &self.path[..]
+        } else {
+            &self.wire[self.path_at.clone().unwrap_or_else(|| request_path(&self.wire))]
+        };
         self.jar.store_at(first, &self.host, path, unix_now);
         if more {
             for v in (1..).map_while(|i| answer.header("set-cookie", i)) {

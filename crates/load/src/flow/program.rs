@@ -45,6 +45,9 @@ pub(super) struct Program {
     /// A body whose length varies: rendered after the head, then framed.
     body: Option<CompiledTemplate>,
     method: Box<str>,
+    /// Where the request's path lies in what it writes, when it is literal (else it is looked
+    /// for in the request line written).
+    path_at: Option<std::ops::Range<usize>>,
     keepalive: bool,
     /// The length of the last body rendered (its digits are the framing's guess).
     last_len: Cell<usize>,
@@ -92,8 +95,11 @@ impl Program {
         if unsafe_byte(prefix).is_some() {
             return None; // the interpreter refuses it, for each request
         }
+        let mut path_at = None;
         if path.is_literal() {
-            head.push_bytes(request_target(path.literal()));
+            let (start, target) = (head.literal().len(), request_target(path.literal()));
+            path_at = Some(start..start + target.len());
+            head.push_bytes(target);
         } else {
             head.push_compiled(&path);
         }
@@ -130,7 +136,7 @@ impl Program {
             None => Some(body),
         };
         let last_len = Cell::new(body.as_ref().map_or(0, |b| b.literal().len()));
-        Some(Program { head, lines, rest, body, method: entry.method.clone(), keepalive, last_len })
+        Some(Program { head, lines, rest, body, method: entry.method.clone(), path_at, keepalive, last_len })
     }
 
     /// Appends the request to `out`, with the values of `vars`; `body` is a buffer kept
@@ -157,7 +163,7 @@ impl Program {
     ) -> Result<(), Unwritable> {
         let at = out.len();
         self.lines.render_head(vars, out)?;
-        let path = crate::flow::request_path(&out[at..]);
+        let path = self.path_at.clone().unwrap_or_else(|| crate::flow::request_path(&out[at..]));
         cookie(out, at + path.start..at + path.end);
         self.rest.render_head(vars, out)?;
         self.write_body(vars, body, out)
@@ -281,6 +287,11 @@ mod tests {
             if written.is_ok() {
                 prop_assert_eq!(String::from_utf8_lossy(&got), String::from_utf8_lossy(&want));
                 prop_assert_eq!(a.rng.0, b.rng.0);
+                // The path's place kept from compiling holds the path the interpreter wrote.
+                if let Some(at) = &program.path_at {
+                    let path = request_target(&req.url[origin..]);
+                    prop_assert_eq!(String::from_utf8_lossy(&got[at.clone()]), String::from_utf8_lossy(path));
+                }
             }
             // Again, after a body of another length (the framing's guess is then wrong).
             if let Some(guess) = guess {

@@ -238,6 +238,7 @@ impl IterState {
         let len = src.scenario.flows[flow].hurl.entries.len();
         let method = self.req.method.unwrap_or(&entry.method);
         self.wire.clear();
+        self.path_at = None;
         crate::wire::write_http1_request(
             &mut self.wire,
             method,
