@@ -43,7 +43,7 @@ pub trait Answer {
     }
     /// [`Answer::header_first`] of `Set-Cookie`, which the cookie jar reads from every answer:
     /// an answer that keeps its first one at hand gives it without a look for the name.
-    fn set_cookies(&self) -> (Option<&str>, bool) {
+    fn first_set_cookie(&self) -> (Option<&str>, bool) {
         self.header_first("set-cookie")
     }
     /// As [`Answer::header_first`], the value's bytes as received (not checked for UTF-8)

@@ -632,7 +632,7 @@ impl IterState {
         answer: &impl stackbench_hurl::Answer,
         asserts: bool,
     ) -> Verdict {
-        if let (Some(first), more) = answer.set_cookies() {
+        if let (Some(first), more) = answer.first_set_cookie() {
             self.store_cookies(answer, first, more);
         }
         self.failures.clear();
@@ -711,7 +711,7 @@ impl stackbench_hurl::Answer for Answered<'_, '_> {
         (first, second.is_some_and(|v| std::str::from_utf8(v).is_ok()))
     }
 
-    fn set_cookies(&self) -> (Option<&str>, bool) {
+    fn first_set_cookie(&self) -> (Option<&str>, bool) {
         self.set_cookie
     }
 

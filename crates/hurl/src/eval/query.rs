@@ -257,7 +257,7 @@ pub(super) fn cookie<'b>(
     attr: CookieAttr,
 ) -> Result<Option<Value<'b>>, FailureKind> {
     // The first `Set-Cookie` as the answer keeps it at hand, then the others in order.
-    let first = answer.set_cookies().0;
+    let first = answer.first_set_cookie().0;
     let Some((value, attrs)) = std::iter::once(first)
         .chain((1..).map(|i| answer.header("set-cookie", i)))
         .map_while(|v| v)

@@ -44,8 +44,8 @@ impl<A: Answer> Answer for Followed<A> {
     fn header_first(&self, name: &str) -> (Option<&str>, bool) {
         self.last.header_first(name)
     }
-    fn set_cookies(&self) -> (Option<&str>, bool) {
-        self.last.set_cookies()
+    fn first_set_cookie(&self) -> (Option<&str>, bool) {
+        self.last.first_set_cookie()
     }
     fn body(&self) -> &[u8] {
         self.last.body()

@@ -288,8 +288,8 @@ impl stackbench_hurl::Answer for Hopped<'_, '_> {
     fn header_first(&self, name: &str) -> (Option<&str>, bool) {
         self.answer.header_first(name)
     }
-    fn set_cookies(&self) -> (Option<&str>, bool) {
-        self.answer.set_cookies()
+    fn first_set_cookie(&self) -> (Option<&str>, bool) {
+        self.answer.first_set_cookie()
     }
     fn header_bytes(&self, name: &str) -> (Option<&[u8]>, bool) {
         self.answer.header_bytes(name)
