@@ -5,8 +5,9 @@
 use stackbench_record::Invalid;
 
 use super::companion::drive_beside;
-use super::{Launch, LoadJob, Orchestrator, RunError, base_of, path_of};
-use crate::watch::{Target, attach_samples, describe};
+use super::{Launch, LoadJob, Orchestrator, RunError, Started, base_of, path_of};
+use crate::process::Exit;
+use crate::watch::{Target, Watched, attach_samples, describe};
 
 impl Orchestrator<'_, '_> {
     /// One measured run. Returns `true` when the run is not a result
@@ -45,16 +46,11 @@ impl Orchestrator<'_, '_> {
         let (watched, companion_ran) =
             drive_beside(self.deps.load, &job, companion_job, &self.opts.interrupt, target, interval);
         let stuck = self.deps.load.stuck();
-        let mut crashed = watched.crashed;
-        let tail = started.as_ref().map(|s| s.process.output_tail()).unwrap_or_default();
         let limits = started.as_ref().and_then(|s| s.group.as_ref().map(|g| g.applied()));
-        if let Some(mut st) = started {
-            let seen: Vec<_> = watched.sampler.seen.iter().copied().collect();
-            if crashed.is_none() {
-                crashed = st.process.try_exit();
-            }
-            self.stop(i, st, &seen, Some(rep))?;
-        }
+        let (crashed, tail) = match started {
+            Some(st) => self.stop_measured(i, st, &watched, rep)?,
+            None => (watched.crashed, String::new()),
+        };
         let companion = match beside {
             Some(b) => Some(self.stop_companion(b, companion_ran, rep)?),
             None => None,
@@ -118,6 +114,23 @@ impl Orchestrator<'_, '_> {
 }
 
 impl Orchestrator<'_, '_> {
+    /// Stops a measured run's contestant: how it ended if it ended during the run, and
+    /// then its last output. Only then: a live one's output is still being copied, and
+    /// waiting for that to end held every run half a second.
+    fn stop_measured(
+        &mut self,
+        i: usize,
+        mut st: Started,
+        watched: &Watched,
+        rep: u32,
+    ) -> Result<(Option<Exit>, String), RunError> {
+        let seen: Vec<_> = watched.sampler.seen.iter().copied().collect();
+        let crashed = watched.crashed.or_else(|| st.process.try_exit());
+        let tail = if crashed.is_some() { st.process.output_tail() } else { String::new() };
+        self.stop(i, st, &seen, Some(rep))?;
+        Ok((crashed, tail))
+    }
+
     /// The load of a run of `i` at `base`: on the cores it does not use, with what its
     /// earlier runs learned (a search's bracket, a warm-up's length).
     fn load_job(&self, i: usize, base: &str) -> LoadJob {

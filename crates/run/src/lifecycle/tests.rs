@@ -51,6 +51,8 @@ struct World {
     beside: Option<(String, f64)>,
     /// The companions' rates, one per start, in order; empty: 100.
     beside_rates: std::collections::VecDeque<f64>,
+    /// Last output asked of a process still running (the real one waits for it to end).
+    live_tails: u32,
 }
 
 type Shared = Arc<Mutex<World>>;
@@ -135,6 +137,9 @@ impl Process for FakeProcess {
         StopReport { exit: self.exit.or(Some(Exit::Signal(libc::SIGTERM))), killed, already_exited }
     }
     fn output_tail(&self) -> String {
+        if self.exit.is_none() && !self.stopped {
+            self.world.lock().unwrap().live_tails += 1;
+        }
         format!("last words of {}", self.kind)
     }
 }

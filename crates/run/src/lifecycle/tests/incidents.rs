@@ -13,6 +13,19 @@ fn a_server_that_ignores_sigterm_is_killed_and_says_so() {
     assert!(incidents.len() >= 2);
 }
 
+/// A contestant's last output is read for a crash only: asked of a live process, the real
+/// one waits up to half a second for its output to end, and every run paid that.
+#[test]
+fn a_contestant_that_stays_up_is_stopped_without_waiting_for_its_output() {
+    let mut h = Harness::new("live-tail");
+    let out = h.run(&plan(&[contestant("up", "good", ""), contestant("mid", "crash-mid-run", "")].concat()));
+    assert_eq!(h.world.lock().unwrap().live_tails, 0, "{:#?}", h.lines);
+    let set = h.results();
+    let mid = &set.contestants.iter().find(|c| c.name == "mid").unwrap().incidents;
+    assert!(mid.iter().any(|i| i.kind == "crashed" && i.message.contains("last words")), "{mid:?}");
+    assert!(out.runs >= 2, "{out:?}");
+}
+
 #[test]
 fn placeholders_and_urls() {
     let vars = BTreeMap::from([("{port}", "80".to_owned()), ("{stackbench}", "/sb".to_owned())]);
