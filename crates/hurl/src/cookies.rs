@@ -21,6 +21,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use chrono::{DateTime, NaiveDateTime, Utc};
 
+use crate::bytes::same;
+
 /// One stored cookie.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cookie {
@@ -111,8 +113,11 @@ struct Last {
 }
 
 impl Last {
-    fn is(&self, header: &str, host: &str, path: &[u8]) -> bool {
-        self.valid && self.header == header && self.host == host && self.path.as_bytes() == path
+    fn is(&self, header: &[u8], host: &str, path: &[u8]) -> bool {
+        self.valid
+            && same(self.header.as_bytes(), header)
+            && same(self.host.as_bytes(), host.as_bytes())
+            && same(self.path.as_bytes(), path)
     }
 
     fn set(&mut self, header: &str, host: &str, path: &str) {
@@ -168,7 +173,7 @@ impl Jar {
     /// `Domain` does not cover `host`, is ignored, as RFC 6265 says; one that has expired
     /// removes the cookie it names.
     pub fn store(&mut self, header: &str, host: &str, path: &str, now: impl Fn() -> i64) {
-        if self.last.is(header, host, path.as_bytes()) {
+        if self.last.is(header.as_bytes(), host, path.as_bytes()) {
             return;
         }
         self.last.valid = false;
@@ -199,15 +204,19 @@ impl Jar {
         }
     }
 
-    /// [`Jar::store`] for a request whose path is `path`'s bytes as sent (`/` when they are
-    /// empty or not UTF-8): the header stored last, from the same host for the same path,
-    /// is passed over before the path is read as text.
-    pub fn store_at(&mut self, header: &str, host: &str, path: &[u8], now: impl Fn() -> i64) {
+    /// [`Jar::store`] of a header's bytes as received, for a request whose path is `path`'s
+    /// bytes as sent (`/` when they are empty or not UTF-8): the header stored last, from the
+    /// same host for the same path, is passed over before either is read as text (the bytes
+    /// of a `String`, it is text). Whether the header is text (a header that is not is not
+    /// stored).
+    pub fn store_at(&mut self, header: &[u8], host: &str, path: &[u8], now: impl Fn() -> i64) -> bool {
         if self.last.is(header, host, path) {
-            return;
+            return true;
         }
+        let Ok(header) = std::str::from_utf8(header) else { return false };
         let path = std::str::from_utf8(path).ok().filter(|p| !p.is_empty()).unwrap_or("/");
         self.store(header, host, path, now);
+        true
     }
 
     /// Writes the value of the `Cookie` header of a request to `host` and `path` (over TLS
@@ -356,21 +365,55 @@ fn parse<'a>(header: &'a str, host: &'a str, path: &'a str, now: &impl Fn() -> i
 /// trimmed), and what follows the `;` (its attributes); `None` without a `=`. One pass over
 /// the bytes: the `cookie` query reads it on every answer.
 pub(crate) fn name_value(header: &str) -> Option<(&str, &str, &str)> {
+    let (eq, end) = split(header.as_bytes())?;
+    let attrs = header.get(end + 1..).unwrap_or("");
+    Some((trim(&header[..eq]), trim(&header[eq + 1..end]), attrs))
+}
+
+/// [`name_value`]'s name and value of a header received as bytes, when it is ASCII: then it
+/// is text, and its bytes split as the text does, without the check a `&str` costs. `None`
+/// when it is not ASCII, or has no `=`.
+pub(crate) fn name_value_ascii(header: &[u8]) -> Option<(&[u8], &[u8])> {
+    if !header.is_ascii() {
+        return None;
+    }
+    let (eq, end) = split(header)?;
+    Some((trim_ascii(&header[..eq]), trim_ascii(&header[eq + 1..end])))
+}
+
+/// Where a `Set-Cookie` value's first `=` and its first `;` (or its end) are, the `=` before
+/// the `;`; `None` without one. Eight bytes at a time: in each word, the lowest byte that is
+/// a `=` (or a `;`) is the lowest high bit of the classic zero-byte test (higher ones may be
+/// false; the subtractions borrow only upwards from a byte that is one).
+#[inline]
+fn split(header: &[u8]) -> Option<(usize, usize)> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let first = |w: u64, c: u8| {
+        let v = w ^ (u64::from(c) * ONES);
+        let m = v.wrapping_sub(ONES) & !v & (0x80 * ONES);
+        (m != 0).then(|| m.trailing_zeros() as usize / 8)
+    };
     let mut eq = None;
-    let mut end = header.len();
-    for (i, b) in header.bytes().enumerate() {
+    let mut at = 0;
+    while let Some(w) = header.get(at..at + 8) {
+        let w = u64::from_le_bytes(w.try_into().expect("eight bytes"));
+        let semi = first(w, b';');
+        if eq.is_none() {
+            eq = first(w, b'=').filter(|&e| semi.is_none_or(|s| e < s)).map(|e| at + e);
+        }
+        if let Some(s) = semi {
+            return Some((eq?, at + s));
+        }
+        at += 8;
+    }
+    for (i, &b) in header.iter().enumerate().skip(at) {
         match b {
             b'=' if eq.is_none() => eq = Some(i),
-            b';' => {
-                end = i;
-                break;
-            }
+            b';' => return Some((eq?, i)),
             _ => {}
         }
     }
-    let eq = eq?;
-    let attrs = header.get(end + 1..).unwrap_or("");
-    Some((trim(&header[..eq]), trim(&header[eq + 1..end]), attrs))
+    Some((eq?, header.len()))
 }
 
 /// `s.trim()`, without looking for white space when `s` begins and ends with a printable
@@ -381,6 +424,23 @@ fn trim(s: &str) -> &str {
         [first, .., last] if first.is_ascii_graphic() && last.is_ascii_graphic() => s,
         [one] if one.is_ascii_graphic() => s,
         _ => s.trim(),
+    }
+}
+
+/// [`trim`] of ASCII bytes: what `str::trim` takes off ASCII text (its white space, which
+/// holds the vertical tab that `u8::is_ascii_whitespace` leaves out).
+#[inline]
+fn trim_ascii(s: &[u8]) -> &[u8] {
+    let space = |b: &u8| matches!(b, b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r' | b' ');
+    match s {
+        // Past the space, no ASCII byte is white space.
+        [first, .., last] if *first > b' ' && *last > b' ' => s,
+        [one] if *one > b' ' => s,
+        _ => {
+            let start = s.iter().position(|b| !space(b)).unwrap_or(s.len());
+            let end = s.iter().rposition(|b| !space(b)).map_or(start, |e| e + 1);
+            &s[start..end]
+        }
     }
 }
 
@@ -608,6 +668,36 @@ mod tests {
         fn the_quick_trim_is_strs(s in "[ a=\t\u{a0}\u{3000}\u{e9}\x0b\x0c~;]{0,5}") {
             proptest::prop_assert_eq!(super::trim(&s), s.trim());
         }
+
+        /// An ASCII header's name and value read from its bytes are the text's; a header that
+        /// is not ASCII is not read so.
+        #[test]
+        fn ascii_names_and_values_split_as_the_text_splits(
+            s in "[ a=\t\n\r\x0b\x0c\x1f~;\u{e9}\u{3000}]{0,12}",
+        ) {
+            let text = name_value(&s).map(|(n, v, _)| (n.as_bytes(), v.as_bytes()));
+            let bytes = name_value_ascii(s.as_bytes());
+            proptest::prop_assert_eq!(bytes, text.filter(|_| s.is_ascii()));
+        }
+
+        /// The word-wise split finds the `=` and the `;` that a byte-by-byte look finds, on
+        /// any bytes.
+        #[test]
+        fn the_split_is_the_byte_by_bytes(
+            s in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::strategy::Just(b'='),
+                    proptest::strategy::Just(b';'),
+                    proptest::strategy::Just(b'a'),
+                    proptest::prelude::any::<u8>(),
+                ],
+                0..30,
+            ),
+        ) {
+            let end = s.iter().position(|&b| b == b';').unwrap_or(s.len());
+            let eq = s[..end].iter().position(|&b| b == b'=');
+            proptest::prop_assert_eq!(split(&s), eq.map(|e| (e, end)));
+        }
     }
 
     #[test]
@@ -642,6 +732,16 @@ mod tests {
     }
 
     #[test]
+    fn a_header_that_is_not_text_is_not_stored() {
+        let mut jar = Jar::default();
+        assert!(!jar.store_at(b"sid=\xff; Path=/", "h", b"/", || NOW));
+        assert!(jar.is_empty());
+        assert!(jar.store_at(b"sid=abc; Path=/", "h", b"/", || NOW));
+        assert!(jar.store_at(b"sid=abc; Path=/", "h", b"/", || NOW), "passed over, and text");
+        assert_eq!(sent(&jar, "h", "/", false), "sid=abc");
+    }
+
+    #[test]
     fn the_clock_is_read_only_for_cookies_that_expire() {
         let mut jar = Jar::default();
         let never = || -> i64 { panic!("the clock was read") };
@@ -663,7 +763,7 @@ mod tests {
         ) {
             let (mut bytes, mut text) = (Jar::default(), Jar::default());
             for ((header, host, _), path) in &sets {
-                bytes.store_at(header, host, path, || NOW);
+                bytes.store_at(header.as_bytes(), host, path, || NOW);
                 let path = std::str::from_utf8(path).ok().filter(|p| !p.is_empty()).unwrap_or("/");
                 text.store(header, host, path, || NOW);
                 proptest::prop_assert_eq!(bytes.cookies(), text.cookies());

@@ -41,10 +41,11 @@ pub trait Answer {
     fn header_first(&self, name: &str) -> (Option<&str>, bool) {
         (self.header(name, 0), self.header(name, 1).is_some())
     }
-    /// [`Answer::header_first`] of `Set-Cookie`, which the cookie jar reads from every answer:
-    /// an answer that keeps its first one at hand gives it without a look for the name.
-    fn first_set_cookie(&self) -> (Option<&str>, bool) {
-        self.header_first("set-cookie")
+    /// [`Answer::header_bytes`] of `Set-Cookie`, which the cookie jar reads from every answer:
+    /// an answer that keeps its first one at hand gives it without a look for the name. As
+    /// received: the jar and the compiled `cookie` checks read it as text only when they must.
+    fn first_set_cookie(&self) -> (Option<&[u8]>, bool) {
+        self.header_bytes("set-cookie")
     }
     /// As [`Answer::header_first`], the value's bytes as received (not checked for UTF-8)
     /// and whether another header of that name follows, for an answer that can tell

@@ -18,6 +18,7 @@
 
 mod body_file;
 mod builtin;
+mod bytes;
 mod cookies;
 mod defined;
 mod error;

@@ -587,19 +587,18 @@ impl IterState {
     }
 
     /// Stores the cookies `answer` sets (`first`, its first `Set-Cookie`, and the others
-    /// when `more`), for the host and path of the request it answers.
+    /// when `more` and the first is text), for the host and path of the request it answers.
     #[inline(never)]
-    fn store_cookies(&mut self, answer: &impl stackbench_hurl::Answer, first: &str, more: bool) {
+    fn store_cookies(&mut self, answer: &impl stackbench_hurl::Answer, first: impl AsRef<[u8]>, more: bool) {
         // An HTTP/1.1 request lent from `wire` is still there; otherwise `path` holds it.
         let path = if self.wire.is_empty() {
             &self.path[..]
         } else {
             &self.wire[self.path_at.clone().unwrap_or_else(|| request_path(&self.wire))]
         };
-        self.jar.store_at(first, &self.host, path, unix_now);
-        if more {
+        if self.jar.store_at(first.as_ref(), &self.host, path, unix_now) && more {
             for v in (1..).map_while(|i| answer.header("set-cookie", i)) {
-                self.jar.store_at(v, &self.host, path, unix_now);
+                self.jar.store_at(v.as_bytes(), &self.host, path, unix_now);
             }
         }
     }
@@ -664,21 +663,19 @@ impl IterState {
 }
 
 /// The load engine's answer as the checks see it; headers are found in the reader's parse.
-/// Its first `Set-Cookie` is looked up once, when it is made: the jar stores it from every
-/// answer, and a `cookie` query reads it again.
+/// Its first two `Set-Cookie` headers are looked up once, when it is made: the jar stores the
+/// first from every answer, and a `cookie` query reads it again. They are read as text only
+/// when asked for as text (the jar passes over the header it stored last by its bytes).
 struct Answered<'r, 'a> {
     answer: &'r Answer<'a>,
-    /// The first `Set-Cookie` as text (`None`: none, or not UTF-8) and whether a second
-    /// one that is text follows: what `header_first("set-cookie")` answers.
-    set_cookie: (Option<&'a str>, bool),
+    /// The first two `Set-Cookie` values as received.
+    set_cookie: (Option<&'a [u8]>, Option<&'a [u8]>),
 }
 
 impl<'r, 'a> Answered<'r, 'a> {
     fn new(answer: &'r Answer<'a>) -> Self {
         // One walk of the head for what `header(name, 0)` and `header(name, 1)` would find.
-        let (first, second) = crate::wire::Marks::set_cookie(answer);
-        let first = first.and_then(|v| std::str::from_utf8(v).ok());
-        Answered { answer, set_cookie: (first, second.is_some_and(|v| std::str::from_utf8(v).is_ok())) }
+        Answered { answer, set_cookie: crate::wire::Marks::set_cookie(answer) }
     }
 }
 
@@ -696,23 +693,26 @@ impl stackbench_hurl::Answer for Answered<'_, '_> {
     }
 
     fn header(&self, name: &str, nth: usize) -> Option<&str> {
-        if nth == 0 && is_set_cookie(name) {
-            return self.set_cookie.0;
-        }
-        std::str::from_utf8(crate::wire::header_value(self.answer, name, nth)?).ok()
+        let value = if nth == 0 && is_set_cookie(name) {
+            self.set_cookie.0
+        } else {
+            crate::wire::header_value(self.answer, name, nth)
+        };
+        std::str::from_utf8(value?).ok()
     }
 
     fn header_first(&self, name: &str) -> (Option<&str>, bool) {
-        if is_set_cookie(name) {
-            return self.set_cookie;
-        }
-        let (first, second) = crate::wire::header_first_two(self.answer, name);
+        let (first, second) = if is_set_cookie(name) {
+            self.set_cookie
+        } else {
+            crate::wire::header_first_two(self.answer, name)
+        };
         let first = first.and_then(|v| std::str::from_utf8(v).ok());
         (first, second.is_some_and(|v| std::str::from_utf8(v).is_ok()))
     }
 
-    fn first_set_cookie(&self) -> (Option<&str>, bool) {
-        self.set_cookie
+    fn first_set_cookie(&self) -> (Option<&[u8]>, bool) {
+        (self.set_cookie.0, self.set_cookie.1.is_some())
     }
 
     fn header_bytes(&self, name: &str) -> (Option<&[u8]>, bool) {

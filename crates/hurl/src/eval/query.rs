@@ -256,8 +256,9 @@ pub(super) fn cookie<'b>(
     name: &str,
     attr: CookieAttr,
 ) -> Result<Option<Value<'b>>, FailureKind> {
-    // The first `Set-Cookie` as the answer keeps it at hand, then the others in order.
-    let first = answer.first_set_cookie().0;
+    // The first `Set-Cookie` as the answer keeps it at hand, then the others in order; one
+    // that is not text ends them, as it ends `header`'s.
+    let first = answer.first_set_cookie().0.and_then(|h| std::str::from_utf8(h).ok());
     let Some((value, attrs)) = std::iter::once(first)
         .chain((1..).map(|i| answer.header("set-cookie", i)))
         .map_while(|v| v)

@@ -13,7 +13,9 @@
 //! failed, so the failures and the captured variables are the general
 //! evaluator's in every case. The property tests (`tests.rs`) hold the two equal.
 //! A `cookie` query reads the answer's `Set-Cookie` headers in place, as the
-//! general evaluator does (one function, [`super::query`]'s). Entries with
+//! general evaluator does (one function, [`super::query`]'s); the value of the
+//! cookie an ASCII first `Set-Cookie` sets is read from its bytes, without the
+//! check that makes them a `&str` (ASCII is text). Entries with
 //! filters, a version in the status line, queries other than the status, a
 //! header, a cookie or a singular jsonpath, templated operands or redacted
 //! captures are left to the general evaluator.
@@ -225,11 +227,18 @@ impl Quick {
                     (Some(one), false) if one.is_ascii() => return c.text(one, vars, scratch, p),
                     (Some(_), _) => return false,
                 },
-                Source::Cookie(name, attr) => match super::query::cookie(answer, name, *attr) {
-                    Ok(v) => v,
-                    // A date it cannot read: the general evaluator says so.
-                    Err(_) => return false,
-                },
+                Source::Cookie(name, attr) => {
+                    if *attr == CookieAttr::Value
+                        && let Some(ok) = c.first_cookie_holds(answer.first_set_cookie().0, name)
+                    {
+                        return ok;
+                    }
+                    match super::query::cookie(answer, name, *attr) {
+                        Ok(v) => v,
+                        // A date it cannot read: the general evaluator says so.
+                        Err(_) => return false,
+                    }
+                }
             };
             let ok = c.holds(v.as_ref(), vars, scratch, p);
             forget_borrowed(v);
@@ -273,6 +282,25 @@ impl Check {
             (Leaf::Int(_), Test::IsString | Test::IsBoolean | Test::EqText(_))
             | (Leaf::Str(_), Test::IsInteger | Test::IsBoolean | Test::EqInt(_) | Test::EqFloat(_)) => false,
             _ => return None,
+        };
+        Some(ok != self.not)
+    }
+
+    /// [`Check::holds`] of the value of the cookie named `name`, when the answer's first
+    /// `Set-Cookie` (`first`) sets it and is ASCII: read from its bytes, without a check that
+    /// they are text. `None` otherwise (the general [`super::query::cookie`] reads the others),
+    /// or for a test that needs the value made.
+    #[inline]
+    fn first_cookie_holds(&self, first: Option<&[u8]>, name: &str) -> Option<bool> {
+        let (found, value) = crate::cookies::name_value_ascii(first?)?;
+        if !crate::bytes::same(found, name.as_bytes()) {
+            return None;
+        }
+        let ok = match &self.test {
+            Test::EqText(t) => crate::bytes::same(value, t.as_bytes()),
+            Test::IsString | Test::Exists => true,
+            Test::IsInteger | Test::IsBoolean | Test::EqInt(_) | Test::EqFloat(_) => false,
+            Test::Contains(_) | Test::Matches(_) | Test::General => return None,
         };
         Some(ok != self.not)
     }

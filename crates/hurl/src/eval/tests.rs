@@ -441,12 +441,20 @@ const SET_COOKIES: &[&str] = &[
     "c=; Domain; Path",
     "novalue",
     "=x",
+    "\x0bsid=abc\t; x",
+    "sid=ab\u{e9}; Path=/",
+    "sid=abc; Path=/\u{e9}",
+    "sid=abc\u{3000}",
 ];
 
 /// `cookie` asserts, compiled or left to [`holds`].
 const COOKIE_ASSERTS: &[&str] = &[
     "cookie \"sid\" == \"abc\"",
+    "cookie \"sid\" not == \"abd\"",
     "cookie \"sid\" exists",
+    "cookie \"sid\" isString",
+    "cookie \"sid\" not isInteger",
+    "cookie \"sid\" == 1",
     "cookie \"sid[Value]\" contains \"a\"",
     "cookie \"sid[Path]\" == \"/\"",
     "cookie \"sid[Secure]\" exists",
@@ -537,6 +545,47 @@ fn compiled_checks_judge_the_benchmarked_cookie_entry() {
     f.entries[0].check(&wrong, &mut vars, &mut Vec::new(), &mut failures);
     assert_eq!(failures.len(), 1);
     assert_eq!(failures[0].source, "cookie \"sid\" == \"3f2a9c\"");
+}
+
+/// An answer whose `Set-Cookie` headers are bytes, not all text.
+struct RawCookies(Vec<&'static [u8]>);
+
+impl Answer for RawCookies {
+    fn status(&self) -> u16 {
+        200
+    }
+    fn header(&self, name: &str, nth: usize) -> Option<&str> {
+        let cookie = name.eq_ignore_ascii_case("set-cookie").then(|| self.0.get(nth)).flatten();
+        std::str::from_utf8(cookie?).ok()
+    }
+    fn first_set_cookie(&self) -> (Option<&[u8]>, bool) {
+        (self.0.first().copied(), self.0.len() > 1)
+    }
+    fn body(&self) -> &[u8] {
+        b"{}"
+    }
+}
+
+/// A first `Set-Cookie` that is not text sets no cookie the `cookie` query sees, compiled
+/// or not (the compiled check reads an ASCII one's bytes; this one is not ASCII).
+#[test]
+fn a_set_cookie_that_is_not_text_sets_nothing_the_checks_see() {
+    let f = parse("c.hurl", "GET http://h\nHTTP 200\n[Asserts]\ncookie \"sid\" == \"abc\"\n").unwrap();
+    for (headers, passes) in [
+        (vec![&b"sid=abc; Path=/"[..]], true),
+        (vec![&b"sid=abc; Path=/\xff"[..]], false),
+        (vec![&b"sid=abc; Path=/\xff"[..], b"sid=abc"], false),
+        (vec![&b"x=1"[..], b"sid=abc"], true),
+    ] {
+        let answer = RawCookies(headers);
+        let compiled = Compiled::default();
+        for c in [None, Some(&compiled)] {
+            let mut failures = Vec::new();
+            f.entries[0].check_read(c, &answer, &mut Vars::new(1), &mut Vec::new(), &mut failures, true);
+            assert_eq!(failures.is_empty(), passes, "{:?}, compiled: {}", answer.0, c.is_some());
+        }
+        assert!(compiled.is_compiled());
+    }
 }
 
 /// Renders the second entry of `text` after the first's capture took `value` (as `v`).

@@ -44,7 +44,7 @@ impl<A: Answer> Answer for Followed<A> {
     fn header_first(&self, name: &str) -> (Option<&str>, bool) {
         self.last.header_first(name)
     }
-    fn first_set_cookie(&self) -> (Option<&str>, bool) {
+    fn first_set_cookie(&self) -> (Option<&[u8]>, bool) {
         self.last.first_set_cookie()
     }
     fn body(&self) -> &[u8] {

@@ -288,7 +288,7 @@ impl stackbench_hurl::Answer for Hopped<'_, '_> {
     fn header_first(&self, name: &str) -> (Option<&str>, bool) {
         self.answer.header_first(name)
     }
-    fn first_set_cookie(&self) -> (Option<&str>, bool) {
+    fn first_set_cookie(&self) -> (Option<&[u8]>, bool) {
         self.answer.first_set_cookie()
     }
     fn header_bytes(&self, name: &str) -> (Option<&[u8]>, bool) {
