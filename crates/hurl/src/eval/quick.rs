@@ -197,7 +197,9 @@ impl Quick {
             match leaf(&found[i]) {
                 Some(Some(v)) => {
                     let slot = vars.index_at(slot, &c.name);
-                    if v.set_at(vars, slot).is_err() {
+                    let set = v.set_at(vars, slot);
+                    forget_borrowed(Some(v));
+                    if set.is_err() {
                         return false;
                     }
                 }
@@ -270,7 +272,8 @@ fn forget_borrowed(v: Option<Value<'_>>) {
 impl Check {
     /// [`Check::holds`] of an integer or a plain string leaf, its value not made: `None` for
     /// any other leaf, or a test that needs the general [`judge`].
-    #[inline]
+    #[expect(clippy::inline_always, reason = "called per jsonpath assert; a call costs more than the test")]
+    #[inline(always)]
     fn leaf_holds(&self, l: &Leaf<'_>) -> Option<bool> {
         let ok = match (l, &self.test) {
             (Leaf::Int(_), Test::IsInteger)

@@ -186,7 +186,8 @@ impl Plan {
     /// The paths among `alive` that go on into member `key` at `depth`.
     fn named(&self, alive: u32, depth: usize, key: &[u8]) -> u32 {
         let level = self.levels.get(depth).map_or(&[][..], Vec::as_slice);
-        let found = level.iter().find(|(s, _)| matches!(s, Step::Name(n) if n.as_bytes() == key));
+        let found =
+            level.iter().find(|(s, _)| matches!(s, Step::Name(n) if crate::bytes::same(n.as_bytes(), key)));
         found.map_or(0, |(_, mask)| alive & mask)
     }
 

@@ -68,13 +68,16 @@ impl<'a> Scan<'_, 'a> {
         (self.b.get(self.i) == Some(&c)).then(|| self.i += 1)
     }
 
-    /// One value at `depth`, followed by the paths in `alive`.
+    /// One value at `depth`, followed by the paths in `alive`. In line: a scalar (most of
+    /// the values of a member) is read where the member is; only an object or an array
+    /// calls out, to [`Scan::nested`].
+    #[expect(clippy::inline_always, reason = "a scalar member's value is read without a call")]
+    #[inline(always)]
     fn value(&mut self, depth: usize, alive: u32) -> Option<()> {
         let ends = self.plan.ends(alive, depth);
         let leaf = match *self.b.get(self.i)? {
             // A path ending on an object or array needs the value built: `serde_json`'s.
-            b'{' if ends == 0 && depth < DEPTH => return self.object(depth, alive),
-            b'[' if ends == 0 && depth < DEPTH => return self.array(depth, alive),
+            b'{' | b'[' if ends == 0 && depth < DEPTH => return self.nested(depth, alive),
             b'"' => {
                 let text = self.string()?;
                 if ends == 0 {
@@ -103,12 +106,19 @@ impl<'a> Scan<'_, 'a> {
         Some(())
     }
 
+    /// The object or array at `i` (the recursion of [`Scan::value`], out of line).
+    #[inline(never)]
+    fn nested(&mut self, depth: usize, alive: u32) -> Option<()> {
+        if self.b[self.i] == b'{' { self.object(depth, alive) } else { self.array(depth, alive) }
+    }
+
     fn word(&mut self, w: &[u8], v: Value) -> Option<Leaf<'a>> {
         self.b.get(self.i..)?.starts_with(w).then(|| self.i += w.len())?;
         Some(Leaf::Value(v))
     }
 
     /// A string of printable ASCII without escapes (the opening quote at `i`), as its bytes.
+    #[inline]
     fn string(&mut self) -> Option<&'a [u8]> {
         let start = self.i + 1;
         let len = stop(self.b.get(start..)?)?;
