@@ -160,3 +160,74 @@ fn base_url_without_a_target_needs_a_value() {
     let r = Routes::new(&s, &defined(&[("base_url", "http://127.0.0.1:1")]), Aim::default()).unwrap();
     assert_eq!(r.first().as_deref(), Some("http://127.0.0.1:1"));
 }
+
+/// `written_at`, the load engine's check of each URL without splitting it, says only what
+/// `split` says: where it finds an origin written plainly, `split` gives that origin and
+/// length; and it finds every plainly written one (case, default ports, IPv6 brackets).
+/// Every URL made of these parts, against every origin (211,200 pairs).
+mod written_at {
+    use super::*;
+
+    const SCHEMES: &[&str] = &["http", "HTTP", "https", "hTtPs", "ftp", ""];
+    const USERS: &[&str] = &["", "u@", "a:b@", "127.0.0.1:8080@"];
+    const HOSTS: &[&str] =
+        &["localhost", "LocalHost", "127.0.0.1", "[::1]", "[::aBcD]", "::1", "h-1.example", "", "h o", "h%41"];
+    const PORTS: &[&str] = &["", ":", ":80", ":080", ":443", ":8080", ":65536", ":0", ":18621", ":+80", ":8080:1"];
+    const TAILS: &[&str] = &["", "/", "/x?y", "?q", "#f", "@evil/", ".evil/", "0/", ":1/", "]/"];
+    const ORIGINS: &[&str] = &[
+        "http://localhost",
+        "https://localhost",
+        "http://localhost:8080",
+        "http://127.0.0.1:18621",
+        "https://[::1]:443",
+        "http://[::abcd]",
+        "http://h-1.example:443",
+        "http://h%41",
+    ];
+
+    #[test]
+    fn says_only_what_split_says() {
+        let origins: Vec<Origin> = ORIGINS.iter().map(|o| split(o.as_bytes()).unwrap().0).collect();
+        let mut found = 0;
+        for scheme in SCHEMES {
+            for user in USERS {
+                for host in HOSTS {
+                    for port in PORTS {
+                        for tail in TAILS {
+                            let url = format!("{scheme}://{user}{host}{port}{tail}");
+                            let split = split(url.as_bytes());
+                            for o in &origins {
+                                match o.written_at(url.as_bytes()) {
+                                    Some(n) => {
+                                        assert_eq!(split, Some((o.clone(), n)), "{url}");
+                                        found += 1;
+                                    }
+                                    None => {
+                                        let plain = user.is_empty() && !port.starts_with(":0") && *port != ":";
+                                        let same = split.as_ref().is_some_and(|(s, _)| s == o);
+                                        assert!(!(plain && same), "{url} is {o}, written plainly");
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(found >= 100, "{found} found: the parts must write some origins plainly");
+    }
+
+    #[test]
+    fn finds_the_plainly_written_origins() {
+        let r = Routes::at(&scenario("GET {{base_url}}/a\n"), "http://127.0.0.1:8080").unwrap();
+        assert_eq!(r.locate(b"HTTP://127.0.0.1:8080?b"), Ok(("", 21)));
+        assert_eq!(r.locate(b"http://127.0.0.1:8080"), Ok(("", 21)));
+        let moved = Routes::at(&scenario("GET http://app:80/a\n"), "http://127.0.0.1:8080/base").unwrap();
+        assert_eq!(moved.locate(b"http://APP/x"), Ok(("/base", 10)));
+        assert_eq!(moved.locate(b"http://app:80/x"), Ok(("/base", 13)));
+        assert_eq!(moved.locate(b"http://127.0.0.1:8080/base/x"), Ok(("", 21)));
+        // Written otherwise, split decides: credentials, a port of 080.
+        assert_eq!(moved.locate(b"http://u@app:080/x"), Ok(("/base", 16)));
+        assert!(moved.locate(b"http://app:8080/x").is_err());
+    }
+}

@@ -151,7 +151,10 @@ impl Hops {
     pub(super) fn start(&mut self, routes: &Routes, req: &Request) -> Result<(), String> {
         self.url.clone_from(&req.url);
         routes.route(&mut self.url)?;
-        self.first = split_origin(&self.url).map(|(o, _)| o);
+        // Most often where the user's last one went: kept, without splitting the URL anew.
+        if !self.first.as_ref().is_some_and(|o| o.written_at(&self.url).is_some()) {
+            self.first = split_origin(&self.url).map(|(o, _)| o);
+        }
         self.written.clone_from(&req.headers);
         self.written_at = req.cookies_at;
         self.redirects.clear();
