@@ -34,7 +34,7 @@ pub enum Value<'a> {
     /// A redirect: the status and where it pointed.
     Response {
         status: u16,
-        location: Option<String>,
+        location: Option<Cow<'a, str>>,
     },
     /// Something without a value (a cookie's `Secure` flag set).
     Unit,
@@ -122,7 +122,9 @@ impl<'a> Value<'a> {
             Value::Date(d) => Value::Date(d),
             Value::Nodeset(n) => Value::Nodeset(n),
             Value::Regex(r) => Value::Regex(r),
-            Value::Response { status, location } => Value::Response { status, location },
+            Value::Response { status, location } => {
+                Value::Response { status, location: location.map(|l| Cow::Owned(l.into_owned())) }
+            }
             Value::Unit => Value::Unit,
         }
     }

@@ -187,7 +187,7 @@ fn dates<'a>(f: &FilterKind, v: Value<'a>, vars: &mut Vars) -> Result<Option<Val
             return wrong("a date", kind);
         }
         (FilterKind::Location, Value::Response { location, .. }) => {
-            return Ok(location.map(|l| Value::Str(Cow::Owned(l))));
+            return Ok(location.map(Value::Str));
         }
         (FilterKind::Location, _) => return wrong("an HTTP response (a redirect)", kind),
         _ => return wrong("a string", kind),

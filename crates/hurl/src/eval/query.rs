@@ -160,7 +160,7 @@ pub(crate) fn query<'b>(
             answer
                 .redirects()
                 .iter()
-                .map(|r| Value::Response { status: r.status, location: Some(r.location.clone()) })
+                .map(|r| Value::Response { status: r.status, location: Some(Cow::Borrowed(&r.location)) })
                 .collect(),
         ),
         Query::Header(t) => {

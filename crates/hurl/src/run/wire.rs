@@ -259,23 +259,26 @@ pub fn add_cookies(jar: &Jar, req: &mut Request, host: &str, path: &str, tls: bo
     }
 }
 
-/// Removes the header lines whose name `drop` says, keeping `cookies_at` on its line.
+/// Removes the header lines whose name `drop` says, keeping `cookies_at` on its line. In
+/// place: the lines kept move down over those dropped (a hop under load calls it).
 fn remove_lines(headers: &mut Vec<u8>, cookies_at: &mut Option<usize>, drop: impl Fn(&[u8]) -> bool) {
-    let mut out = Vec::with_capacity(headers.len());
-    let mut at = 0;
-    for line in headers.split_inclusive(|&b| b == b'\n') {
+    let (mut read, mut write) = (0, 0);
+    while read < headers.len() {
+        let len = headers[read..].iter().position(|&b| b == b'\n').map_or(headers.len() - read, |n| n + 1);
+        let line = &headers[read..read + len];
         let name = line.split(|&b| b == b':').next().unwrap_or(line);
         if !drop(name.trim_ascii()) {
             if let Some(c) = cookies_at.as_mut()
-                && (at..at + line.len()).contains(c)
+                && (read..read + len).contains(c)
             {
-                *c = out.len() + (*c - at);
+                *c = write + (*c - read);
             }
-            out.extend_from_slice(line);
+            headers.copy_within(read..read + len, write);
+            write += len;
         }
-        at += line.len();
+        read += len;
     }
-    *headers = out;
+    headers.truncate(write);
 }
 
 #[cfg(test)]
@@ -333,6 +336,15 @@ mod tests {
         remove_lines(&mut h, &mut at, |n| n.eq_ignore_ascii_case(b"authorization"));
         assert_eq!(h, b"Cookie: a=1\r\nContent-Type: t\r\n");
         assert_eq!(at, Some(8));
+        // Lines dropped between and after those kept, the last without its end.
+        let mut h = b"A: 1\r\nContent-Type: t\r\nCookie: a=1\r\ncontent-length: 2\r\nB: 2".to_vec();
+        let mut at = Some(31);
+        remove_lines(&mut h, &mut at, |n| n.eq_ignore_ascii_case(b"content-type") || n == b"content-length");
+        assert_eq!(h, b"A: 1\r\nCookie: a=1\r\nB: 2");
+        assert_eq!((at, &h[at.unwrap()..at.unwrap() + 3]), (Some(14), &b"a=1"[..]));
+        let mut h = b"X: 1\r\n".to_vec();
+        remove_lines(&mut h, &mut None, |_| true);
+        assert!(h.is_empty());
     }
 
     #[test]

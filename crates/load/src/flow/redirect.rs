@@ -266,7 +266,11 @@ impl IterState {
         asserts: bool,
     ) -> Verdict {
         let hops = std::mem::take(&mut self.hops);
-        let url = src.routes.as_written(&String::from_utf8_lossy(&hops.url));
+        // Where the last hop went, as the file would write it, is where its redirect pointed.
+        let url = match hops.redirects.last() {
+            Some(r) => std::borrow::Cow::Borrowed(r.location.as_str()),
+            None => std::borrow::Cow::Owned(src.routes.as_written(&String::from_utf8_lossy(&hops.url))),
+        };
         let hopped = Hopped { answer: Answered::new(answer), url: &url, redirects: &hops.redirects };
         let verdict = self.judge(&src.compiled[at.0][at.1], entry, &hopped, asserts);
         self.hops = hops;
