@@ -330,7 +330,8 @@ impl Routes {
         // A URL that writes one of the origins plainly, as nearly every one does, is found
         // without splitting it (which allocates its host): the first origin it writes is
         // the one the split would find first.
-        if let Some(found) = self.origins.iter().find_map(|(o, _, d)| Some((d.as_ref(), o.written_at(url)?))) {
+        if let Some(found) = self.origins.iter().find_map(|(o, _, d)| Some((d.as_ref(), o.written_at(url)?)))
+        {
             return Ok(found);
         }
         if let Some(len) = self.destinations().find_map(|d| d.written_at(url)) {

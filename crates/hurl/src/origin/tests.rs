@@ -170,9 +170,20 @@ mod written_at {
 
     const SCHEMES: &[&str] = &["http", "HTTP", "https", "hTtPs", "ftp", ""];
     const USERS: &[&str] = &["", "u@", "a:b@", "127.0.0.1:8080@"];
-    const HOSTS: &[&str] =
-        &["localhost", "LocalHost", "127.0.0.1", "[::1]", "[::aBcD]", "::1", "h-1.example", "", "h o", "h%41"];
-    const PORTS: &[&str] = &["", ":", ":80", ":080", ":443", ":8080", ":65536", ":0", ":18621", ":+80", ":8080:1"];
+    const HOSTS: &[&str] = &[
+        "localhost",
+        "LocalHost",
+        "127.0.0.1",
+        "[::1]",
+        "[::aBcD]",
+        "::1",
+        "h-1.example",
+        "",
+        "h o",
+        "h%41",
+    ];
+    const PORTS: &[&str] =
+        &["", ":", ":80", ":080", ":443", ":8080", ":65536", ":0", ":18621", ":+80", ":8080:1"];
     const TAILS: &[&str] = &["", "/", "/x?y", "?q", "#f", "@evil/", ".evil/", "0/", ":1/", "]/"];
     const ORIGINS: &[&str] = &[
         "http://localhost",
@@ -197,16 +208,13 @@ mod written_at {
                             let url = format!("{scheme}://{user}{host}{port}{tail}");
                             let split = split(url.as_bytes());
                             for o in &origins {
-                                match o.written_at(url.as_bytes()) {
-                                    Some(n) => {
-                                        assert_eq!(split, Some((o.clone(), n)), "{url}");
-                                        found += 1;
-                                    }
-                                    None => {
-                                        let plain = user.is_empty() && !port.starts_with(":0") && *port != ":";
-                                        let same = split.as_ref().is_some_and(|(s, _)| s == o);
-                                        assert!(!(plain && same), "{url} is {o}, written plainly");
-                                    }
+                                if let Some(n) = o.written_at(url.as_bytes()) {
+                                    assert_eq!(split, Some((o.clone(), n)), "{url}");
+                                    found += 1;
+                                } else {
+                                    let plain = user.is_empty() && !port.starts_with(":0") && *port != ":";
+                                    let same = split.as_ref().is_some_and(|(s, _)| s == o);
+                                    assert!(!(plain && same), "{url} is {o}, written plainly");
                                 }
                             }
                         }

@@ -152,7 +152,7 @@ impl Hops {
         self.url.clone_from(&req.url);
         routes.route(&mut self.url)?;
         // Most often where the user's last one went: kept, without splitting the URL anew.
-        if !self.first.as_ref().is_some_and(|o| o.written_at(&self.url).is_some()) {
+        if self.first.as_ref().is_none_or(|o| o.written_at(&self.url).is_none()) {
             self.first = split_origin(&self.url).map(|(o, _)| o);
         }
         self.written.clone_from(&req.headers);
