@@ -253,7 +253,8 @@ impl Jar {
 /// The `Cookie` line a jar last wrote, written again without a look at the cookies while the
 /// jar holds the same ones (its stamp), the request goes to the same host, path and
 /// transport, and no cookie of the jar has reached its expiry since. Under load each request
-/// of a user sends the line the one before sent: then this is all it costs.
+/// of a user sends the line the one before sent: then this is all it costs. It is kept as
+/// HTTP/1.1 writes it, `Cookie: ` and CRLF around the value, so that a request copies it once.
 #[derive(Debug, Clone, Default)]
 pub struct Sent {
     /// The stamp of the jar the line was written from (`None`: no line yet); the fields
@@ -269,13 +270,18 @@ pub struct Sent {
     until: i64,
     /// Whether the jar sent a cookie (the line is not empty).
     any: bool,
+    /// `Cookie: `, the value, CRLF.
     line: Vec<u8>,
 }
 
+/// What comes before the value in [`Sent`]'s line.
+const COOKIE: &[u8] = b"Cookie: ";
+
 impl Sent {
-    /// The value of the `Cookie` header `jar` sends on a request to `host` and `path` (over
-    /// TLS when `tls`) at the time `now` gives, as [`Jar::header`] writes it; `None` when it
-    /// sends none. `now` is read only when a cookie of the jar expires.
+    /// The `Cookie` header `jar` sends on a request to `host` and `path` (over TLS when
+    /// `tls`) at the time `now` gives, as HTTP/1.1 writes it: `Cookie: `, the value
+    /// [`Jar::header`] writes, CRLF; `None` when it sends none. `now` is read only when a
+    /// cookie of the jar expires.
     pub fn line(
         &mut self,
         jar: &Jar,
@@ -286,8 +292,8 @@ impl Sent {
     ) -> Option<&[u8]> {
         let kept = self.stamp == Some(jar.stamp)
             && self.tls == tls
-            && self.path == path
-            && self.host == host
+            && same(&self.path, path)
+            && same(self.host.as_bytes(), host.as_bytes())
             && (!self.expiring || (self.from..self.until).contains(&now()));
         if !kept {
             self.write(jar, host, path, tls, now);
@@ -299,7 +305,9 @@ impl Sent {
         let expiring = jar.cookies.iter().any(|c| c.expires.is_some());
         let at = if expiring { now() } else { i64::MIN };
         self.line.clear();
+        self.line.extend_from_slice(COOKIE);
         self.any = jar.header(host, std::str::from_utf8(path).unwrap_or("/"), tls, || at, &mut self.line);
+        self.line.extend_from_slice(b"\r\n");
         // Which cookies have expired changes next at the earliest expiry still to come.
         let next = jar.cookies.iter().filter_map(|c| c.expires.filter(|&t| t > at)).min();
         (self.expiring, self.from, self.until) = (expiring, at, next.unwrap_or(i64::MAX));

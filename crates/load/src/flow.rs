@@ -526,9 +526,7 @@ impl IterState {
                 p.write_with(&mut self.vars, &mut self.body, &mut self.wire, |out, path| {
                     *path_at = Some(path.clone());
                     if let Some(line) = sent.line(jar, host, &out[path], tls, unix_now) {
-                        out.extend_from_slice(b"Cookie: ");
                         out.extend_from_slice(line);
-                        out.extend_from_slice(b"\r\n");
                     }
                 })
                 .map_err(Unsent::from)?;
@@ -573,6 +571,7 @@ impl IterState {
 
     /// The HTTP/1.1 request just written in `wire` (its answer has no body when `head_only`),
     /// lent or shared.
+    #[inline]
     fn lend(&mut self, head_only: bool) -> Outgoing<'_> {
         if self.shared {
             // Where the request went, for the cookies its answer sets: the request leaves.
