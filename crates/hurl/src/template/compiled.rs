@@ -75,8 +75,20 @@ impl Compiled {
     /// As [`Compiled::render`], for a request's line and headers (every variable's hole is in
     /// one of them): a value that holds a CR, LF or NUL, or that would make the values carry
     /// more than [`MAX_HEAD_VALUES`] bytes, is refused before it is written, as
-    /// [`Template::render_head`] refuses it (`out` then holds a part).
+    /// [`Template::render_head`] refuses it (`out` then holds a part). Literal bytes alone (a
+    /// request's lines before its `Cookie` line, most often) are one copy, without a call.
+    #[inline]
     pub fn render_head(&self, vars: &mut Vars, out: &mut impl BufMut) -> Result<(), Unwritable> {
+        if self.holes.is_empty() {
+            out.put_slice(&self.text);
+            return Ok(());
+        }
+        self.render_holes(vars, out)
+    }
+
+    /// [`Compiled::render_head`] of a template with holes.
+    #[inline(never)]
+    fn render_holes(&self, vars: &mut Vars, out: &mut impl BufMut) -> Result<(), Unwritable> {
         let (mut room, mut from) = (MAX_HEAD_VALUES, 0);
         for &(at, hole) in &self.holes {
             out.put_slice(&self.text[from..at as usize]);

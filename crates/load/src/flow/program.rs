@@ -169,10 +169,25 @@ impl Program {
         self.write_body(vars, body, out)
     }
 
-    /// The body whose length varies, rendered and framed after the head.
+    /// The body whose length varies, rendered and framed after the head (a body of one
+    /// length is in the head: nothing to call).
     #[inline]
     fn write_body(&self, vars: &mut Vars, body: &mut Vec<u8>, out: &mut BytesMut) -> Result<(), Unwritable> {
-        let Some(b) = &self.body else { return Ok(()) };
+        match &self.body {
+            None => Ok(()),
+            Some(b) => self.write_varying(b, vars, body, out),
+        }
+    }
+
+    /// [`Program::write_body`] of a body whose length varies.
+    #[inline(never)]
+    fn write_varying(
+        &self,
+        b: &CompiledTemplate,
+        vars: &mut Vars,
+        body: &mut Vec<u8>,
+        out: &mut BytesMut,
+    ) -> Result<(), Unwritable> {
         let (guess, at) = (self.last_len.get(), out.len());
         write_http1_framing(out, &self.method, guess, self.keepalive);
         let framed = out.len();
