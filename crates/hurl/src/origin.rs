@@ -334,7 +334,9 @@ impl Routes {
         {
             return Ok(found);
         }
-        if let Some(len) = self.destinations().find_map(|d| d.written_at(url)) {
+        // The destinations the file's origins are moved to (the others were just tried), read
+        // in place: `destinations` collects to leave out repeats, which this does not need.
+        if let Some(len) = self.origins.iter().find_map(|(_, _, d)| d.as_ref()?.origin.written_at(url)) {
             return Ok((None, len));
         }
         let (origin, len) = match split_why(url) {
