@@ -276,6 +276,8 @@ impl Invalid {
     pub const INCONSISTENT: &'static str = "inconsistent";
     /// A second record of the same contestant and repetition (a copied run file).
     pub const DUPLICATE: &'static str = "duplicate";
+    /// A warm-up at a larger CPU quota whose budget was not back when the measured window began.
+    pub const OVER_BUDGET: &'static str = "over_budget";
 
     pub fn new(kind: &str, reason: impl Into<String>) -> Invalid {
         Invalid { kind: kind.to_owned(), reason: reason.into() }

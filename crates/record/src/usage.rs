@@ -56,6 +56,14 @@ pub struct CgroupUsage {
     /// The cgroup version the limits were applied through: 1 or 2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<u8>,
+    /// The CPU limit during the load's warm-up, in cores, when it was lifted above
+    /// `cpu_quota` (a plan's `warmup_cpu_quota`); the counters above are the measured
+    /// window's, under `cpu_quota`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup_cpu_quota: Option<f64>,
+    /// With `warmup_cpu_quota`: how long before the measured window `cpu_quota` held again, seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_before_s: Option<f64>,
 }
 
 /// One sample of a process tree.

@@ -68,6 +68,7 @@ impl CgroupCounters {
             throttled_s: (self.throttled_s - start.throttled_s).max(0.0),
             memory_peak_bytes: peak_seen.max(self.memory_bytes),
             oom_kills: self.oom_kills.saturating_sub(start.oom_kills),
+            ..CgroupUsage::default()
         }
     }
 }

@@ -27,6 +27,9 @@ pub struct Budget {
     /// Why a quota the plan asked for was not applied, when one was not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub not_applied: Option<String>,
+    /// The larger quota warm-ups ran at (a plan's `warmup_cpu_quota`), in cores, when any did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warmup_cpu_cores: Option<f64>,
     /// The header's line: `CPU budget: 0.5 core per contestant …`, `unbudgeted: …`.
     pub line: String,
 }
@@ -36,6 +39,8 @@ pub struct Budget {
 pub fn budget(results: &ResultSet) -> Option<Budget> {
     let mut quotas: BTreeMap<String, Option<f64>> = BTreeMap::new();
     let mut versions = Vec::new();
+    // The warm-ups' larger quota, and the least time before a measured window the budget was back.
+    let mut warmed: Option<(f64, f64)> = None;
     for run in &results.runs {
         let (Some(name), Some(samples)) = (&run.label.contestant, &run.samples) else { continue };
         let cgroup = samples.cgroup.as_ref().filter(|c| c.cpu_quota.is_some());
@@ -43,6 +48,9 @@ pub fn budget(results: &ResultSet) -> Option<Budget> {
         if let Some(c) = cgroup {
             *entry = entry.or(c.cpu_quota);
             versions.extend(c.version.filter(|v| !versions.contains(v)));
+            if let (Some(q), Some(before)) = (c.warmup_cpu_quota, c.budget_before_s) {
+                warmed = Some(warmed.map_or((q, before), |(wq, wb)| (wq.max(q), wb.min(before))));
+            }
         }
     }
     if quotas.is_empty() {
@@ -73,11 +81,21 @@ pub fn budget(results: &ResultSet) -> Option<Budget> {
         None => "unbudgeted: no CPU quota on any contestant".to_owned(),
     };
     let (cpu_cores, line, per_contestant) = match distinct.as_slice() {
-        [Some(q)] => (
-            Some(*q),
-            format!("CPU budget: {} per contestant, the same for each{via}", cores_of(*q)),
-            BTreeMap::new(),
-        ),
+        [Some(q)] => {
+            // Said where it applied: a warm-up longer than the settle, of a budgeted contestant.
+            let warm = warmed.map_or_else(String::new, |(wq, before)| {
+                format!(
+                    "; warm-ups at {}, the budget in force from at least {} before each measured window",
+                    cores_of(wq),
+                    fmt::millis(before * 1000.0)
+                )
+            });
+            (
+                Some(*q),
+                format!("CPU budget: {} per contestant, the same for each{via}{warm}", cores_of(*q)),
+                BTreeMap::new(),
+            )
+        }
         [None] => (None, unbudgeted, BTreeMap::new()),
         _ => {
             let groups: Vec<String> = distinct
@@ -97,7 +115,8 @@ pub fn budget(results: &ResultSet) -> Option<Budget> {
             (None, line, quotas)
         }
     };
-    Some(Budget { cpu_cores, cgroup_versions: versions, per_contestant, not_applied, line })
+    let warmup_cpu_cores = warmed.map(|(q, _)| q);
+    Some(Budget { cpu_cores, cgroup_versions: versions, per_contestant, not_applied, warmup_cpu_cores, line })
 }
 
 /// Throttled share above which a contestant is said to have reached its CPU limit.
@@ -171,6 +190,7 @@ mod tests {
                 memory_peak_bytes: 0,
                 oom_kills: 0,
                 version: Some(1),
+                ..CgroupUsage::default()
             });
         }
         if let Some(why) = incident {
@@ -192,6 +212,24 @@ mod tests {
         assert_eq!(b.cpu_cores, Some(0.5));
         assert_eq!(b.line, "CPU budget: 0.5 core per contestant, the same for each (a cgroup v1 CPU quota)");
         assert!(b.per_contestant.is_empty());
+    }
+
+    #[test]
+    fn warmups_at_a_larger_quota_are_said_with_the_budget() {
+        let mut s = set(&[("a", Some(0.5)), ("b", Some(0.5))], None);
+        for (k, run) in
+            s.runs.iter_mut().enumerate().filter(|(_, r)| r.label.contestant.as_deref() == Some("b"))
+        {
+            let cg = run.samples.as_mut().and_then(|s| s.cgroup.as_mut()).unwrap();
+            (cg.warmup_cpu_quota, cg.budget_before_s) = (Some(1.0), Some(0.5 - 0.01 * k as f64));
+        }
+        let b = budget(&s).unwrap();
+        assert_eq!(b.warmup_cpu_cores, Some(1.0));
+        assert_eq!(
+            b.line,
+            "CPU budget: 0.5 core per contestant, the same for each (a cgroup v1 CPU quota); warm-ups at 1 core, \
+             the budget in force from at least 450 ms before each measured window"
+        );
     }
 
     #[test]

@@ -260,6 +260,10 @@ pub struct WarmupReport {
     /// Requests and errors of all the warm-ups.
     pub requests: u64,
     pub errors: u64,
+    /// The larger CPU quota its warm-ups ran at (a plan's `warmup_cpu_quota`), in cores, when
+    /// they did: then they are not judged (the measured window, under the budget, is).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_cores: Option<f64>,
 }
 
 /// Correct answers per second across repetitions.

@@ -70,6 +70,10 @@ pub(super) fn warmup(used: &[&RunRecord], warnings: &mut Vec<String>) -> Option<
         p99_us: median_of(|w| w.summary.latency.p99_us as f64),
         requests: kept.iter().map(|(_, w)| w.summary.requests).sum(),
         errors: kept.iter().map(|(_, w)| w.summary.errors).sum(),
+        cpu_cores: kept
+            .iter()
+            .filter_map(|(r, _)| r.samples.as_ref()?.cgroup?.warmup_cpu_quota)
+            .fold(None, |m: Option<f64>, q| Some(m.map_or(q, |m| m.max(q)))),
     })
 }
 
@@ -78,6 +82,11 @@ pub(super) fn warmup(used: &[&RunRecord], warnings: &mut Vec<String>) -> Option<
 pub(super) fn phrase(name: &str, w: &WarmupReport) -> String {
     let judged = w.steady_from_s.len();
     let when = match (w.median_steady_s, w.never) {
+        (None, 0) if let Some(q) = w.cpu_cores => format!(
+            "{:.0} s at {q} core{}, not judged (its seconds ran at two quotas)",
+            w.median_duration_s,
+            if q > 1.0 { "s" } else { "" }
+        ),
         (Some(t), 0) => format!("steady after {t:.0} s"),
         (Some(t), n) => format!("steady after {t:.0} s, never steady{} in {n} of {judged} runs", within(w)),
         (None, 0) => format!("{:.0} s, too short to judge", w.median_duration_s),

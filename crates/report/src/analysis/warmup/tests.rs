@@ -61,3 +61,27 @@ fn all_never_steady_says_so_and_old_records_have_no_warmup() {
     assert_eq!(warmup(&[&old], &mut warnings), None);
     assert!(warnings.is_empty());
 }
+
+#[test]
+fn warmups_at_a_larger_quota_say_so_and_are_not_judged() {
+    let mut runs = [run(1, 2_000.0, 18.0, None), run(2, 1_800.0, 18.0, None)];
+    for r in &mut runs {
+        let w = r.warmup.as_mut().unwrap();
+        (w.auto, w.max_s, w.never_steady) = (false, None, false);
+        let cg = stackbench_record::CgroupUsage {
+            cpu_quota: Some(0.5),
+            warmup_cpu_quota: Some(1.0),
+            ..Default::default()
+        };
+        r.samples.as_mut().unwrap().cgroup = Some(cg);
+    }
+    let used: Vec<&RunRecord> = runs.iter().collect();
+    let mut warnings = Vec::new();
+    let w = warmup(&used, &mut warnings).unwrap();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!((w.cpu_cores, w.never, w.steady_from_s.len()), (Some(1.0), 0, 0));
+    assert_eq!(
+        phrase("vertx", &w),
+        "vertx 18 s at 1 core, not judged (its seconds ran at two quotas), warm-up at 190% of the measured rate"
+    );
+}
