@@ -84,6 +84,9 @@ pub trait LimitGroup: Send {
     fn procs_files(&self) -> Vec<PathBuf>;
     fn counters(&self) -> CgroupCounters;
     fn applied(&self) -> Applied;
+    /// Rewrites the CPU quota of the live group to `cores` (a budgeted run's warm-up at a
+    /// larger quota, then its budget again); the group's weight stays.
+    fn set_cpu_quota(&self, cores: f64) -> Result<(), String>;
 }
 
 /// Limits through Linux cgroups.
@@ -105,6 +108,9 @@ impl LimitGroup for Cgroup {
     }
     fn applied(&self) -> Applied {
         Applied { request: self.request, version: self.version }
+    }
+    fn set_cpu_quota(&self, cores: f64) -> Result<(), String> {
+        Cgroup::set_cpu_quota(self, cores)
     }
 }
 
@@ -170,6 +176,23 @@ impl Cgroup {
             }
         }
         c
+    }
+
+    /// Rewrites the CPU quota while the group's processes run: v2 `cpu.max`, v1
+    /// `cpu.cfs_period_us` and `cpu.cfs_quota_us` (the kernel applies it from the next period).
+    pub fn set_cpu_quota(&self, cores: f64) -> Result<(), String> {
+        let (quota, period) = quota_and_period_us(cores);
+        let dir = self
+            .dirs
+            .iter()
+            .find(|d| d.join(if self.version == 2 { "cpu.max" } else { "cpu.cfs_quota_us" }).exists())
+            .ok_or("the group has no CPU quota to rewrite")?;
+        if self.version == 2 {
+            write(&dir.join("cpu.max"), &format!("{quota} {period}"))
+        } else {
+            write(&dir.join("cpu.cfs_period_us"), &period.to_string())?;
+            write(&dir.join("cpu.cfs_quota_us"), &quota.to_string())
+        }
     }
 
     /// Pids currently in the cgroup.

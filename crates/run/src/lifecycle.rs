@@ -238,8 +238,9 @@ fn budget_line(plan: &Plan, checks: &[Result<Option<u8>, String>]) -> Option<Str
                 Err(why) => format!("the load's share of its cores not reserved: {why}"),
             };
             Some(format!(
-                "CPU budget: {q} core(s) per contestant, reserved (a cgroup {} CPU quota and weight); {load}",
-                via.join(" and ")
+                "CPU budget: {q} core(s) per contestant, reserved (a cgroup {} CPU quota and weight){}; {load}",
+                via.join(" and "),
+                warm_core::said(plan)
             ))
         }
         _ => {
@@ -776,4 +777,5 @@ mod sources;
 #[cfg(test)]
 mod tests;
 mod tls;
+mod warm_core;
 mod warmups;

@@ -91,6 +91,10 @@ pub struct Settings {
     /// Plan-level: a contestant of the plan that runs beside every compared run, as a
     /// reference of how fast the shared cores ran then (docs/design.md, "Measured beside a companion").
     pub companion: Option<Spanned<String>>,
+    /// Plan-level: the CPU quota (cores) a budgeted contestant has during its load's warm-up,
+    /// its `cpu_quota` again before the measured window (docs/design.md, "The default answer
+    /// under a CPU budget").
+    pub warmup_cpu_quota: Option<Spanned<f64>>,
 }
 
 /// A `[[contestant]]` as written.
@@ -294,6 +298,9 @@ pub struct Plan {
     /// The contestant that runs beside each run of a scenario with more than one
     /// contestant (`companion`); `None` without one, and `--unbudgeted`.
     pub companion: Option<String>,
+    /// The quota a budgeted contestant warms up at (`warmup_cpu_quota`); `None` without
+    /// one, and `--unbudgeted`.
+    pub warmup_cpu_quota: Option<f64>,
 }
 
 /// Why a plan is refused.
@@ -342,29 +349,7 @@ impl Plan {
         let file = path.map_or_else(|| "<plan>".to_owned(), |p| p.display().to_string());
         let err = |span: Option<std::ops::Range<usize>>, message: String| locate(&file, text, span, message);
         let raw: PlanFile = toml::from_str(text).map_err(|e| err(e.span(), e.message().to_owned()))?;
-        let mut defaults = raw.defaults.clone();
-        let mut load = raw.load.clone();
-        if let Some(name) = &ctx.variant {
-            let Some(v) = raw.variants.get(name) else {
-                let known: Vec<&str> = raw.variants.keys().map(String::as_str).collect();
-                return Err(err(
-                    None,
-                    format!(
-                        "the plan has no variant {name:?}; it has {}",
-                        if known.is_empty() { "none".to_owned() } else { known.join(", ") }
-                    ),
-                ));
-            };
-            overlay_settings(&mut defaults, &v.defaults);
-            for (scenario, table) in &v.load {
-                let entry = load
-                    .entry(scenario.clone())
-                    .or_insert_with(|| Spanned::new(table.span(), profile::Table::new()));
-                for (k, val) in table.get_ref() {
-                    entry.get_mut().insert(k.clone(), val.clone());
-                }
-            }
-        }
+        let (defaults, load) = with_variant(&raw, ctx.variant.as_deref()).map_err(|m| err(None, m))?;
         if raw.contestants.is_empty() {
             return Err(err(
                 None,
@@ -425,6 +410,8 @@ impl Plan {
         let cooldown = bounded_dur(defaults.cooldown.as_ref(), "cooldown", Duration::ZERO..=limits::WAIT)
             .map_err(|(sp, m)| err(sp, m))?;
         let companion = companion(defaults.companion.as_ref(), &contestants).map_err(|(sp, m)| err(sp, m))?;
+        let warmup_cpu_quota = warmup_cpu_quota(defaults.warmup_cpu_quota.as_ref(), &contestants)
+            .map_err(|(sp, m)| err(sp, m))?;
         Ok(Plan {
             name: raw.name,
             path: path.map(Path::to_owned),
@@ -439,6 +426,7 @@ impl Plan {
             variant: ctx.variant.clone(),
             unbudgeted: false,
             companion,
+            warmup_cpu_quota,
         })
     }
 
@@ -447,6 +435,7 @@ impl Plan {
     pub fn unbudget(&mut self) {
         self.unbudgeted = true;
         self.companion = None;
+        self.warmup_cpu_quota = None;
         for c in &mut self.contestants {
             c.cpu_quota = None;
         }
@@ -501,6 +490,30 @@ impl Plan {
     }
 }
 
+/// The plan's `[defaults]` and `[load.*]` with the named variant's laid over them.
+type Resolved = (Settings, BTreeMap<String, Spanned<profile::Table>>);
+fn with_variant(raw: &PlanFile, variant: Option<&str>) -> Result<Resolved, String> {
+    let mut defaults = raw.defaults.clone();
+    let mut load = raw.load.clone();
+    let Some(name) = variant else { return Ok((defaults, load)) };
+    let Some(v) = raw.variants.get(name) else {
+        let known: Vec<&str> = raw.variants.keys().map(String::as_str).collect();
+        return Err(format!(
+            "the plan has no variant {name:?}; it has {}",
+            if known.is_empty() { "none".to_owned() } else { known.join(", ") }
+        ));
+    };
+    overlay_settings(&mut defaults, &v.defaults);
+    for (scenario, table) in &v.load {
+        let entry =
+            load.entry(scenario.clone()).or_insert_with(|| Spanned::new(table.span(), profile::Table::new()));
+        for (k, val) in table.get_ref() {
+            entry.get_mut().insert(k.clone(), val.clone());
+        }
+    }
+    Ok((defaults, load))
+}
+
 fn overlay_settings(base: &mut Settings, over: &Settings) {
     macro_rules! take {
         ($($f:ident),*) => { $( if over.$f.is_some() { base.$f = over.$f.clone(); } )* };
@@ -524,7 +537,8 @@ fn overlay_settings(base: &mut Settings, over: &Settings) {
         max_time,
         looks,
         builds,
-        companion
+        companion,
+        warmup_cpu_quota
     );
 }
 
@@ -565,6 +579,38 @@ fn companion(name: Option<&Spanned<String>>, contestants: &[Contestant]) -> Resu
         ));
     }
     Ok(Some(c.name.clone()))
+}
+
+/// `warmup_cpu_quota`: cores, at least every budgeted contestant's `cpu_quota` (a warm-up
+/// under a smaller quota would only be slower), in a plan with a budget to lift.
+fn warmup_cpu_quota(q: Option<&Spanned<f64>>, contestants: &[Contestant]) -> Result<Option<f64>, Located> {
+    let Some(q) = q else { return Ok(None) };
+    let (at, cores) = (Some(q.span()), *q.get_ref());
+    if !(cores.is_finite() && cores >= 0.01) {
+        return Err((
+            at,
+            format!("`warmup_cpu_quota` is in cores (1.0 = one core), at least 0.01, got {cores}"),
+        ));
+    }
+    let budgeted: Vec<&Contestant> = contestants.iter().filter(|c| c.cpu_quota.is_some()).collect();
+    if budgeted.is_empty() {
+        return Err((
+            at,
+            "`warmup_cpu_quota` lifts a `cpu_quota` during the warm-up, and no contestant has one".to_owned(),
+        ));
+    }
+    if let Some(c) = budgeted.iter().find(|c| c.cpu_quota.is_some_and(|b| b > cores)) {
+        return Err((
+            at,
+            format!(
+                "`warmup_cpu_quota` ({cores}) is below contestant {:?}'s `cpu_quota` ({}): the warm-up's \
+                 quota is the budget or more",
+                c.name,
+                c.cpu_quota.unwrap_or_default()
+            ),
+        ));
+    }
+    Ok(Some(cores))
 }
 
 /// The upper bounds of a plan's counts and durations (the load profile's are the load

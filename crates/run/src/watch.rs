@@ -26,6 +26,25 @@ pub struct Watched {
     pub crashed: Option<Exit>,
     /// The load's thread panicked (a failure of stackbench, not a result).
     pub panicked: Option<String>,
+    /// The warm-up ran at a larger quota ([`Lift`]): when the budget came back.
+    pub lifted: Option<Lifted>,
+}
+
+/// A budgeted run's warm-up at a larger CPU quota: the contestant's group has `warm` cores
+/// from the load's start and `budget` again `until` after it (before the measured window).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Lift {
+    pub warm: f64,
+    pub budget: f64,
+    pub until: Duration,
+}
+
+/// What a [`Lift`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lifted {
+    pub warm: f64,
+    /// The wall clock (ms) from which the budget held again, or why it did not.
+    pub budget_from_ms: Result<u64, String>,
 }
 
 /// The contestant side of a watched run.
@@ -33,6 +52,10 @@ pub struct Target<'a> {
     pub process: &'a mut dyn Process,
     pub group: Option<&'a dyn LimitGroup>,
     pub procs: Box<dyn ProcSource>,
+    /// Its warm-up at a larger quota (a budgeted group only).
+    pub lift: Option<Lift>,
+    /// Fired once the budget is in force: when a lift ends, or at once without one.
+    pub budget_back: Option<Cancel>,
 }
 
 /// Runs `job` to its end, watching `target` (none for an external server).
@@ -55,12 +78,21 @@ pub fn drive(
         readings: Vec::new(),
         crashed: None,
         panicked: None,
+        lifted: None,
     };
     let joined = std::thread::scope(|s| {
         // A budgeted contestant's load gets a reserved share of its cores, as the contestant has.
         let reserve =
             target.as_ref().and_then(|t| t.group).is_some_and(|g| g.applied().request.cpu_quota.is_some());
         let cancel = &cancel;
+        // The warm-up's quota, from before the load's first request (a failed write leaves the
+        // budget in force, and nothing to undo).
+        let lift = target.as_ref().and_then(|t| Some((t.group?, t.lift?)));
+        let mut lift = lift.filter(|(g, l)| g.set_cpu_quota(l.warm).is_ok());
+        let back = target.as_ref().and_then(|t| t.budget_back.clone());
+        if let Some(b) = back.as_ref().filter(|_| lift.is_none()) {
+            b.cancel();
+        }
         let handle = s.spawn(move || {
             let _reserved = reserve.then(|| crate::cgroup::reserve::reserve_this_thread("load").ok());
             load.run(job, cancel)
@@ -79,6 +111,9 @@ pub fn drive(
         let t0 = Instant::now();
         let mut next = t0;
         while !handle.is_finished() {
+            if lift.is_some_and(|(_, l)| t0.elapsed() >= l.until) {
+                restore(&mut lift, &mut w, back.as_ref());
+            }
             if interrupt.is_cancelled() {
                 cancel.cancel();
             }
@@ -99,6 +134,8 @@ pub fn drive(
             }
             std::thread::sleep(next.saturating_duration_since(Instant::now()).min(Duration::from_millis(10)));
         }
+        // A load that ended before the warm-up did (a crash, Ctrl-C): the budget comes back.
+        restore(&mut lift, &mut w, back.as_ref());
         handle.join()
     });
     match joined {
@@ -111,6 +148,17 @@ pub fn drive(
         crate::process::affinity::set(&previous);
     }
     w
+}
+
+/// Ends a [`Lift`]: the budget back, and when.
+fn restore(lift: &mut Option<(&dyn LimitGroup, Lift)>, w: &mut Watched, budget_back: Option<&Cancel>) {
+    if let Some((g, l)) = lift.take() {
+        let back = g.set_cpu_quota(l.budget).map(|()| now_ms());
+        w.lifted = Some(Lifted { warm: l.warm, budget_from_ms: back });
+        if let Some(b) = budget_back {
+            b.cancel();
+        }
+    }
 }
 
 /// Puts the measured part of the samples (and the cgroup's usage) on the record.

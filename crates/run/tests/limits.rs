@@ -21,18 +21,22 @@ fn limiter_or_skip(req: LimitRequest) -> Option<Box<dyn stackbench_run::LimitGro
     }
 }
 
-#[test]
-fn a_cpu_quota_throttles_a_busy_loop() {
-    let req = LimitRequest { cpu_quota: Some(0.2), memory: None };
-    let Some(group) = limiter_or_skip(req) else { return };
-    let spec = LaunchSpec {
+/// A shell's busy loop on core 0 in `group`.
+fn busy_loop(group: &dyn stackbench_run::LimitGroup) -> LaunchSpec {
+    LaunchSpec {
         argv: vec!["sh".into(), "-c".into(), "while :; do :; done".into()],
         cpus: Some(vec![0]),
         cgroup_procs: group.procs_files(),
         ..LaunchSpec::default()
-    };
+    }
+}
+
+#[test]
+fn a_cpu_quota_throttles_a_busy_loop() {
+    let req = LimitRequest { cpu_quota: Some(0.2), memory: None };
+    let Some(group) = limiter_or_skip(req) else { return };
     let start = group.counters();
-    let mut p = OsLauncher.spawn(&spec).unwrap();
+    let mut p = OsLauncher.spawn(&busy_loop(group.as_ref())).unwrap();
     let mut procs = Procfs::default();
     let hz = stackbench_run::ProcSource::ticks_per_second(&procs);
     let mut sampler = Sampler::default();
@@ -50,6 +54,29 @@ fn a_cpu_quota_throttles_a_busy_loop() {
     // Counted over 10 ms periods: 2.25 s at 0.2 core is about 225 throttled periods (22 at the kernel's 100 ms).
     assert!(usage.throttled_periods > 60, "throttled in {} periods: not 10 ms ones", usage.throttled_periods);
     assert_eq!(usage.version, Some(group.applied().version));
+}
+
+/// A live group's quota is rewritten while its process runs (a budgeted run's warm-up at
+/// its whole core, then its budget again): a busy loop uses what each quota allows.
+#[test]
+fn a_live_quota_is_lifted_and_set_back() {
+    let req = LimitRequest { cpu_quota: Some(0.2), memory: None };
+    let Some(group) = limiter_or_skip(req) else { return };
+    let mut p = OsLauncher.spawn(&busy_loop(group.as_ref())).unwrap();
+    let used_over = |d: Duration| {
+        let start = group.counters().cpu_s;
+        std::thread::sleep(d);
+        group.counters().cpu_s - start
+    };
+    let budget = used_over(Duration::from_millis(600));
+    group.set_cpu_quota(1.0).unwrap();
+    let lifted = used_over(Duration::from_millis(600));
+    group.set_cpu_quota(0.2).unwrap();
+    let again = used_over(Duration::from_millis(600));
+    p.stop(Duration::from_secs(1), &[]);
+    // 0.12 s of 0.6 at 0.2 core; well over that at the whole core, even on a shared core.
+    assert!(budget < 0.2 && again < 0.2, "under the budget: {budget:.3} s, then {again:.3} s");
+    assert!(lifted > 0.3, "lifted to the whole core: {lifted:.3} s of 0.6");
 }
 
 /// The load's thread joins a group with the reserving weight where cgroup v1

@@ -131,9 +131,10 @@ pub(super) struct Ran {
     record: Result<RunRecord, String>,
 }
 
-/// [`drive`] with the companion's load (if any) running beside it from the same moment on
-/// the same cores, stopped when the measured run ends. The companion's load thread gets the
-/// reserved share of its cores that a budgeted contestant's load gets.
+/// [`drive`] with the companion's load (if any) running beside it on the same cores from the
+/// moment the run's budget is in force (when a warm-up at a larger quota ends, else at once),
+/// stopped when the measured run ends. The companion's load thread gets the reserved share of
+/// its cores that a budgeted contestant's load gets.
 pub(super) fn drive_beside(
     load: &dyn LoadDriver,
     job: &LoadJob,
@@ -144,9 +145,20 @@ pub(super) fn drive_beside(
 ) -> (Watched, Option<Result<RunRecord, String>>) {
     let Some(other) = beside else { return (drive(load, job, interrupt, target, interval), None) };
     let stop = Cancel::new();
+    let (back, mut target) = (Cancel::new(), target);
+    match target.as_mut() {
+        Some(t) => t.budget_back = Some(back.clone()),
+        None => back.cancel(),
+    }
     std::thread::scope(|s| {
-        let stop_ref = &stop;
+        let (stop_ref, back) = (&stop, &back);
         let handle = s.spawn(move || {
+            while !stop_ref.is_cancelled() && !back.is_cancelled() {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            if stop_ref.is_cancelled() {
+                return Err("the run ended before the companion's load was to start".to_owned());
+            }
             let _reserved = crate::cgroup::reserve::reserve_this_thread("companion-load").ok();
             load.run(other, stop_ref)
         });

@@ -5,7 +5,7 @@
 use stackbench_record::Invalid;
 
 use super::companion::drive_beside;
-use super::{Launch, LoadJob, Orchestrator, RunError, Started, base_of, path_of};
+use super::{Launch, LoadJob, Orchestrator, RunError, Started, base_of, path_of, warm_core};
 use crate::process::Exit;
 use crate::watch::{Target, Watched, attach_samples, describe};
 
@@ -37,10 +37,14 @@ impl Orchestrator<'_, '_> {
         self.say(&format!("[{nth}/{total}] {name} repetition {rep}: load on {}{with}", job.url));
         let interval = self.plan.sample_interval;
         let mut started = started;
+        // A warm-up at `warmup_cpu_quota`; the companion's load starts when the budget is back.
+        let lift = started.as_ref().and_then(|st| warm_core::lift_for(self.plan, c, st.group.is_some()));
         let target = started.as_mut().map(|st| Target {
             process: st.process.as_mut(),
             group: st.group.as_deref(),
             procs: (self.deps.procs)(),
+            lift,
+            budget_back: None,
         });
         let companion_job = beside.as_ref().map(|b| &b.job);
         let (watched, companion_ran) =
@@ -83,6 +87,7 @@ impl Orchestrator<'_, '_> {
         if matches!(c.launch, Launch::Command { .. }) {
             attach_samples(&mut record, &watched, interval, limits);
         }
+        warm_core::settle_record(&mut record, watched.lifted.as_ref());
         if let Some(b) = record.find_max.as_ref().and_then(|s| s.bracket) {
             self.earlier.brackets.insert(i, b);
         }

@@ -53,6 +53,10 @@ struct World {
     beside_rates: std::collections::VecDeque<f64>,
     /// Last output asked of a process still running (the real one waits for it to end).
     live_tails: u32,
+    /// A fixed `warmup` is waited out before the measured window (`started_at_ms`) begins.
+    timed_warmups: bool,
+    /// CPU quotas written to live groups, and companions' loads started, in order.
+    events: Vec<String>,
 }
 
 type Shared = Arc<Mutex<World>>;
@@ -249,6 +253,7 @@ impl LoadDriver for FakeLoad {
             .as_ref()
             .filter(|(p, _)| job.url.ends_with(&format!(":{p}")) || job.url.contains(&format!(":{p}/")))
         {
+            self.0.lock().unwrap().events.push("companion load".to_owned());
             return Ok(FakeLoad::companion(job, cancel, *rate));
         }
         if let Some((_, rate)) = beside {
@@ -285,8 +290,10 @@ impl LoadDriver for FakeLoad {
         if let Some(c) = hook {
             c.cancel();
         }
-        let started_at_ms = crate::store::now_ms();
-        let until = Instant::now() + took;
+        let fixed = job.profile.get("warmup").and_then(|v| v.as_str()?.parse::<stackbench_load::Dur>().ok());
+        let warm = fixed.filter(|_| self.0.lock().unwrap().timed_warmups).map_or(Duration::ZERO, |d| d.0);
+        let started_at_ms = crate::store::now_ms() + warm.as_millis() as u64;
+        let until = Instant::now() + warm + took;
         while Instant::now() < until && !cancel.is_cancelled() {
             std::thread::sleep(Duration::from_millis(2));
         }
@@ -343,9 +350,13 @@ impl FakeLoad {
     }
 }
 
-struct FakeLimiter(bool);
-struct NoGroup;
+struct FakeLimiter(bool, Shared);
+struct NoGroup(Shared);
 impl LimitGroup for NoGroup {
+    fn set_cpu_quota(&self, cores: f64) -> Result<(), String> {
+        self.0.lock().unwrap().events.push(format!("quota {cores}"));
+        Ok(())
+    }
     fn procs_files(&self) -> Vec<PathBuf> {
         vec![]
     }
@@ -359,7 +370,7 @@ impl LimitGroup for NoGroup {
 impl Limiter for FakeLimiter {
     fn create(&self, _: &str, _: LimitRequest) -> Result<Box<dyn LimitGroup>, LimitError> {
         if self.0 {
-            Ok(Box::new(NoGroup))
+            Ok(Box::new(NoGroup(Arc::clone(&self.1))))
         } else {
             Err(LimitError { what: "cpu_quota = 1".into(), why: "no cgroups here".into() })
         }
@@ -451,7 +462,7 @@ impl Harness {
         let launcher = FakeLauncher(Arc::clone(&self.world));
         let prober = FakeProber(Arc::clone(&self.world));
         let load = FakeLoad(Arc::clone(&self.world));
-        let limiter = FakeLimiter(limits);
+        let limiter = FakeLimiter(limits, Arc::clone(&self.world));
         let procs = || Box::new(NoProcs) as Box<dyn ProcSource>;
         let deps =
             Deps { launcher: &launcher, prober: &prober, load: &load, limiter: &limiter, procs: &procs };
@@ -766,4 +777,5 @@ mod companion;
 mod file;
 mod incidents;
 mod precision;
+mod warm_core;
 mod warmups;

@@ -211,3 +211,18 @@ fn a_companion_is_a_started_contestant_of_the_plan_and_flags_can_drop_it() {
     let e = parse(&with("ext")).unwrap_err().to_string();
     assert!(e.contains("`url`"), "{e}");
 }
+
+#[test]
+fn a_warmup_quota_lifts_a_budget_and_flags_can_drop_it() {
+    let with = |defaults: &str| GOOD.replace("repetitions = 2\n", &format!("repetitions = 2\n{defaults}\n"));
+    let mut p = parse(&with("cpu_quota = 0.5\nwarmup_cpu_quota = 1.0")).unwrap();
+    assert_eq!(p.warmup_cpu_quota, Some(1.0));
+    p.unbudget();
+    assert_eq!(p.warmup_cpu_quota, None, "--unbudgeted: no budget to lift");
+    let e = parse(&with("warmup_cpu_quota = 1.0")).unwrap_err().to_string();
+    assert!(e.contains("p.toml:5:") && e.contains("no contestant has one"), "{e}");
+    let e = parse(&with("cpu_quota = 0.5\nwarmup_cpu_quota = 0.25")).unwrap_err().to_string();
+    assert!(e.contains("below contestant \"a\"'s `cpu_quota` (0.5)"), "{e}");
+    let e = parse(&with("cpu_quota = 0.5\nwarmup_cpu_quota = 0.0")).unwrap_err().to_string();
+    assert!(e.contains("at least 0.01, got 0"), "{e}");
+}
