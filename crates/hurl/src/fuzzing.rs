@@ -4,7 +4,8 @@
 //! checks that covers every query and predicate, both by the checks compiled for
 //! the answer that passes ([`crate::eval::Compiled`] and the one-pass JSON reading)
 //! and by the general evaluator. Neither may panic, each must stay within its
-//! bounds, and they must agree: the same failures and the same captured values.
+//! bounds, and they must agree: the same failures and the same captured values;
+//! a jsonpath filter read in one pass must find what the parsed document gives.
 //! The captured values are then written into a request, as the next entry of a
 //! flow writes them (a hostile value that cannot go in a request line or header
 //! is refused there, never written).
@@ -32,6 +33,40 @@ const CHECKS: [&str; 3] = [
      header \"X-Many\" count == 2\nheader \"X-Many\" contains \"a\"\nbody isString\n\n\
      GET http://h/{{word}}\nContent-Type: {{kind}}\n`{{text}}`\n",
 ];
+
+/// Paths of one filter, which the one-pass reading answers where it can tell
+/// ([`crate::jsonpath::stream::Filtered`]): what it finds must be what the parsed document gives.
+const FILTERS: [&str; 3] = ["$.a[?(@.b == 'x')].c", "$[?(@.a > 3 || !@.b)].b", "$.b[?(@ >= 1 && @ != 'x')]"];
+
+/// The one-pass reading of [`FILTERS`] on `body` against [`JsonPath::eval`] on its document.
+///
+/// [`JsonPath::eval`]: crate::jsonpath::JsonPath::eval
+fn filters_agree(body: &[u8]) {
+    use crate::jsonpath::stream::Leaf;
+    use crate::jsonpath::{Budget, Found, JsonPath, MIN_BUDGET};
+    static PATHS: std::sync::OnceLock<Vec<JsonPath>> = std::sync::OnceLock::new();
+    let paths = PATHS.get_or_init(|| FILTERS.iter().map(|p| JsonPath::parse(p).expect("a path")).collect());
+    let doc = serde_json::from_slice::<serde_json::Value>(body).ok();
+    let mut found = Vec::new();
+    for p in paths {
+        let pass = p.filtered().expect("read in one pass");
+        if pass.find(body, &mut found).is_none() {
+            continue;
+        }
+        let doc = doc.as_ref().expect("the pass answers on JSON only");
+        let Ok(Found::Many(want)) = p.eval(doc, &mut Budget::new(MIN_BUDGET)) else { panic!("a list") };
+        let got: Vec<serde_json::Value> = found
+            .drain(..)
+            .map(|l| match l {
+                Leaf::Str(s) => s.into(),
+                Leaf::Int(n) => n.into(),
+                Leaf::Value(v) => v,
+                Leaf::Nothing => panic!("a target that found nothing"),
+            })
+            .collect();
+        assert!(want.iter().copied().eq(&got), "the one-pass filter disagrees with the document");
+    }
+}
 
 /// An answer made from arbitrary bytes.
 struct Hostile<'a> {
@@ -84,6 +119,7 @@ pub fn fuzz_eval(data: &[u8]) {
     let files = checks();
     let (file, compiled) = &files[usize::from(data.first().copied().unwrap_or(0)) % files.len()];
     let a = answer(data);
+    filters_agree(a.body);
     let (check, next) = (&file.entries[0], &file.entries[1]);
     let judge = |one_pass: bool, asserts: bool| {
         let (mut vars, mut failures) = (Vars::new(1), Vec::new());

@@ -7,7 +7,8 @@
 //! and filters (`[?@.price < 10]`, `[?(@.id == 'x')]`, with `&&`, `||`, `!`,
 //! existence tests and the functions `length`, `count`, `match`, `search`,
 //! `value`). A path of names and indexes only is *singular*: it yields at most
-//! one value, and the one-pass reading of [`stream`] follows it. What a query
+//! one value, and the one-pass reading of [`stream`] follows it, as it reads a
+//! path of one filter on singular members ([`stream::Filtered`]). What a query
 //! yields is Hurl's: nothing, the one value found, or the list of them.
 //!
 //! One evaluation is bounded ([`Budget`]): each value it visits or keeps costs
@@ -53,6 +54,8 @@ pub enum Selector {
 pub struct JsonPath {
     steps: Vec<Step>,
     singular: bool,
+    /// Its one-pass reading, when it has one filter that pass can answer ([`stream::Filtered`]).
+    filtered: Option<Box<stream::Filtered>>,
 }
 
 /// The least units an evaluation may spend, however small the answer.
@@ -124,12 +127,18 @@ impl JsonPath {
             return Err((p.i, format!("unexpected `{}`", &src[p.i..])));
         }
         let singular = steps.iter().all(|s| matches!(s, Step::Name(_) | Step::Index(_)));
-        Ok(JsonPath { steps, singular })
+        let filtered = stream::Filtered::new(&steps).map(Box::new);
+        Ok(JsonPath { steps, singular, filtered })
     }
 
     /// Whether it yields at most one value.
     pub fn is_singular(&self) -> bool {
         self.singular
+    }
+
+    /// Its one-pass reading, for a path of one filter that pass answers.
+    pub fn filtered(&self) -> Option<&stream::Filtered> {
+        self.filtered.as_deref()
     }
 
     /// Evaluates the path on `root`, spending from `budget` for each value visited or kept

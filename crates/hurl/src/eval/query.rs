@@ -94,6 +94,15 @@ impl<'a> Body<'a> {
 }
 
 impl Body<'_> {
+    /// Whether the body as received is its text: no `Content-Encoding`, and UTF-8.
+    fn is_text(&self) -> bool {
+        self.encoding.is_none()
+            && self
+                .content_type
+                .and_then(charset)
+                .is_none_or(|c| encoding_rs::Encoding::for_label(c.as_bytes()) == Some(encoding_rs::UTF_8))
+    }
+
     /// The body as a document for XPath: HTML when its `Content-Type` says so, else XML.
     fn xml(&self) -> Result<&xpath::Doc, String> {
         self.xml
@@ -229,8 +238,16 @@ fn unknown(what: &str) -> FailureKind {
     FailureKind::Error(format!("the answer's {what} is not known to the transport that sent the request"))
 }
 
-/// A jsonpath on the body, as Hurl gives its result.
+/// A jsonpath on the body, as Hurl gives its result: a path of one filter read in one pass
+/// over a body that is its own text ([`crate::jsonpath::stream::Filtered`]), when that pass
+/// can tell; else evaluated on the parsed document.
 fn jsonpath<'b>(p: &JsonPath, body: &'b Body<'b>) -> Result<Option<Value<'b>>, FailureKind> {
+    if let Some(f) = p.filtered()
+        && body.is_text()
+        && let Some(v) = filtered(f, body.raw)
+    {
+        return Ok(v);
+    }
     let doc = match body.json() {
         Ok(doc) => doc,
         Err(e) if e.ends_with("is not JSON") => return Err(FailureKind::NotJson),
@@ -238,6 +255,20 @@ fn jsonpath<'b>(p: &JsonPath, body: &'b Body<'b>) -> Result<Option<Value<'b>>, F
     };
     let found = p.nodes(doc, doc, &mut Budget::for_answer(body.raw.len())).map_err(FailureKind::TooMuch)?;
     Ok(unwrap(&found))
+}
+
+/// What `f` finds in `raw`, as [`unwrap`] gives it; `None` when its pass cannot tell.
+#[expect(clippy::option_option, reason = "cannot tell, nothing found, or a value")]
+fn filtered<'b>(f: &crate::jsonpath::stream::Filtered, raw: &'b [u8]) -> Option<Option<Value<'b>>> {
+    let mut found = Vec::new();
+    f.find(raw, &mut found)?;
+    match found.as_slice() {
+        [] => Some(None),
+        [one] => super::quick::leaf(one),
+        many => Some(Some(Value::List(
+            many.iter().map(|l| super::quick::leaf(l).flatten()).collect::<Option<_>>()?,
+        ))),
+    }
 }
 
 /// Hurl's result of a jsonpath: nothing, the one value found, or the list of them.
@@ -304,5 +335,55 @@ mod tests {
         assert!(decode(b"not gzip", Some("gzip")).is_err());
         assert_eq!(charset("text/plain; charset=ISO-8859-1"), Some("ISO-8859-1"));
         assert_eq!(charset("text/plain"), None);
+    }
+
+    /// The tree's answer for `path` on `body`, as `jsonpath` gives it without the one pass.
+    #[expect(clippy::option_option, reason = "not JSON, nothing found, or a value")]
+    fn tree(path: &JsonPath, body: &[u8]) -> Option<Option<Value<'static>>> {
+        let doc = parse_json(body).ok()?;
+        Some(unwrap(&path.nodes(&doc, &doc, &mut Budget::new(crate::jsonpath::MIN_BUDGET)).unwrap()))
+    }
+
+    #[test]
+    fn filters_read_in_one_pass_give_hurls_results() {
+        let body = br#"{"orders": [{"id": "o-1", "status": "paid"}, {"status": "pending", "id": "o-2"}]}"#;
+        let p = JsonPath::parse("$.orders[?(@.status == 'pending')].id").unwrap();
+        let fast = filtered(p.filtered().unwrap(), body);
+        assert_eq!(fast, Some(Some(Value::Str(Cow::Borrowed("o-2")))));
+        assert_eq!(fast, tree(&p, body));
+        let p = JsonPath::parse("$.orders[?(@.status)].id").unwrap();
+        let fast = filtered(p.filtered().unwrap(), body).unwrap().unwrap();
+        assert_eq!(format!("{fast:?}"), format!("{:?}", tree(&p, body).unwrap().unwrap()));
+        assert!(matches!(fast, Value::List(l) if l.len() == 2));
+        // An integer the parsed document keeps as a big integer is left to it.
+        let big = br#"{"orders": [{"id": 18446744073709551615, "status": "paid"}]}"#;
+        let p = JsonPath::parse("$.orders[?(@.status == 'paid')].id").unwrap();
+        assert_eq!(filtered(p.filtered().unwrap(), big), None);
+    }
+
+    proptest::proptest! {
+        /// Whenever the pass answers, its value is the tree's, of the same kind (big integers,
+        /// floats and escapes among the members).
+        #[test]
+        fn filtered_values_are_the_trees(
+            members in proptest::collection::vec(proptest::collection::vec(
+                (proptest::sample::select(vec!["a", "b", "c"]), proptest::sample::select(vec![
+                    "1", "2", "-1", "1.0", "-0", "1e2", "18446744073709551615", "9223372036854775808",
+                    "9223372036854775807", "12345678901234567890123", r#""a""#, r#""\u0061""#, r#""é""#,
+                    "true", "null", "[1]", "{}"])), 0..4), 0..4),
+            m in proptest::sample::select(vec!["a", "b", "c"]), t in proptest::sample::select(vec!["a", "b", "c"]),
+            op in proptest::sample::select(vec!["==", "!=", "<", ">="]),
+            lit in proptest::sample::select(vec!["1", "2", "1.0", "'a'", "true", "null", "9223372036854775807"]),
+        ) {
+            let elements: Vec<String> = members.iter().map(|e| {
+                let m: Vec<String> = e.iter().map(|(k, v)| format!("\"{k}\": {v}")).collect();
+                format!("{{{}}}", m.join(", "))
+            }).collect();
+            let body = format!("{{\"x\": [{}]}}", elements.join(", "));
+            let p = JsonPath::parse(&format!("$.x[?(@.{m} {op} {lit})].{t}")).unwrap();
+            if let Some(fast) = filtered(p.filtered().unwrap(), body.as_bytes()) {
+                proptest::prop_assert_eq!(format!("{fast:?}"), format!("{:?}", tree(&p, body.as_bytes()).unwrap()));
+            }
+        }
     }
 }

@@ -358,10 +358,10 @@ impl Check {
 /// found, `None` when it cannot tell (a float that may have been an integer beyond 64 bits,
 /// which the general evaluator keeps as an integer).
 #[expect(clippy::option_option, reason = "cannot tell, nothing found, or a value")]
-fn leaf<'a>(l: &'a Leaf<'a>) -> Option<Option<Value<'a>>> {
+pub(super) fn leaf<'a>(l: &Leaf<'a>) -> Option<Option<Value<'a>>> {
     Some(match l {
         Leaf::Nothing => None,
-        Leaf::Str(s) => Some(Value::Str(Cow::Borrowed(s))),
+        Leaf::Str(s) => Some(Value::Str(Cow::Borrowed(*s))),
         Leaf::Int(n) => Some(Value::Int(*n)),
         Leaf::Value(Json::Number(n)) if n.as_f64().is_some_and(|f| f.fract() == 0.0 && f.abs() >= 9.2e18) => {
             return None;

@@ -143,19 +143,44 @@ impl Operand {
     }
 }
 
+/// One side of a comparison as RFC 9535 compares it: nothing, a number (by its value
+/// whatever its kind), a string (by its characters), or another value (by its members).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Side<'a> {
+    Nothing,
+    Number(f64),
+    Str(&'a str),
+    Other(&'a Value),
+}
+
+impl<'a> Side<'a> {
+    pub(crate) fn of(v: Option<&'a Value>) -> Side<'a> {
+        match v {
+            None => Side::Nothing,
+            Some(Value::Number(n)) => Side::Number(n.as_f64().unwrap_or(f64::NAN)),
+            Some(Value::String(s)) => Side::Str(s),
+            Some(v) => Side::Other(v),
+        }
+    }
+}
+
 /// RFC 9535's comparison: nothing equals nothing; numbers and strings order.
 fn compare(a: Option<&Value>, op: Op, b: Option<&Value>) -> bool {
-    let eq = |a: Option<&Value>, b: Option<&Value>| match (a, b) {
-        (None, None) => true,
-        (Some(Value::Number(x)), Some(Value::Number(y))) => x.as_f64() == y.as_f64(),
-        (Some(x), Some(y)) => x == y,
+    compare_sides(Side::of(a), op, Side::of(b))
+}
+
+/// [`compare`] of two sides (the one-pass reading compares what it found without making values).
+pub(crate) fn compare_sides(a: Side<'_>, op: Op, b: Side<'_>) -> bool {
+    let eq = |a: Side<'_>, b: Side<'_>| match (a, b) {
+        (Side::Nothing, Side::Nothing) => true,
+        (Side::Number(x), Side::Number(y)) => x.partial_cmp(&y) == Some(Ordering::Equal),
+        (Side::Str(x), Side::Str(y)) => x == y,
+        (Side::Other(x), Side::Other(y)) => x == y,
         _ => false,
     };
-    let lt = |a: Option<&Value>, b: Option<&Value>| match (a, b) {
-        (Some(Value::Number(x)), Some(Value::Number(y))) => {
-            x.as_f64().partial_cmp(&y.as_f64()) == Some(Ordering::Less)
-        }
-        (Some(Value::String(x)), Some(Value::String(y))) => x < y,
+    let lt = |a: Side<'_>, b: Side<'_>| match (a, b) {
+        (Side::Number(x), Side::Number(y)) => x.partial_cmp(&y) == Some(Ordering::Less),
+        (Side::Str(x), Side::Str(y)) => x < y,
         _ => false,
     };
     match op {
@@ -408,7 +433,7 @@ impl Reader<'_> {
             self.i += 1;
             let steps = self.steps()?;
             let singular = steps.iter().all(|s| matches!(s, Step::Name(_) | Step::Index(_)));
-            return Ok(Operand::Query { root, path: JsonPath { steps, singular } });
+            return Ok(Operand::Query { root, path: JsonPath { steps, singular, filtered: None } });
         }
         if r.starts_with(['\'', '"']) {
             return Ok(Operand::Literal(Value::String(self.string()?)));

@@ -355,5 +355,6 @@ impl Visitor<'_> for Key<'_> {
 }
 
 mod plain;
+pub use plain::filter::Filtered;
 #[cfg(test)]
 pub(crate) mod tests;

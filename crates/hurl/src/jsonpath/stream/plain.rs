@@ -156,6 +156,28 @@ impl<'a> Scan<'_, 'a> {
     }
 
     fn object(&mut self, depth: usize, alive: u32) -> Option<()> {
+        self.members(|s, key| {
+            // Below a member no path takes, no name is looked up.
+            let next = if alive == 0 { 0 } else { s.plan.named(alive, depth, key) };
+            for i in bits(next) {
+                // A repeated name: only its last value counts.
+                Leaf::put(&mut s.out[i], Leaf::Nothing);
+            }
+            s.value(depth + 1, next)
+        })
+    }
+
+    fn array(&mut self, depth: usize, alive: u32) -> Option<()> {
+        self.elements(|s, n| {
+            let next = if alive == 0 { 0 } else { s.plan.indexed(alive, depth, n) };
+            s.value(depth + 1, next)
+        })
+    }
+
+    /// The object at `i`: `member` reads each member's value, given its name.
+    #[expect(clippy::inline_always, reason = "one loop for each caller, as if written there")]
+    #[inline(always)]
+    fn members(&mut self, mut member: impl FnMut(&mut Self, &'a [u8]) -> Option<()>) -> Option<()> {
         self.i += 1;
         self.ws();
         if self.b.get(self.i) == Some(&b'}') {
@@ -168,26 +190,17 @@ impl<'a> Scan<'_, 'a> {
             let key = self.string()?;
             self.eat(b':')?;
             self.ws();
-            // Below a member no path takes, no name is looked up.
-            let next = if alive == 0 { 0 } else { self.plan.named(alive, depth, key) };
-            for i in bits(next) {
-                // A repeated name: only its last value counts.
-                Leaf::put(&mut self.out[i], Leaf::Nothing);
-            }
-            self.value(depth + 1, next)?;
-            self.ws();
-            match self.b.get(self.i)? {
-                b',' => self.i += 1,
-                b'}' => {
-                    self.i += 1;
-                    return Some(());
-                }
-                _ => return None,
+            member(self, key)?;
+            if self.next_item(b'}')? {
+                return Some(());
             }
         }
     }
 
-    fn array(&mut self, depth: usize, alive: u32) -> Option<()> {
+    /// The array at `i`: `element` reads each element, given its index.
+    #[expect(clippy::inline_always, reason = "one loop for each caller, as if written there")]
+    #[inline(always)]
+    fn elements(&mut self, mut element: impl FnMut(&mut Self, i64) -> Option<()>) -> Option<()> {
         self.i += 1;
         self.ws();
         if self.b.get(self.i) == Some(&b']') {
@@ -196,21 +209,30 @@ impl<'a> Scan<'_, 'a> {
         }
         for n in 0.. {
             self.ws();
-            let next = if alive == 0 { 0 } else { self.plan.indexed(alive, depth, n) };
-            self.value(depth + 1, next)?;
-            self.ws();
-            match self.b.get(self.i)? {
-                b',' => self.i += 1,
-                b']' => {
-                    self.i += 1;
-                    return Some(());
-                }
-                _ => return None,
+            element(self, n)?;
+            if self.next_item(b']')? {
+                return Some(());
             }
         }
         None
     }
+
+    /// Past an item of an object or an array: `Some(false)` after a `,`, `Some(true)` after
+    /// `close`, which ends it.
+    #[inline]
+    fn next_item(&mut self, close: u8) -> Option<bool> {
+        self.ws();
+        let c = *self.b.get(self.i)?;
+        self.i += 1;
+        match c {
+            b',' => Some(false),
+            c if c == close => Some(true),
+            _ => None,
+        }
+    }
 }
+
+pub(super) mod filter;
 
 #[cfg(test)]
 mod tests {
