@@ -8,7 +8,8 @@
 //! Under load most answers pass, and [`quick`] judges those without building
 //! the body's document; anything else goes to the general evaluator, which
 //! reads the body once per check: decoded by its `Content-Encoding` and
-//! charset, parsed as JSON once for every jsonpath query ([`query`]).
+//! charset, parsed as JSON once for every jsonpath query that one pass over the
+//! body does not answer ([`query`]).
 
 use std::fmt;
 use std::sync::OnceLock;
@@ -247,8 +248,8 @@ impl Entry {
         asserts: bool,
     ) {
         let Some(r) = &self.response else { return };
-        if let Some(c) = compiled
-            && let Some(plan) = c.plan.get_or_init(|| plan(r))
+        let one_pass = compiled.and_then(|c| c.plan.get_or_init(|| plan(r)).as_ref());
+        if let (Some(c), Some(plan)) = (compiled, one_pass)
             && let Some(quick) = c.quick.get_or_init(|| Quick::new(r, plan, vars))
         {
             if quick.passes(r, plan, answer, vars, scratch, asserts) {
@@ -257,14 +258,17 @@ impl Entry {
             // The general evaluator sets what it captures, and nothing else.
             vars.unset(r.captures.iter().map(|c| &*c.name));
         }
-        Entry::check_general(r, answer, vars, scratch, failures, asserts);
+        Entry::check_general(r, one_pass, answer, vars, scratch, failures, asserts);
     }
 
     /// [`Entry::check_read`] past the compiled checks (which judge nearly every answer under
-    /// load): the general evaluator, out of line so that the usual call stays small.
+    /// load): the general evaluator, out of line so that the usual call stays small. With
+    /// `one_pass`, the plan of the entry's singular jsonpaths, those are read in one pass
+    /// over the body rather than on its parsed document.
     #[inline(never)]
     fn check_general(
         r: &Response,
+        one_pass: Option<&Plan>,
         answer: &impl Answer,
         vars: &mut Vars,
         scratch: &mut Vec<u8>,
@@ -287,7 +291,7 @@ impl Entry {
             failures.push(Failure { pos: r.pos, source: format!("HTTP {expected}"), kind });
             return;
         }
-        let body = query::Body::of(answer);
+        let body = query::Body::of(answer, one_pass);
         for c in &r.captures {
             let fail = |kind| Failure { pos: c.pos, source: format!("{}: ...", c.name), kind };
             match evaluate(&c.query, &c.filters, answer, &body, vars, scratch) {

@@ -1,7 +1,9 @@
 //! Queries, as Hurl evaluates them (`runner/query.rs` in Hurl), on one answer:
 //! its body decoded once per check by its `Content-Encoding` (gzip, deflate,
 //! br) and read as text in its charset, parsed as JSON once for every jsonpath
-//! query and as an XML or HTML document once for every xpath query; `Set-Cookie`
+//! query (unless each is read in one pass over the body: the singular paths that
+//! the entry's plan follows, a path of one filter) and as an XML or HTML document
+//! once for every xpath query; `Set-Cookie`
 //! headers read for `cookie`. A jsonpath yields nothing, the one value it found,
 //! or the list of what it found, as in Hurl.
 
@@ -13,6 +15,7 @@ use regex::Regex;
 
 use super::predicate::render;
 use super::{Answer, FailureKind};
+use crate::jsonpath::stream::{Leaf, MAX, Plan};
 use crate::jsonpath::{Budget, JsonPath};
 use crate::model::{CookieAttr, Query, RegexArg};
 use crate::template::Vars;
@@ -31,10 +34,15 @@ pub(crate) struct Body<'a> {
     text: OnceCell<Result<Cow<'a, str>, String>>,
     json: OnceCell<Result<serde_json::Value, String>>,
     xml: OnceCell<Result<xpath::Doc, String>>,
+    /// The plan of the entry's singular jsonpaths, and what it found in one pass (`None`:
+    /// the body is not its own text, or not JSON).
+    plan: Option<&'a Plan>,
+    found: OnceCell<Option<[Leaf<'a>; MAX]>>,
 }
 
 impl<'a> Body<'a> {
-    pub(crate) fn of(answer: &'a impl Answer) -> Body<'a> {
+    /// The body of `answer`; with `plan`, the paths it follows are read in one pass.
+    pub(crate) fn of(answer: &'a impl Answer, plan: Option<&'a Plan>) -> Body<'a> {
         Body {
             raw: answer.body(),
             encoding: answer.header("content-encoding", 0),
@@ -43,6 +51,25 @@ impl<'a> Body<'a> {
             text: OnceCell::new(),
             json: OnceCell::new(),
             xml: OnceCell::new(),
+            plan,
+            found: OnceCell::new(),
+        }
+    }
+
+    /// What `p` finds by the plan's one pass, as [`unwrap`] gives it; `None` when the plan
+    /// does not follow it or cannot tell.
+    #[expect(clippy::option_option, reason = "cannot tell, nothing found, or a value")]
+    fn one_pass(&self, p: &JsonPath) -> Option<Option<Value<'a>>> {
+        let plan = self.plan?;
+        let i = plan.index_of(p)?;
+        let found = self.found.get_or_init(|| {
+            let mut out = [const { Leaf::Nothing }; MAX];
+            (self.is_text() && plan.find(self.raw, true, &mut out).is_ok()).then_some(out)
+        });
+        match &found.as_ref()?[i] {
+            // A string the parsed document reads as a big integer (see `BIG`).
+            Leaf::Str(s) if s.starts_with(crate::value::BIG) => None,
+            leaf => super::quick::leaf(leaf),
         }
     }
 
@@ -238,10 +265,13 @@ fn unknown(what: &str) -> FailureKind {
     FailureKind::Error(format!("the answer's {what} is not known to the transport that sent the request"))
 }
 
-/// A jsonpath on the body, as Hurl gives its result: a path of one filter read in one pass
-/// over a body that is its own text ([`crate::jsonpath::stream::Filtered`]), when that pass
-/// can tell; else evaluated on the parsed document.
+/// A jsonpath on the body, as Hurl gives its result: a path the entry's plan follows, or a
+/// path of one filter ([`crate::jsonpath::stream::Filtered`]), read in one pass over a body
+/// that is its own text, when that pass can tell; else evaluated on the parsed document.
 fn jsonpath<'b>(p: &JsonPath, body: &'b Body<'b>) -> Result<Option<Value<'b>>, FailureKind> {
+    if let Some(v) = body.one_pass(p) {
+        return Ok(v);
+    }
     if let Some(f) = p.filtered()
         && body.is_text()
         && let Some(v) = filtered(f, body.raw)
