@@ -50,6 +50,11 @@ struct Check {
     source: Source,
     test: Test,
     not: bool,
+    /// A `cookie "NAME" == "VALUE"` assert's `NAME=VALUE`, when a `Set-Cookie` that begins
+    /// with these bytes, then a `;` or its end, is sure to set the cookie to that value
+    /// (neither holds a `;`, the name no `=`, and neither begins or ends with what trimming
+    /// takes off): then the answer's first `Set-Cookie` is compared with it, not split.
+    exact: Option<Box<[u8]>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -143,7 +148,11 @@ impl Quick {
                 // Any other: the general `judge`, when its operand (if it has one) is literal.
                 _ => literal.then_some(Test::General)?,
             };
-            asserts.push(Check { index, source, test, not: a.predicate.not });
+            let exact = match (&source, &test) {
+                (Source::Cookie(name, CookieAttr::Value), Test::EqText(value)) => exact_cookie(name, value),
+                _ => None,
+            };
+            asserts.push(Check { index, source, test, not: a.predicate.not, exact });
         }
         let json_asserts = asserts.iter().any(|c| matches!(c.source, Source::Json(_)));
         Some(Quick { captures, asserts, json_asserts })
@@ -230,8 +239,14 @@ impl Quick {
                     (Some(_), _) => return false,
                 },
                 Source::Cookie(name, attr) => {
+                    let first = answer.first_set_cookie().0;
+                    if let (Some(exact), Some(first)) = (&c.exact, first)
+                        && sets_exactly(first, exact)
+                    {
+                        return !c.not;
+                    }
                     if *attr == CookieAttr::Value
-                        && let Some(ok) = c.first_cookie_holds(answer.first_set_cookie().0, name)
+                        && let Some(ok) = c.first_cookie_holds(first, name)
                     {
                         return ok;
                     }
@@ -247,6 +262,36 @@ impl Quick {
             ok
         })
     }
+}
+
+/// `name=value`, the bytes a `Set-Cookie` begins with when it sets cookie `name` to `value`
+/// whatever follows them (a `;` or nothing): `None` when a header that begins so may still
+/// set another cookie or another value ([`crate::cookies::name_value`] splits at the first
+/// `=` and the first `;`, then trims), or when either is not ASCII.
+fn exact_cookie(name: &str, value: &str) -> Option<Box<[u8]>> {
+    // Trimming takes off white space and control bytes at the ends only (all at or below
+    // a space, in ASCII).
+    let ends = |s: &[u8]| s.first().is_none_or(|&b| b > b' ') && s.last().is_none_or(|&b| b > b' ');
+    let (n, v) = (name.as_bytes(), value.as_bytes());
+    let plain = !n.is_empty()
+        && name.is_ascii()
+        && value.is_ascii()
+        && !n.contains(&b'=')
+        && !n.contains(&b';')
+        && !v.contains(&b';')
+        && ends(n)
+        && ends(v);
+    plain.then(|| [n, b"=", v].concat().into_boxed_slice())
+}
+
+/// Whether the `Set-Cookie` value `header` begins with `exact` ([`exact_cookie`]), then a
+/// `;` or its end, and is ASCII (text, as the general evaluator reads it).
+#[inline]
+fn sets_exactly(header: &[u8], exact: &[u8]) -> bool {
+    header.len() >= exact.len()
+        && crate::bytes::same(&header[..exact.len()], exact)
+        && header.get(exact.len()).is_none_or(|&b| b == b';')
+        && header[exact.len()..].is_ascii()
 }
 
 /// Drops `v`, without the call to its drop when it owns nothing (a number, a borrowed
@@ -368,4 +413,77 @@ pub(super) fn leaf<'a>(l: &Leaf<'a>) -> Option<Option<Value<'a>>> {
         }
         Leaf::Value(v) => Some(Value::from_json(v)),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::{exact_cookie, sets_exactly};
+
+    /// Bytes a `Set-Cookie` (or a cookie's name or value) is made of: the separators, what
+    /// trimming takes off, a non-ASCII byte and letters.
+    fn bytes(max: usize) -> impl Strategy<Value = Vec<u8>> {
+        let byte = prop_oneof![
+            Just(b'='),
+            Just(b';'),
+            Just(b' '),
+            Just(b'\t'),
+            Just(b'\x0b'),
+            Just(0xc3u8),
+            Just(0xa9u8),
+            b'a'..b'd'
+        ];
+        proptest::collection::vec(byte, 0..max)
+    }
+
+    proptest! {
+        /// A `Set-Cookie` taken as setting the cookie exactly sets it, to that value, as the
+        /// byte reading of the general evaluator's split finds it; an answer built to set it
+        /// is taken so whenever the name and value allow it.
+        #[test]
+        fn an_exact_cookie_is_what_the_split_finds(
+            name in bytes(4),
+            value in bytes(4),
+            header in bytes(12),
+            rest in bytes(8),
+            built in any::<bool>(),
+        ) {
+            let (Ok(n), Ok(v)) = (std::str::from_utf8(&name), std::str::from_utf8(&value)) else {
+                return Ok(());
+            };
+            let Some(exact) = exact_cookie(n, v) else { return Ok(()) };
+            let header = if built { [exact.as_ref(), b";", &rest].concat() } else { header };
+            let split = crate::cookies::name_value_ascii(&header);
+            if sets_exactly(&header, &exact) {
+                prop_assert_eq!(split, Some((&name[..], &value[..])));
+            }
+            if built && rest.is_ascii() {
+                prop_assert!(sets_exactly(&header, &exact));
+            }
+        }
+    }
+
+    /// Names and values a split or trimming would read otherwise are not compared exactly.
+    #[test]
+    fn only_plain_cookies_are_compared_exactly() {
+        assert_eq!(exact_cookie("sid", "3f2a9c").as_deref(), Some(&b"sid=3f2a9c"[..]));
+        assert_eq!(exact_cookie("sid", "").as_deref(), Some(&b"sid="[..]));
+        for (name, value) in [
+            ("", "x"),
+            ("a=b", "x"),
+            ("a;", "x"),
+            ("sid", "a;b"),
+            (" sid", "x"),
+            ("sid", "x "),
+            ("sid", "\u{e9}"),
+        ] {
+            assert_eq!(exact_cookie(name, value), None, "{name:?} {value:?}");
+        }
+        assert!(sets_exactly(b"sid=3f2a9c; Path=/", b"sid=3f2a9c"));
+        assert!(sets_exactly(b"sid=3f2a9c", b"sid=3f2a9c"));
+        assert!(!sets_exactly(b"sid=3f2a9cd; Path=/", b"sid=3f2a9c"));
+        assert!(!sets_exactly(b"sid=3f2a9c ; Path=/", b"sid=3f2a9c"));
+        assert!(!sets_exactly(b"sid=3f2a9c; Path=/\xe9", b"sid=3f2a9c"));
+    }
 }
