@@ -81,6 +81,10 @@ pub struct Plan {
     /// For each depth, each step taken there and the paths that take it: a member name is
     /// matched against the few names expected at its depth, not against every path.
     levels: Vec<Vec<(Step, u32)>>,
+    /// For each depth, the member names of `levels` that a plain JSON string holds as they
+    /// are written (printable ASCII without a quote or a backslash), and the paths that take
+    /// them: the plain scan finds such a name in place, without reading the string first.
+    keys: Vec<Vec<(Box<[u8]>, u32)>>,
 }
 
 impl Plan {
@@ -90,8 +94,14 @@ impl Plan {
         captures: impl IntoIterator<Item = &'p JsonPath>,
         asserts: impl IntoIterator<Item = &'p JsonPath>,
     ) -> Option<Plan> {
-        let mut plan =
-            Plan { paths: Vec::new(), slots: Vec::new(), captures: 0, ends: Vec::new(), levels: Vec::new() };
+        let mut plan = Plan {
+            paths: Vec::new(),
+            slots: Vec::new(),
+            captures: 0,
+            ends: Vec::new(),
+            levels: Vec::new(),
+            keys: Vec::new(),
+        };
         for p in captures {
             plan.add(p)?;
         }
@@ -122,6 +132,19 @@ impl Plan {
                     match level.iter_mut().find(|(s, _)| s == step) {
                         Some((_, mask)) => *mask |= bit,
                         None => level.push((step.clone(), bit)),
+                    }
+                }
+                if self.keys.len() < depth {
+                    self.keys.resize(depth, Vec::new());
+                }
+                for (keys, step) in self.keys.iter_mut().zip(&p.steps) {
+                    let Step::Name(n) = step else { continue };
+                    if !n.bytes().all(|c| (0x20..0x7f).contains(&c) && c != b'"' && c != b'\\') {
+                        continue;
+                    }
+                    match keys.iter_mut().find(|(k, _)| **k == *n.as_bytes()) {
+                        Some((_, mask)) => *mask |= bit,
+                        None => keys.push((n.as_bytes().into(), bit)),
                     }
                 }
                 self.paths.push(p.clone());
@@ -189,6 +212,18 @@ impl Plan {
         let found =
             level.iter().find(|(s, _)| matches!(s, Step::Name(n) if crate::bytes::same(n.as_bytes(), key)));
         found.map_or(0, |(_, mask)| alive & mask)
+    }
+
+    /// The paths among `alive` that go on into the member at `depth` whose name `rest` begins
+    /// with, closed by a quote, and the name's length: when it is one of the plain names
+    /// expected there (`keys`), the same as [`Plan::named`] of the string read.
+    #[inline]
+    fn key_at(&self, alive: u32, depth: usize, rest: &[u8]) -> Option<(usize, u32)> {
+        let keys = self.keys.get(depth)?;
+        keys.iter().find_map(|(k, mask)| {
+            let hit = rest.get(k.len()) == Some(&b'"') && crate::bytes::same(&rest[..k.len()], k);
+            hit.then_some((k.len(), alive & mask))
+        })
     }
 
     /// The paths among `alive` that go on into element `i` at `depth`.

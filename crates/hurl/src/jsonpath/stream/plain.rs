@@ -156,15 +156,29 @@ impl<'a> Scan<'_, 'a> {
     }
 
     fn object(&mut self, depth: usize, alive: u32) -> Option<()> {
-        self.members(|s, key| {
-            // Below a member no path takes, no name is looked up.
-            let next = if alive == 0 { 0 } else { s.plan.named(alive, depth, key) };
-            for i in bits(next) {
-                // A repeated name: only its last value counts.
-                Leaf::put(&mut s.out[i], Leaf::Nothing);
-            }
-            s.value(depth + 1, next)
-        })
+        self.members(
+            |s| {
+                // Below a member no path takes, no name is looked up. A name expected here is
+                // compared where it is written; any other is read, then looked up.
+                if alive == 0 {
+                    s.string()?;
+                    return Some(0);
+                }
+                if let Some((len, next)) = s.plan.key_at(alive, depth, &s.b[s.i + 1..]) {
+                    s.i += len + 2;
+                    return Some(next);
+                }
+                let key = s.string()?;
+                Some(s.plan.named(alive, depth, key))
+            },
+            |s, next| {
+                for i in bits(next) {
+                    // A repeated name: only its last value counts.
+                    Leaf::put(&mut s.out[i], Leaf::Nothing);
+                }
+                s.value(depth + 1, next)
+            },
+        )
     }
 
     fn array(&mut self, depth: usize, alive: u32) -> Option<()> {
@@ -174,10 +188,15 @@ impl<'a> Scan<'_, 'a> {
         })
     }
 
-    /// The object at `i`: `member` reads each member's value, given its name.
+    /// The object at `i`: `name` reads each member's name (at its opening quote) into what
+    /// `member` needs to read its value.
     #[expect(clippy::inline_always, reason = "one loop for each caller, as if written there")]
     #[inline(always)]
-    fn members(&mut self, mut member: impl FnMut(&mut Self, &'a [u8]) -> Option<()>) -> Option<()> {
+    fn members<K>(
+        &mut self,
+        mut name: impl FnMut(&mut Self) -> Option<K>,
+        mut member: impl FnMut(&mut Self, K) -> Option<()>,
+    ) -> Option<()> {
         self.i += 1;
         self.ws();
         if self.b.get(self.i) == Some(&b'}') {
@@ -187,7 +206,7 @@ impl<'a> Scan<'_, 'a> {
         loop {
             self.ws();
             (self.b.get(self.i) == Some(&b'"')).then_some(())?;
-            let key = self.string()?;
+            let key = name(self)?;
             self.eat(b':')?;
             self.ws();
             member(self, key)?;

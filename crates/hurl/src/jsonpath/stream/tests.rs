@@ -95,6 +95,25 @@ fn escaped_names_and_broken_bodies() {
     assert_eq!((reference(&bad, &p), streamed(&bad, &p)), (None, None));
 }
 
+/// A member name expected at its depth is found where it is written when a plain string
+/// holds it as written; a longer name, an escaped one and one no plain string holds are read.
+#[test]
+fn names_found_in_place_and_read() {
+    let body = r#"{"ab": 1, "a\"": 2, "a": 3, "\u0061b": 4, "é": 5, "b": {"a": 6}}"#;
+    let found = both(body, &["$.ab", "$['a\"']", "$.a", "$['é']", "$.b.a", "$.b.ab"]);
+    assert_eq!(
+        found.unwrap(),
+        [Some(json!(4)), Some(json!(2)), Some(json!(3)), Some(json!(5)), Some(json!(6)), None]
+    );
+    let plan = Plan::new(&paths(&["$.ab", "$['a\"']", "$.b.a"]), []).unwrap();
+    assert_eq!(plan.key_at(0b111, 0, br#"ab": 1"#), Some((2, 0b001)));
+    assert_eq!(plan.key_at(0b110, 0, br#"ab": 1"#), Some((2, 0)));
+    assert_eq!(plan.key_at(0b111, 0, br#"abc": 1"#), None);
+    assert_eq!(plan.key_at(0b111, 0, br#"a\"": 1"#), None);
+    assert_eq!(plan.key_at(0b111, 1, br#"a": 1"#), Some((1, 0b100)));
+    assert_eq!(plan.key_at(0b111, 2, br#"a": 1"#), None);
+}
+
 #[test]
 fn plans_refuse_what_they_cannot_follow() {
     let p = paths(&["$.a[-1]", "$.a[*]", "$..a", "$.a"]);
@@ -133,6 +152,19 @@ pub(crate) fn arb_paths() -> impl Strategy<Value = Vec<String>> {
     )
 }
 
+/// [`arb_paths`] with names no plain string holds as written (a quote, non-ASCII) beside
+/// plain ones: the plain scan finds the ones in place and reads the others.
+fn arb_rich_paths() -> impl Strategy<Value = Vec<String>> {
+    let step = prop_oneof![
+        "[a-c\"é]{1,2}".prop_map(|n| format!("['{n}']")),
+        (0i64..3).prop_map(|i| format!("[{i}]"))
+    ];
+    proptest::collection::vec(
+        proptest::collection::vec(step, 0..4).prop_map(|s| format!("${}", s.concat())),
+        1..MAX,
+    )
+}
+
 /// Leaves with escapes, non-ASCII, floats and negative numbers, beside `arb_json`'s.
 fn arb_rich_json() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
@@ -155,7 +187,7 @@ fn arb_rich_json() -> impl Strategy<Value = Value> {
 proptest! {
     /// On any document and any singular paths, one pass finds what the reference finds.
     #[test]
-    fn equals_the_reference(v in arb_rich_json(), srcs in arb_paths(), pretty in any::<bool>()) {
+    fn equals_the_reference(v in arb_rich_json(), srcs in arb_rich_paths(), pretty in any::<bool>()) {
         let body = if pretty { serde_json::to_string_pretty(&v) } else { serde_json::to_string(&v) }.unwrap();
         let p: Vec<JsonPath> = srcs.iter().map(|s| JsonPath::parse(s).unwrap()).collect();
         let r = reference(body.as_bytes(), &p);

@@ -112,7 +112,7 @@ impl Filtered {
             (b'[', None) => self.filter(s, found, elements),
             // An object's members filtered: `serde_json` orders them by name.
             (b'{', None) => None,
-            (b'{', Some(Step::Name(name))) => s.members(|s, key| {
+            (b'{', Some(Step::Name(name))) => s.members(Scan::string, |s, key| {
                 if key == name.as_bytes() {
                     // A repeated name: only its last value counts.
                     found.clear();
