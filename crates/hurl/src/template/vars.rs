@@ -118,11 +118,12 @@ impl Vars {
 
     /// [`Vars::index`], tried first at `hint` (the slot `name` had in the variables a
     /// compiled check was worked out with): one comparison where those variables are laid
-    /// out as these, a search where they are not.
+    /// out as these, a search where they are not. The names compared in line (a compiled
+    /// capture asks for its slot on every answer).
     #[inline]
     pub fn index_at(&mut self, hint: usize, name: &str) -> usize {
         match self.slots.get(hint) {
-            Some((n, _, _)) if **n == *name => hint,
+            Some((n, _, _)) if crate::bytes::same(n.as_bytes(), name.as_bytes()) => hint,
             _ => self.index(name),
         }
     }
