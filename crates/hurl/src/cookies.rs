@@ -113,6 +113,8 @@ struct Last {
 }
 
 impl Last {
+    /// In line: under load, every answer that sets a cookie asks it first.
+    #[inline]
     fn is(&self, header: &[u8], host: &str, path: &[u8]) -> bool {
         self.valid
             && same(self.header.as_bytes(), header)
@@ -209,10 +211,18 @@ impl Jar {
     /// same host for the same path, is passed over before either is read as text (the bytes
     /// of a `String`, it is text). Whether the header is text (a header that is not is not
     /// stored).
+    #[inline]
     pub fn store_at(&mut self, header: &[u8], host: &str, path: &[u8], now: impl Fn() -> i64) -> bool {
         if self.last.is(header, host, path) {
             return true;
         }
+        self.store_new(header, host, path, now)
+    }
+
+    /// [`Jar::store_at`] of a header other than the one stored last: out of line, so that the
+    /// usual call (the same header again) is a comparison in its caller.
+    #[inline(never)]
+    fn store_new(&mut self, header: &[u8], host: &str, path: &[u8], now: impl Fn() -> i64) -> bool {
         let Ok(header) = std::str::from_utf8(header) else { return false };
         let path = std::str::from_utf8(path).ok().filter(|p| !p.is_empty()).unwrap_or("/");
         self.store(header, host, path, now);
