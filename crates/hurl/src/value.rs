@@ -12,6 +12,7 @@ use std::fmt::Write as _;
 use chrono::{DateTime, Utc};
 use regex::Regex;
 
+use crate::jsonpath::stream::Leaf;
 use crate::template::{Kind, Vars, format_float};
 
 /// A value, as a capture keeps it and a predicate judges it.
@@ -63,6 +64,24 @@ impl PartialEq for Value<'_> {
 }
 
 impl<'a> Value<'a> {
+    /// A leaf of the one-pass JSON reading as a query's value, as the general evaluator reads
+    /// it: `Some(None)` for nothing found, `None` when it cannot tell (a float that may have been
+    /// an integer beyond 64 bits, which the general evaluator keeps as an integer).
+    #[expect(clippy::option_option, reason = "cannot tell, nothing found, or a value")]
+    pub(crate) fn from_leaf(l: &Leaf<'a>) -> Option<Option<Value<'a>>> {
+        Some(match l {
+            Leaf::Nothing => None,
+            Leaf::Str(s) => Some(Value::Str(Cow::Borrowed(*s))),
+            Leaf::Int(n) => Some(Value::Int(*n)),
+            Leaf::Value(serde_json::Value::Number(n))
+                if n.as_f64().is_some_and(|f| f.fract() == 0.0 && f.abs() >= 9.2e18) =>
+            {
+                return None;
+            }
+            Leaf::Value(v) => Some(Value::from_json(v)),
+        })
+    }
+
     /// The value of a JSON document's node (strings copied; see [`BIG`]).
     pub fn from_json(v: &serde_json::Value) -> Value<'static> {
         match v {

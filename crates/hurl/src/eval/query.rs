@@ -69,7 +69,7 @@ impl<'a> Body<'a> {
         match &found.as_ref()?[i] {
             // A string the parsed document reads as a big integer (see `BIG`).
             Leaf::Str(s) if s.starts_with(crate::value::BIG) => None,
-            leaf => super::quick::leaf(leaf),
+            leaf => Value::from_leaf(leaf),
         }
     }
 
@@ -294,9 +294,9 @@ fn filtered<'b>(f: &crate::jsonpath::stream::Filtered, raw: &'b [u8]) -> Option<
     f.find(raw, &mut found)?;
     match found.as_slice() {
         [] => Some(None),
-        [one] => super::quick::leaf(one),
+        [one] => Value::from_leaf(one),
         many => Some(Some(Value::List(
-            many.iter().map(|l| super::quick::leaf(l).flatten()).collect::<Option<_>>()?,
+            many.iter().map(|l| Value::from_leaf(l).flatten()).collect::<Option<_>>()?,
         ))),
     }
 }

@@ -22,8 +22,6 @@
 
 use std::borrow::Cow;
 
-use serde_json::Value as Json;
-
 use super::predicate::judge;
 use super::{Answer, contains_short};
 use crate::jsonpath::stream::{Leaf, MAX, Plan};
@@ -203,7 +201,7 @@ impl Quick {
             return false;
         }
         for (c, &(i, slot)) in r.captures.iter().zip(&self.captures) {
-            match leaf(&found[i]) {
+            match Value::from_leaf(&found[i]) {
                 Some(Some(v)) => {
                     let slot = vars.index_at(slot, &c.name);
                     let set = v.set_at(vars, slot);
@@ -227,7 +225,7 @@ impl Quick {
                     if let Some(ok) = c.leaf_holds(&found[*i]) {
                         return ok;
                     }
-                    match leaf(&found[*i]) {
+                    match Value::from_leaf(&found[*i]) {
                         Some(v) => v,
                         None => return false,
                     }
@@ -397,22 +395,6 @@ impl Check {
         };
         ok != self.not
     }
-}
-
-/// A leaf as a query's value, as the general evaluator reads it: `Some(None)` for nothing
-/// found, `None` when it cannot tell (a float that may have been an integer beyond 64 bits,
-/// which the general evaluator keeps as an integer).
-#[expect(clippy::option_option, reason = "cannot tell, nothing found, or a value")]
-pub(super) fn leaf<'a>(l: &Leaf<'a>) -> Option<Option<Value<'a>>> {
-    Some(match l {
-        Leaf::Nothing => None,
-        Leaf::Str(s) => Some(Value::Str(Cow::Borrowed(*s))),
-        Leaf::Int(n) => Some(Value::Int(*n)),
-        Leaf::Value(Json::Number(n)) if n.as_f64().is_some_and(|f| f.fract() == 0.0 && f.abs() >= 9.2e18) => {
-            return None;
-        }
-        Leaf::Value(v) => Some(Value::from_json(v)),
-    })
 }
 
 #[cfg(test)]
