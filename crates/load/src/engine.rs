@@ -35,7 +35,7 @@ pub use threads::live_workers;
 const STOP_GRACE: Duration = Duration::from_secs(1);
 
 /// Utilization of its cores above which the generator is called saturated.
-pub const SATURATION: f64 = 0.9;
+pub const SATURATION: f64 = stackbench_record::GENERATOR_SATURATION;
 
 /// One measured run of the load `spec` describes, until its end or until
 /// `stop` is set (a capacity search is [`crate::run`]'s, through `findmax`): the target

@@ -65,7 +65,7 @@ pub use store::{
     run_file_name, write_json_atomic,
 };
 pub use time::{Utc, now_ms};
-pub use usage::{CgroupUsage, GeneratorUsage, ProcessSamples, Sample};
+pub use usage::{CgroupUsage, GENERATOR_SATURATION, GeneratorUsage, ProcessSamples, Sample};
 
 /// The record's JSON Schema (draft 2020-12, `crates/record/schema/run-record.schema.json`):
 /// what a record of [`SCHEMA_VERSION`] may hold, for tools in any language. The test suite
@@ -150,6 +150,22 @@ pub struct Companion {
     pub name: String,
     /// Its correct answers per second over the seconds of this run's measured window.
     pub ok_rps: f64,
+    /// The share of the load's cores its own load generator used over its run (the same
+    /// cores as this run's generator): the two generators together are judged against
+    /// them ([`Companion::generators_saturated`]). Absent in records written before it
+    /// was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generator_utilization: Option<f64>,
+}
+
+impl Companion {
+    /// Whether this run's generator and the companion's, sharing the load's cores, together
+    /// used at least [`GENERATOR_SATURATION`] of them, the share at which one generator alone
+    /// is called saturated: then the run's rate may be the generators', not the servers'.
+    /// Unknown (`false`) in records without the companion's share.
+    pub fn generators_saturated(&self, own: &GeneratorUsage) -> bool {
+        self.generator_utilization.is_some_and(|u| u + own.utilization >= GENERATOR_SATURATION)
+    }
 }
 
 /// The load before the measured window (`--warmup`), kept apart from it: what it did second by

@@ -5,6 +5,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::Quantiles;
 
+/// The share of its cores from which a load generator is called saturated: its
+/// `utilization` alone, or with a companion's generator on the same cores.
+pub const GENERATOR_SATURATION: f64 = 0.9;
+
 /// The load generator's own cost.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct GeneratorUsage {

@@ -108,13 +108,14 @@ impl Orchestrator<'_, '_> {
         record: &mut RunRecord,
         rep: u32,
     ) -> Result<(), RunError> {
-        let rate = ran.record.and_then(|r| {
-            rate_over(record, &r).ok_or_else(|| "its load did not cover the run's measured window".to_owned())
+        let name = &self.plan.contestants[ran.j].name;
+        let beside = ran.record.and_then(|r| {
+            reference(name, record, &r)
+                .ok_or_else(|| "its load did not cover the run's measured window".to_owned())
         });
-        match rate {
-            Ok(ok_rps) => {
-                let name = self.plan.contestants[ran.j].name.clone();
-                record.companion = Some(stackbench_record::Companion { name, ok_rps });
+        match beside {
+            Ok(companion) => {
+                record.companion = Some(companion);
                 Ok(())
             }
             Err(why) => {
@@ -168,6 +169,22 @@ pub(super) fn drive_beside(
             Err(stackbench_load::describe_panic("the companion's load thread", &*payload, None))
         });
         (watched, Some(ran))
+    })
+}
+
+/// What `measured`'s record keeps of its companion `name`, whose load's record is
+/// `companion`: its rate over the measured window ([`rate_over`]; `None` without one) and the
+/// share of the load's cores its generator used, so that the report can judge the two
+/// generators together.
+fn reference(
+    name: &str,
+    measured: &RunRecord,
+    companion: &RunRecord,
+) -> Option<stackbench_record::Companion> {
+    Some(stackbench_record::Companion {
+        name: name.to_owned(),
+        ok_rps: rate_over(measured, companion)?,
+        generator_utilization: Some(companion.generator.utilization),
     })
 }
 
@@ -241,6 +258,26 @@ mod tests {
         // Shifted by half a second: half of second 0 (500/s), all of 1, half of 2 (1000/s).
         let shifted = record(9_500, 2.0, Vec::new());
         assert_eq!(rate_over(&shifted, &companion), Some((250.0 + 1000.0 + 500.0) / 2.0));
+    }
+
+    #[test]
+    fn the_reference_keeps_the_companions_generator_share() {
+        let measured = record(10_000, 2.0, Vec::new());
+        let mut companion =
+            record(9_000, 3.0, vec![second(0, 500, 0), second(1, 1000, 0), second(2, 1000, 0)]);
+        companion.generator.utilization = 0.47;
+        let kept = reference("ref", &measured, &companion).unwrap();
+        assert_eq!(
+            (kept.name.as_str(), kept.ok_rps, kept.generator_utilization),
+            ("ref", 1000.0, Some(0.47))
+        );
+        // With this run's generator at 0.45 of the same core, the two together filled it.
+        let mut own = measured.generator;
+        own.utilization = 0.45;
+        assert!(kept.generators_saturated(&own));
+        own.utilization = 0.30;
+        assert!(!kept.generators_saturated(&own));
+        assert_eq!(reference("ref", &record(20_000, 2.0, Vec::new()), &companion), None);
     }
 
     #[test]
