@@ -50,6 +50,13 @@ pub(super) fn scale(runs: &[&RunRecord]) -> Option<(String, f64)> {
     Some((name, median(&rates)))
 }
 
+/// How many of `runs` had a generator that was not saturated alone but was with the
+/// companion's beside it, on the same cores ([`stackbench_record::Companion::generators_saturated`]).
+pub(super) fn generators_saturated(runs: &[&RunRecord]) -> usize {
+    let together = |r: &RunRecord| r.companion.as_ref().is_some_and(|c| c.generators_saturated(&r.generator));
+    runs.iter().filter(|r| !r.generator.saturated && together(r)).count()
+}
+
 /// `rate` of run `r`, at the scenario's median reference rate `at` (unchanged without one).
 pub(super) fn scaled(rate: f64, r: &RunRecord, at: Option<f64>) -> f64 {
     match (at, r.companion.as_ref().filter(|c| c.ok_rps > 0.0)) {
@@ -76,7 +83,8 @@ mod tests {
 
     fn run(rate: f64, beside: Option<f64>) -> RunRecord {
         let mut r = run_record(&RunSpec::new("a", "dummy", 1, rate));
-        r.companion = beside.map(|ok_rps| Companion { name: "ref".into(), ok_rps });
+        r.companion =
+            beside.map(|ok_rps| Companion { name: "ref".into(), ok_rps, generator_utilization: None });
         r
     }
 
@@ -104,5 +112,22 @@ mod tests {
         other.companion.as_mut().unwrap().name = "other".into();
         let runs = [run(100.0, Some(1000.0)), other];
         assert!(scale(&runs.iter().collect::<Vec<_>>()).is_none());
+    }
+
+    #[test]
+    fn two_generators_that_fill_their_core_together_are_counted() {
+        let share = |own: f64, beside: Option<f64>| {
+            let mut r = run(100.0, Some(1000.0));
+            r.generator.utilization = own;
+            r.companion.as_mut().unwrap().generator_utilization = beside;
+            r
+        };
+        // 0.47 and 0.48 of core 1: together past 0.9; 0.31 and 0.33 leave it a third idle.
+        let runs = [share(0.47, Some(0.48)), share(0.31, Some(0.33)), share(0.47, None)];
+        assert_eq!(generators_saturated(&runs.iter().collect::<Vec<_>>()), 1);
+        // A generator saturated alone is counted as such already, not twice.
+        let mut alone = share(0.95, Some(0.3));
+        alone.generator.saturated = true;
+        assert_eq!(generators_saturated(&[&alone]), 0);
     }
 }

@@ -44,14 +44,7 @@ pub(super) fn analyse(
     };
 
     let errors = errors(&used);
-    let saturated = used.iter().filter(|r| r.generator.saturated).count();
-    if saturated > 0 {
-        warnings.push(format!(
-            "the load generator saturated its cores in {saturated} of {} runs: these numbers may \
-             measure the generator, not '{name}'",
-            used.len()
-        ));
-    }
+    let saturated = saturated(&used, name, &mut warnings);
     unmet_searches(&used, &mut warnings);
     if let Some(rec) = record {
         record_warnings(rec, &mut warnings);
@@ -121,6 +114,28 @@ pub(super) fn analyse(
         series: series(&used, &merged),
     };
     Ok(Analysed { report, throughput: est, cost: cost_est })
+}
+
+/// The runs whose load generator saturated its cores, alone or with the companion's beside it
+/// on the same cores, each kind with its warning.
+fn saturated(used: &[&RunRecord], name: &str, warnings: &mut Vec<String>) -> usize {
+    let alone = used.iter().filter(|r| r.generator.saturated).count();
+    if alone > 0 {
+        warnings.push(format!(
+            "the load generator saturated its cores in {alone} of {} runs: these numbers may \
+             measure the generator, not '{name}'",
+            used.len()
+        ));
+    }
+    let together = super::companion::generators_saturated(used);
+    if together > 0 {
+        warnings.push(format!(
+            "its load generator and the companion's, on the same cores, together saturated them in \
+             {together} of {} runs: these rates may measure the generators, not '{name}'",
+            used.len()
+        ));
+    }
+    alone + together
 }
 
 /// What the contestant's record says beside its numbers: a failed or partial
@@ -526,5 +541,33 @@ fn incident_line(i: &stackbench_record::Incident) -> String {
         ("run", Some(k)) => format!("{kind} in run {k}: {}", i.message),
         (phase, Some(k)) => format!("{kind} during {phase} of run {k}: {}", i.message),
         (phase, None) => format!("{kind} during {phase}: {}", i.message),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::synthetic::{RunSpec, run_record};
+    use stackbench_record::Companion;
+
+    #[test]
+    fn generators_that_filled_their_cores_alone_or_together_are_warned_of() {
+        let run = |own: f64, beside: f64, alone: bool| {
+            let mut r = run_record(&RunSpec::new("a", "dummy", 1, 100.0));
+            (r.generator.utilization, r.generator.saturated) = (own, alone);
+            r.companion =
+                Some(Companion { name: "ref".into(), ok_rps: 1000.0, generator_utilization: Some(beside) });
+            r
+        };
+        let runs = [run(0.47, 0.48, false), run(0.33, 0.34, false), run(0.95, 0.2, true)];
+        let mut warnings = Vec::new();
+        assert_eq!(saturated(&runs.iter().collect::<Vec<_>>(), "a", &mut warnings), 2);
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(warnings[0].contains("saturated its cores in 1 of 3 runs"), "{}", warnings[0]);
+        assert!(warnings[1].contains("together saturated them in 1 of 3 runs"), "{}", warnings[1]);
+        // Two generators with room to spare: no warning.
+        let mut quiet = Vec::new();
+        assert_eq!(saturated(&[&runs[1]], "a", &mut quiet), 0);
+        assert!(quiet.is_empty());
     }
 }

@@ -195,7 +195,8 @@ pub struct ContestantReport {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub lockfiles: Vec<stackbench_record::Lockfile>,
     pub build_s: Option<f64>,
-    /// Runs in which the load generator saturated its cores.
+    /// Runs in which the load generator saturated its cores, alone or with the
+    /// companion's generator on the same cores.
     pub generator_saturated_runs: usize,
     /// When each run's rate and median latency stopped drifting within its
     /// measured window; `None` when no run is long enough to tell (or all were capacity searches).

@@ -111,7 +111,7 @@ impl Orchestrator<'_, '_> {
             self.incident(i, "run", &invalid.kind, msg, Some(rep))?;
             return Ok(true);
         }
-        if record.generator.saturated {
+        if record.generator.saturated || together(&record).is_some() {
             self.saturated(i, rep, &record)?;
         }
         Ok(false)
@@ -163,11 +163,21 @@ impl Orchestrator<'_, '_> {
         rep: u32,
         record: &stackbench_record::RunRecord,
     ) -> Result<(), RunError> {
-        let msg = format!(
-            "the load generator saturated its {} core(s) ({:.0}% busy): this run may measure the generator, not the contestant",
-            record.generator.cores,
-            record.generator.utilization * 100.0
-        );
+        let g = &record.generator;
+        let msg = match together(record).filter(|_| !g.saturated) {
+            Some(companion) => format!(
+                "the load generators of this run and of its companion together saturated their {} core(s) \
+                 ({:.0}% and {:.0}% busy): this run may measure the generators, not the contestant",
+                g.cores,
+                g.utilization * 100.0,
+                companion * 100.0
+            ),
+            None => format!(
+                "the load generator saturated its {} core(s) ({:.0}% busy): this run may measure the generator, not the contestant",
+                g.cores,
+                g.utilization * 100.0
+            ),
+        };
         self.incident(i, "run", "generator_saturated", msg, Some(rep))
     }
 
@@ -185,4 +195,11 @@ impl Orchestrator<'_, '_> {
         self.incident(i, "run", Invalid::TOOL_FAILURE, why.clone(), Some(rep))?;
         Err(RunError::ToolFailure(why))
     }
+}
+
+/// The share of the load's cores the companion's generator used, when with this run's
+/// generator it saturated them ([`stackbench_record::Companion::generators_saturated`]).
+fn together(record: &stackbench_record::RunRecord) -> Option<f64> {
+    let c = record.companion.as_ref().filter(|c| c.generators_saturated(&record.generator))?;
+    c.generator_utilization
 }
