@@ -42,7 +42,7 @@ pub enum Command {
     /// The default benchmark: every scenario on the Rust contestants and `dummy` in each other language the machine has; no database needed (~5 min once packages are installed).
     #[command(after_help = exit::after_help("bench", "Examples:\n  stackbench bench\n  stackbench bench --unbudgeted\n  \
         stackbench bench --full --out results/full\n\n\
-        Runs plans/quick.toml (built in): each contestant under a CPU budget of half a core, reserved through a \
+        Runs plans/quick.toml (built in): each contestant under a CPU budget of a third of a core, reserved through a \
         cgroup, so every rate is the server's, each run beside a fresh dummy-hyper whose rate in the same seconds \
         the report reads it against, so the shared machine's speed cancels out (--unbudgeted: each gets its whole \
         core, alone; where no cgroup can be used the report says \"unbudgeted\"); rounds until every ratio is known to ±5% (3 rounds of everyone, then rounds of \

@@ -71,7 +71,7 @@ pub struct Common {
     /// Do not print the comparison nor write report.html at the end.
     #[arg(long)]
     pub no_report: bool,
-    /// Run every contestant without the plan's `cpu_quota` (bench: without its CPU budget of half a
+    /// Run every contestant without the plan's `cpu_quota` (bench: without its CPU budget of a third of a
     /// core), with all the CPU its `cpus` give it; the report's header then says "unbudgeted".
     #[arg(long)]
     pub unbudgeted: bool,

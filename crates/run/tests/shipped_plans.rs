@@ -96,7 +96,11 @@ fn the_quick_plan_covers_every_scenario_without_a_database() {
     // (issue 48): no capacity search, whose bisection could not tell close stacks apart.
     let quick = plan.contestants.iter().find(|c| c.name == "dummy-axum").unwrap();
     assert_eq!(quick.profile.get("find-max"), None);
-    assert!(plan.contestants.iter().all(|c| c.cpu_quota == Some(0.5)), "every contestant gets half a core");
+    // A third of a core: the run's and its companion's generators share the load's core, half each.
+    assert!(
+        plan.contestants.iter().all(|c| c.cpu_quota == Some(0.33)),
+        "every contestant gets a third of a core"
+    );
     assert_eq!(
         quick.limits,
         stackbench_run::LimitsMode::BestEffort,
