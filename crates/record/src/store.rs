@@ -126,6 +126,10 @@ pub struct ContestantRecord {
     /// probe that was not answered and the one that was).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cold_start_resolution_ms: Option<f64>,
+    /// The CPU quota (cores) its starts ran at, exec to the first verified answer, when larger
+    /// than its budget (a plan's `warmup_cpu_quota`): the budget was set right after each.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_cpu_quota: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verification: Option<Verification>,
     /// What went wrong, in order (crash, never ready, failed verification, ...).
@@ -448,6 +452,7 @@ mod tests {
             cold_start_ms: vec![3.0, 4.0],
             cold_start: Some(Quantiles::of(&[3.0, 4.0])),
             cold_start_resolution_ms: Some(0.4),
+            start_cpu_quota: None,
             verification: Some(Verification { passed: true, cases: 9, failures: vec![] }),
             incidents: vec![],
         };

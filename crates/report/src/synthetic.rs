@@ -326,6 +326,7 @@ pub fn contestant(
         build_concurrent: false,
         cold_start: (!cold.is_empty()).then(|| Quantiles::of(&cold)),
         cold_start_resolution_ms: (!cold.is_empty()).then_some(0.8),
+        start_cpu_quota: None,
         cold_start_ms: cold,
         verification: Some(Verification { passed: true, cases: 14, failures: Vec::new() }),
         incidents: Vec::new(),

@@ -363,6 +363,7 @@ impl Orchestrator<'_, '_> {
                 cold_start_ms: Vec::new(),
                 cold_start: None,
                 cold_start_resolution_ms: None,
+                start_cpu_quota: None,
                 verification: None,
                 incidents: Vec::new(),
             });
@@ -561,6 +562,9 @@ impl Orchestrator<'_, '_> {
         r.cold_start = Some(Quantiles::of(&r.cold_start_ms));
         let res = started.resolution.as_secs_f64() * 1000.0;
         r.cold_start_resolution_ms = Some(r.cold_start_resolution_ms.map_or(res, |x| x.max(res)));
+        let boosted =
+            started.group.as_ref().and_then(|_| warm_core::start_quota(self.plan, &self.plan.contestants[i]));
+        r.start_cpu_quota = r.start_cpu_quota.or(boosted);
     }
 
     /// Verifies the contestant at `base` (its `process`, when stackbench started
@@ -684,13 +688,13 @@ impl Orchestrator<'_, '_> {
         let mut spec = self.spec(c, argv, Some(port));
         let mut group = None;
         if let (Some(req), Ok(())) = (limit_request(c), &self.live[i].limits) {
-            match self.deps.limiter.create(&c.name, req) {
+            match warm_core::boost_start(self.plan, c, self.deps.limiter.create(&c.name, req)) {
                 Ok(g) => {
                     spec.cgroup_procs = g.procs_files();
                     group = Some(g);
                 }
-                Err(e) => {
-                    self.incident(i, phase, "limits_failed", e.to_string(), rep)?;
+                Err(why) => {
+                    self.incident(i, phase, "limits_failed", why, rep)?;
                     return Ok(None);
                 }
             }

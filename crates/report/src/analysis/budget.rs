@@ -56,6 +56,8 @@ pub fn budget(results: &ResultSet) -> Option<Budget> {
     if quotas.is_empty() {
         return None;
     }
+    // The larger quota the starts ran at (the same plan key as the warm-ups').
+    let started = results.contestants.iter().filter_map(|c| c.start_cpu_quota).reduce(f64::max);
     versions.sort_unstable();
     let not_applied = results
         .contestants
@@ -82,14 +84,20 @@ pub fn budget(results: &ResultSet) -> Option<Budget> {
     };
     let (cpu_cores, line, per_contestant) = match distinct.as_slice() {
         [Some(q)] => {
-            // Said where it applied: a warm-up longer than the settle, of a budgeted contestant.
-            let warm = warmed.map_or_else(String::new, |(wq, before)| {
-                format!(
-                    "; warm-ups at {}, the budget in force from at least {} before each measured window",
-                    cores_of(wq),
+            // Said where it applied: a warm-up longer than the settle, of a budgeted contestant;
+            // the starts, exec to their first verified answer.
+            let warm = match (started, warmed) {
+                (None, None) => String::new(),
+                (Some(sq), None) => {
+                    format!("; starts at {}, the budget from each one's first verified answer", cores_of(sq))
+                }
+                (s, Some((wq, before))) => format!(
+                    "; {} at {}, the budget in force from at least {} before each measured window",
+                    if s.is_some() { "starts and warm-ups" } else { "warm-ups" },
+                    cores_of(s.map_or(wq, |s| s.max(wq))),
                     fmt::millis(before * 1000.0)
-                )
-            });
+                ),
+            };
             (
                 Some(*q),
                 format!("CPU budget: {} per contestant, the same for each{via}{warm}", cores_of(*q)),
@@ -161,7 +169,7 @@ pub fn throttled(s: &mut super::ScenarioReport, budget: Option<&Budget>) {
 }
 
 /// `0.5 core`, `1 core`, `2 cores`.
-fn cores_of(q: f64) -> String {
+pub(super) fn cores_of(q: f64) -> String {
     format!("{q} core{}", if q > 1.0 { "s" } else { "" })
 }
 
@@ -229,6 +237,37 @@ mod tests {
             b.line,
             "CPU budget: 0.5 core per contestant, the same for each (a cgroup v1 CPU quota); warm-ups at 1 core, \
              the budget in force from at least 450 ms before each measured window"
+        );
+        s.contestants[0].start_cpu_quota = Some(1.0);
+        assert!(
+            budget(&s).unwrap().line.ends_with(
+                "; starts and warm-ups at 1 core, the budget in force from at least 450 ms before each measured window"
+            ),
+            "{}",
+            budget(&s).unwrap().line
+        );
+        for run in &mut s.runs {
+            let cg = run.samples.as_mut().and_then(|s| s.cgroup.as_mut()).unwrap();
+            (cg.warmup_cpu_quota, cg.budget_before_s) = (None, None);
+        }
+        assert!(
+            budget(&s)
+                .unwrap()
+                .line
+                .ends_with("; starts at 1 core, the budget from each one's first verified answer"),
+            "{}",
+            budget(&s).unwrap().line
+        );
+        let cold = |set: &ResultSet| {
+            let a = crate::Analysis::from_results(set, &crate::AnalysisOptions::default());
+            a.scenarios[0].notes.iter().find(|n| n.starts_with("Cold start")).cloned().unwrap()
+        };
+        assert!(cold(&s).starts_with("Cold start is exec to the first verified answer (at 1 core, the budget set once it answered), probed"), "{}", cold(&s));
+        s.contestants[0].start_cpu_quota = None;
+        assert!(
+            cold(&s).starts_with("Cold start is exec to the first verified answer, probed"),
+            "{}",
+            cold(&s)
         );
     }
 

@@ -98,6 +98,7 @@ pub(super) fn analyse(
             r.cold_start.or_else(|| (!r.cold_start_ms.is_empty()).then(|| Quantiles::of(&r.cold_start_ms)))
         }),
         cold_start_resolution_ms: record.and_then(|r| r.cold_start_resolution_ms),
+        start_cpu_cores: record.and_then(|r| r.start_cpu_quota),
         external,
         artifact_bytes: record.and_then(|r| r.artifact_bytes),
         code: record.and_then(|r| r.code.clone()),

@@ -183,6 +183,9 @@ pub struct ContestantReport {
     pub cold_start_ms: Option<Quantiles>,
     /// How late a cold start figure may be: the readiness probes' spacing, ms.
     pub cold_start_resolution_ms: Option<f64>,
+    /// The CPU quota (cores) its starts ran at, when larger than its budget.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_cpu_cores: Option<f64>,
     /// A server stackbench did not start.
     pub external: bool,
     pub artifact_bytes: Option<u64>,

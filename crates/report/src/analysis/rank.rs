@@ -196,9 +196,16 @@ fn notes(measured: &[(ContestantReport, Estimate)], by_cost: bool, lower_bound: 
         .iter()
         .filter_map(|(c, _)| c.cold_start_resolution_ms)
         .fold(None, |m: Option<f64>, r| Some(m.map_or(r, |m| m.max(r))));
+    let boosted = measured
+        .iter()
+        .filter_map(|(c, _)| c.start_cpu_cores)
+        .fold(None, |m: Option<f64>, q| Some(m.map_or(q, |m| m.max(q))));
     if let Some(r) = resolution {
+        let at = boosted.map_or_else(String::new, |q| {
+            format!(" (at {}, the budget set once it answered)", super::budget::cores_of(q))
+        });
         notes.push(format!(
-            "Cold start is exec to the first verified answer, probed at most {} apart: each figure is at most that late.",
+            "Cold start is exec to the first verified answer{at}, probed at most {} apart: each figure is at most that late.",
             crate::fmt::millis(r)
         ));
     }

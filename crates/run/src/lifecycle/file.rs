@@ -59,9 +59,9 @@ impl Orchestrator<'_, '_> {
         }
     }
 
-    /// Once a contestant is ready: before a measured run, the scenario file's
-    /// `[reset]` requests. `None`: they failed (an incident was recorded) and
-    /// the contestant is stopped.
+    /// Once a contestant is ready: its budget, if its start ran at a larger quota; before a
+    /// measured run, the scenario file's `[reset]` requests. `None`: either failed (an incident
+    /// was recorded) and the contestant is stopped.
     pub(super) fn after_ready(
         &mut self,
         i: usize,
@@ -70,6 +70,11 @@ impl Orchestrator<'_, '_> {
         started: Started,
     ) -> Result<Option<Started>, RunError> {
         let c = &self.plan.contestants[i];
+        if let Err(why) = super::warm_core::end_boost(self.plan, c, started.group.as_deref()) {
+            self.stop(i, started, &[], rep)?;
+            self.incident(i, phase, "limits_failed", why, rep)?;
+            return Ok(None);
+        }
         let Some(f) = c.scenario.file().filter(|_| phase == "run") else { return Ok(Some(started)) };
         let defined: Vec<(&str, &str)> = f.variables.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
         let url = format!("{}{}", started.base, path_of(c));

@@ -57,6 +57,8 @@ struct World {
     timed_warmups: bool,
     /// CPU quotas written to live groups, and companions' loads started, in order.
     events: Vec<String>,
+    /// A CPU quota whose write fails.
+    refused_quota: Option<f64>,
 }
 
 type Shared = Arc<Mutex<World>>;
@@ -354,8 +356,9 @@ struct FakeLimiter(bool, Shared);
 struct NoGroup(Shared);
 impl LimitGroup for NoGroup {
     fn set_cpu_quota(&self, cores: f64) -> Result<(), String> {
-        self.0.lock().unwrap().events.push(format!("quota {cores}"));
-        Ok(())
+        let mut w = self.0.lock().unwrap();
+        w.events.push(format!("quota {cores}"));
+        if w.refused_quota == Some(cores) { Err(format!("{cores} refused")) } else { Ok(()) }
     }
     fn procs_files(&self) -> Vec<PathBuf> {
         vec![]
