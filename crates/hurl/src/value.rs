@@ -243,6 +243,20 @@ impl<'a> Value<'a> {
     /// [`Value::set`] into slot `i` ([`Vars::index`]), its name already found.
     pub fn set_at(&self, vars: &mut Vars, i: usize) -> Result<(), usize> {
         let max = vars.max_capture;
+        // A string or an integer, what captures nearly always take, is not copied again when
+        // the slot's buffer holds it (the same capture, answer after answer).
+        let mut digits = itoa::Buffer::new();
+        let kept = match self {
+            Value::Str(s) => Some((&**s, Kind::String)),
+            Value::Int(n) => Some((digits.format(*n), Kind::Integer)),
+            _ => None,
+        };
+        if let Some((text, kind)) = kept
+            && text.len() <= max
+            && vars.keep_at(i, text, kind)
+        {
+            return Ok(());
+        }
         let slot = vars.slot_at(i);
         slot.text.clear();
         slot.kind = match self {
@@ -442,6 +456,8 @@ fn unhex(s: &str) -> Vec<u8> {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
 
     #[test]
@@ -468,5 +484,40 @@ mod tests {
         );
         assert_ne!(Value::Int(1), Value::Str("1".into()));
         assert_eq!(Value::Str("a".into()).compare(&Value::Int(1)), None);
+    }
+
+    proptest! {
+        /// A capture set over the buffer its slot keeps from the value before (forgotten or
+        /// not, as an iteration forgets its captures) leaves the variable as a slot that
+        /// never held a value does: its text, kind, whether it is set and from an answer, or
+        /// the refusal of a value longer than a capture may be.
+        #[test]
+        fn a_capture_set_again_is_set_as_a_new_one(
+            values in proptest::collection::vec(
+                (prop_oneof![
+                    (0i64..3).prop_map(Value::Int),
+                    "[0-3]{0,2}".prop_map(|s| Value::Str(s.into())),
+                    Just(Value::Float(1.0)),
+                    Just(Value::Bool(true)),
+                ], any::<bool>()),
+                1..8,
+            ),
+            max in 0usize..3,
+        ) {
+            let mut kept = Vars::new(1);
+            kept.max_capture = max;
+            let slot = kept.index("c");
+            for (v, forget) in &values {
+                if *forget {
+                    kept.unset_at(slot);
+                }
+                let mut new = Vars::new(1);
+                new.max_capture = max;
+                let fresh = new.index("c");
+                prop_assert_eq!(v.set_at(&mut kept, slot), v.set_at(&mut new, fresh));
+                prop_assert_eq!(kept.get_at(slot), new.get_at(fresh));
+                prop_assert_eq!(kept.untrusted("c"), new.untrusted("c"));
+            }
+        }
     }
 }

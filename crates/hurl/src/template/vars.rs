@@ -152,6 +152,20 @@ impl Vars {
         }
     }
 
+    /// Gives slot `i` ([`Vars::index`]) again the value its buffer holds, from an answer (as
+    /// [`Vars::mark_untrusted`] says), when that is `text` of `kind`: a capture that takes the
+    /// same value answer after answer is not copied. Whether it did (else nothing changed).
+    #[inline]
+    pub fn keep_at(&mut self, i: usize, text: &str, kind: Kind) -> bool {
+        match self.slots.get_mut(i) {
+            Some(s) if s.1.kind == kind && crate::bytes::same(s.1.text.as_bytes(), text.as_bytes()) => {
+                s.2 = Held::Untrusted;
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Says that the value of slot `i`, if it has one, came from an answer or a data row: it
     /// may not write a request's host ([`Vars::untrusted`]).
     pub fn mark_untrusted(&mut self, i: usize) {
