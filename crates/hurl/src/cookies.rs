@@ -392,7 +392,7 @@ pub(crate) fn name_value(header: &str) -> Option<(&str, &str, &str)> {
 /// is text, and its bytes split as the text does, without the check a `&str` costs. `None`
 /// when it is not ASCII, or has no `=`.
 pub(crate) fn name_value_ascii(header: &[u8]) -> Option<(&[u8], &[u8])> {
-    if !header.is_ascii() {
+    if !crate::bytes::ascii(header) {
         return None;
     }
     let (eq, end) = split(header)?;

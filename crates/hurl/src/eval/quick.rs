@@ -233,7 +233,7 @@ impl Quick {
                 Source::Header(name) => match answer.header_bytes(name) {
                     (None, _) => None,
                     // Text as the general evaluator reads it (ASCII is UTF-8), one header.
-                    (Some(one), false) if one.is_ascii() => return c.text(one, vars, scratch, p),
+                    (Some(one), false) if crate::bytes::ascii(one) => return c.text(one, vars, scratch, p),
                     (Some(_), _) => return false,
                 },
                 Source::Cookie(name, attr) => {
@@ -289,7 +289,7 @@ fn sets_exactly(header: &[u8], exact: &[u8]) -> bool {
     header.len() >= exact.len()
         && crate::bytes::same(&header[..exact.len()], exact)
         && header.get(exact.len()).is_none_or(|&b| b == b';')
-        && header[exact.len()..].is_ascii()
+        && crate::bytes::ascii(&header[exact.len()..])
 }
 
 /// Drops `v`, without the call to its drop when it owns nothing (a number, a borrowed
