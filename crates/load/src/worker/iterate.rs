@@ -7,8 +7,8 @@ use stackbench_hurl::Entry;
 use stackbench_record::ErrorKind;
 
 use super::Local;
-use crate::flow::{Closing, IterState, Next, Verdict};
-use crate::recorder::Step;
+use crate::flow::{Closing, FileSource, IterState, Next, Verdict};
+use crate::recorder::{Outcome, Recorder, Step};
 use crate::transport::Lane;
 
 impl Local {
@@ -58,16 +58,64 @@ impl Local {
                 at = Instant::now();
                 due = at;
             }
-            // Each redirect followed is a request of its own, under its own name.
+            // Each redirect followed is a request of its own, under its own name. Each is sent,
+            // recorded and judged here, not in a function of its own, whose state machine every
+            // wake-up of every request would pass through.
             let (mut name, mut hop) = (name, 0);
             loop {
-                let ask = Ask { flow, i, entry, name, hop, due, at, single };
-                let step = self.step(lane, st, ask).await;
-                ended = step.ended.or(ended);
-                answered |= step.answered;
-                result = result.and(step.result);
                 recorded = single;
-                match step.then {
+                let out = if hop == 0 {
+                    st.outgoing(src, (flow, i), entry)
+                } else {
+                    st.hop_outgoing(src, (flow, i), entry)
+                };
+                let out = match out {
+                    Ok(out) => out,
+                    Err(unsent) => {
+                        // Not written: counted `check`, the iteration ends.
+                        let why = st.unsent_reason(src, (flow, i), entry, unsent);
+                        self.recorder.borrow_mut().unsent_step(name, due, &why, single);
+                        result = result.and(Err(ErrorKind::Check));
+                        break 'entries;
+                    }
+                };
+                let outcome = lane.send_file(&out, spec.keepalive(), at + spec.timeout).await;
+                let now = Instant::now();
+                ended = Some(now);
+                // The request may be lent by `st`, which judges the answer.
+                let sent_size = out.size();
+                drop(out);
+                let mut recorder = self.recorder.borrow_mut();
+                answered |= outcome.is_ok();
+                let (next, received, verdict, checked) =
+                    judged(st, (src, (flow, i), entry), hop, &outcome, &mut recorder);
+                let step = Step {
+                    name,
+                    sent_size,
+                    times: (due, at, now),
+                    received,
+                    result: verdict.result,
+                    checked,
+                    whole: single,
+                };
+                recorder.record_step(&step);
+                if let Some(setup) = lane.take_opened() {
+                    recorder.opened(due, now, setup);
+                }
+                result = result.and(verdict.result);
+                let then = match next {
+                    Next::Judge if verdict.capture_failed => Then::End,
+                    Next::Judge => Then::Next,
+                    Next::Hop(to) => Then::Hop(to),
+                    Next::Stop(to, why) => {
+                        recorder.unsent_step(to, now, &why, false);
+                        result = result.and(Err(ErrorKind::Check));
+                        Then::End
+                    }
+                };
+                drop(recorder);
+                self.failpoint_tick();
+                match then {
                     Then::Hop(to) => {
                         (name, hop) = (to, hop + 1);
                         at = Instant::now();
@@ -88,103 +136,31 @@ impl Local {
         self.in_flight.set(self.in_flight.get() - 1);
         answered
     }
-
-    /// Sends what `ask` names and records it; says what follows it.
-    async fn step(&self, lane: &mut Lane, st: &mut IterState, ask: Ask<'_>) -> Stepped {
-        let Ask { flow, i, entry, name, hop, due, at, single } = ask;
-        let spec = &self.cx.spec;
-        let Some(src) = spec.requests.file() else { return Stepped::UNSENT };
-        let out = if hop == 0 {
-            st.outgoing(src, (flow, i), entry)
-        } else {
-            st.hop_outgoing(src, (flow, i), entry)
-        };
-        let out = match out {
-            Ok(out) => out,
-            Err(unsent) => {
-                let why = st.unsent_reason(src, (flow, i), entry, unsent);
-                self.recorder.borrow_mut().unsent_step(name, due, &why, single);
-                return Stepped::UNSENT;
-            }
-        };
-        let outcome = lane.send_file(&out, spec.keepalive(), at + spec.timeout).await;
-        let now = Instant::now();
-        // The request may be lent by `st`, which judges the answer.
-        let sent_size = out.size();
-        drop(out);
-        let mut recorder = self.recorder.borrow_mut();
-        let mut next = Next::Judge;
-        let answered = outcome.is_ok();
-        let (received, verdict, checked) = match &outcome {
-            Ok(a) => {
-                next = st.redirect(src, (flow, i), entry, a, hop);
-                if next == Next::Judge {
-                    let turn = recorder.check_turn();
-                    let v = st.verdict(src, (flow, i), entry, a, turn);
-                    (Some(a.received), v, turn.then_some(v.result.is_err()))
-                } else {
-                    (Some(a.received), Verdict { result: Ok(()), capture_failed: false }, None)
-                }
-            }
-            Err(kind) => (None, Verdict { result: Err(*kind), capture_failed: true }, None),
-        };
-        let step = Step {
-            name,
-            sent_size,
-            times: (due, at, now),
-            received,
-            result: verdict.result,
-            checked,
-            whole: single,
-        };
-        recorder.record_step(&step);
-        if let Some(setup) = lane.take_opened() {
-            recorder.opened(due, now, setup);
-        }
-        let mut result = verdict.result;
-        let then = match next {
-            Next::Judge if verdict.capture_failed => Then::End,
-            Next::Judge => Then::Next,
-            Next::Hop(to) => Then::Hop(to),
-            Next::Stop(to, why) => {
-                recorder.unsent_step(to, now, &why, false);
-                result = Err(ErrorKind::Check);
-                Then::End
-            }
-        };
-        drop(recorder);
-        self.failpoint_tick();
-        Stepped { ended: Some(now), answered, result, then }
-    }
 }
 
-/// One request of an iteration to send ([`Local::step`]): request `i` of flow `flow`
-/// (`entry`), or hop `hop` of the redirects it follows, due at `due` and sent at `at`,
-/// recorded under `name` (a whole iteration when `single`).
-struct Ask<'e> {
-    flow: usize,
-    i: usize,
-    entry: &'e Entry,
-    name: usize,
+/// The answer to (or the failure of) request `i` of flow `flow` (`entry`), or hop `hop` of the
+/// redirects it follows, judged (its checks on the recorder's turn): what follows it, the size
+/// of the answer, the verdict, and whether its checks ran and failed (`None`: not their turn,
+/// or no answer). In line: called once per request from the iteration's loop.
+#[inline]
+fn judged(
+    st: &mut IterState,
+    (src, at, entry): (&FileSource, (usize, usize), &Entry),
     hop: usize,
-    due: Instant,
-    at: Instant,
-    single: bool,
-}
-
-/// What a request of an iteration came to ([`Local::step`]).
-struct Stepped {
-    /// When its exchange ended (`None`: not sent).
-    ended: Option<Instant>,
-    answered: bool,
-    result: Result<(), ErrorKind>,
-    then: Then,
-}
-
-impl Stepped {
-    /// A request that could not be written: counted `check`, the iteration ends.
-    const UNSENT: Stepped =
-        Stepped { ended: None, answered: false, result: Err(ErrorKind::Check), then: Then::End };
+    outcome: &Outcome<'_>,
+    recorder: &mut Recorder,
+) -> (Next, Option<u64>, Verdict, Option<bool>) {
+    match outcome {
+        Ok(a) => match st.redirect(src, at, entry, a, hop) {
+            Next::Judge => {
+                let turn = recorder.check_turn();
+                let v = st.verdict(src, at, entry, a, turn);
+                (Next::Judge, Some(a.received), v, turn.then_some(v.result.is_err()))
+            }
+            next => (next, Some(a.received), Verdict { result: Ok(()), capture_failed: false }, None),
+        },
+        Err(kind) => (Next::Judge, None, Verdict { result: Err(*kind), capture_failed: true }, None),
+    }
 }
 
 /// What follows a request of an iteration.
