@@ -66,11 +66,14 @@ impl PartialEq for Value<'_> {
 impl<'a> Value<'a> {
     /// A leaf of the one-pass JSON reading as a query's value, as the general evaluator reads
     /// it: `Some(None)` for nothing found, `None` when it cannot tell (a float that may have been
-    /// an integer beyond 64 bits, which the general evaluator keeps as an integer).
+    /// an integer beyond 64 bits, which the general evaluator keeps as an integer, or a string
+    /// that begins as such an integer's mark, [`BIG`], does there).
     #[expect(clippy::option_option, reason = "cannot tell, nothing found, or a value")]
     pub(crate) fn from_leaf(l: &Leaf<'a>) -> Option<Option<Value<'a>>> {
         Some(match l {
             Leaf::Nothing => None,
+            // A string the parsed document reads as a big integer (see [`BIG`]).
+            Leaf::Str(s) if s.starts_with(BIG) => return None,
             Leaf::Str(s) => Some(Value::Str(Cow::Borrowed(*s))),
             Leaf::Int(n) => Some(Value::Int(*n)),
             Leaf::Value(serde_json::Value::Number(n))

@@ -66,11 +66,7 @@ impl<'a> Body<'a> {
             let mut out = [const { Leaf::Nothing }; MAX];
             (self.is_text() && plan.find(self.raw, true, &mut out).is_ok()).then_some(out)
         });
-        match &found.as_ref()?[i] {
-            // A string the parsed document reads as a big integer (see `BIG`).
-            Leaf::Str(s) if s.starts_with(crate::value::BIG) => None,
-            leaf => Value::from_leaf(leaf),
-        }
+        Value::from_leaf(&found.as_ref()?[i])
     }
 
     /// The body decoded by its `Content-Encoding`.

@@ -7,6 +7,8 @@ use super::*;
 use crate::parse::parse;
 use crate::template::{Kind, Vars};
 
+mod compiled;
+
 struct Fake {
     status: u16,
     headers: Vec<(&'static str, &'static str)>,
@@ -332,7 +334,7 @@ const QUICK_PREDICATES: &[&str] = &[
 /// they capture (`None` when the entry is not compiled).
 fn quick(
     f: &crate::model::HurlFile,
-    answer: &Fake,
+    answer: &impl Answer,
     captures: usize,
 ) -> Option<(bool, Vec<Option<crate::template::Value>>)> {
     quick_laid_out(f, answer, captures, 0)
@@ -343,7 +345,7 @@ fn quick(
 /// only when `pad` is 1.
 fn quick_laid_out(
     f: &crate::model::HurlFile,
-    answer: &Fake,
+    answer: &impl Answer,
     captures: usize,
     pad: usize,
 ) -> Option<(bool, Vec<Option<crate::template::Value>>)> {
