@@ -381,16 +381,19 @@ fn evaluate<'b>(
 
 /// The one-pass plan of `r`'s jsonpath queries, captures first (see [`crate::jsonpath::stream::Plan::new`]).
 fn plan(r: &Response) -> Option<Plan> {
-    fn jsonpath(q: &crate::model::Query) -> Option<&crate::jsonpath::JsonPath> {
-        match q {
-            crate::model::Query::JsonPath(p) => Some(p),
-            _ => None,
-        }
-    }
     Plan::new(
-        r.captures.iter().filter_map(|c| jsonpath(&c.query)),
-        r.asserts.iter().filter_map(|a| jsonpath(&a.query)),
+        r.captures.iter().filter_map(|c| planned(&c.query)),
+        r.asserts.iter().filter_map(|a| planned(&a.query)),
     )
+}
+
+/// The jsonpath of `q` that the entry's [`Plan`] follows: any but a path of one filter, which
+/// its own pass reads ([`crate::jsonpath::stream::Filtered`]).
+fn planned(q: &crate::model::Query) -> Option<&crate::jsonpath::JsonPath> {
+    match q {
+        crate::model::Query::JsonPath(p) if p.filtered().is_none() => Some(p),
+        _ => None,
+    }
 }
 
 /// The value of a bare placeholder (a predicate's `{{name}}`, `nth {{i}}`), typed.

@@ -15,17 +15,24 @@
 //! A `cookie` query reads the answer's `Set-Cookie` headers in place, as the
 //! general evaluator does (one function, [`super::query`]'s); the value of the
 //! cookie an ASCII first `Set-Cookie` sets is read from its bytes, without the
-//! check that makes them a `&str` (ASCII is text). Entries with
-//! filters, a version in the status line, queries other than the status, a
-//! header, a cookie or a singular jsonpath, templated operands or redacted
-//! captures are left to the general evaluator.
+//! check that makes them a `&str` (ASCII is text). A `url` query reads the last
+//! hop's URL; a `redirects` query, through `count`, `nth N`, `first` or `last`
+//! (then maybe `location`), reads the hop it names in place, without the list
+//! the general evaluator builds; a jsonpath of one filter is read by its own
+//! pass over the body ([`Filtered`]), which keeps one target and gives up on a
+//! second. Entries with other filters, a version in the status line, other
+//! queries or jsonpaths, templated operands or redacted captures are left to the
+//! general evaluator.
 
 use std::borrow::Cow;
 
 use super::predicate::judge;
 use super::{Answer, contains_short};
-use crate::jsonpath::stream::{Leaf, MAX, Plan};
-use crate::model::{AssertKind, CookieAttr, Expected, Predicate, PredicateFunc, Query, Response, Version};
+use crate::jsonpath::stream::{Filtered, Leaf, MAX, Plan};
+use crate::model::{
+    AssertKind, CookieAttr, Expected, Filter, FilterKind, IntArg, Predicate, PredicateFunc, Query, Response,
+    Version,
+};
 use crate::template::Vars;
 use crate::value::{BIG, Value};
 
@@ -36,7 +43,8 @@ pub struct Quick {
     /// were worked out with ([`Vars::index_at`]).
     captures: Vec<(usize, usize)>,
     asserts: Vec<Check>,
-    /// Whether an assert reads the body as JSON (the captures, when there are any, do).
+    /// Whether an assert reads the body as JSON by the plan (the captures, when there are
+    /// any, do).
     json_asserts: bool,
 }
 
@@ -64,6 +72,40 @@ enum Source {
     Json(usize),
     /// A cookie the answer sets, or one of its attributes.
     Cookie(Box<str>, CookieAttr),
+    /// The URL of the last hop (`url`).
+    Url,
+    /// The redirects followed, through the assert's filters.
+    Redirects(Hops),
+    /// A jsonpath of one filter, read in its own pass over the body.
+    Filtered(Box<Filtered>),
+}
+
+/// What a `redirects` query's filters take of the hops.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Hops {
+    /// `count`.
+    Count,
+    /// `nth N` (`first`: 0, `last`: -1; from the end when negative), its `location` when
+    /// `true`.
+    Nth(i64, bool),
+}
+
+impl Hops {
+    /// What `filters` take of the hops; `None` for filters compiled otherwise.
+    fn of(filters: &[Filter]) -> Option<Hops> {
+        let nth = |f: &Filter| match f.kind {
+            FilterKind::First => Some(0),
+            FilterKind::Last => Some(-1),
+            FilterKind::Nth(IntArg::Literal(n)) => Some(n),
+            _ => None,
+        };
+        Some(match filters {
+            [f] if matches!(f.kind, FilterKind::Count) => Hops::Count,
+            [f] => Hops::Nth(nth(f)?, false),
+            [f, l] if matches!(l.kind, FilterKind::Location) => Hops::Nth(nth(f)?, true),
+            _ => return None,
+        })
+    }
 }
 
 /// A predicate on a literal operand, tested without resolving it per answer.
@@ -79,6 +121,10 @@ enum Test {
     EqText(Box<str>),
     /// `contains` a literal, on text.
     Contains(Box<str>),
+    /// `startsWith` a literal, on text.
+    StartsWith(Box<str>),
+    /// `endsWith` a literal, on text.
+    EndsWith(Box<str>),
     /// `matches`, on a header: its regex over bytes, the same on ASCII text (no UTF-8
     /// check of the value per answer); on other values, the general [`judge`].
     Matches(regex::bytes::Regex),
@@ -102,8 +148,8 @@ impl Quick {
         };
         let mut captures = Vec::with_capacity(r.captures.len());
         for c in &r.captures {
-            match c.query {
-                Query::JsonPath(_) if c.filters.is_empty() && !c.redact => {
+            match super::planned(&c.query) {
+                Some(_) if c.filters.is_empty() && !c.redact => {
                     captures.push((leaf()?, vars.index(&c.name)));
                 }
                 _ => return None,
@@ -111,14 +157,19 @@ impl Quick {
         }
         let mut asserts = Vec::with_capacity(r.asserts.len());
         for (index, a) in r.asserts.iter().enumerate() {
-            if !a.filters.is_empty() || a.kind == AssertKind::Body {
+            if a.kind == AssertKind::Body || !(a.filters.is_empty() || matches!(a.query, Query::Redirects)) {
                 return None;
             }
             let source = match &a.query {
                 Query::Status => Source::Status,
                 Query::Header(t) => Source::Header(t.as_literal()?.into()),
-                Query::JsonPath(_) => Source::Json(leaf()?),
+                Query::JsonPath(p) => match p.filtered() {
+                    Some(f) => Source::Filtered(Box::new(f.clone())),
+                    None => Source::Json(leaf()?),
+                },
                 Query::Cookie { name, attr } => Source::Cookie(name.as_literal()?.into(), *attr),
+                Query::Url => Source::Url,
+                Query::Redirects => Source::Redirects(Hops::of(&a.filters)?),
                 _ => return None,
             };
             // A bare `{{name}}` is never literal: it has a variable part.
@@ -132,6 +183,8 @@ impl Quick {
                 PredicateFunc::Equal(Expected::Float(f)) => Test::EqFloat(*f),
                 PredicateFunc::Equal(Expected::Str(t)) => Test::EqText(t.as_literal()?.into()),
                 PredicateFunc::Contains(Expected::Str(t)) => Test::Contains(t.as_literal()?.into()),
+                PredicateFunc::StartsWith(Expected::Str(t)) => Test::StartsWith(t.as_literal()?.into()),
+                PredicateFunc::EndsWith(Expected::Str(t)) => Test::EndsWith(t.as_literal()?.into()),
                 PredicateFunc::Matches(e) => {
                     let src = match e {
                         Expected::Regex(r) => r.as_str(),
@@ -254,6 +307,41 @@ impl Quick {
                         Err(_) => return false,
                     }
                 }
+                Source::Url => match answer.url() {
+                    Some(url) => return c.text(url.as_bytes(), vars, scratch, p),
+                    // Not known to the transport: the general evaluator says so.
+                    None => return false,
+                },
+                Source::Redirects(Hops::Count) => Some(Value::Int(answer.redirects().len() as i64)),
+                Source::Redirects(Hops::Nth(n, location)) => {
+                    // The general evaluator's `nth`: from the end when negative.
+                    let hops = answer.redirects();
+                    let i = if *n < 0 { hops.len() as i64 + n } else { *n };
+                    // Out of bounds: the general evaluator says so.
+                    let Some(hop) = usize::try_from(i).ok().and_then(|i| hops.get(i)) else { return false };
+                    if *location {
+                        return c.text(hop.location.as_bytes(), vars, scratch, p);
+                    }
+                    Some(Value::Response { status: hop.status, location: Some(Cow::Borrowed(&hop.location)) })
+                }
+                Source::Filtered(f) => {
+                    let mut one = None;
+                    if f.find(answer.body(), &mut one).is_none() {
+                        return false;
+                    }
+                    match one {
+                        None => None,
+                        Some(leaf) => {
+                            if let Some(ok) = c.leaf_holds(&leaf) {
+                                return ok;
+                            }
+                            match Value::from_leaf(&leaf) {
+                                Some(v) => v,
+                                None => return false,
+                            }
+                        }
+                    }
+                }
             };
             let ok = c.holds(v.as_ref(), vars, scratch, p);
             forget_borrowed(v);
@@ -328,6 +416,8 @@ impl Check {
             (Leaf::Int(x), Test::EqInt(n)) => x == n,
             (Leaf::Int(x), Test::EqFloat(f)) => (*x as f64).partial_cmp(f) == Some(std::cmp::Ordering::Equal),
             (Leaf::Str(s), Test::EqText(t)) => **s == **t,
+            (Leaf::Str(s), Test::StartsWith(t)) => s.starts_with(&**t),
+            (Leaf::Str(s), Test::EndsWith(t)) => s.ends_with(&**t),
             (Leaf::Int(_), Test::IsString | Test::IsBoolean | Test::EqText(_))
             | (Leaf::Str(_), Test::IsInteger | Test::IsBoolean | Test::EqInt(_) | Test::EqFloat(_)) => false,
             _ => return None,
@@ -347,6 +437,8 @@ impl Check {
         }
         let ok = match &self.test {
             Test::EqText(t) => crate::bytes::same(value, t.as_bytes()),
+            Test::StartsWith(t) => value.starts_with(t.as_bytes()),
+            Test::EndsWith(t) => value.ends_with(t.as_bytes()),
             Test::IsString | Test::Exists => true,
             Test::IsInteger | Test::IsBoolean | Test::EqInt(_) | Test::EqFloat(_) => false,
             Test::Contains(_) | Test::Matches(_) | Test::General => return None,
@@ -376,6 +468,12 @@ impl Check {
                 _ => false,
             },
             Test::EqText(t) => v.as_str() == Some(t),
+            // On a value other than text: the general [`judge`] (a type it does not apply to).
+            Test::StartsWith(t) | Test::EndsWith(t) => match v {
+                Value::Str(s) if matches!(self.test, Test::StartsWith(_)) => s.starts_with(&**t),
+                Value::Str(s) => s.ends_with(&**t),
+                _ => return judge(p, Some(v), vars, scratch).is_ok(),
+            },
             Test::Contains(_) | Test::Matches(_) | Test::General => {
                 return judge(p, Some(v), vars, scratch).is_ok();
             }
@@ -383,12 +481,15 @@ impl Check {
         ok != self.not
     }
 
-    /// Whether the assert holds of a single ASCII header value `text`.
+    /// Whether the assert holds of the text `text`: a `&str`'s bytes, or a single ASCII
+    /// header value.
     fn text(&self, text: &[u8], vars: &mut Vars, scratch: &mut Vec<u8>, p: &Predicate) -> bool {
         let ok = match &self.test {
             Test::IsString | Test::Exists => true,
             Test::IsInteger | Test::IsBoolean | Test::EqInt(_) | Test::EqFloat(_) => false,
             Test::EqText(t) => text == t.as_bytes(),
+            Test::StartsWith(t) => text.starts_with(t.as_bytes()),
+            Test::EndsWith(t) => text.ends_with(t.as_bytes()),
             Test::Contains(t) if text.len() <= 64 => contains_short(text, t.as_bytes()),
             Test::Matches(re) => re.is_match(text),
             Test::Contains(_) | Test::General => {

@@ -390,6 +390,6 @@ impl Visitor<'_> for Key<'_> {
 }
 
 mod plain;
-pub use plain::filter::Filtered;
+pub use plain::filter::{Filtered, Found};
 #[cfg(test)]
 pub(crate) mod tests;

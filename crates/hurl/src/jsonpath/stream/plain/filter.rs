@@ -81,11 +81,12 @@ impl Filtered {
     }
 
     /// The targets of the filtered elements of `body`, into `found` (emptied first); `None`
-    /// when this pass cannot tell (then `found` means nothing), or when the evaluation on the
-    /// document might go past its [`Budget`] (it would fail there: see [`TooMuch`]).
+    /// when this pass cannot tell (then `found` means nothing), when `found` cannot keep
+    /// them all, or when the evaluation on the document might go past its [`Budget`] (it
+    /// would fail there: see [`TooMuch`]).
     ///
     /// [`TooMuch`]: crate::jsonpath::TooMuch
-    pub fn find<'a>(&self, body: &'a [u8], found: &mut Vec<Leaf<'a>>) -> Option<()> {
+    pub fn find<'a>(&self, body: &'a [u8], found: &mut impl Found<'a>) -> Option<()> {
         found.clear();
         let mut out = [const { Leaf::Nothing }; MAX];
         let mut s = Scan { b: body, i: 0, plan: &self.plan, out: &mut out };
@@ -105,7 +106,7 @@ impl Filtered {
         &self,
         s: &mut Scan<'_, 'a>,
         k: usize,
-        found: &mut Vec<Leaf<'a>>,
+        found: &mut impl Found<'a>,
         elements: &mut usize,
     ) -> Option<()> {
         match (*s.b.get(s.i)?, self.prefix.get(k)) {
@@ -135,7 +136,7 @@ impl Filtered {
     fn filter<'a>(
         &self,
         s: &mut Scan<'_, 'a>,
-        found: &mut Vec<Leaf<'a>>,
+        found: &mut impl Found<'a>,
         elements: &mut usize,
     ) -> Option<()> {
         let places = self.plan.paths();
@@ -149,11 +150,43 @@ impl Filtered {
             if self.cond.holds(s.out)? {
                 let t = std::mem::take(&mut s.out[self.target]);
                 if !matches!(t, Leaf::Nothing) {
-                    found.push(t);
+                    found.push(t)?;
                 }
             }
             Some(())
         })
+    }
+}
+
+/// Where [`Filtered::find`] keeps the targets it finds: a list, or a place for one (the
+/// compiled checks, which allocate nothing per answer).
+pub trait Found<'a> {
+    fn clear(&mut self);
+    /// Keeps `leaf` after the others; `None` when it cannot.
+    fn push(&mut self, leaf: Leaf<'a>) -> Option<()>;
+}
+
+impl<'a> Found<'a> for Vec<Leaf<'a>> {
+    fn clear(&mut self) {
+        Vec::clear(self);
+    }
+    fn push(&mut self, leaf: Leaf<'a>) -> Option<()> {
+        Vec::push(self, leaf);
+        Some(())
+    }
+}
+
+/// At most one target: [`Found::push`] refuses a second.
+impl<'a> Found<'a> for Option<Leaf<'a>> {
+    fn clear(&mut self) {
+        *self = None;
+    }
+    fn push(&mut self, leaf: Leaf<'a>) -> Option<()> {
+        if self.is_some() {
+            return None;
+        }
+        *self = Some(leaf);
+        Some(())
     }
 }
 
