@@ -49,8 +49,13 @@ impl Origin {
         }
         if url.get(at) == Some(&b':') {
             let digits = url[at + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
-            let port = std::str::from_utf8(&url[at + 1..at + 1 + digits]).ok()?;
-            if digits == 0 || port.starts_with('0') || port.parse::<u16>().ok()? != self.port {
+            let port = &url[at + 1..at + 1 + digits];
+            // Read as `u16` reads it (five digits at most), without its checks per digit: this
+            // runs on each URL the load engine sends.
+            if !(1..=5).contains(&digits) || port[0] == b'0' {
+                return None;
+            }
+            if port.iter().fold(0u32, |n, &d| n * 10 + u32::from(d - b'0')) != u32::from(self.port) {
                 return None;
             }
             at += 1 + digits;
