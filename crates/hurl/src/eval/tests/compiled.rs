@@ -1,38 +1,23 @@
 //! The compiled checks held to the general evaluator where they read what it reads in
 //! another way: `url` and `redirects` on generated hops, jsonpaths of one filter on bodies
-//! of every kind, a string marked as a big integer, and a body that is not its own text.
+//! of every kind, and a string marked as a big integer.
 
 use std::fmt::Write as _;
 
-use super::{Compiled, quick};
-use crate::eval::{Answer, Redirect};
+use super::{Compiled, Fake, quick};
+use crate::eval::Redirect;
 use crate::parse::parse;
+use crate::run::wire::Followed;
 use crate::template::Vars;
 
-/// The last answer of a request that followed redirects.
-struct Hopped {
-    status: u16,
-    body: String,
-    url: Option<&'static str>,
-    redirects: Vec<Redirect>,
-}
+/// The last answer of a request that followed redirects, as `verify` judges it.
+type Hopped = Followed<Fake>;
 
-impl Answer for Hopped {
-    fn status(&self) -> u16 {
-        self.status
-    }
-    fn header(&self, name: &str, nth: usize) -> Option<&str> {
-        (name.eq_ignore_ascii_case("content-type") && nth == 0).then_some("application/json")
-    }
-    fn body(&self) -> &[u8] {
-        self.body.as_bytes()
-    }
-    fn url(&self) -> Option<&str> {
-        self.url
-    }
-    fn redirects(&self) -> &[Redirect] {
-        &self.redirects
-    }
+/// The answer after `redirects`, at `url`, with `body`.
+fn hopped(url: &str, redirects: Vec<Redirect>, body: &str) -> Hopped {
+    let last =
+        Fake { status: 200, headers: vec![("Content-Type", "application/json")], body: body.to_owned() };
+    Followed { last, redirects, url: url.to_owned() }
 }
 
 /// Where a hop pointed, and the last hop's URL: the asserts' literals, a prefix of them,
@@ -123,13 +108,13 @@ proptest::proptest! {
             (proptest::sample::select(vec![301u16, 302, 303, 307, 308]), proptest::sample::select(LOCATIONS)),
             0..4,
         ),
-        url in proptest::option::of(proptest::sample::select(LOCATIONS)),
+        url in proptest::sample::select(LOCATIONS),
         body in proptest::sample::select(BODIES),
         picks in proptest::collection::vec(proptest::prelude::any::<proptest::sample::Index>(), 2..5),
     ) {
         let redirects =
             hops.iter().map(|&(status, l)| Redirect { status, location: l.to_owned() }).collect();
-        let answer = Hopped { status: 200, body: body.to_owned(), url, redirects };
+        let answer = hopped(url, redirects, body);
         for a in ASSERTS {
             judged_alike(&[a], &answer)?;
         }
@@ -144,14 +129,13 @@ proptest::proptest! {
 fn compiled_checks_judge_the_benchmarked_redirect() {
     let f = parse(
         "r.hurl",
-        "GET http://h/old-orders\n[Options]\nlocation: true\nHTTP 200\n[Asserts]\nurl endsWith \"/orders\"\nredirects count == 1\nredirects nth 0 location endsWith \"/orders\"\njsonpath \"$.orders[?(@.status == 'pending')].id\" == \"o-2\"\n",
+        "GET http://h/old-orders\n[Options]\nlocation: true\nHTTP 200\n[Asserts]\nurl endsWith \"/orders\"\n\
+         redirects count == 1\nredirects nth 0 location endsWith \"/orders\"\n\
+         jsonpath \"$.orders[?(@.status == 'pending')].id\" == \"o-2\"\n",
     )
     .unwrap();
-    let answer = |url: &'static str, location: &str, body: &str| Hopped {
-        status: 200,
-        body: body.to_owned(),
-        url: Some(url),
-        redirects: vec![Redirect { status: 302, location: location.to_owned() }],
+    let answer = |url: &str, location: &str, body: &str| {
+        hopped(url, vec![Redirect { status: 302, location: location.to_owned() }], body)
     };
     let (right, other) = (BODIES[0], BODIES[1]);
     assert_eq!(quick(&f, &answer("http://h/orders", "http://h/orders", right), 0).map(|q| q.0), Some(true));
@@ -176,11 +160,8 @@ fn compiled_checks_judge_the_benchmarked_redirect() {
 #[test]
 fn a_string_marked_as_a_big_integer_is_judged_by_the_evaluator() {
     let body = "{\"a\": \"\u{FDD0}bigint:7\", \"n\": 1}";
-    let answer = super::Fake {
-        status: 200,
-        headers: vec![("Content-Type", "application/json")],
-        body: body.to_owned(),
-    };
+    let answer =
+        Fake { status: 200, headers: vec![("Content-Type", "application/json")], body: body.to_owned() };
     for (assert, holds) in [
         ("jsonpath \"$.a\" isString", false),
         ("jsonpath \"$.a\" == \"\u{FDD0}bigint:7\"", false),
