@@ -57,6 +57,12 @@ pub trait Answer {
     }
     /// The body as received (after the transfer's framing, before any `Content-Encoding`).
     fn body(&self) -> &[u8];
+    /// Whether [`Answer::body`] is its own text: no `Content-Encoding`, and UTF-8 (no charset,
+    /// or UTF-8's). The compiled checks read only such a body in place; any other the general
+    /// evaluator decodes first.
+    fn body_is_own_text(&self) -> bool {
+        query::own_text(self.header_bytes("content-encoding").0, self.header_bytes("content-type").0)
+    }
     /// The HTTP version of the answer (`1.1`, `2`), when the transport knows it.
     fn version(&self) -> Option<&str> {
         None

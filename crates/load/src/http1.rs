@@ -26,7 +26,7 @@ use crate::budget::Claim;
 use crate::dial::{Dial, Socket};
 use crate::tls::TlsStream;
 use crate::uring::{self, Receiver, Ring};
-use crate::wire::{Answer, CONTENT_TYPE, HeaderAt, Marks, SET_COOKIE, Wire, same_name};
+use crate::wire::{Answer, CONTENT_ENCODING, CONTENT_TYPE, HeaderAt, Marks, SET_COOKIE, Wire, same_name};
 
 const READ_CHUNK: usize = 16 * 1024;
 const MAX_HEADERS: usize = 64;
@@ -513,6 +513,7 @@ fn parse_head<const MARK: bool>(
                     }
                 }
                 10 if MARK && same_name(name, SET_COOKIE) => marks.set_cookie_at(i),
+                16 if MARK && same_name(name, CONTENT_ENCODING) => marks.content_encoding_at(i),
                 12 if same_name(name, CONTENT_TYPE) => {
                     content_type.extend_from_slice(h.value);
                     if MARK {

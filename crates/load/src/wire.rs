@@ -119,7 +119,8 @@ impl HeaderAt {
 
 /// Where the first two headers of the names a scenario file's checks ask for on every answer
 /// lie in [`Answer::headers`], noted in the reader's one pass over them: `Set-Cookie`, which
-/// the cookie jar looks up on every answer, and `Content-Type`. Looking up either then costs
+/// the cookie jar looks up on every answer, `Content-Type` and `Content-Encoding` (whether the
+/// body is its own text, which the compiled checks read in place). Looking up either then costs
 /// a comparison of the name asked for, not a walk of the headers. Unless `known` (a transport
 /// that does not note them: h2c; tests), the headers are walked.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -127,6 +128,7 @@ pub struct Marks {
     known: bool,
     set_cookie: Mark,
     content_type: Mark,
+    content_encoding: Mark,
 }
 
 /// The first two headers of a name: their indexes in [`Answer::headers`] plus one (0: none).
@@ -181,6 +183,12 @@ impl Marks {
         self.content_type.note(i);
     }
 
+    /// Notes header `i`, a `Content-Encoding`.
+    #[inline]
+    pub(crate) fn content_encoding_at(&mut self, i: usize) {
+        self.content_encoding.note(i);
+    }
+
     /// The first two `Set-Cookie` values of `answer` (as [`header_first_two`]), read from its
     /// marks without comparing a name when they are known.
     #[inline]
@@ -200,6 +208,7 @@ impl Marks {
         match name.len() {
             10 if same_name(name, SET_COOKIE) => Some(self.set_cookie),
             12 if same_name(name, CONTENT_TYPE) => Some(self.content_type),
+            16 if same_name(name, CONTENT_ENCODING) => Some(self.content_encoding),
             _ => None,
         }
     }
@@ -208,6 +217,7 @@ impl Marks {
 // As servers write them: [`same_name`] compares the words as they are before it folds case.
 pub(crate) const SET_COOKIE: &[u8] = b"Set-Cookie";
 pub(crate) const CONTENT_TYPE: &[u8] = b"Content-Type";
+pub(crate) const CONTENT_ENCODING: &[u8] = b"Content-Encoding";
 
 /// Where each `name:value` line of a head kept as text lies: the h2c client keeps an HTTP/2
 /// answer's head and trailers so (`HTTP/2 200`, then one line per field) for a scenario
@@ -532,6 +542,7 @@ pub(crate) mod tests {
             "[A-Za-z][A-Za-z0-9-]{0,6}",
             "[sS][eE][tT]-[cC][oO][oO][kK][iI][eE]",
             "[cC][oO][nN][tT][eE][nN][tT]-[tT][yY][pP][eE]",
+            "[cC][oO][nN][tT][eE][nN][tT]-[eE][nN][cC][oO][dD][iI][nN][gG]",
             Just("Connection".to_owned()),
             Just("Content-Typf".to_owned()),
         ]

@@ -1,6 +1,6 @@
 //! The compiled checks held to the general evaluator where they read what it reads in
 //! another way: `url` and `redirects` on generated hops, jsonpaths of one filter on bodies
-//! of every kind, and a string marked as a big integer.
+//! of every kind, a string marked as a big integer, and bodies that are not their own text.
 
 use std::fmt::Write as _;
 
@@ -195,4 +195,48 @@ fn a_string_marked_as_a_big_integer_is_judged_by_the_evaluator() {
     f.entries[0].check(&answer, &mut general, &mut Vec::new(), &mut Vec::new());
     assert_eq!(vars.get("c0"), general.get("c0"));
     assert_eq!(general.get("c0").map(|v| v.kind), Some(crate::template::Kind::Integer));
+}
+
+/// A body that is not its own text (a `Content-Encoding`, a charset other than UTF-8's) is
+/// decoded by the general evaluator before it is read: the compiled checks leave it to it, so
+/// bytes that would pass as written (UTF-8 `é` under a latin-1 label, plain JSON labelled
+/// gzip) are judged as the general evaluator judges them.
+#[test]
+fn a_body_not_its_own_text_is_judged_by_the_evaluator() {
+    let body = "{\"name\": \"\u{e9}\", \"orders\": [{\"id\": \"\u{e9}\", \"status\": \"pending\"}]}";
+    for (headers, own, holds) in [
+        (vec![("Content-Type", "application/json")], true, true),
+        (vec![("Content-Type", "application/json; charset=utf-8")], true, true),
+        (vec![("Content-Type", "application/json; charset=\"UTF-8\"")], true, true),
+        (vec![("Content-Type", "application/json; charset=latin1")], false, false),
+        (vec![("Content-Type", "application/json; charset=ISO-8859-1")], false, false),
+        (vec![("Content-Type", "application/json"), ("Content-Encoding", "gzip")], false, false),
+        // Decoded as itself: the same verdict, from the general evaluator.
+        (vec![("Content-Encoding", "identity")], false, true),
+    ] {
+        let answer = Fake { status: 200, headers: headers.clone(), body: body.to_owned() };
+        assert_eq!(crate::eval::Answer::body_is_own_text(&answer), own, "{headers:?}");
+        for assert in [
+            "jsonpath \"$.name\" == \"\u{e9}\"",
+            "jsonpath \"$.orders[?(@.status == 'pending')].id\" == \"\u{e9}\"",
+        ] {
+            let f = parse("e.hurl", &format!("GET http://h\nHTTP 200\n[Asserts]\n{assert}\n")).unwrap();
+            let (mut vars, mut failures) = (Vars::new(1), Vec::new());
+            f.entries[0].check(&answer, &mut vars, &mut Vec::new(), &mut failures);
+            assert_eq!(failures.is_empty(), holds, "{headers:?} {assert}: {failures:?}");
+            if !own {
+                assert_eq!(quick(&f, &answer, 0).map(|q| q.0), Some(false), "{headers:?} {assert}");
+            }
+            let (mut vars, mut compiled_failures) = (Vars::new(1), Vec::new());
+            f.entries[0].check_some(
+                &Compiled::default(),
+                &answer,
+                &mut vars,
+                &mut Vec::new(),
+                &mut compiled_failures,
+                true,
+            );
+            assert_eq!(compiled_failures, failures, "{headers:?} {assert}");
+        }
+    }
 }
