@@ -173,19 +173,9 @@ fn a_string_marked_as_a_big_integer_is_judged_by_the_evaluator() {
             &format!("GET http://h\nHTTP 200\n[Captures]\nc0: jsonpath \"$.n\"\n[Asserts]\n{assert}\n"),
         )
         .unwrap();
-        let (mut vars, mut failures) = (Vars::new(1), Vec::new());
-        f.entries[0].check(&answer, &mut vars, &mut Vec::new(), &mut failures);
+        let (failures, compiled_failures) = both_ways(&f, &answer);
         assert_eq!(failures.is_empty(), holds, "{assert}: {failures:?}");
         assert_eq!(quick(&f, &answer, 0).map(|q| q.0), Some(false), "{assert}");
-        let (mut vars, mut compiled_failures) = (Vars::new(1), Vec::new());
-        f.entries[0].check_some(
-            &Compiled::default(),
-            &answer,
-            &mut vars,
-            &mut Vec::new(),
-            &mut compiled_failures,
-            true,
-        );
         assert_eq!(compiled_failures, failures, "{assert}");
     }
     let f = parse("b.hurl", "GET http://h\nHTTP 200\n[Captures]\nc0: jsonpath \"$.a\"\n").unwrap();
@@ -221,22 +211,29 @@ fn a_body_not_its_own_text_is_judged_by_the_evaluator() {
             "jsonpath \"$.orders[?(@.status == 'pending')].id\" == \"\u{e9}\"",
         ] {
             let f = parse("e.hurl", &format!("GET http://h\nHTTP 200\n[Asserts]\n{assert}\n")).unwrap();
-            let (mut vars, mut failures) = (Vars::new(1), Vec::new());
-            f.entries[0].check(&answer, &mut vars, &mut Vec::new(), &mut failures);
+            let (failures, compiled_failures) = both_ways(&f, &answer);
             assert_eq!(failures.is_empty(), holds, "{headers:?} {assert}: {failures:?}");
             if !own {
                 assert_eq!(quick(&f, &answer, 0).map(|q| q.0), Some(false), "{headers:?} {assert}");
             }
-            let (mut vars, mut compiled_failures) = (Vars::new(1), Vec::new());
-            f.entries[0].check_some(
-                &Compiled::default(),
-                &answer,
-                &mut vars,
-                &mut Vec::new(),
-                &mut compiled_failures,
-                true,
-            );
             assert_eq!(compiled_failures, failures, "{headers:?} {assert}");
         }
     }
+}
+
+/// The failures of `f`'s first entry on `answer` by the general evaluator, then with the
+/// compiled checks first (captures and asserts).
+fn both_ways(f: &crate::HurlFile, answer: &Fake) -> (Vec<crate::eval::Failure>, Vec<crate::eval::Failure>) {
+    let (mut vars, mut failures) = (Vars::new(1), Vec::new());
+    f.entries[0].check(answer, &mut vars, &mut Vec::new(), &mut failures);
+    let (mut vars, mut compiled_failures) = (Vars::new(1), Vec::new());
+    f.entries[0].check_some(
+        &Compiled::default(),
+        answer,
+        &mut vars,
+        &mut Vec::new(),
+        &mut compiled_failures,
+        true,
+    );
+    (failures, compiled_failures)
 }
