@@ -16,9 +16,11 @@
 //!
 //! Without `--start-rate` a closed-model probe (one step of `-c` users, 64 by
 //! default) measures what the target does flat out; the doubling starts at
-//! half of it. A plan's later repetitions pass the bracket of the first one
+//! half of it. A plan's later repetitions pass the bracket of the one before
 //! and go straight to bisecting it; when what held there breaks now, the
-//! search halves down until a rate holds and bisects once more.
+//! search halves down until a rate holds and bisects once more, and when
+//! everything held up to its top, the top is measured and the search ramps
+//! up from it: a bracket is where a search starts, not a ceiling.
 //!
 //! The search is written against [`Stepper`], so its logic is tested with a
 //! model of a server of known capacity; [`EngineStepper`] runs real steps.
@@ -197,46 +199,40 @@ impl State<'_> {
             // An earlier search's bracket, widened by twice the precision on each side
             // so that this repetition measures anew rather than repeating its end.
             let widen = 2.0 * search.precision;
-            (lo, hi) = (Some((a * (1.0 - widen)).round().max(FLOOR)), Some((b * (1.0 + widen)).round()));
+            let top = (b * (1.0 + widen)).round();
+            (lo, hi) = (Some((a * (1.0 - widen)).round().max(FLOOR)), Some(top));
+            if !self.bisect(stop, &mut lo, &mut hi, &mut ended)? {
+                return Ok(Outcome { ended: "interrupted", lo, hi, sustained: None });
+            }
+            // Every rate bisected held up to the bracket's top, which no step of this
+            // search measured: the earlier search may have run on a slower machine (a
+            // stall, a neighbour). Measure the top, and ramp up from it while it holds,
+            // rather than cap this repetition at the earlier one's answer.
+            if ended == "converged" && hi == Some(top) && search.max_rate.is_none_or(|m| top <= m) {
+                if stop.is_stopped() {
+                    return Ok(Outcome { ended: "interrupted", lo, hi, sustained: None });
+                }
+                if self.rate("top", top)? {
+                    (lo, hi) = (Some(top), None);
+                    match self.above(top) {
+                        Ok(next) => {
+                            if let Some(o) = self.ramp(stop, next, &mut lo, &mut hi, &mut ended)? {
+                                return Ok(o);
+                            }
+                        }
+                        Err(why) => ended = why,
+                    }
+                }
+            }
         } else {
             let start = match search.start_rate {
                 Some(r) => r,
                 None => (self.run("probe", StepKind::Probe(search.probe_users))?.0.summary.ok_rps / 2.0)
                     .max(FLOOR),
             };
-            let mut rate = search.max_rate.map_or(start, |m| start.min(m)).round().max(FLOOR);
-            loop {
-                if stop.is_stopped() {
-                    return Ok(Outcome { ended: "interrupted", lo, hi, sustained: None });
-                }
-                if self.rate("ramp", rate)? {
-                    lo = Some(rate);
-                    if self.saturated_at == Some(rate) {
-                        ended = "saturated";
-                        break;
-                    }
-                    if hi.is_some() {
-                        break;
-                    }
-                    match search.max_rate {
-                        Some(m) if rate >= m => {
-                            ended = "max_rate";
-                            break;
-                        }
-                        Some(m) => rate = (rate * 2.0).min(m),
-                        None => rate *= 2.0,
-                    }
-                } else {
-                    hi = Some(rate);
-                    if lo.is_some() {
-                        break;
-                    }
-                    if rate <= FLOOR {
-                        return Ok(Outcome { ended: "nothing_met", lo, hi, sustained: None });
-                    }
-                    // Even the start broke: halve until a rate holds.
-                    rate = (rate / 2.0).round().max(FLOOR);
-                }
+            let rate = search.max_rate.map_or(start, |m| start.min(m)).round().max(FLOOR);
+            if let Some(o) = self.ramp(stop, rate, &mut lo, &mut hi, &mut ended)? {
+                return Ok(o);
             }
         }
         // What held before (an earlier repetition's bracket, or this search's
@@ -274,6 +270,66 @@ impl State<'_> {
             ended = if self.saturated_at.is_some_and(|s| s <= rate) { "saturated" } else { "converged" };
         }
         Ok(Outcome { ended: "nothing_met", lo, hi, sustained: None })
+    }
+
+    /// Ramps from `rate`: doubles it while it holds, until a step breaks above one that
+    /// held; halves it while it breaks, until one holds. It stops going up where the
+    /// generator saturated or at `max_rate` (and says so in `ended`); `Some` ends the
+    /// search (interrupted, or nothing met).
+    fn ramp(
+        &mut self,
+        stop: &Stop,
+        mut rate: f64,
+        lo: &mut Option<f64>,
+        hi: &mut Option<f64>,
+        ended: &mut &'static str,
+    ) -> Result<Option<Outcome>, Halt> {
+        loop {
+            if stop.is_stopped() {
+                return Ok(Some(Outcome { ended: "interrupted", lo: *lo, hi: *hi, sustained: None }));
+            }
+            if self.rate("ramp", rate)? {
+                *lo = Some(rate);
+                if self.saturated_at == Some(rate) {
+                    *ended = "saturated";
+                    return Ok(None);
+                }
+                if hi.is_some() {
+                    return Ok(None);
+                }
+                match self.above(rate) {
+                    Ok(next) => rate = next,
+                    Err(why) => {
+                        *ended = why;
+                        return Ok(None);
+                    }
+                }
+            } else {
+                *hi = Some(rate);
+                if lo.is_some() {
+                    return Ok(None);
+                }
+                if rate <= FLOOR {
+                    return Ok(Some(Outcome { ended: "nothing_met", lo: *lo, hi: *hi, sustained: None }));
+                }
+                // Even the start broke: halve until a rate holds.
+                rate = (rate / 2.0).round().max(FLOOR);
+            }
+        }
+    }
+
+    /// The next rate to try above `rate`, which held: twice it, up to `max_rate`; or why
+    /// the search goes no higher (`saturated`: the generator, not the target, was at its
+    /// limit there; `max_rate`: the highest rate allowed).
+    fn above(&self, rate: f64) -> Result<f64, &'static str> {
+        if self.saturated_at == Some(rate) {
+            return Err("saturated");
+        }
+        match self.search.max_rate {
+            Some(m) if rate >= m => Err("max_rate"),
+            Some(m) => Ok((rate * 2.0).min(m)),
+            None => Ok(rate * 2.0),
+        }
     }
 
     /// Bisects between the rate that held (`lo`) and the one that broke (`hi`)
@@ -535,25 +591,56 @@ mod tests {
         assert!(found.sustained_rps.unwrap() <= 41_234.0);
     }
 
+    /// The search of a server of `capacity` given an earlier `bracket`: it finds the
+    /// capacity within the precision, ends confirming it, in at most 20 steps.
+    fn found_from_bracket(capacity: f64, bracket: [f64; 2]) -> Search {
+        let mut server = Server { capacity, generator_limit: f64::INFINITY, calls: Vec::new() };
+        let found = search(&mut server, &spec(Some(bracket), None));
+        let sustained = found.sustained_rps.unwrap_or_else(|| panic!("{capacity}: {found:?}"));
+        assert!(sustained <= capacity && sustained >= capacity * 0.95 - 1.0, "{capacity}: {found:?}");
+        assert_eq!(found.steps.last().map(|s| s.phase.as_str()), Some("confirm"));
+        assert!(found.steps.len() <= 20, "{} steps: {found:?}", found.steps.len());
+        found
+    }
+
     /// A later repetition whose target is slower than the bracket it was given
     /// (a JIT still cold, a noisy neighbour) halves down and still finds its
     /// rate, in a bounded number of steps; one that holds nothing ends with nothing.
     #[test]
     fn a_bracket_that_breaks_now_halves_down_to_the_rate_that_holds() {
         for capacity in [20_000.0, 9_000.0, 1_234.0] {
-            let mut server = Server { capacity, generator_limit: f64::INFINITY, calls: Vec::new() };
-            let found = search(&mut server, &spec(Some([40_000.0, 42_000.0]), None));
-            let sustained = found.sustained_rps.unwrap_or_else(|| panic!("{capacity}: {found:?}"));
-            assert!(sustained <= capacity && sustained >= capacity * 0.95 - 1.0, "{capacity}: {found:?}");
+            let found = found_from_bracket(capacity, [40_000.0, 42_000.0]);
             assert!(found.steps.iter().any(|s| s.phase == "down"), "{found:?}");
-            assert_eq!(found.steps.last().map(|s| s.phase.as_str()), Some("confirm"));
             assert_eq!(found.ended, "converged");
-            assert!(found.steps.len() <= 20, "{} steps: {found:?}", found.steps.len());
         }
         let mut server = Server { capacity: 0.5, generator_limit: f64::INFINITY, calls: Vec::new() };
         let found = search(&mut server, &spec(Some([40_000.0, 42_000.0]), None));
         assert_eq!((found.sustained_rps, found.ended.as_str()), (None, "nothing_met"), "{found:?}");
         assert!(found.steps.len() <= 25, "{} steps", found.steps.len());
+    }
+
+    /// A later repetition whose target is faster than the bracket it was given (the
+    /// earlier search ran on a slower machine: a stall, a neighbour) measures the
+    /// bracket's top once every rate below it held, and ramps up from it: the earlier
+    /// answer is where it starts, not a ceiling. Where the top breaks, it is the break.
+    #[test]
+    fn a_bracket_that_holds_up_to_its_top_ramps_above_it() {
+        for capacity in [3_000.0, 500.0, 41_234.0] {
+            let found = found_from_bracket(capacity, [291.0, 317.0]);
+            let top = found.steps.iter().find(|s| s.phase == "top").unwrap_or_else(|| panic!("{found:?}"));
+            assert!(top.passed && (top.rate - 349.0).abs() < 0.5, "{found:?}"); // 317 widened by 10%
+        }
+        // Capacity just under the top: the top is measured, and it is the break.
+        let mut server = Server { capacity: 345.0, generator_limit: f64::INFINITY, calls: Vec::new() };
+        let found = search(&mut server, &spec(Some([291.0, 317.0]), None));
+        assert!(found.steps.iter().any(|s| s.phase == "top" && !s.passed), "{found:?}");
+        assert!(found.steps.iter().all(|s| s.phase != "ramp"), "{found:?}");
+        assert_eq!(found.broke_at_rps, Some(349.0));
+        assert!(found.broke.as_deref().unwrap_or("").contains("late"), "{found:?}");
+        // Above the top only up to --max-rate.
+        let mut server = Server { capacity: 3_000.0, generator_limit: f64::INFINITY, calls: Vec::new() };
+        let found = search(&mut server, &spec(Some([291.0, 317.0]), Some(1_000.0)));
+        assert_eq!((found.sustained_rps, found.ended.as_str()), (Some(1_000.0), "max_rate"), "{found:?}");
     }
 
     /// The server of `Server`, but the machine stalls during one step: its
