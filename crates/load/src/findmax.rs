@@ -79,8 +79,34 @@ impl Stepper for EngineStepper<'_> {
         if let ModelSpec::Closed { connections, .. } = spec.model {
             spec.threads = spec.threads.min(connections).max(1);
         }
-        crate::engine::run(&spec, self.stop)
+        let record = crate::engine::run(&spec, self.stop)?;
+        // The target still answers what the step left in flight; let it, so that
+        // the next step is judged on its own load.
+        let until = std::time::Instant::now() + backlog(&record);
+        while !self.stop.is_stopped() && std::time::Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        Ok(record)
     }
+}
+
+/// The longest a search waits for a step's backlog.
+const MAX_BACKLOG: Duration = Duration::from_secs(5);
+
+/// How long the target takes to answer what a step left outstanding (the last
+/// second's `in_flight`) at the rate it answered during the step, at most
+/// [`MAX_BACKLOG`]. A step past the capacity leaves up to `max_in_flight`
+/// requests queued in the target, which it answers after the step ends (each
+/// connection's pipelined requests, already read); a next step at a rate near
+/// the capacity would inherit that queue for the whole of its settle and
+/// measured window, and break for the step before it.
+fn backlog(record: &RunRecord) -> Duration {
+    let left = record.timeline.last().map_or(0, |s| s.in_flight);
+    if left == 0 {
+        return Duration::ZERO;
+    }
+    let rate = record.summary.ok_rps.max(1.0);
+    Duration::from_secs_f64(left as f64 / rate).min(MAX_BACKLOG)
 }
 
 /// Runs the search of `spec` (its `search` must be set) on the engine.
@@ -641,6 +667,23 @@ mod tests {
         let mut server = Server { capacity: 3_000.0, generator_limit: f64::INFINITY, calls: Vec::new() };
         let found = search(&mut server, &spec(Some([291.0, 317.0]), Some(1_000.0)));
         assert_eq!((found.sustained_rps, found.ended.as_str()), (Some(1_000.0), "max_rate"), "{found:?}");
+    }
+
+    /// A step that left requests in flight gives the target the time to answer them at
+    /// the rate it answered during the step, and no more than [`MAX_BACKLOG`]; a step that
+    /// left none, none.
+    #[test]
+    fn a_step_s_backlog_is_answered_before_the_next() {
+        let mut r = crate::summary::tests::record(Model::Open { rate: 1.0, max_in_flight: 1000 });
+        r.summary.ok_rps = 3_000.0;
+        let second = r.timeline.last_mut().expect("a second");
+        second.in_flight = 1_000;
+        assert_eq!(backlog(&r).as_millis(), 333);
+        r.timeline.last_mut().unwrap().in_flight = 0;
+        assert_eq!(backlog(&r), Duration::ZERO);
+        r.timeline.last_mut().unwrap().in_flight = 1_000;
+        r.summary.ok_rps = 0.0;
+        assert_eq!(backlog(&r), MAX_BACKLOG);
     }
 
     /// The server of `Server`, but the machine stalls during one step: its
