@@ -118,12 +118,14 @@ impl<'a> Body<'a> {
 
 /// Whether a body with these `Content-Encoding` and `Content-Type` values (the first of each)
 /// is its own text as received: no encoding, and UTF-8 (no charset, or UTF-8's). A type that is
-/// not UTF-8 text itself is not told apart: `false`.
+/// not UTF-8 text itself is not told apart: `false`. In line: the compiled checks ask it on
+/// every answer whose body they read.
+#[inline]
 pub(crate) fn own_text(encoding: Option<&[u8]>, content_type: Option<&[u8]>) -> bool {
     encoding.is_none()
         && content_type.is_none_or(|t| {
             // No parameter, no charset: the look for `;` spares the parse on most answers.
-            !t.contains(&b';')
+            !crate::bytes::has(t, b';')
                 || std::str::from_utf8(t).is_ok_and(|t| {
                     charset(t).is_none_or(|c| {
                         encoding_rs::Encoding::for_label(c.as_bytes()) == Some(encoding_rs::UTF_8)
