@@ -57,11 +57,19 @@ pub trait Answer {
     }
     /// The body as received (after the transfer's framing, before any `Content-Encoding`).
     fn body(&self) -> &[u8];
+    /// The first `Content-Encoding` and `Content-Type` values as received (as
+    /// [`Answer::header_bytes`]), which say whether the body is its own text: an answer that
+    /// keeps them at hand gives them without a look for the names.
+    fn body_labels(&self) -> (Option<&[u8]>, Option<&[u8]>) {
+        (self.header_bytes("content-encoding").0, self.header_bytes("content-type").0)
+    }
     /// Whether [`Answer::body`] is its own text: no `Content-Encoding`, and UTF-8 (no charset,
     /// or UTF-8's). The compiled checks read only such a body in place; any other the general
     /// evaluator decodes first.
+    #[inline]
     fn body_is_own_text(&self) -> bool {
-        query::own_text(self.header_bytes("content-encoding").0, self.header_bytes("content-type").0)
+        let (encoding, content_type) = self.body_labels();
+        query::own_text(encoding, content_type)
     }
     /// The HTTP version of the answer (`1.1`, `2`), when the transport knows it.
     fn version(&self) -> Option<&str> {

@@ -719,6 +719,11 @@ impl stackbench_hurl::Answer for Answered<'_, '_> {
         (first, second.is_some())
     }
 
+    #[inline]
+    fn body_labels(&self) -> (Option<&[u8]>, Option<&[u8]>) {
+        crate::wire::Marks::body_labels(self.answer)
+    }
+
     fn body(&self) -> &[u8] {
         self.answer.body
     }

@@ -148,6 +148,13 @@ impl Mark {
         (value(self.0[0]), value(self.0[1]))
     }
 
+    /// The value of the first header it marks in `answer` (as [`Mark::values`]).
+    #[inline]
+    fn first<'a>(self, answer: &Answer<'a>) -> Option<&'a [u8]> {
+        let h = answer.headers.get(usize::from(self.0[0]).checked_sub(1)?)?;
+        Some(answer.head.get(h.value.0 as usize..h.value.1 as usize).unwrap_or_default())
+    }
+
     /// Notes header `i` of the name, when it is its first or second.
     #[inline]
     fn note(&mut self, i: usize) {
@@ -197,6 +204,17 @@ impl Marks {
             return answer.marks.set_cookie.values(answer);
         }
         header_first_two(answer, "set-cookie")
+    }
+
+    /// The first `Content-Encoding` and `Content-Type` values of `answer` (as
+    /// [`header_first_two`]), which say whether its body is its own text: read from its marks
+    /// without comparing a name when they are known.
+    #[inline]
+    pub fn body_labels<'a>(answer: &Answer<'a>) -> (Option<&'a [u8]>, Option<&'a [u8]>) {
+        if answer.marks.known {
+            return (answer.marks.content_encoding.first(answer), answer.marks.content_type.first(answer));
+        }
+        (header_first_two(answer, "content-encoding").0, header_first_two(answer, "content-type").0)
     }
 
     /// The mark of header `name`, when it is a marked one and the marks are known.
@@ -531,6 +549,10 @@ pub(crate) mod tests {
                 let walked = Answer { marks: Marks::default(), ..a };
                 proptest::prop_assert_eq!(two, header_first_two(&walked, &probe));
                 proptest::prop_assert_eq!(Marks::set_cookie(&a), header_first_two(&walked, "set-cookie"));
+                let labels =
+                    (header_first_two(&walked, "content-encoding").0, header_first_two(&walked, "content-type").0);
+                proptest::prop_assert_eq!(Marks::body_labels(&a), labels);
+                proptest::prop_assert_eq!(Marks::body_labels(&walked), labels);
             }
         }
     }
