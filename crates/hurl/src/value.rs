@@ -243,6 +243,18 @@ impl<'a> Value<'a> {
         self.set_at(vars, i)
     }
 
+    /// [`Value::set_at`] of `Value::Int(n)`, in line where the slot's buffer holds it already
+    /// (a capture of the same integer, answer after answer).
+    #[inline]
+    pub(crate) fn set_int_at(n: i64, vars: &mut Vars, i: usize) -> Result<(), usize> {
+        let mut digits = itoa::Buffer::new();
+        let text = digits.format(n);
+        if text.len() <= vars.max_capture && vars.keep_at(i, text, Kind::Integer) {
+            return Ok(());
+        }
+        Value::Int(n).set_at(vars, i)
+    }
+
     /// [`Value::set`] into slot `i` ([`Vars::index`]), its name already found.
     pub fn set_at(&self, vars: &mut Vars, i: usize) -> Result<(), usize> {
         let max = vars.max_capture;

@@ -256,6 +256,14 @@ impl Quick {
             return false;
         }
         for (c, &(i, slot)) in r.captures.iter().zip(&self.captures) {
+            // An integer (a count, an id), set without the value made.
+            if let Leaf::Int(n) = found[i] {
+                let slot = vars.index_at(slot, &c.name);
+                if Value::set_int_at(n, vars, slot).is_err() {
+                    return false;
+                }
+                continue;
+            }
             match Value::from_leaf(&found[i]) {
                 Some(Some(v)) => {
                     let slot = vars.index_at(slot, &c.name);
