@@ -128,8 +128,21 @@ impl<'a> Scan<'_, 'a> {
     }
 
     /// An integer as `serde_json` keeps it: no leading zero, no fraction or exponent,
-    /// a `u64`, or a negative `i64` (`-0` is a float there).
+    /// a `u64`, or a negative `i64` (`-0` is a float there). One digit followed by what
+    /// cannot go on a number (most counts, flags and small ids) is read without the loop.
+    #[inline]
     fn integer(&mut self) -> Option<Leaf<'a>> {
+        if let Some(&[d @ b'0'..=b'9', after]) = self.b.get(self.i..self.i + 2)
+            && !matches!(after, b'0'..=b'9' | b'.' | b'e' | b'E')
+        {
+            self.i += 1;
+            return Some(Leaf::Int(i64::from(d - b'0')));
+        }
+        self.number()
+    }
+
+    /// [`Scan::integer`] of any length.
+    fn number(&mut self) -> Option<Leaf<'a>> {
         let negative = self.b[self.i] == b'-';
         let start = self.i + usize::from(negative);
         // The digits and their value in one loop; `None` past a `u64`.
@@ -264,6 +277,21 @@ mod tests {
             prop_oneof![0x20u8..0x7f, Just(b'"'), Just(b'\\'), any::<u8>()], 0..40)) {
             let slow = s.iter().position(|&c| !(0x20..0x7f).contains(&c) || c == b'"' || c == b'\\');
             prop_assert_eq!(super::stop(&s), slow);
+        }
+
+        /// An integer read by the one-digit path is the one the general reading reads, and
+        /// leaves the scan at the same byte, on any number-like bytes.
+        #[test]
+        fn one_digit_is_read_as_any_integer(s in proptest::collection::vec(
+            prop_oneof![Just(b'-'), b'0'..=b'9', Just(b'.'), Just(b'e'), Just(b'E'), Just(b','), Just(b'}'), Just(b' ')], 1..6)) {
+            let plan = super::super::Plan::new([], []).expect("no path");
+            let (mut one, mut any) = (super::Scan { b: &s, i: 0, plan: &plan, out: &mut [] },
+                                      super::Scan { b: &s, i: 0, plan: &plan, out: &mut [] });
+            let (a, b) = (one.integer(), any.number());
+            prop_assert_eq!(format!("{a:?}"), format!("{b:?}"));
+            if a.is_some() {
+                prop_assert_eq!(one.i, any.i);
+            }
         }
     }
 }
