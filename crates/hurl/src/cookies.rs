@@ -113,8 +113,10 @@ struct Last {
 }
 
 impl Last {
-    /// In line: under load, every answer that sets a cookie asks it first.
-    #[inline]
+    /// In line (`always`: the inliner left it a call): under load, every answer that sets a
+    /// cookie asks it first.
+    #[expect(clippy::inline_always, reason = "three short comparisons, asked on every answer")]
+    #[inline(always)]
     fn is(&self, header: &[u8], host: &str, path: &[u8]) -> bool {
         self.valid
             && same(self.header.as_bytes(), header)
@@ -210,8 +212,10 @@ impl Jar {
     /// bytes as sent (`/` when they are empty or not UTF-8): the header stored last, from the
     /// same host for the same path, is passed over before either is read as text (the bytes
     /// of a `String`, it is text). Whether the header is text (a header that is not is not
-    /// stored).
-    #[inline]
+    /// stored). In line (`always`: the inliner left it a call): the load engine asks it on
+    /// every answer that sets a cookie.
+    #[expect(clippy::inline_always, reason = "a comparison with the header stored last, on every answer")]
+    #[inline(always)]
     pub fn store_at(&mut self, header: &[u8], host: &str, path: &[u8], now: impl Fn() -> i64) -> bool {
         if self.last.is(header, host, path) {
             return true;

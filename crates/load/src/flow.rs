@@ -570,8 +570,9 @@ impl IterState {
     }
 
     /// The HTTP/1.1 request just written in `wire` (its answer has no body when `head_only`),
-    /// lent or shared.
-    #[inline]
+    /// lent or shared. In line (`always`): a call per request cost more than the choice.
+    #[expect(clippy::inline_always, reason = "called once per request, from the iteration's loop")]
+    #[inline(always)]
     fn lend(&mut self, head_only: bool) -> Outgoing<'_> {
         if self.shared {
             // Where the request went, for the cookies its answer sets: the request leaves.
