@@ -505,6 +505,9 @@ fn parse_head<const MARK: bool>(
                 17 if same_name(name, b"transfer-encoding") && has_token(h.value, b"chunked") => {
                     framing = Framing::Chunked;
                 }
+                // Of the length of `Connection`, which every answer carries: told apart by its
+                // first byte before the names are compared.
+                10 if MARK && name[0] | 0x20 == b's' && same_name(name, SET_COOKIE) => marks.set_cookie_at(i),
                 10 if same_name(name, b"connection") => {
                     if has_token(h.value, b"close") {
                         close = true;
@@ -512,7 +515,6 @@ fn parse_head<const MARK: bool>(
                         close = false;
                     }
                 }
-                10 if MARK && same_name(name, SET_COOKIE) => marks.set_cookie_at(i),
                 16 if MARK && same_name(name, CONTENT_ENCODING) => marks.content_encoding_at(i),
                 12 if same_name(name, CONTENT_TYPE) => {
                     content_type.extend_from_slice(h.value);
