@@ -161,6 +161,11 @@ impl Jar {
         self.stamp = 0;
     }
 
+    /// Which cookies it holds: two jars of the same stamp hold the same cookies (0: none).
+    pub fn stamp(&self) -> u64 {
+        self.stamp
+    }
+
     /// Marks the cookies as changed: a new stamp.
     fn changed(&mut self) {
         self.stamp = if self.cookies.is_empty() { 0 } else { STAMPS.fetch_add(1, Ordering::Relaxed) };
@@ -286,6 +291,25 @@ pub struct Sent {
     any: bool,
     /// `Cookie: `, the value, CRLF.
     line: Vec<u8>,
+    /// The number `line` was given when written ([`WRITES`]; 0: never).
+    number: u64,
+}
+
+/// Where the numbers of [`Sent`]'s lines come from: each line written takes the next, so that
+/// two lines of the same number, from any [`Sent`], are the same line.
+static WRITES: AtomicU64 = AtomicU64::new(1);
+
+/// A `Cookie` line as [`Sent::line`] gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SentLine<'s> {
+    /// `Cookie: `, the value, CRLF.
+    pub text: &'s [u8],
+    /// Never 0: a line given with the number of one given before is that line (a caller that
+    /// keeps a copy need not compare them).
+    pub number: u64,
+    /// No cookie of the jar expires: the line holds for the same jar (its stamp,
+    /// [`Jar::stamp`]), host, path and transport at any time.
+    pub lasting: bool,
 }
 
 /// What comes before the value in [`Sent`]'s line.
@@ -295,7 +319,7 @@ impl Sent {
     /// The `Cookie` header `jar` sends on a request to `host` and `path` (over TLS when
     /// `tls`) at the time `now` gives, as HTTP/1.1 writes it: `Cookie: `, the value
     /// [`Jar::header`] writes, CRLF; `None` when it sends none. `now` is read only when a
-    /// cookie of the jar expires.
+    /// cookie of the jar expires; with it, its number and whether it lasts ([`SentLine`]).
     pub fn line(
         &mut self,
         jar: &Jar,
@@ -303,7 +327,7 @@ impl Sent {
         path: &[u8],
         tls: bool,
         now: impl Fn() -> i64,
-    ) -> Option<&[u8]> {
+    ) -> Option<SentLine<'_>> {
         let kept = self.stamp == Some(jar.stamp)
             && self.tls == tls
             && same(&self.path, path)
@@ -312,7 +336,7 @@ impl Sent {
         if !kept {
             self.write(jar, host, path, tls, now);
         }
-        self.any.then_some(&self.line[..])
+        self.any.then_some(SentLine { text: &self.line[..], number: self.number, lasting: !self.expiring })
     }
 
     fn write(&mut self, jar: &Jar, host: &str, path: &[u8], tls: bool, now: impl Fn() -> i64) {
@@ -330,6 +354,7 @@ impl Sent {
         self.path.clear();
         self.path.extend_from_slice(path);
         host.clone_into(&mut self.host);
+        self.number = WRITES.fetch_add(1, Ordering::Relaxed);
     }
 }
 

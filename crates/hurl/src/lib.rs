@@ -40,7 +40,7 @@ mod xpath;
 
 pub use body_file::read_for_load as read_body_files;
 pub use builtin::{Builtin, PathError as BuiltinPathError, UnknownBuiltin};
-pub use cookies::{Jar as CookieJar, Sent as SentCookies, now as unix_now};
+pub use cookies::{Jar as CookieJar, Sent as SentCookies, SentLine, now as unix_now};
 pub use defined::Defined as DefinedVars;
 pub use error::{ErrorKind, MESSAGE_MAX, ParseError, Pos, cut as cut_message, pos_of};
 pub use eval::{

@@ -515,18 +515,30 @@ impl IterState {
     ) -> Result<&[u8], Unsent> {
         self.wire.clear();
         self.path_at = None;
-        let compiled = self.programs.get(flow).and_then(|f| f.get(i)).and_then(Option::as_ref);
+        let compiled = self.programs.get_mut(flow).and_then(|f| f.get_mut(i)).and_then(Option::as_mut);
         let ours = src.scenario.flows.get(flow).and_then(|f| f.hurl.entries.get(i));
         if let Some(p) = compiled.filter(|_| ours.is_some_and(|e| std::ptr::eq(entry, e))) {
             if self.jar.is_empty() {
                 p.write(&mut self.vars, &mut self.body, &mut self.wire).map_err(Unsent::from)?;
+            } else if let Some((_, at)) = p.literal_path() {
+                // The `Cookie` line known before the request is written: one piece with it.
+                let (jar, host, tls, sent) = (&self.jar, self.host.as_str(), self.tls, &mut self.sent);
+                p.write_cookied(
+                    jar.stamp(),
+                    move |path: &[u8]| sent.line(jar, host, path, tls, unix_now),
+                    &mut self.vars,
+                    &mut self.body,
+                    &mut self.wire,
+                )
+                .map_err(Unsent::from)?;
+                self.path_at = Some(at);
             } else {
                 let (jar, host, tls, sent) = (&self.jar, self.host.as_str(), self.tls, &mut self.sent);
                 let path_at = &mut self.path_at;
                 p.write_with(&mut self.vars, &mut self.body, &mut self.wire, |out, path| {
                     *path_at = Some(path.clone());
                     if let Some(line) = sent.line(jar, host, &out[path], tls, unix_now) {
-                        out.extend_from_slice(line);
+                        out.extend_from_slice(line.text);
                     }
                 })
                 .map_err(Unsent::from)?;

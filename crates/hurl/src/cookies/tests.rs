@@ -263,18 +263,30 @@ proptest::proptest! {
     }
 }
 
+/// [`Sent::line`]'s line alone.
+fn line<'s>(
+    kept: &'s mut Sent,
+    jar: &Jar,
+    host: &str,
+    path: &[u8],
+    tls: bool,
+    now: impl Fn() -> i64,
+) -> Option<&'s [u8]> {
+    kept.line(jar, host, path, tls, now).map(|l| l.text)
+}
+
 #[test]
 fn a_kept_line_ends_when_a_cookie_in_it_expires() {
     let (mut jar, mut kept) = (Jar::default(), Sent::default());
     jar.store("a=1; Max-Age=60", "h", "/", || NOW);
     jar.store("b=2", "h", "/", || NOW);
-    assert_eq!(kept.line(&jar, "h", b"/", false, || NOW), Some(&b"Cookie: a=1; b=2\r\n"[..]));
-    assert_eq!(kept.line(&jar, "h", b"/", false, || NOW + 59), Some(&b"Cookie: a=1; b=2\r\n"[..]));
-    assert_eq!(kept.line(&jar, "h", b"/", false, || NOW + 60), Some(&b"Cookie: b=2\r\n"[..]));
+    assert_eq!(line(&mut kept, &jar, "h", b"/", false, || NOW), Some(&b"Cookie: a=1; b=2\r\n"[..]));
+    assert_eq!(line(&mut kept, &jar, "h", b"/", false, || NOW + 59), Some(&b"Cookie: a=1; b=2\r\n"[..]));
+    assert_eq!(line(&mut kept, &jar, "h", b"/", false, || NOW + 60), Some(&b"Cookie: b=2\r\n"[..]));
     // A clock set back: the line is written again.
-    assert_eq!(kept.line(&jar, "h", b"/", false, || NOW), Some(&b"Cookie: a=1; b=2\r\n"[..]));
+    assert_eq!(line(&mut kept, &jar, "h", b"/", false, || NOW), Some(&b"Cookie: a=1; b=2\r\n"[..]));
     jar.clear();
-    assert_eq!(kept.line(&jar, "h", b"/", false, || NOW), None);
+    assert_eq!(line(&mut kept, &jar, "h", b"/", false, || NOW), None);
 }
 
 /// What a user does between two requests, for the property below.
@@ -313,6 +325,8 @@ proptest::proptest! {
     fn the_kept_line_is_the_one_the_jar_writes(steps in proptest::collection::vec(arb_step(), 0..60)) {
         let (mut jars, mut at, mut t) = ([Jar::default(), Jar::default()], 0, NOW);
         let mut kept = Sent::default();
+        // Each number given with a line, and the line.
+        let mut numbered: std::collections::HashMap<u64, Vec<u8>> = std::collections::HashMap::new();
         for step in steps {
             match step {
                 Step::Store(h, host, path) => jars[at].store(&h, host, path, || t),
@@ -327,7 +341,16 @@ proptest::proptest! {
                     let mut fresh = Vec::new();
                     let text = std::str::from_utf8(path).unwrap_or("/");
                     let any = jars[at].header(host, text, tls, || t, &mut fresh);
-                    let line = kept.line(&jars[at], host, path, tls, || t);
+                    let numbered_line = kept.line(&jars[at], host, path, tls, || t);
+                    if let Some(l) = numbered_line {
+                        // A number given again comes with the same line.
+                        let first = numbered.entry(l.number).or_insert_with(|| l.text.to_vec());
+                        proptest::prop_assert_eq!(&first[..], l.text);
+                        // A line that lasts is one of a jar without an expiry.
+                        let expiry = jars[at].cookies().iter().any(|c| c.expires.is_some());
+                        proptest::prop_assert_eq!(l.lasting, !expiry);
+                    }
+                    let line = numbered_line.map(|l| l.text);
                     let value = line.map(|l| &l[COOKIE.len()..l.len() - 2]);
                     proptest::prop_assert_eq!(value, any.then_some(&fresh[..]));
                     proptest::prop_assert!(line.is_none_or(|l| l.starts_with(COOKIE) && l.ends_with(b"\r\n")));

@@ -30,6 +30,12 @@ impl Compiled {
         self.text.extend_from_slice(bytes);
     }
 
+    /// Empties it, keeping its buffers (to be built again without an allocation).
+    pub fn clear(&mut self) {
+        self.text.clear();
+        self.holes.clear();
+    }
+
     /// Appends a hole.
     pub fn push_hole(&mut self, hole: Hole) {
         self.holes.push((self.text.len() as u32, hole));

@@ -29,7 +29,7 @@
 use std::cell::Cell;
 
 use bytes::{BufMut, BytesMut};
-use stackbench_hurl::{CompiledTemplate, Entry, TemplatePart, Unwritable, Vars, unsafe_byte};
+use stackbench_hurl::{CompiledTemplate, Entry, SentLine, TemplatePart, Unwritable, Vars, unsafe_byte};
 
 use crate::wire::{request_target, write_http1_framing, write_http1_host, write_http1_method};
 
@@ -42,6 +42,15 @@ pub(super) struct Program {
     /// body: `head` in two, for a `Cookie` line between them.
     lines: CompiledTemplate,
     rest: CompiledTemplate,
+    /// A literal path's request with a `Cookie` line: `lines`, the line, `rest` in one piece,
+    /// built for the line whose number ([`stackbench_hurl::SentLine`]) is `cookie` (0: none
+    /// yet) and kept while the jar sends that line. A line that lasts is the jar's whole
+    /// answer while the jar's stamp is `stamp` (the user's host and transport do not change,
+    /// nor a literal path): then the jar is not asked.
+    cookied: CompiledTemplate,
+    cookie: u64,
+    stamp: u64,
+    lasting: bool,
     /// A body whose length varies: rendered after the head, then framed.
     body: Option<CompiledTemplate>,
     method: Box<str>,
@@ -136,7 +145,20 @@ impl Program {
             None => Some(body),
         };
         let last_len = Cell::new(body.as_ref().map_or(0, |b| b.literal().len()));
-        Some(Program { head, lines, rest, body, method: entry.method.clone(), path_at, keepalive, last_len })
+        Some(Program {
+            head,
+            lines,
+            rest,
+            cookied: CompiledTemplate::default(),
+            cookie: 0,
+            stamp: 0,
+            lasting: false,
+            body,
+            method: entry.method.clone(),
+            path_at,
+            keepalive,
+            last_len,
+        })
     }
 
     /// Appends the request to `out`, with the values of `vars`; `body` is a buffer kept
@@ -149,6 +171,45 @@ impl Program {
         out: &mut BytesMut,
     ) -> Result<(), Unwritable> {
         self.head.render_head(vars, out)?;
+        self.write_body(vars, body, out)
+    }
+
+    /// The request's path and where it lies in what it writes, when it is literal: then the
+    /// `Cookie` line it carries is known before it is written ([`Program::write_cookied`]).
+    pub(super) fn literal_path(&self) -> Option<(&[u8], std::ops::Range<usize>)> {
+        // Nothing but the method's literal bytes comes before a literal path.
+        let at = self.path_at.clone()?;
+        Some((self.lines.literal().get(at.clone())?, at))
+    }
+
+    /// As [`Program::write`], with the `Cookie` line `cookie` gives ([`SentLine`]: the line the
+    /// user's jar, whose stamp is `stamp`, sends on this request) after the entry's header
+    /// lines: the request with the line is built once per line, then written as one piece;
+    /// `cookie` is given the request's literal path ([`Program::literal_path`]; none: no line),
+    /// and is not called while a line that lasts holds.
+    pub(super) fn write_cookied<'s>(
+        &mut self,
+        stamp: u64,
+        cookie: impl FnOnce(&[u8]) -> Option<SentLine<'s>>,
+        vars: &mut Vars,
+        body: &mut Vec<u8>,
+        out: &mut BytesMut,
+    ) -> Result<(), Unwritable> {
+        if !(self.lasting && self.stamp == stamp) {
+            let Some(line) = self.literal_path().and_then(|(path, _)| cookie(path)) else {
+                self.lasting = false;
+                return self.write(vars, body, out);
+            };
+            if self.cookie != line.number {
+                self.cookied.clear();
+                self.cookied.push_compiled(&self.lines);
+                self.cookied.push_bytes(line.text);
+                self.cookied.push_compiled(&self.rest);
+                self.cookie = line.number;
+            }
+            (self.stamp, self.lasting) = (stamp, line.lasting);
+        }
+        self.cookied.render_head(vars, out)?;
         self.write_body(vars, body, out)
     }
 
@@ -259,6 +320,7 @@ mod tests {
             keepalive in any::<bool>(),
             seed in any::<u64>(),
             guess in proptest::option::of(prop_oneof![Just(0usize), 1..20usize, 95..105usize, 1000..1001usize]),
+            cookie in proptest::option::of("[a-z=; ]{1,8}"),
         ) {
             let base = format!("http://h:1{prefix}");
             let mut url_t = Template::default();
@@ -306,6 +368,48 @@ mod tests {
                 if let Some(at) = &program.path_at {
                     let path = request_target(&req.url[origin..]);
                     prop_assert_eq!(String::from_utf8_lossy(&got[at.clone()]), String::from_utf8_lossy(path));
+                }
+            }
+            // With a `Cookie` line: the one piece built for a line writes what the two parts
+            // around it write; a line of another number is built anew; none, as no line.
+            if let (Some(value), true) = (&cookie, program.literal_path().is_some()) {
+                let mut program = program.clone();
+                let lines = [format!("Cookie: {value}\r\n"), format!("Cookie: {value}; x=1\r\n")];
+                // (the jar's stamp, the line's number, whether it lasts): a line that lasts is
+                // the line while the stamp holds; one that does not may change at any request.
+                let steps = [
+                    (5, 1, true),
+                    (5, 1, true),
+                    (6, 2, false),
+                    (6, 2, false),
+                    (6, 3, false),
+                    (6, 3, true),
+                    (6, 3, true),
+                    (7, 2, true),
+                ];
+                for (stamp, number, lasting) in steps {
+                    let (mut c, mut d) = (vars.clone(), vars.clone());
+                    let mut want = BytesMut::new();
+                    let line = lines[usize::from(number == 2)].as_bytes();
+                    let w = program.write_with(&mut c, &mut Vec::new(), &mut want, |out, _| out.extend_from_slice(line));
+                    let mut got = BytesMut::new();
+                    let sent = SentLine { text: line, number, lasting };
+                    let g = program.write_cookied(stamp, |_| Some(sent), &mut d, &mut Vec::new(), &mut got);
+                    prop_assert_eq!(g.as_ref().err(), w.as_ref().err());
+                    if g.is_ok() {
+                        prop_assert_eq!(String::from_utf8_lossy(&got), String::from_utf8_lossy(&want));
+                    }
+                }
+                let (mut c, mut d) = (vars.clone(), vars.clone());
+                let (mut want, mut got) = (BytesMut::new(), BytesMut::new());
+                let w = program.write(&mut c, &mut Vec::new(), &mut want);
+                let g = program.write_cookied(8, |_| None, &mut d, &mut Vec::new(), &mut got);
+                prop_assert_eq!(g.as_ref().err(), w.as_ref().err());
+                prop_assert_eq!(String::from_utf8_lossy(&got), String::from_utf8_lossy(&want));
+                // A literal path is the one the request line holds, where it says.
+                if let (Some((path, at)), true) = (program.literal_path(), w.is_ok()) {
+                    prop_assert_eq!(path, &want[at]);
+                    prop_assert_eq!(path, request_target(&req.url[origin..]));
                 }
             }
             // Again, after a body of another length (the framing's guess is then wrong).
