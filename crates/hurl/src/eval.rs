@@ -48,6 +48,12 @@ pub trait Answer {
     fn first_set_cookie(&self) -> (Option<&[u8]>, bool) {
         self.header_bytes("set-cookie")
     }
+    /// Whether [`Answer::first_set_cookie`]'s value is known to be text (UTF-8) without a look
+    /// at its bytes: the load engine's cookie jar has just stored it, or passed over it as the
+    /// header it stored last. `false`: not known (the compiled checks then look).
+    fn first_set_cookie_is_text(&self) -> bool {
+        false
+    }
     /// As [`Answer::header_first`], the value's bytes as received (not checked for UTF-8)
     /// and whether another header of that name follows, for an answer that can tell
     /// without reading its values as text.

@@ -599,20 +599,28 @@ impl IterState {
     }
 
     /// Stores the cookies `answer` sets (`first`, its first `Set-Cookie`, and the others
-    /// when `more` and the first is text), for the host and path of the request it answers.
+    /// when `more` and the first is text), for the host and path of the request it answers;
+    /// whether the first is text.
     #[inline(never)]
-    fn store_cookies(&mut self, answer: &impl stackbench_hurl::Answer, first: impl AsRef<[u8]>, more: bool) {
+    fn store_cookies(
+        &mut self,
+        answer: &impl stackbench_hurl::Answer,
+        first: impl AsRef<[u8]>,
+        more: bool,
+    ) -> bool {
         // An HTTP/1.1 request lent from `wire` is still there; otherwise `path` holds it.
         let path = if self.wire.is_empty() {
             &self.path[..]
         } else {
             &self.wire[self.path_at.clone().unwrap_or_else(|| request_path(&self.wire))]
         };
-        if self.jar.store_at(first.as_ref(), &self.host, path, unix_now) && more {
+        let text = self.jar.store_at(first.as_ref(), &self.host, path, unix_now);
+        if text && more {
             for v in (1..).map_while(|i| answer.header("set-cookie", i)) {
                 self.jar.store_at(v.as_bytes(), &self.host, path, unix_now);
             }
         }
+        text
     }
 
     /// Checks an answer to request `i` of flow `flow` (`entry`) in the file's protocol.
@@ -628,7 +636,12 @@ impl IterState {
             if src.follows[at.0][at.1].is_some() {
                 return self.judge_hopped(src, at, entry, answer, asserts);
             }
-            return self.judge(&src.compiled[at.0][at.1], entry, &Answered::new(answer), asserts);
+            let mut answered = Answered::new(answer);
+            if let (Some(first), second) = answered.set_cookie {
+                // The jar reads it as text: the checks need not look again.
+                answered.text = self.store_cookies(&answered, first, second.is_some());
+            }
+            return self.check(&src.compiled[at.0][at.1], entry, &answered, asserts);
         }
         self.h2_check(src, at, entry, answer, asserts)
     }
@@ -646,6 +659,17 @@ impl IterState {
         if let (Some(first), more) = answer.first_set_cookie() {
             self.store_cookies(answer, first, more);
         }
+        self.check(compiled, entry, answer, asserts)
+    }
+
+    /// [`IterState::judge`] of an answer whose cookies are stored.
+    fn check(
+        &mut self,
+        compiled: &CompiledChecks,
+        entry: &Entry,
+        answer: &impl stackbench_hurl::Answer,
+        asserts: bool,
+    ) -> Verdict {
         self.failures.clear();
         entry.check_some(compiled, answer, &mut self.vars, &mut self.scratch, &mut self.failures, asserts);
         // As in Hurl, a wrong status or a failed capture ends the entry's checks before the
@@ -682,12 +706,14 @@ struct Answered<'r, 'a> {
     answer: &'r Answer<'a>,
     /// The first two `Set-Cookie` values as received.
     set_cookie: (Option<&'a [u8]>, Option<&'a [u8]>),
+    /// Whether the first is known to be text: the jar stored it.
+    text: bool,
 }
 
 impl<'r, 'a> Answered<'r, 'a> {
     fn new(answer: &'r Answer<'a>) -> Self {
         // One walk of the head for what `header(name, 0)` and `header(name, 1)` would find.
-        Answered { answer, set_cookie: crate::wire::Marks::set_cookie(answer) }
+        Answered { answer, set_cookie: crate::wire::Marks::set_cookie(answer), text: false }
     }
 }
 
@@ -725,6 +751,10 @@ impl stackbench_hurl::Answer for Answered<'_, '_> {
 
     fn first_set_cookie(&self) -> (Option<&[u8]>, bool) {
         (self.set_cookie.0, self.set_cookie.1.is_some())
+    }
+
+    fn first_set_cookie_is_text(&self) -> bool {
+        self.text
     }
 
     fn header_bytes(&self, name: &str) -> (Option<&[u8]>, bool) {

@@ -302,7 +302,7 @@ impl Quick {
                 Source::Cookie(name, attr) => {
                     let first = answer.first_set_cookie().0;
                     if let (Some(exact), Some(first)) = (&c.exact, first)
-                        && sets_exactly(first, exact)
+                        && sets_exactly(first, exact, answer.first_set_cookie_is_text())
                     {
                         return !c.not;
                     }
@@ -381,13 +381,14 @@ fn exact_cookie(name: &str, value: &str) -> Option<Box<[u8]>> {
 }
 
 /// Whether the `Set-Cookie` value `header` begins with `exact` ([`exact_cookie`]), then a
-/// `;` or its end, and is ASCII (text, as the general evaluator reads it).
+/// `;` or its end, and is text, as the general evaluator reads it: known to be (`text`, the
+/// jar read it as text), or ASCII.
 #[inline]
-fn sets_exactly(header: &[u8], exact: &[u8]) -> bool {
+fn sets_exactly(header: &[u8], exact: &[u8], text: bool) -> bool {
     header.len() >= exact.len()
         && crate::bytes::same(&header[..exact.len()], exact)
         && header.get(exact.len()).is_none_or(|&b| b == b';')
-        && crate::bytes::ascii(&header[exact.len()..])
+        && (text || crate::bytes::ascii(&header[exact.len()..]))
 }
 
 /// Drops `v`, without the call to its drop when it owns nothing (a number, a borrowed
@@ -551,11 +552,20 @@ mod tests {
             let Some(exact) = exact_cookie(n, v) else { return Ok(()) };
             let header = if built { [exact.as_ref(), b";", &rest].concat() } else { header };
             let split = crate::cookies::name_value_ascii(&header);
-            if sets_exactly(&header, &exact) {
+            if sets_exactly(&header, &exact, false) {
                 prop_assert_eq!(split, Some((&name[..], &value[..])));
             }
             if built && rest.is_ascii() {
-                prop_assert!(sets_exactly(&header, &exact));
+                prop_assert!(sets_exactly(&header, &exact, false));
+            }
+            // Known to be text (the jar read it so), any UTF-8 header taken as setting the
+            // cookie sets it as the general evaluator's split of the text finds it.
+            if let Ok(text) = std::str::from_utf8(&header) {
+                if sets_exactly(&header, &exact, true) {
+                    let (n, v, _) = crate::cookies::name_value(text).expect("a name and value");
+                    prop_assert_eq!((n.as_bytes(), v.as_bytes()), (&name[..], &value[..]));
+                }
+                prop_assert!(!sets_exactly(&header, &exact, false) || sets_exactly(&header, &exact, true));
             }
         }
     }
@@ -576,10 +586,16 @@ mod tests {
         ] {
             assert_eq!(exact_cookie(name, value), None, "{name:?} {value:?}");
         }
-        assert!(sets_exactly(b"sid=3f2a9c; Path=/", b"sid=3f2a9c"));
-        assert!(sets_exactly(b"sid=3f2a9c", b"sid=3f2a9c"));
-        assert!(!sets_exactly(b"sid=3f2a9cd; Path=/", b"sid=3f2a9c"));
-        assert!(!sets_exactly(b"sid=3f2a9c ; Path=/", b"sid=3f2a9c"));
-        assert!(!sets_exactly(b"sid=3f2a9c; Path=/\xe9", b"sid=3f2a9c"));
+        for text in [false, true] {
+            assert!(sets_exactly(b"sid=3f2a9c; Path=/", b"sid=3f2a9c", text));
+            assert!(sets_exactly(b"sid=3f2a9c", b"sid=3f2a9c", text));
+            assert!(!sets_exactly(b"sid=3f2a9cd; Path=/", b"sid=3f2a9c", text));
+            assert!(!sets_exactly(b"sid=3f2a9c ; Path=/", b"sid=3f2a9c", text));
+        }
+        // Not ASCII: text only when known to be (a lone 0xe9 is not UTF-8; the jar would not
+        // have read it as text).
+        assert!(!sets_exactly(b"sid=3f2a9c; Path=/\xe9", b"sid=3f2a9c", false));
+        assert!(!sets_exactly("sid=3f2a9c; Path=/\u{e9}".as_bytes(), b"sid=3f2a9c", false));
+        assert!(sets_exactly("sid=3f2a9c; Path=/\u{e9}".as_bytes(), b"sid=3f2a9c", true));
     }
 }
