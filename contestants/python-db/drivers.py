@@ -18,6 +18,7 @@ process tree, not each worker. Connections are opened on demand, so a driver
 that is not asked holds none."""
 
 import asyncio
+import importlib
 import os
 import threading
 import urllib.parse
@@ -57,8 +58,15 @@ def describe_pool(total, per_worker, what="connections"):
     return f"{per_worker * w} {what} ({per_worker} in each of {w} worker processes)"
 
 
+def import_all(names):
+    for name in names:
+        importlib.import_module(name)
+
+
 class Driver:
     name = database = layer = ""
+    # What `start` imports (imported on a thread first, by `ready`).
+    modules = ()
 
     def __init__(self, url):
         self.url = url
@@ -75,10 +83,16 @@ class Driver:
 
     async def ready(self):
         """Starts the driver on its first request, so that a server given
-        POSTGRES_URL imports only the PostgreSQL libraries it is asked to use."""
+        POSTGRES_URL imports only the PostgreSQL libraries it is asked to use.
+        The imports run on a thread first: an import runs on the thread that
+        asks for it, and SQLAlchemy's or psycopg's takes a second or more on a
+        busy machine, during which the event loop would answer nothing, not
+        even the 503 due at the read's deadline (app.within); `start` then
+        finds them imported."""
         if not self.started:
             async with self.start_lock:
                 if not self.started:
+                    await asyncio.to_thread(import_all, self.modules)
                     await self.start()
                     self.started = True
 
@@ -96,6 +110,7 @@ class Driver:
 
 class PsycopgDriver(Driver):
     name, database = "psycopg", "PostgreSQL"
+    modules = ("psycopg", "psycopg_pool")
     layer = "psycopg 3 AsyncConnectionPool, server-side prepared statement"
 
     async def start(self):
@@ -128,6 +143,7 @@ class PsycopgDriver(Driver):
 
 class AsyncpgDriver(Driver):
     name, database = "asyncpg", "PostgreSQL"
+    modules = ("asyncpg",)
     layer = "asyncpg pool, its statement cache (prepared statement)"
 
     async def start(self):
@@ -152,6 +168,7 @@ class AsyncpgDriver(Driver):
 
 class SQLAlchemyDriver(Driver):
     name, database = "sqlalchemy", "PostgreSQL"
+    modules = ("sqlalchemy", "sqlalchemy.exc", "sqlalchemy.ext.asyncio", "models")
     layer = "SQLAlchemy 2 ORM, AsyncSession over psycopg 3, select(Item).where(Item.id.in_(...))"
 
     async def start(self):
@@ -185,6 +202,7 @@ class SQLAlchemyDriver(Driver):
 
 class PyMySQLDriver(Driver):
     name, database = "pymysql", "MySQL/MariaDB"
+    modules = ("pymysql",)
     layer = "PyMySQL (synchronous) in a thread pool, one connection per thread"
 
     async def start(self):
@@ -230,6 +248,7 @@ class PyMySQLDriver(Driver):
 
 class RedisDriver(Driver):
     name, database = "redis", "Redis"
+    modules = ("redis.asyncio", "redis.exceptions", "redis.asyncio.retry", "redis.backoff")
     layer = "redis-py asyncio with hiredis, one pipeline of two HMGET"
 
     def __init__(self, url):
