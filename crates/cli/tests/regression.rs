@@ -20,16 +20,28 @@ fn text(out: &Output) -> String {
 }
 
 /// Waits for `child` at most `limit`; kills it (and fails) past that. Returns its output and
-/// how long it ran.
+/// how long it ran. Its output is read while it runs, so a child that writes more than a
+/// pipe holds is not stopped by the test itself.
 fn finish_within(mut child: Child, limit: Duration, what: &str) -> (Output, Duration) {
+    fn drain(pipe: Option<impl std::io::Read + Send + 'static>) -> std::thread::JoinHandle<Vec<u8>> {
+        std::thread::spawn(move || {
+            let mut all = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut all);
+            }
+            all
+        })
+    }
     let began = Instant::now();
+    let (stdout, stderr) = (drain(child.stdout.take()), drain(child.stderr.take()));
+    let output = |status| Output { status, stdout: stdout.join().unwrap(), stderr: stderr.join().unwrap() };
     loop {
-        if child.try_wait().unwrap().is_some() {
-            return (child.wait_with_output().unwrap(), began.elapsed());
+        if let Some(status) = child.try_wait().unwrap() {
+            return (output(status), began.elapsed());
         }
         if began.elapsed() > limit {
             let _ = child.kill();
-            let out = child.wait_with_output().unwrap();
+            let out = output(child.wait().unwrap());
             panic!("{what}: still running after {limit:?}, killed\n{}", text(&out));
         }
         std::thread::sleep(Duration::from_millis(20));
@@ -458,6 +470,14 @@ fn a_contestant_printing_nonstop_has_its_log_capped() {
     // One repetition, and room for a busy machine: `yes` and the log's rotation share its cores.
     let o = run_plan_within(&plan, &out, Duration::from_mins(5));
     assert_eq!(o.status.code(), Some(3), "never ready, so left out: {}", text(&o));
+    // The failure quotes the log's last 2,000 bytes, not what `yes` wrote while they were read.
+    let said = text(&o);
+    assert!(
+        said.len() < 16 * 1024,
+        "{} bytes of output: {}",
+        said.len(),
+        said.chars().take(2000).collect::<String>()
+    );
     let logs = out.join("logs");
     let mut total = 0;
     for e in std::fs::read_dir(&logs).unwrap() {

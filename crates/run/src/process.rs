@@ -17,7 +17,7 @@
 
 use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
-use std::io::{Read as _, Seek as _, SeekFrom};
+use std::io::{Read as _, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -376,9 +376,18 @@ impl Drop for OsProcess {
 pub fn tail(path: &Path, max: u64) -> String {
     let Ok(mut f) = File::open(path) else { return String::new() };
     let len = f.metadata().map_or(0, |m| m.len());
-    let _ = f.seek(SeekFrom::Start(len.saturating_sub(max)));
+    tail_of(&mut f, len, max)
+}
+
+/// The last `max` bytes of `f`, `len` long when it was measured, from a line start, trimmed.
+/// Only the bytes there when `len` was measured are read: a log its process still writes
+/// grows while it is read (a contestant printing nonstop added megabytes to a failure message
+/// quoting its last output).
+fn tail_of(f: &mut (impl std::io::Read + Seek), len: u64, max: u64) -> String {
+    let start = len.saturating_sub(max);
+    let _ = f.seek(SeekFrom::Start(start));
     let mut buf = Vec::new();
-    let _ = f.read_to_end(&mut buf);
+    let _ = f.take(len - start).read_to_end(&mut buf);
     let text = String::from_utf8_lossy(&buf);
     let text = if len > max { text.split_once('\n').map_or(&*text, |(_, rest)| rest) } else { &text };
     text.trim().to_owned()
@@ -569,5 +578,15 @@ mod tests {
         fs::write(&f, "aaaa\nbbbb\ncccc\n").unwrap();
         assert_eq!(tail(&f, 8), "cccc");
         assert_eq!(tail(&f, 100), "aaaa\nbbbb\ncccc");
+    }
+
+    #[test]
+    fn tail_reads_no_more_than_asked_of_a_growing_log() {
+        // Measured at 15 bytes, then grown by a process still writing: the tail is of the
+        // 15 bytes, not everything written since.
+        let mut grown = std::io::Cursor::new(b"aaaa\nbbbb\ncccc\n".repeat(1000));
+        assert_eq!(tail_of(&mut grown, 15, 8), "cccc");
+        grown.set_position(0);
+        assert_eq!(tail_of(&mut grown, 15, 100), "aaaa\nbbbb\ncccc");
     }
 }
