@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use stackbench_testkit::hostile::{Answer, Hostile};
 
@@ -29,36 +29,11 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     path
 }
 
-/// `VmHWM` (peak resident set) of a live process, bytes.
-fn peak_rss(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse::<u64>().ok().map(|kib| kib * 1024)
-}
-
 /// Runs `cmd` to its end, at most `time`, its peak resident set looked at every 10 ms and
 /// held under `rss` bytes: past either it is killed and the test fails.
 fn bounded(cmd: &mut Command, time: Duration, rss: u64) -> Output {
-    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
-    let began = Instant::now();
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            return child.wait_with_output().unwrap();
-        }
-        let peak = peak_rss(child.id()).unwrap_or(0);
-        if began.elapsed() > time || peak > rss {
-            let _ = child.kill();
-            let out = child.wait_with_output().unwrap();
-            panic!(
-                "killed after {:?} at a peak of {} MiB (bounds {time:?}, {} MiB)\n{}",
-                began.elapsed(),
-                peak >> 20,
-                rss >> 20,
-                text(&out)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    let child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    stackbench_testkit::process::finish(child, time, Some(rss), "bounded run").output
 }
 
 /// A server that answers every request with `status` and `body` (JSON).

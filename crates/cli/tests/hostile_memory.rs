@@ -1,20 +1,13 @@
-//! Memory against a hostile server (its own test binary: it reads the peak
-//! RSS of the one `stackbench load` it starts). An endless chunked answer on
+//! Memory against a hostile server (the peak RSS of the one `stackbench load`
+//! it starts). An endless chunked answer on
 //! each of 10 connections must cost each connection about one answer cap
 //! (64 MiB), not the 2.3 caps it once did (1.48 GB for `-c 10`): the cap bounds
 //! what is held, not only what is kept.
 
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use stackbench_testkit::hostile::{Answer, Hostile};
-
-/// `VmHWM` (peak resident set) of a live process, bytes.
-fn peak_rss(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse::<u64>().ok().map(|kib| kib * 1024)
-}
 
 #[test]
 fn endless_chunked_answers_hold_one_cap_per_connection() {
@@ -25,7 +18,7 @@ fn endless_chunked_answers_hold_one_cap_per_connection() {
         head: b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec(),
         repeat: chunk,
     });
-    let mut child = Command::new(env!("CARGO_BIN_EXE_stackbench"))
+    let child = Command::new(env!("CARGO_BIN_EXE_stackbench"))
         // A count, not a duration: a run bounded by time cuts off the answers under way at its
         // end, and on a loaded machine none may have reached the cap by then.
         .args(["load", &s.url("/"), "-c", "10", "-n", "10", "--timeout", "30s", "--quiet"])
@@ -33,16 +26,8 @@ fn endless_chunked_answers_hold_one_cap_per_connection() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_mins(1);
-    let mut peak = 0;
-    while child.try_wait().unwrap().is_none() {
-        assert!(Instant::now() < deadline, "stackbench load did not finish");
-        if let Some(p) = peak_rss(child.id()) {
-            peak = peak.max(p);
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let out = child.wait_with_output().unwrap();
+    let f = stackbench_testkit::process::finish(child, Duration::from_mins(1), None, "stackbench load");
+    let (out, peak) = (f.output, f.peak_rss);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
     assert!(stdout.contains("protocol"), "answers past the cap are protocol errors:\n{stdout}");

@@ -10,6 +10,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use stackbench_testkit::hostile::{Answer, Hostile};
+use stackbench_testkit::process::finish;
 
 fn stackbench() -> Command {
     Command::new(env!("CARGO_BIN_EXE_stackbench"))
@@ -20,32 +21,10 @@ fn text(out: &Output) -> String {
 }
 
 /// Waits for `child` at most `limit`; kills it (and fails) past that. Returns its output and
-/// how long it ran. Its output is read while it runs, so a child that writes more than a
-/// pipe holds is not stopped by the test itself.
-fn finish_within(mut child: Child, limit: Duration, what: &str) -> (Output, Duration) {
-    fn drain(pipe: Option<impl std::io::Read + Send + 'static>) -> std::thread::JoinHandle<Vec<u8>> {
-        std::thread::spawn(move || {
-            let mut all = Vec::new();
-            if let Some(mut p) = pipe {
-                let _ = p.read_to_end(&mut all);
-            }
-            all
-        })
-    }
-    let began = Instant::now();
-    let (stdout, stderr) = (drain(child.stdout.take()), drain(child.stderr.take()));
-    let output = |status| Output { status, stdout: stdout.join().unwrap(), stderr: stderr.join().unwrap() };
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return (output(status), began.elapsed());
-        }
-        if began.elapsed() > limit {
-            let _ = child.kill();
-            let out = output(child.wait().unwrap());
-            panic!("{what}: still running after {limit:?}, killed\n{}", text(&out));
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+/// how long it ran.
+fn finish_within(child: Child, limit: Duration, what: &str) -> (Output, Duration) {
+    let f = finish(child, limit, None, what);
+    (f.output, f.took)
 }
 
 fn spawn(cmd: &mut Command) -> Child {
@@ -153,38 +132,12 @@ fn too_few_file_descriptors_are_refused_with_the_fix() {
     drop(server);
 }
 
-/// `VmHWM` (peak resident set) of a live process, bytes.
-fn peak_rss(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse::<u64>().ok().map(|kib| kib * 1024)
-}
-
 /// Waits for `child` at most `limit`, and kills it (and fails) past that or once its peak
 /// RSS passes `max_rss` (so a test of a memory bound never takes the machine's memory).
 /// Returns its output and its peak RSS.
-fn finish_within_memory(mut child: Child, limit: Duration, max_rss: u64, what: &str) -> (Output, u64) {
-    let began = Instant::now();
-    let mut peak = 0;
-    loop {
-        if let Some(p) = peak_rss(child.id()) {
-            peak = peak.max(p);
-        }
-        if child.try_wait().unwrap().is_some() {
-            return (child.wait_with_output().unwrap(), peak);
-        }
-        if peak > max_rss || began.elapsed() > limit {
-            let _ = child.kill();
-            let out = child.wait_with_output().unwrap();
-            panic!(
-                "{what}: killed at peak RSS {} MiB after {:?}\n{}",
-                peak >> 20,
-                began.elapsed(),
-                text(&out)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
+fn finish_within_memory(child: Child, limit: Duration, max_rss: u64, what: &str) -> (Output, u64) {
+    let f = finish(child, limit, Some(max_rss), what);
+    (f.output, f.peak_rss)
 }
 
 const MIB: u64 = 1 << 20;

@@ -1,11 +1,12 @@
 //! Real server processes in tests: start one, read the address it announces
 //! on its first stdout line (`… listening on http://ADDR; …`, or `https://`, the line the
 //! orchestrator parses too), stop it with SIGTERM and wait for its exit, and
-//! kill it when a test fails before that.
+//! kill it when a test fails before that. And [`finish`]: a command run to its end within
+//! bounds of time and memory, its output read while it runs.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;
-use std::process::{Child, ChildStdout, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStdout, Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// How long a server may take to exit after SIGTERM.
@@ -158,6 +159,64 @@ impl Drop for Server {
     }
 }
 
+/// The peak resident set (VmHWM) of process `pid`, in bytes.
+pub fn peak_rss(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse::<u64>().ok().map(|kib| kib * 1024)
+}
+
+/// A child run to its end by [`finish`].
+#[derive(Debug)]
+pub struct Finished {
+    pub output: Output,
+    /// How long it ran.
+    pub took: Duration,
+    /// Its peak resident set as last looked at (every 10 ms), in bytes.
+    pub peak_rss: u64,
+}
+
+/// Waits for `child` (its stdout and stderr piped, or not) at most `limit`, and kills it
+/// (and panics, with `what` and its output) past that or once its peak resident set passes
+/// `max_rss`, so a test of a bound never takes the machine's time or memory. Its output is
+/// read while it runs: a child that writes more than a pipe holds is not stopped by the test.
+pub fn finish(mut child: Child, limit: Duration, max_rss: Option<u64>, what: &str) -> Finished {
+    fn drain(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<Vec<u8>> {
+        std::thread::spawn(move || {
+            let mut all = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut all);
+            }
+            all
+        })
+    }
+    let began = Instant::now();
+    let (stdout, stderr) = (drain(child.stdout.take()), drain(child.stderr.take()));
+    let output = |status| Output { status, stdout: stdout.join().unwrap(), stderr: stderr.join().unwrap() };
+    let mut peak = 0;
+    loop {
+        if let Some(p) = peak_rss(child.id()) {
+            peak = peak.max(p);
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            return Finished { output: output(status), took: began.elapsed(), peak_rss: peak };
+        }
+        if began.elapsed() > limit || max_rss.is_some_and(|m| peak > m) {
+            let _ = child.kill();
+            let out = output(child.wait().unwrap());
+            panic!(
+                "{what}: killed after {:?} at a peak RSS of {} MiB (bounds {limit:?}, {} MiB)\n{}{}",
+                began.elapsed(),
+                peak >> 20,
+                max_rss.map_or_else(|| "no".to_owned(), |m| (m >> 20).to_string()),
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,5 +254,22 @@ mod tests {
         assert_eq!(s.read_until(|l| l == "second"), "second");
         assert_eq!(s.lines.len(), 2);
         assert!(s.terminate().success());
+    }
+
+    #[test]
+    fn finish_reads_a_loud_child_to_its_end_and_bounds_a_slow_one() {
+        // 1 MiB of output, more than a pipe holds: read while it runs, it ends.
+        let loud = Command::new("sh")
+            .args(["-c", "head -c 1048576 /dev/zero; echo done >&2"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let f = finish(loud, Duration::from_secs(20), None, "loud");
+        assert_eq!((f.output.stdout.len(), &f.output.stderr[..]), (1 << 20, &b"done\n"[..]));
+        let slow = Command::new("sleep").arg("30").stdout(Stdio::piped()).spawn().unwrap();
+        let panicked = std::panic::catch_unwind(|| finish(slow, Duration::from_millis(200), None, "slow"));
+        let text = *panicked.unwrap_err().downcast::<String>().unwrap();
+        assert!(text.starts_with("slow: killed after"), "{text}");
     }
 }
