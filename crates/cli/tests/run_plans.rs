@@ -553,7 +553,10 @@ fn a_companion_runs_beside_every_compared_run_and_leaves_nothing_behind() {
     let measured: Vec<_> = set.runs.iter().filter(|r| r.invalid.is_none()).collect();
     assert!(measured.len() >= 6, "{} runs", measured.len());
     for r in &measured {
-        let c = r.companion.as_ref().unwrap_or_else(|| panic!("no companion: {:?}", r.label));
+        let c = r
+            .companion
+            .as_ref()
+            .unwrap_or_else(|| panic!("no companion: {:?}\nstdout:\n{stdout}\nstderr:\n{stderr}", r.label));
         assert_eq!(c.name, "hyper");
         assert!(c.ok_rps > 0.0, "{:?}: {c:?}", r.label);
     }
