@@ -85,6 +85,9 @@ pub struct Plan {
     /// are written (printable ASCII without a quote or a backslash), and the paths that take
     /// them: the plain scan finds such a name in place, without reading the string first.
     keys: Vec<Vec<(Box<[u8]>, u32)>>,
+    /// Whether each path is one member name (`$.id`, `$['a b']`): the plain scan then reads
+    /// the document's object in one loop ([`plain`]'s `flat`).
+    flat: bool,
 }
 
 impl Plan {
@@ -101,6 +104,7 @@ impl Plan {
             ends: Vec::new(),
             levels: Vec::new(),
             keys: Vec::new(),
+            flat: false,
         };
         for p in captures {
             plan.add(p)?;
@@ -109,6 +113,7 @@ impl Plan {
         for p in asserts {
             plan.add(p)?;
         }
+        plan.flat = plan.paths.iter().all(|p| matches!(*p.steps, [Step::Name(_)]));
         Some(plan)
     }
 

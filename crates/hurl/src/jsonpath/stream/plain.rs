@@ -19,7 +19,11 @@ const DEPTH: usize = 32;
 pub(super) fn find<'a>(plan: &Plan, body: &'a [u8], alive: u32, out: &mut [Leaf<'a>]) -> Option<()> {
     let mut s = Scan { b: body, i: 0, plan, out };
     s.ws();
-    s.value(0, alive)?;
+    if plan.flat && s.b.get(s.i) == Some(&b'{') {
+        s.flat(alive)?;
+    } else {
+        s.value(0, alive)?;
+    }
     s.ws();
     (s.i == s.b.len()).then_some(())
 }
@@ -75,17 +79,22 @@ impl<'a> Scan<'_, 'a> {
     #[inline(always)]
     fn value(&mut self, depth: usize, alive: u32) -> Option<()> {
         let ends = self.plan.ends(alive, depth);
+        match *self.b.get(self.i)? {
+            b'{' | b'[' if ends == 0 && depth < DEPTH => self.nested(depth, alive),
+            // No path ends here: the string is read, not kept.
+            b'"' if ends == 0 => self.string().map(drop),
+            _ => self.scalar(ends),
+        }
+    }
+
+    /// The scalar at `i`, put in the places of the paths `ends` (none: read, not kept).
+    /// `None` on an object or array (a path ending on one needs the value built:
+    /// `serde_json`'s pass) and on what is not plain JSON.
+    #[expect(clippy::inline_always, reason = "a scalar member's value is read without a call")]
+    #[inline(always)]
+    fn scalar(&mut self, ends: u32) -> Option<()> {
         let leaf = match *self.b.get(self.i)? {
-            // A path ending on an object or array needs the value built: `serde_json`'s.
-            b'{' | b'[' if ends == 0 && depth < DEPTH => return self.nested(depth, alive),
-            b'"' => {
-                let text = self.string()?;
-                if ends == 0 {
-                    // No path ends here: the string is read, not kept.
-                    return Some(());
-                }
-                Leaf::Str(std::str::from_utf8(text).ok()?)
-            }
+            b'"' => Leaf::Str(std::str::from_utf8(self.string()?).ok()?),
             b't' => self.word(b"true", Value::Bool(true))?,
             b'f' => self.word(b"false", Value::Bool(false))?,
             b'n' => self.word(b"null", Value::Null)?,
@@ -104,6 +113,29 @@ impl<'a> Scan<'_, 'a> {
             }
         }
         Some(())
+    }
+
+    /// The object at `i`, the document's, for a [`Plan`] whose paths are each one member
+    /// name (`$.id`): what [`Scan::object`] finds there, in one loop without the descent's
+    /// bookkeeping. A member a path takes ends it, so its value is read in place as a scalar
+    /// (an object or an array gives up, as in [`Scan::value`]); and no leaf is emptied
+    /// before it, since a repeated name's last value always takes the place.
+    fn flat(&mut self, alive: u32) -> Option<()> {
+        self.members(|s| s.key(0, alive), |s, next| if next == 0 { s.value(1, 0) } else { s.scalar(next) })
+    }
+
+    /// The member name at `i` (its opening quote), and the paths among `alive` that go on
+    /// into its value at `depth`: a name expected there is compared where it is written; any
+    /// other is read, then looked up.
+    #[expect(clippy::inline_always, reason = "read in each member loop, as if written there")]
+    #[inline(always)]
+    fn key(&mut self, depth: usize, alive: u32) -> Option<u32> {
+        if let Some((len, next)) = self.plan.key_at(alive, depth, &self.b[self.i + 1..]) {
+            self.i += len + 2;
+            return Some(next);
+        }
+        let key = self.string()?;
+        Some(self.plan.named(alive, depth, key))
     }
 
     /// The object or array at `i` (the recursion of [`Scan::value`], out of line).
@@ -171,18 +203,12 @@ impl<'a> Scan<'_, 'a> {
     fn object(&mut self, depth: usize, alive: u32) -> Option<()> {
         self.members(
             |s| {
-                // Below a member no path takes, no name is looked up. A name expected here is
-                // compared where it is written; any other is read, then looked up.
+                // Below a member no path takes, no name is looked up.
                 if alive == 0 {
                     s.string()?;
                     return Some(0);
                 }
-                if let Some((len, next)) = s.plan.key_at(alive, depth, &s.b[s.i + 1..]) {
-                    s.i += len + 2;
-                    return Some(next);
-                }
-                let key = s.string()?;
-                Some(s.plan.named(alive, depth, key))
+                s.key(depth, alive)
             },
             |s, next| {
                 for i in bits(next) {

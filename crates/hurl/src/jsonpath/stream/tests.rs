@@ -246,3 +246,81 @@ fn plain_documents_are_read_without_serde_json() {
     assert!(plain::find(&plan, br#"{"a": {}}"#, 1, &mut out).is_none());
     assert!(plain::find(&plan, br#"{"a": 1}"#, 1, &mut out).is_some());
 }
+
+/// A plan whose paths are each one member name reads the document's object in one loop;
+/// any other path (deeper, an index, the root) keeps the descent.
+#[test]
+fn one_name_paths_are_read_in_one_loop() {
+    let flat = |srcs: &[&str]| Plan::new(&paths(srcs), []).unwrap().flat;
+    assert!(flat(&["$.count", "$['a b']", "$[\"é\"]"]));
+    for other in [&["$.count", "$.a.b"][..], &["$[0]"], &["$"], &["$.a[0]"]] {
+        assert!(!flat(other), "{other:?}");
+    }
+    // The last of a repeated name, values no path takes passed over (nested ones too), a
+    // path that ends on an object or array left to serde_json.
+    let body = r#"{"a": 1, "x": {"a": [2, {"b": "y"}]}, "a": "two", "b": null, "c": [], "a": true}"#;
+    assert_eq!(both(body, &["$.a", "$.b", "$.z"]).unwrap(), [Some(json!(true)), Some(Value::Null), None]);
+    let plan = Plan::new(&paths(&["$.a", "$.b"]), []).unwrap();
+    let mut out = [const { Leaf::Nothing }; MAX];
+    assert!(plain::find(&plan, body.as_bytes(), 0b11, &mut out).is_some());
+    assert_eq!(out[..2], [Leaf::Value(Value::Bool(true)), Leaf::Value(Value::Null)]);
+    assert_eq!(both(body, &["$.c"]).unwrap(), [Some(json!([]))]);
+    let plan = Plan::new(&paths(&["$.c"]), []).unwrap();
+    assert!(plain::find(&plan, body.as_bytes(), 1, &mut out).is_none());
+    // A document that is not an object: the descent's reading.
+    assert_eq!(both(r#"[{"a": 1}]"#, &["$.a"]).unwrap(), [None]);
+    assert_eq!(both(" 5 ", &["$.a"]).unwrap(), [None]);
+}
+
+/// An object written member by member, its names drawn from few (so that some repeat), each
+/// value any document, most of them plain scalars; with white space or without.
+fn arb_members() -> impl Strategy<Value = String> {
+    let scalar = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        "[a-z ]{0,4}".prop_map(Value::from),
+    ];
+    let member = (arb_name(), prop_oneof![4 => scalar, 1 => arb_json(), 1 => arb_rich_json()]);
+    (proptest::collection::vec(member, 0..6), any::<bool>()).prop_map(|(members, spaced)| {
+        let sep = if spaced { " \n" } else { "" };
+        let members: Vec<String> =
+            members.iter().map(|(k, v)| format!("{sep}{}{sep}:{sep}{v}", Value::String(k.clone()))).collect();
+        format!("{sep}{{{}{sep}}}{sep}", members.join(","))
+    })
+}
+
+/// A member name, most of them plain (a plain JSON string holds them as written).
+fn arb_name() -> impl Strategy<Value = String> {
+    prop_oneof![3 => "[a-c]{1,2}", 1 => "[a-c\"é]{1,2}"]
+}
+
+proptest! {
+    /// Paths of one member name each, on objects with repeated names: the one loop finds what
+    /// the reference finds, and what the descent finds, or gives up where the descent does.
+    #[test]
+    fn one_name_paths_equal_the_reference_and_the_descent(
+        body in arb_members(),
+        names in proptest::collection::vec(arb_name(), 1..MAX),
+        alive in 1u32..1 << MAX,
+        cut in proptest::option::weighted(0.1, any::<prop::sample::Index>()),
+    ) {
+        let mut body = body.into_bytes();
+        if let Some(at) = cut {
+            body.truncate(at.index(body.len() + 1));
+        }
+        let srcs: Vec<String> = names.iter().map(|n| format!("$[{}]", Value::String(n.clone()))).collect();
+        let p: Vec<JsonPath> = srcs.iter().map(|s| JsonPath::parse(s).unwrap()).collect();
+        prop_assert_eq!(streamed(&body, &p), reference(&body, &p));
+        let flat = Plan::new(&p, []).unwrap();
+        prop_assert!(flat.flat);
+        let descent = Plan { flat: false, ..flat.clone() };
+        let alive = alive & ((1 << flat.paths()) - 1);
+        let (mut a, mut b) = ([const { Leaf::Nothing }; MAX], [const { Leaf::Nothing }; MAX]);
+        let (x, y) = (plain::find(&flat, &body, alive, &mut a), plain::find(&descent, &body, alive, &mut b));
+        prop_assert_eq!(x, y);
+        if x.is_some() {
+            prop_assert_eq!(a, b);
+        }
+    }
+}
