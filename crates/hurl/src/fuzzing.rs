@@ -16,9 +16,10 @@ use crate::template::{Kind, Vars};
 
 /// The checks hostile answers are judged by: the first entry of each, chosen by the input's
 /// first byte; its second entry writes what the first captured. Singular paths, which the
-/// compiled checks read in one pass, and paths that build the whole document (`..`, `*`,
-/// `[-1]`), regexes, headers, the status and the body.
-const CHECKS: [&str; 3] = [
+/// compiled checks read in one pass (the last entry's each one member name, read in one loop
+/// over the document's object), and paths that build the whole document (`..`, `*`, `[-1]`),
+/// regexes, headers, the status and the body.
+const CHECKS: [&str; 4] = [
     "GET http://h/a\nHTTP 200\n[Captures]\nid: jsonpath \"$.id\"\nname: jsonpath \"$.user.name\"\n\
      [Asserts]\njsonpath \"$.id\" isInteger\njsonpath \"$.ok\" == true\njsonpath \"$.n\" > 3\n\
      jsonpath \"$.s\" contains \"x\"\njsonpath \"$.items[0].v\" == \"a\"\njsonpath \"$.f\" isFloat\n\
@@ -32,6 +33,9 @@ const CHECKS: [&str; 3] = [
      text: body\n[Asserts]\nbody startsWith \"{\"\nbody endsWith \"}\"\nregex \"[0-9]+\" exists\n\
      header \"X-Many\" count == 2\nheader \"X-Many\" contains \"a\"\nbody isString\n\n\
      GET http://h/{{word}}\nContent-Type: {{kind}}\n`{{text}}`\n",
+    "GET http://h/a\nHTTP *\n[Captures]\na: jsonpath \"$.a\"\n[Asserts]\njsonpath \"$.a\" == 1\n\
+     jsonpath \"$.a\" isInteger\njsonpath \"$.b\" == \"x\"\njsonpath \"$['ab']\" exists\n\
+     jsonpath \"$.c\" not exists\n\nGET http://h/{{a}}\n",
 ];
 
 /// Paths of one filter, which the one-pass reading answers where it can tell
@@ -161,6 +165,9 @@ mod tests {
         // evaluator on it.
         fuzz_eval(b"\0\xc8\0Content-Type: application/json\xff{\"id\": 1}");
         assert!(checks()[0].1.is_compiled(), "compiled");
+        // The last reads its paths, each one member name, in one loop (a plain body).
+        fuzz_eval(b"\x03\xc8\0Content-Type: application/json\xff{\"a\": 1, \"b\": \"x\", \"ab\": null}");
+        assert!(checks()[3].1.is_compiled(), "compiled");
     }
 
     /// A hostile answer from parts: which checks, a status, header lines and a body that is
