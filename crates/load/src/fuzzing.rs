@@ -16,11 +16,38 @@ fn pieces(data: &[u8]) -> (u8, Vec<usize>, &[u8]) {
     (flags, cuts, wire)
 }
 
-/// An HTTP/1.1 answer (head, 1xx answers, every body framing).
+/// An HTTP/1.1 answer (head, 1xx answers, every body framing), its headers placed or not
+/// (the second flag bit). The values of a name the reader marks (`Set-Cookie`) and of one it
+/// does not (`X-Other`), looked up as the checks look them up, must agree with a walk of the
+/// placed headers, and with the same answer read the other way (the third flag bit).
 pub fn http1_answer(data: &[u8]) {
+    use crate::wire::{Answer, Marks, header_first_two};
     let (flags, cuts, wire) = pieces(data);
-    if let Ok((_, body)) = crate::http1::read_answer(wire, &cuts, flags & 1 == 1) {
+    let read = |place| {
+        crate::http1::read_answer_with(wire, &cuts, flags & 1 == 1, place, |a| {
+            let own = |(x, y): (Option<&[u8]>, Option<&[u8]>)| (x.map(<[u8]>::to_vec), y.map(<[u8]>::to_vec));
+            let looked = [header_first_two(a, "SET-COOKIE"), header_first_two(a, "x-other")];
+            assert_eq!(looked[0], Marks::set_cookie(a), "the look-up and the marks differ");
+            if place {
+                // Marks unknown: every name is found by a walk of the placed headers.
+                let walked = Answer { marks: Marks::default(), ..*a };
+                let walks = [header_first_two(&walked, "set-cookie"), header_first_two(&walked, "X-Other")];
+                assert_eq!(looked, walks, "the look-ups and the walk differ");
+                let labels = (
+                    header_first_two(&walked, "content-encoding").0,
+                    header_first_two(&walked, "content-type").0,
+                );
+                assert_eq!(Marks::body_labels(a), labels, "the marks and the walk differ");
+            }
+            (a.status, a.body.to_vec(), own(looked[0]), own(looked[1]), own(Marks::body_labels(a)))
+        })
+    };
+    let placed = read(flags & 2 == 2);
+    if let Ok((_, body, ..)) = &placed {
         assert!(body.len() <= wire.len(), "a body longer than what was sent");
+    }
+    if flags & 4 == 4 {
+        assert_eq!(placed, read(flags & 2 == 0), "placing the headers changed what was read");
     }
 }
 

@@ -265,6 +265,7 @@ impl H2Lane {
             head: if keep_head { &self.head } else { &[] },
             headers: if keep_head { &self.fields } else { &[] },
             marks: crate::wire::Marks::default(),
+            reparsed: None,
         })
     }
 }

@@ -80,13 +80,16 @@ pub struct Http1Conn {
     buf: Vec<u8>,
     /// The content type of the last answer.
     content_type: Vec<u8>,
-    /// Where the last answer's headers lie in its head, when `keep_headers`.
+    /// Where the last answer's headers lie in its head, when `keep_headers` and `reparsed`.
     headers: Vec<HeaderAt>,
-    /// Which of `headers` are marked ([`Marks`]), with them.
+    /// Where the last answer's marked headers lie ([`Marks`]), when `keep_headers`.
     marks: Marks,
     /// Whether answers say where their headers lie (a scenario file's checks look
     /// them up); the built-in requests do not pay for it.
     keep_headers: bool,
+    /// A look-up of an answer's header that is not marked parsed its head again
+    /// ([`Answer::reparsed`]): from then on every header is placed in `headers`.
+    reparsed: Cell<bool>,
     /// Bytes of the last answer as they came off the wire (before dechunking).
     received: u64,
     /// Set while a request is under way; still set at the next call means the
@@ -132,6 +135,7 @@ impl Http1Conn {
             headers: Vec::new(),
             marks: Marks::default(),
             keep_headers: false,
+            reparsed: Cell::new(false),
             received: 0,
             busy: false,
             claim: Claim::default(),
@@ -262,6 +266,7 @@ impl Http1Conn {
             head: &self.buf[..head.len],
             headers: if self.keep_headers { &self.headers } else { &[] },
             marks: self.marks,
+            reparsed: self.keep_headers.then_some(&self.reparsed),
         })
     }
 
@@ -314,7 +319,7 @@ impl Http1Conn {
                 eof,
                 head_only,
                 &mut self.content_type,
-                self.keep_headers.then_some((&mut self.headers, &mut self.marks)),
+                self.keep_headers.then_some((&mut self.headers, self.reparsed.get(), &mut self.marks)),
             )? {
                 return Ok(head);
             }
@@ -352,7 +357,7 @@ impl Reader {
         eof: bool,
         head_only: bool,
         content_type: &mut Vec<u8>,
-        mut headers_at: Option<(&mut Vec<HeaderAt>, &mut Marks)>,
+        mut headers_at: Option<(&mut Vec<HeaderAt>, bool, &mut Marks)>,
     ) -> Result<Progress, Failure> {
         let broken = |kind| Failure { kind, answer_started: true };
         while self.head.is_none() {
@@ -376,14 +381,20 @@ impl Reader {
                         buf.drain(..len);
                         continue;
                     }
+                    let base = buf.as_ptr().addr();
                     self.head = Some(match headers_at.as_mut() {
-                        Some((at, marks)) => {
-                            **marks = Marks::place(resp.headers, buf, at);
-                            parse_head::<true>(&resp, len, head_only, content_type, marks)?
+                        Some((at, place, marks)) => {
+                            **marks =
+                                if *place { Marks::placed(resp.headers, buf, at) } else { Marks::noted() };
+                            parse_head::<true>(&resp, len, head_only, content_type, (marks, base))?
                         }
-                        None => {
-                            parse_head::<false>(&resp, len, head_only, content_type, &mut Marks::default())?
-                        }
+                        None => parse_head::<false>(
+                            &resp,
+                            len,
+                            head_only,
+                            content_type,
+                            (&mut Marks::default(), base),
+                        )?,
                     });
                 }
                 Ok(httparse::Status::Partial) if buf.len() > MAX_HEAD => {
@@ -429,8 +440,22 @@ impl Reader {
 /// Drives the answer reader over `data` delivered in pieces cut at `cuts`
 /// (offsets; out-of-range ones are ignored), then the end of the stream:
 /// the status and body of a complete answer, or the error it would count.
-/// For the fuzz targets (`fuzz/`) and tests; nothing here may panic.
+/// For tests; nothing here may panic.
+#[cfg(test)]
 pub fn read_answer(data: &[u8], cuts: &[usize], head_only: bool) -> Result<(u16, Vec<u8>), ErrorKind> {
+    read_answer_with(data, cuts, head_only, false, |a| (a.status, a.body.to_vec()))
+}
+
+/// The answer reader driven as `read_answer` drives it, every header placed when `place`:
+/// what `see` makes of the complete answer, or the error it would count (for the fuzz
+/// target `http1_answer`, which looks its headers up).
+pub fn read_answer_with<R>(
+    data: &[u8],
+    cuts: &[usize],
+    head_only: bool,
+    place: bool,
+    see: impl FnOnce(&Answer<'_>) -> R,
+) -> Result<R, ErrorKind> {
     let mut reader = Reader::default();
     let (mut buf, mut content_type, mut headers, mut marks) =
         (Vec::new(), Vec::new(), Vec::new(), Marks::default());
@@ -443,11 +468,21 @@ pub fn read_answer(data: &[u8], cuts: &[usize], head_only: bool) -> Result<(u16,
         from = to;
         let eof = i + 1 == ends.len();
         match reader
-            .advance(&mut buf, eof, head_only, &mut content_type, Some((&mut headers, &mut marks)))
+            .advance(&mut buf, eof, head_only, &mut content_type, Some((&mut headers, place, &mut marks)))
             .map_err(|f| f.kind)?
         {
             Progress::Done(head) => {
-                return Ok((head.status, buf[head.len..head.len + head.body_len].to_vec()));
+                return Ok(see(&Answer {
+                    status: head.status,
+                    content_type: None,
+                    body: &buf[head.len..head.len + head.body_len],
+                    received: 0,
+                    grpc_status: None,
+                    head: &buf[..head.len],
+                    headers: &headers,
+                    marks,
+                    reparsed: None,
+                }));
             }
             Progress::More if eof => return Err(ErrorKind::Reset),
             Progress::More => {}
@@ -456,13 +491,19 @@ pub fn read_answer(data: &[u8], cuts: &[usize], head_only: bool) -> Result<(u16,
     Err(ErrorKind::Reset)
 }
 
-/// The headers of `head` placed and marked as the reader places and marks them (the tests
-/// of [`crate::wire`]); `None` when it refuses the head.
+/// The headers of `head` marked, and placed when `place`, as the reader marks and places
+/// them (the tests of [`crate::wire`]); `None` when it refuses the head.
 #[cfg(test)]
-pub(crate) fn placed(head: &[u8]) -> Option<(Vec<HeaderAt>, Marks)> {
+pub(crate) fn placed(head: &[u8], place: bool) -> Option<(Vec<HeaderAt>, Marks)> {
     let (mut buf, mut content_type, mut at, mut marks) =
         (head.to_vec(), Vec::new(), Vec::new(), Marks::default());
-    match Reader::default().advance(&mut buf, true, true, &mut content_type, Some((&mut at, &mut marks))) {
+    match Reader::default().advance(
+        &mut buf,
+        true,
+        true,
+        &mut content_type,
+        Some((&mut at, place, &mut marks)),
+    ) {
         Ok(Progress::Done(_)) => Some((at, marks)),
         _ => None,
     }
@@ -470,13 +511,13 @@ pub(crate) fn placed(head: &[u8]) -> Option<(Vec<HeaderAt>, Marks)> {
 
 /// The framing and status of a parsed head; the content type goes to `content_type`, and
 /// when `MARK` the headers a scenario file's checks look up on every answer to `marks`
-/// (the names are compared here anyway).
+/// (the names are compared here anyway), as places in the buffer at address `base`.
 fn parse_head<const MARK: bool>(
     resp: &httparse::Response<'_, '_>,
     len: usize,
     head_only: bool,
     content_type: &mut Vec<u8>,
-    marks: &mut Marks,
+    (marks, base): (&mut Marks, usize),
 ) -> Result<Head, Failure> {
     {
         let status = resp.code.unwrap_or(0);
@@ -484,7 +525,7 @@ fn parse_head<const MARK: bool>(
         let mut length = None;
         let mut close = resp.version == Some(0);
         content_type.clear();
-        for (i, h) in resp.headers.iter().enumerate() {
+        for h in resp.headers.iter() {
             // A name is compared only with the one of its length, word by word: per answer this
             // costs a few instructions a header, where a case fold per byte cost hundreds.
             let name = h.name.as_bytes();
@@ -507,7 +548,9 @@ fn parse_head<const MARK: bool>(
                 }
                 // Of the length of `Connection`, which every answer carries: told apart by its
                 // first byte before the names are compared.
-                10 if MARK && name[0] | 0x20 == b's' && same_name(name, SET_COOKIE) => marks.set_cookie_at(i),
+                10 if MARK && name[0] | 0x20 == b's' && same_name(name, SET_COOKIE) => {
+                    marks.set_cookie_at(h.value, base);
+                }
                 10 if same_name(name, b"connection") => {
                     if has_token(h.value, b"close") {
                         close = true;
@@ -515,11 +558,11 @@ fn parse_head<const MARK: bool>(
                         close = false;
                     }
                 }
-                16 if MARK && same_name(name, CONTENT_ENCODING) => marks.content_encoding_at(i),
+                16 if MARK && same_name(name, CONTENT_ENCODING) => marks.content_encoding_at(h.value, base),
                 12 if same_name(name, CONTENT_TYPE) => {
                     content_type.extend_from_slice(h.value);
                     if MARK {
-                        marks.content_type_at(i);
+                        marks.content_type_at(h.value, base);
                     }
                 }
                 _ => {}
@@ -532,6 +575,23 @@ fn parse_head<const MARK: bool>(
             close = true;
         }
         Ok(Head { status, len, framing, close, body_len: 0 })
+    }
+}
+
+/// Calls `f` with the name and value of each header of `head`, a head the reader took, in
+/// order, until it returns `true`: the head parsed again as the reader parsed it (a look-up
+/// of a name it did not mark, on a connection that does not place every header).
+pub(crate) fn each_header<'a>(head: &'a [u8], mut f: impl FnMut(&'a [u8], &'a [u8]) -> bool) {
+    let mut headers = [const { std::mem::MaybeUninit::<httparse::Header<'_>>::uninit() }; MAX_HEADERS];
+    let mut resp = httparse::Response::new(&mut []);
+    if let Ok(httparse::Status::Complete(_)) =
+        httparse::ParserConfig::default().parse_response_with_uninit_headers(&mut resp, head, &mut headers)
+    {
+        for h in &*resp.headers {
+            if f(h.name.as_bytes(), h.value) {
+                return;
+            }
+        }
     }
 }
 

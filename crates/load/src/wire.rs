@@ -86,11 +86,14 @@ pub struct Answer<'a> {
     pub grpc_status: Option<u16>,
     /// HTTP/1.1: the answer's head as received (status line and headers); empty on h2c.
     pub head: &'a [u8],
-    /// HTTP/1.1: where each header of `head` lies, in order, as the reader parsed it.
+    /// Where each header of `head` lies, in order: the h2c client's index of its head, or the
+    /// HTTP/1.1 reader's when it places every header ([`Marks::placed`]); empty otherwise.
     pub headers: &'a [HeaderAt],
-    /// Which of `headers` are named as the checks ask on every answer, when the reader
-    /// noted it.
+    /// Where the headers the checks ask for on every answer lie, when the reader noted it.
     pub marks: Marks,
+    /// Set when a look-up had to parse `head` again (the reader noted the marks but did not
+    /// place every header): the connection places them in its next answers.
+    pub reparsed: Option<&'a std::cell::Cell<bool>>,
 }
 
 /// Where one header of an HTTP/1.1 answer lies in [`Answer::head`]: byte ranges
@@ -102,6 +105,13 @@ pub struct HeaderAt {
     pub value: (u32, u32),
 }
 
+/// Where `s`, a slice of the buffer that starts at address `base`, lies in it.
+#[inline]
+fn span(s: &[u8], base: usize) -> (u32, u32) {
+    let at = s.as_ptr().addr().wrapping_sub(base) as u32;
+    (at, at.wrapping_add(s.len() as u32))
+}
+
 impl HeaderAt {
     /// The header `h` of a head parsed from `buf`, by its place in `buf`.
     pub fn of(h: &httparse::Header<'_>, buf: &[u8]) -> HeaderAt {
@@ -109,31 +119,35 @@ impl HeaderAt {
         // httparse's slices are `buf`'s (an empty value may point anywhere: its range is
         // empty, and one outside the head reads as empty, as `header_value` slices with
         // `get`).
-        let span = |s: &[u8]| {
-            let at = s.as_ptr().addr().wrapping_sub(base) as u32;
-            (at, at.wrapping_add(s.len() as u32))
-        };
-        HeaderAt { name: span(h.name.as_bytes()), value: span(h.value) }
+        HeaderAt { name: span(h.name.as_bytes(), base), value: span(h.value, base) }
     }
 }
 
 /// Where the first two headers of the names a scenario file's checks ask for on every answer
-/// lie in [`Answer::headers`], noted in the reader's one pass over them: `Set-Cookie`, which
-/// the cookie jar looks up on every answer, `Content-Type` and `Content-Encoding` (whether the
-/// body is its own text, which the compiled checks read in place). Looking up either then costs
-/// a comparison of the name asked for, not a walk of the headers. Unless `known` (a transport
-/// that does not note them: h2c; tests), the headers are walked.
+/// lie in [`Answer::head`], noted in the HTTP/1.1 reader's one pass over them: `Set-Cookie`,
+/// which the cookie jar looks up on every answer, `Content-Type` and `Content-Encoding`
+/// (whether the body is its own text, which the compiled checks read in place). Looking up
+/// either then costs a comparison of the name asked for, not a walk of the headers. Unless
+/// `known` (a transport that does not note them: h2c; tests), the headers are walked.
+///
+/// The reader places every header ([`Answer::headers`]) only for a connection whose answers
+/// were asked for another name ([`Answer::reparsed`]): until then a look-up of another name
+/// parses the head again, and the usual answer, whose checks read only these names, costs
+/// the notes alone.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Marks {
     known: bool,
+    /// Every header is placed in [`Answer::headers`].
+    placed: bool,
     set_cookie: Mark,
     content_type: Mark,
     content_encoding: Mark,
 }
 
-/// The first two headers of a name: their indexes in [`Answer::headers`] plus one (0: none).
+/// The values of the first two headers of a name: their byte ranges in [`Answer::head`]
+/// (`(0, 0)`: none; an empty value is `(1, 1)`, within any head).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-struct Mark([u8; 2]);
+struct Mark([(u32, u32); 2]);
 
 impl Mark {
     /// The values of the headers it marks in `answer`. Marks are known only for a head the
@@ -141,59 +155,58 @@ impl Mark {
     /// refused any other byte `trim_ascii` takes off (a form feed): they are not trimmed again.
     #[inline]
     fn values<'a>(self, answer: &Answer<'a>) -> (Option<&'a [u8]>, Option<&'a [u8]>) {
-        let value = |k: u8| {
-            let h = answer.headers.get(usize::from(k).checked_sub(1)?)?;
-            Some(answer.head.get(h.value.0 as usize..h.value.1 as usize).unwrap_or_default())
-        };
-        (value(self.0[0]), value(self.0[1]))
+        (Mark::value(self.0[0], answer), Mark::value(self.0[1], answer))
     }
 
-    /// The value of the first header it marks in `answer` (as [`Mark::values`]).
     #[inline]
-    fn first<'a>(self, answer: &Answer<'a>) -> Option<&'a [u8]> {
-        let h = answer.headers.get(usize::from(self.0[0]).checked_sub(1)?)?;
-        Some(answer.head.get(h.value.0 as usize..h.value.1 as usize).unwrap_or_default())
+    fn value<'a>((start, end): (u32, u32), answer: &Answer<'a>) -> Option<&'a [u8]> {
+        (end != 0).then(|| answer.head.get(start as usize..end as usize).unwrap_or_default())
     }
 
-    /// Notes header `i` of the name, when it is its first or second.
+    /// Notes `value` (of a head in the buffer at address `base`), when its header is the
+    /// name's first or second.
     #[inline]
-    fn note(&mut self, i: usize) {
-        let i = u8::try_from(i + 1).unwrap_or(0);
-        if self.0[0] == 0 {
-            self.0[0] = i;
-        } else if self.0[1] == 0 {
-            self.0[1] = i;
+    fn note(&mut self, value: &[u8], base: usize) {
+        let at = if value.is_empty() { (1, 1) } else { span(value, base) };
+        if self.0[0].1 == 0 {
+            self.0[0] = at;
+        } else if self.0[1].1 == 0 {
+            self.0[1] = at;
         }
     }
 }
 
 impl Marks {
-    /// Where `headers`, parsed from `buf`, lie in it (into `out`, cleared first); the marks
-    /// are known, and none is noted yet: the reader notes them in its own pass over the names
-    /// ([`Marks::set_cookie_at`], [`Marks::content_type_at`]), which compares them anyway.
-    pub fn place(headers: &[httparse::Header<'_>], buf: &[u8], out: &mut Vec<HeaderAt>) -> Marks {
+    /// Marks about to be noted by the reader's own pass over the names, which compares them
+    /// anyway ([`Marks::set_cookie_at`], [`Marks::content_type_at`]); the headers not placed.
+    pub fn noted() -> Marks {
+        Marks { known: true, ..Marks::default() }
+    }
+
+    /// [`Marks::noted`], with every header of `headers`, parsed from `buf`, placed in `out`
+    /// (cleared first).
+    pub fn placed(headers: &[httparse::Header<'_>], buf: &[u8], out: &mut Vec<HeaderAt>) -> Marks {
         out.clear();
         out.extend(headers.iter().map(|h| HeaderAt::of(h, buf)));
-        // A mark holds an index below 255 (the reader takes 64 headers at most).
-        Marks { known: headers.len() < 255, ..Marks::default() }
+        Marks { placed: true, ..Marks::noted() }
     }
 
-    /// Notes header `i`, a `Set-Cookie`.
+    /// Notes `value` (in the buffer at address `base`), a `Set-Cookie`'s.
     #[inline]
-    pub(crate) fn set_cookie_at(&mut self, i: usize) {
-        self.set_cookie.note(i);
+    pub(crate) fn set_cookie_at(&mut self, value: &[u8], base: usize) {
+        self.set_cookie.note(value, base);
     }
 
-    /// Notes header `i`, a `Content-Type`.
+    /// Notes `value` (in the buffer at address `base`), a `Content-Type`'s.
     #[inline]
-    pub(crate) fn content_type_at(&mut self, i: usize) {
-        self.content_type.note(i);
+    pub(crate) fn content_type_at(&mut self, value: &[u8], base: usize) {
+        self.content_type.note(value, base);
     }
 
-    /// Notes header `i`, a `Content-Encoding`.
+    /// Notes `value` (in the buffer at address `base`), a `Content-Encoding`'s.
     #[inline]
-    pub(crate) fn content_encoding_at(&mut self, i: usize) {
-        self.content_encoding.note(i);
+    pub(crate) fn content_encoding_at(&mut self, value: &[u8], base: usize) {
+        self.content_encoding.note(value, base);
     }
 
     /// The first two `Set-Cookie` values of `answer` (as [`header_first_two`]), read from its
@@ -212,7 +225,8 @@ impl Marks {
     #[inline]
     pub fn body_labels<'a>(answer: &Answer<'a>) -> (Option<&'a [u8]>, Option<&'a [u8]>) {
         if answer.marks.known {
-            return (answer.marks.content_encoding.first(answer), answer.marks.content_type.first(answer));
+            let m = answer.marks;
+            return (Mark::value(m.content_encoding.0[0], answer), Mark::value(m.content_type.0[0], answer));
         }
         (header_first_two(answer, "content-encoding").0, header_first_two(answer, "content-type").0)
     }
@@ -345,10 +359,25 @@ pub fn write_http1_framing(out: &mut impl BufMut, method: &str, body_len: usize,
 
 /// The `nth` value (0 first) of header `name` (any case) of an HTTP/1.1
 /// answer, trimmed of the whitespace around it, from the reader's parse
-/// ([`Answer::headers`]): a scenario file's `header` capture or assert costs a
-/// look at a few name lengths, not a second walk of the head.
+/// ([`Answer::marks`], [`Answer::headers`]): a scenario file's `header` capture or assert
+/// costs a look at a few name lengths, not a second walk of the head.
 pub fn header_value<'a>(answer: &Answer<'a>, name: &str, nth: usize) -> Option<&'a [u8]> {
-    header_values(answer, name).nth(nth)
+    if nth < 2
+        && let Some(mark) = answer.marks.of(name.as_bytes())
+    {
+        return Mark::value(mark.0[nth], answer);
+    }
+    let mut k = 0;
+    let mut found = None;
+    each_value(answer, name.as_bytes(), |v| {
+        if k == nth {
+            found = Some(v);
+            return true;
+        }
+        k += 1;
+        false
+    });
+    found
 }
 
 /// Whether `answer`, the first bytes a server sent on a cleartext connection, is a TLS
@@ -367,42 +396,44 @@ pub fn unread_answer(answer: &[u8], kind: ErrorKind) -> ErrorKind {
 /// The first two values of header `name` (as [`header_value`]), in one look.
 /// A name the reader marked ([`Marks`]) is not looked for.
 pub fn header_first_two<'a>(answer: &Answer<'a>, name: &str) -> (Option<&'a [u8]>, Option<&'a [u8]>) {
-    let (head, name) = (answer.head, name.as_bytes());
-    if let Some(mark) = answer.marks.of(name) {
+    if let Some(mark) = answer.marks.of(name.as_bytes()) {
         return mark.values(answer);
     }
-    let mut first = None;
-    for h in answer.headers {
-        let (start, end) = (h.name.0 as usize, h.name.1 as usize);
-        if end.wrapping_sub(start) != name.len() || !head.get(start..end).is_some_and(|n| same_name(n, name))
-        {
-            continue;
+    let mut two = (None, None);
+    each_value(answer, name.as_bytes(), |v| {
+        if two.0.is_none() {
+            two.0 = Some(v);
+            return false;
         }
-        let value = value_of(head, h);
-        if first.is_some() {
-            return (first, Some(value));
-        }
-        first = Some(value);
-    }
-    (first, None)
+        two.1 = Some(v);
+        true
+    });
+    two
 }
 
-/// The values of header `name`, in order (see [`header_value`]): a header whose
-/// name is not as long is passed over without reading it.
-fn header_values<'a, 'n>(answer: &Answer<'a>, name: &'n str) -> impl Iterator<Item = &'a [u8]> + use<'a, 'n> {
-    let (head, name) = (answer.head, name.as_bytes());
-    let mut at = answer.headers.iter();
-    std::iter::from_fn(move || {
-        for h in at.by_ref() {
-            let (start, end) = (h.name.0 as usize, h.name.1 as usize);
-            if end.wrapping_sub(start) == name.len()
-                && head.get(start..end).is_some_and(|n| same_name(n, name))
-            {
-                return Some(value_of(head, h));
-            }
+/// Calls `f` with each value of header `name` (any case), in order, trimmed of the
+/// whitespace around it, until it returns `true`: from [`Answer::headers`] (a header whose
+/// name is not as long is passed over without reading it), or from the head parsed again
+/// when the reader noted its marks without placing every header (then said through
+/// [`Answer::reparsed`]).
+fn each_value<'a>(answer: &Answer<'a>, name: &[u8], mut f: impl FnMut(&'a [u8]) -> bool) {
+    let head = answer.head;
+    if answer.marks.known && !answer.marks.placed {
+        if let Some(asked) = answer.reparsed {
+            asked.set(true);
         }
-        None
-    })
+        crate::http1::each_header(head, |n, v| same_name(n, name) && f(v.trim_ascii()));
+        return;
+    }
+    for h in answer.headers {
+        let (start, end) = (h.name.0 as usize, h.name.1 as usize);
+        if end.wrapping_sub(start) == name.len()
+            && head.get(start..end).is_some_and(|n| same_name(n, name))
+            && f(value_of(head, h))
+        {
+            return;
+        }
+    }
 }
 
 /// The value of header `h` of `head`, trimmed of the whitespace around it.
@@ -459,36 +490,82 @@ pub(crate) mod tests {
         assert_eq!(super::unread_answer(b"HTTX", ErrorKind::Protocol), ErrorKind::Protocol);
     }
 
+    use std::cell::Cell;
+
     use super::{Answer, HeaderAt, Marks, header_first_two, header_value};
 
-    /// Where the headers of `head` lie and which are marked, as the HTTP/1.1 reader places
-    /// and marks them; `None` when it refuses the head.
-    pub(crate) fn headers_of(head: &[u8]) -> Option<(Vec<HeaderAt>, Marks)> {
-        crate::http1::placed(head)
+    /// Which headers of `head` are marked, and where they lie when `place`, as the HTTP/1.1
+    /// reader marks and places them; `None` when it refuses the head.
+    pub(crate) fn headers_of(head: &[u8], place: bool) -> Option<(Vec<HeaderAt>, Marks)> {
+        crate::http1::placed(head, place)
     }
 
-    /// `head` parsed as the HTTP/1.1 reader parses it, its headers placed in `table`.
-    fn parsed<'a>(head: &'a [u8], table: &'a mut Vec<HeaderAt>) -> Option<Answer<'a>> {
+    /// `head` parsed as the HTTP/1.1 reader parses it, its headers placed in `table` when
+    /// `place`; a look-up that parses the head again sets `reparsed`.
+    fn parsed<'a>(
+        head: &'a [u8],
+        table: &'a mut Vec<HeaderAt>,
+        place: bool,
+        reparsed: &'a Cell<bool>,
+    ) -> Option<Answer<'a>> {
         let marks;
-        (*table, marks) = headers_of(head)?;
+        (*table, marks) = headers_of(head, place)?;
+        Some(answer(head, table, marks, Some(reparsed)))
+    }
+
+    /// A 200 answer of `head` without a body, its headers placed at `headers`.
+    fn answer<'a>(
+        head: &'a [u8],
+        headers: &'a [HeaderAt],
+        marks: Marks,
+        reparsed: Option<&'a Cell<bool>>,
+    ) -> Answer<'a> {
         let (status, content_type, body, received, grpc_status) = (200, None, &[][..], 0, None);
-        Some(Answer { status, content_type, body, received, grpc_status, head, headers: table, marks })
+        Answer { status, content_type, body, received, grpc_status, head, headers, marks, reparsed }
     }
 
     #[test]
     fn header_values_are_found_by_name_in_order() {
-        let head = b"HTTP/1.1 200 OK\r\nContent-Type:  application/json \r\nSet-Cookie: a=1\r\nset-cookie:b=2\r\nX-Empty:\r\n\r\n";
-        let mut table = Vec::new();
-        let a = parsed(head, &mut table).unwrap();
+        for place in [true, false] {
+            values_found_by_name(place);
+        }
+    }
+
+    /// Only a look-up of a name the reader does not mark, on an answer whose headers it did
+    /// not place, parses the head again, and says so.
+    #[test]
+    fn a_name_not_marked_is_found_in_the_head_parsed_again() {
+        let head = b"HTTP/1.1 200 OK\r\nSet-Cookie: a=1\r\nContent-Type: text/plain\r\nLocation: /x\r\n\r\n";
+        for place in [true, false] {
+            let (mut table, reparsed) = (Vec::new(), Cell::new(false));
+            let a = parsed(head, &mut table, place, &reparsed).unwrap();
+            assert_eq!(a.headers.len(), if place { 3 } else { 0 });
+            assert_eq!(header_first_two(&a, "set-cookie"), (Some(&b"a=1"[..]), None));
+            assert_eq!(header_value(&a, "Content-Type", 0), Some(&b"text/plain"[..]));
+            assert!(!reparsed.get(), "a marked name is read from its marks");
+            assert_eq!(header_value(&a, "location", 0), Some(&b"/x"[..]));
+            assert_eq!(reparsed.get(), !place, "placed: {place}");
+        }
+    }
+
+    fn values_found_by_name(place: bool) {
+        let head = b"HTTP/1.1 200 OK\r\nContent-Type:  application/json \r\nSet-Cookie: a=1\r\nset-cookie:b=2\r\nSet-Cookie: c=3\r\nX-Empty:\r\nContent-Encoding:\r\n\r\n";
+        let (mut table, reparsed) = (Vec::new(), Cell::new(false));
+        let a = parsed(head, &mut table, place, &reparsed).unwrap();
         assert_eq!(header_value(&a, "content-type", 0), Some(&b"application/json"[..]));
         assert_eq!(header_value(&a, "Set-Cookie", 0), Some(&b"a=1"[..]));
         assert_eq!(header_value(&a, "SET-COOKIE", 1), Some(&b"b=2"[..]));
-        assert_eq!(header_value(&a, "set-cookie", 2), None);
+        assert_eq!(header_value(&a, "set-cookie", 2), Some(&b"c=3"[..]));
+        assert_eq!(header_value(&a, "set-cookie", 3), None);
+        assert_eq!(header_value(&a, "content-type", 1), None);
+        assert_eq!(header_value(&a, "content-encoding", 0), Some(&b""[..]), "an empty value is a value");
+        assert_eq!(Marks::body_labels(&a), (Some(&b""[..]), Some(&b"application/json"[..])));
         assert_eq!(header_first_two(&a, "set-cookie"), (Some(&b"a=1"[..]), Some(&b"b=2"[..])));
         assert_eq!(header_value(&a, "x-empty", 0), Some(&b""[..]));
         assert_eq!(header_value(&a, "HTTP/1.1 200 OK", 0), None, "the status line is not a header");
         assert_eq!(header_value(&a, "content", 0), None, "a prefix is not the name");
-        let a = parsed(b"HTTP/1.1 204 No Content\nA: b\n\n", &mut table).unwrap();
+        let (mut table, reparsed) = (Vec::new(), Cell::new(false));
+        let a = parsed(b"HTTP/1.1 204 No Content\nA: b\n\n", &mut table, place, &reparsed).unwrap();
         assert_eq!(header_value(&a, "a", 0), Some(&b"b"[..]), "bare LF lines");
     }
 
@@ -499,9 +576,7 @@ pub(crate) mod tests {
         let mut table = vec![HeaderAt::default(); 9];
         super::index_head(head, &mut table);
         assert_eq!(table.len(), 3, "the status line is no header, and the old entries are gone");
-        let (status, content_type, body, received, grpc_status) = (200, None, &[][..], 0, None);
-        let marks = Marks::default();
-        let a = Answer { status, content_type, body, received, grpc_status, head, headers: &table, marks };
+        let a = answer(head, &table, Marks::default(), None);
         assert_eq!(header_value(&a, "Content-Type", 0), Some(&b"application/grpc"[..]));
         assert_eq!(header_value(&a, "grpc-status", 0), Some(&b"0"[..]));
         assert_eq!(header_value(&a, "grpc-message", 0), Some(&b""[..]));
@@ -537,15 +612,22 @@ pub(crate) mod tests {
             head.extend_from_slice(b"\r\n");
             let mut headers = [httparse::EMPTY_HEADER; 16];
             let mut resp = httparse::Response::new(&mut headers);
-            let mut table = Vec::new();
-            if let (Ok(httparse::Status::Complete(_)), Some(a)) = (resp.parse(&head), parsed(&head, &mut table)) {
+            let (mut table, mut unplaced, reparsed) = (Vec::new(), Vec::new(), Cell::new(false));
+            if let (Ok(httparse::Status::Complete(_)), Some(a), Some(b)) =
+                (resp.parse(&head), parsed(&head, &mut table, true, &reparsed), parsed(&head, &mut unplaced, false, &reparsed))
+            {
                 let mut all = resp.headers.iter().filter(|h| h.name.eq_ignore_ascii_case(&probe)).map(|h| h.value.trim_ascii());
                 for nth in 0..3 {
-                    proptest::prop_assert_eq!(header_value(&a, &probe, nth), all.next());
+                    let want = all.next();
+                    proptest::prop_assert_eq!(header_value(&a, &probe, nth), want);
+                    proptest::prop_assert_eq!(header_value(&b, &probe, nth), want);
                 }
                 let mut all = resp.headers.iter().filter(|h| h.name.eq_ignore_ascii_case(&probe)).map(|h| h.value.trim_ascii());
                 let two = header_first_two(&a, &probe);
                 proptest::prop_assert_eq!(two, (all.next(), all.next()));
+                proptest::prop_assert_eq!(two, header_first_two(&b, &probe));
+                proptest::prop_assert_eq!(Marks::set_cookie(&a), Marks::set_cookie(&b));
+                proptest::prop_assert_eq!(Marks::body_labels(&a), Marks::body_labels(&b));
                 let walked = Answer { marks: Marks::default(), ..a };
                 proptest::prop_assert_eq!(two, header_first_two(&walked, &probe));
                 proptest::prop_assert_eq!(Marks::set_cookie(&a), header_first_two(&walked, "set-cookie"));

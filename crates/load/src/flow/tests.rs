@@ -22,7 +22,8 @@ pub(super) fn target(url: &str) -> Target {
 }
 
 pub(super) fn answer(status: u16, head: &'static [u8], body: &'static [u8]) -> Answer<'static> {
-    let (headers, marks) = crate::wire::tests::headers_of(head).unwrap();
+    // As the reader gives a connection's first answers: the marks noted, no header placed.
+    let (headers, marks) = crate::wire::tests::headers_of(head, false).unwrap();
     Answer {
         status,
         content_type: None,
@@ -32,6 +33,7 @@ pub(super) fn answer(status: u16, head: &'static [u8], body: &'static [u8]) -> A
         head,
         headers: Box::leak(headers.into_boxed_slice()),
         marks,
+        reparsed: None,
     }
 }
 

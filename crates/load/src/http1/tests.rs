@@ -1,5 +1,6 @@
 //! The HTTP/1.1 reader on bytes as they arrive: whole answers cut anywhere, chunked bodies
-//! and their bounds, `Content-Length` digits and `Connection` tokens.
+//! and their bounds, `Content-Length` digits and `Connection` tokens; and which of a
+//! connection's answers place every header.
 
 use super::*;
 
@@ -148,4 +149,42 @@ proptest::proptest! {
         wire.extend_from_slice(b"0\r\n\r\n");
         proptest::prop_assert_eq!(dechunk(&wire, step), Ok(Some(body)));
     }
+}
+
+/// A connection's answers note the marked headers only, until a look-up of another name
+/// parses one again: from the next answer on, every header is placed as it is read.
+#[test]
+fn headers_are_placed_once_a_look_up_asks_for_a_name_not_marked() {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let exchanges = async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let server = tokio::spawn(async move {
+            let (mut s, _) = listener.accept().await.unwrap();
+            let answer = b"HTTP/1.1 200 OK\r\nSet-Cookie: a=1\r\nLocation: /x\r\nContent-Length: 2\r\n\r\nok";
+            let mut buf = vec![0; 4096];
+            for _ in 0..3 {
+                // One request a read: the client sends the next only after this answer.
+                assert!(s.read(&mut buf).await.unwrap() > 0);
+                s.write_all(answer).await.unwrap();
+            }
+        });
+        let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let mut conn = Http1Conn::with_socket(addr, Socket::Tcp(tcp));
+        conn.keep_headers(true);
+        let request = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+        let a = conn.send(Wire::Lent(request), false, true).await.unwrap();
+        assert_eq!((a.headers.len(), crate::wire::Marks::set_cookie(&a)), (0, (Some(&b"a=1"[..]), None)));
+        let a = conn.send(Wire::Lent(request), false, true).await.unwrap();
+        assert_eq!(a.headers.len(), 0, "a marked name asks for no table");
+        assert_eq!(crate::wire::header_value(&a, "location", 0), Some(&b"/x"[..]));
+        let a = conn.send(Wire::Lent(request), false, true).await.unwrap();
+        assert_eq!(a.headers.len(), 3, "placed after a look-up parsed the head again");
+        assert_eq!(crate::wire::header_value(&a, "Location", 0), Some(&b"/x"[..]));
+        assert_eq!(crate::wire::Marks::set_cookie(&a), (Some(&b"a=1"[..]), None));
+        server.await.unwrap();
+    };
+    rt.block_on(async {
+        tokio::time::timeout(Duration::from_secs(20), exchanges).await.expect("done within 20 s");
+    });
 }

@@ -63,6 +63,7 @@ fn answer<'a>(status: u16, grpc_status: Option<u16>, head: &'a [u8], body: &'a [
         head,
         headers,
         marks: crate::wire::Marks::default(),
+        reparsed: None,
     }
 }
 
