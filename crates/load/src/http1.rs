@@ -26,10 +26,11 @@ use crate::budget::Claim;
 use crate::dial::{Dial, Socket};
 use crate::tls::TlsStream;
 use crate::uring::{self, Receiver, Ring};
-use crate::wire::{Answer, CONTENT_ENCODING, CONTENT_TYPE, HeaderAt, Marks, SET_COOKIE, Wire, same_name};
+use crate::wire::{
+    Answer, CONTENT_ENCODING, CONTENT_TYPE, HeaderAt, MAX_HEADERS, Marks, SET_COOKIE, Wire, same_name,
+};
 
 const READ_CHUNK: usize = 16 * 1024;
-const MAX_HEADERS: usize = 64;
 /// Refuse to buffer answers larger than this (a misbehaving server).
 const MAX_ANSWER: usize = 64 * 1024 * 1024;
 /// Refuse heads (and chunk-size lines, and trailer sections) longer than this.
@@ -575,23 +576,6 @@ fn parse_head<const MARK: bool>(
             close = true;
         }
         Ok(Head { status, len, framing, close, body_len: 0 })
-    }
-}
-
-/// Calls `f` with the name and value of each header of `head`, a head the reader took, in
-/// order, until it returns `true`: the head parsed again as the reader parsed it (a look-up
-/// of a name it did not mark, on a connection that does not place every header).
-pub(crate) fn each_header<'a>(head: &'a [u8], mut f: impl FnMut(&'a [u8], &'a [u8]) -> bool) {
-    let mut headers = [const { std::mem::MaybeUninit::<httparse::Header<'_>>::uninit() }; MAX_HEADERS];
-    let mut resp = httparse::Response::new(&mut []);
-    if let Ok(httparse::Status::Complete(_)) =
-        httparse::ParserConfig::default().parse_response_with_uninit_headers(&mut resp, head, &mut headers)
-    {
-        for h in &*resp.headers {
-            if f(h.name.as_bytes(), h.value) {
-                return;
-            }
-        }
     }
 }
 

@@ -73,6 +73,9 @@ impl Outgoing<'_> {
     }
 }
 
+/// The most headers an HTTP/1.1 answer may have (the reader's and [`each_header`]'s bound).
+pub(crate) const MAX_HEADERS: usize = 64;
+
 /// What came back. Borrowed from the lane's buffers until the next request.
 #[derive(Debug, Clone, Copy)]
 pub struct Answer<'a> {
@@ -411,6 +414,24 @@ pub fn header_first_two<'a>(answer: &Answer<'a>, name: &str) -> (Option<&'a [u8]
     two
 }
 
+/// Calls `f` with the name and value of each header of `head`, a head the HTTP/1.1 reader
+/// took, in order, until it returns `true`: the head parsed again as the reader parsed it
+/// (httparse's defaults, at most [`MAX_HEADERS`]), for a look-up of a name it did not mark on
+/// a connection that does not place every header.
+pub(crate) fn each_header<'a>(head: &'a [u8], mut f: impl FnMut(&'a [u8], &'a [u8]) -> bool) {
+    let mut headers = [const { std::mem::MaybeUninit::<httparse::Header<'_>>::uninit() }; MAX_HEADERS];
+    let mut resp = httparse::Response::new(&mut []);
+    if let Ok(httparse::Status::Complete(_)) =
+        httparse::ParserConfig::default().parse_response_with_uninit_headers(&mut resp, head, &mut headers)
+    {
+        for h in &*resp.headers {
+            if f(h.name.as_bytes(), h.value) {
+                return;
+            }
+        }
+    }
+}
+
 /// Calls `f` with each value of header `name` (any case), in order, trimmed of the
 /// whitespace around it, until it returns `true`: from [`Answer::headers`] (a header whose
 /// name is not as long is passed over without reading it), or from the head parsed again
@@ -422,7 +443,7 @@ fn each_value<'a>(answer: &Answer<'a>, name: &[u8], mut f: impl FnMut(&'a [u8]) 
         if let Some(asked) = answer.reparsed {
             asked.set(true);
         }
-        crate::http1::each_header(head, |n, v| same_name(n, name) && f(v.trim_ascii()));
+        each_header(head, |n, v| same_name(n, name) && f(v.trim_ascii()));
         return;
     }
     for h in answer.headers {
