@@ -266,7 +266,7 @@ impl Http1Conn {
             grpc_status: None,
             head: &self.buf[..head.len],
             headers: if self.keep_headers { &self.headers } else { &[] },
-            marks: self.marks,
+            marks: &self.marks,
             reparsed: self.keep_headers.then_some(&self.reparsed),
         })
     }
@@ -481,7 +481,7 @@ pub fn read_answer_with<R>(
                     grpc_status: None,
                     head: &buf[..head.len],
                     headers: &headers,
-                    marks,
+                    marks: &marks,
                     reparsed: None,
                 }));
             }

@@ -92,8 +92,10 @@ pub struct Answer<'a> {
     /// Where each header of `head` lies, in order: the h2c client's index of its head, or the
     /// HTTP/1.1 reader's when it places every header ([`Marks::placed`]); empty otherwise.
     pub headers: &'a [HeaderAt],
-    /// Where the headers the checks ask for on every answer lie, when the reader noted it.
-    pub marks: Marks,
+    /// Where the headers the checks ask for on every answer lie, when the reader noted it
+    /// ([`Marks::NONE`] otherwise): held by the connection, so an answer carries a pointer, not
+    /// the places.
+    pub marks: &'a Marks,
     /// Set when a look-up had to parse `head` again (the reader noted the marks but did not
     /// place every header): the connection places them in its next answers.
     pub reparsed: Option<&'a std::cell::Cell<bool>>,
@@ -180,6 +182,15 @@ impl Mark {
 }
 
 impl Marks {
+    /// Nothing noted: every look-up walks [`Answer::headers`] (h2c, and answers of tests).
+    pub const NONE: Marks = Marks {
+        known: false,
+        placed: false,
+        set_cookie: Mark([(0, 0); 2]),
+        content_type: Mark([(0, 0); 2]),
+        content_encoding: Mark([(0, 0); 2]),
+    };
+
     /// Marks about to be noted by the reader's own pass over the names, which compares them
     /// anyway ([`Marks::set_cookie_at`], [`Marks::content_type_at`]); the headers not placed.
     pub fn noted() -> Marks {
@@ -228,7 +239,7 @@ impl Marks {
     #[inline]
     pub fn body_labels<'a>(answer: &Answer<'a>) -> (Option<&'a [u8]>, Option<&'a [u8]>) {
         if answer.marks.known {
-            let m = answer.marks;
+            let m = *answer.marks;
             return (Mark::value(m.content_encoding.0[0], answer), Mark::value(m.content_type.0[0], answer));
         }
         (header_first_two(answer, "content-encoding").0, header_first_two(answer, "content-type").0)
@@ -531,14 +542,15 @@ pub(crate) mod tests {
     ) -> Option<Answer<'a>> {
         let marks;
         (*table, marks) = headers_of(head, place)?;
-        Some(answer(head, table, marks, Some(reparsed)))
+        // A test's few answers: their marks live as long as the test binary.
+        Some(answer(head, table, Box::leak(Box::new(marks)), Some(reparsed)))
     }
 
     /// A 200 answer of `head` without a body, its headers placed at `headers`.
     fn answer<'a>(
         head: &'a [u8],
         headers: &'a [HeaderAt],
-        marks: Marks,
+        marks: &'a Marks,
         reparsed: Option<&'a Cell<bool>>,
     ) -> Answer<'a> {
         let (status, content_type, body, received, grpc_status) = (200, None, &[][..], 0, None);
@@ -597,7 +609,7 @@ pub(crate) mod tests {
         let mut table = vec![HeaderAt::default(); 9];
         super::index_head(head, &mut table);
         assert_eq!(table.len(), 3, "the status line is no header, and the old entries are gone");
-        let a = answer(head, &table, Marks::default(), None);
+        let a = answer(head, &table, &Marks::NONE, None);
         assert_eq!(header_value(&a, "Content-Type", 0), Some(&b"application/grpc"[..]));
         assert_eq!(header_value(&a, "grpc-status", 0), Some(&b"0"[..]));
         assert_eq!(header_value(&a, "grpc-message", 0), Some(&b""[..]));
@@ -649,7 +661,7 @@ pub(crate) mod tests {
                 proptest::prop_assert_eq!(two, header_first_two(&b, &probe));
                 proptest::prop_assert_eq!(Marks::set_cookie(&a), Marks::set_cookie(&b));
                 proptest::prop_assert_eq!(Marks::body_labels(&a), Marks::body_labels(&b));
-                let walked = Answer { marks: Marks::default(), ..a };
+                let walked = Answer { marks: &Marks::NONE, ..a };
                 proptest::prop_assert_eq!(two, header_first_two(&walked, &probe));
                 proptest::prop_assert_eq!(Marks::set_cookie(&a), header_first_two(&walked, "set-cookie"));
                 let labels =

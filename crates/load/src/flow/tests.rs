@@ -32,7 +32,7 @@ pub(super) fn answer(status: u16, head: &'static [u8], body: &'static [u8]) -> A
         grpc_status: None,
         head,
         headers: Box::leak(headers.into_boxed_slice()),
-        marks,
+        marks: Box::leak(Box::new(marks)),
         reparsed: None,
     }
 }

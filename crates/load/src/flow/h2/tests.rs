@@ -62,7 +62,7 @@ fn answer<'a>(status: u16, grpc_status: Option<u16>, head: &'a [u8], body: &'a [
         grpc_status,
         head,
         headers,
-        marks: crate::wire::Marks::default(),
+        marks: &crate::wire::Marks::NONE,
         reparsed: None,
     }
 }
